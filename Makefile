@@ -1,0 +1,83 @@
+# cts — concurrency testing for uninstrumented Linux x86-64 programs.
+# make            build ./cts-trace
+# make check      build and run the whole TAP suite with prove
+# make asan       the suite under address + undefined sanitizers
+# make demo       find, save and replay a bug in a bundled example
+# make deps       install the Debian packages the build needs (as root)
+
+CC      ?= gcc
+WERROR  ?= -Werror
+WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 \
+           -Wimplicit-fallthrough -Wno-format-truncation
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=gnu11 $(WARN) $(if $(filter true,$(CI)),-Werror,$(WERROR)) -I. -D_GNU_SOURCE
+LDLIBS  := -lcapstone -ldw -lelf -lseccomp -lm
+PROVE   ?= prove
+JOBS    ?= 2
+
+DEB_PKGS := libcapstone-dev libdw-dev libelf-dev libseccomp-dev
+DEB_HDRS := /usr/include/capstone/capstone.h /usr/include/elfutils/libdwfl.h \
+            /usr/include/gelf.h /usr/include/seccomp.h
+
+LIB_SRCS := $(wildcard models/*.c hw/*.c disasm/*.c strategies/*.c) \
+            $(filter-out tracer/main.c,$(wildcard tracer/*.c))
+LIB_OBJS := $(LIB_SRCS:.c=.o)
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(UNIT_SRCS:.c=)
+PROG_SRCS := $(wildcard tests/programs/*.c)
+PROG_BINS := $(PROG_SRCS:.c=)
+PROG_CFLAGS := -g -O1 -pthread -std=gnu11 -w
+
+all: deps-check cts-trace
+
+deps-check:
+	@missing=""; for h in $(DEB_HDRS); do [ -e $$h ] || missing=1; done; \
+	if [ -n "$$missing" ]; then $(MAKE) --no-print-directory deps; fi
+
+deps:
+	@need=""; for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || need="$$need $$p"; done; \
+	if [ -n "$$need" ]; then \
+	  if [ "$$(id -u)" != 0 ]; then echo "make deps: need root to install:$$need" >&2; exit 1; fi; \
+	  echo "installing:$$need"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$need) >/dev/null || exit 1; \
+	fi
+
+libcts.a: $(LIB_OBJS)
+	$(AR) rcs $@ $^
+
+cts-trace: tracer/main.o libcts.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+%.o: %.c $(wildcard */*.h)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+tests/unit/test_%: tests/unit/test_%.c tests/unit/tap.h libcts.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< libcts.a $(LDLIBS)
+
+tests/programs/%: tests/programs/%.c
+	$(CC) $(PROG_CFLAGS) -o $@ $< -lm
+
+programs: $(PROG_BINS)
+
+check: all $(UNIT_BINS) programs
+	$(PROVE) -j$(JOBS) --exec tests/run-one $(UNIT_BINS) $(wildcard tests/e2e/*.t)
+
+asan:
+	$(MAKE) clean
+	$(MAKE) CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" \
+	        LDFLAGS="-fsanitize=address,undefined" check
+
+demo: all programs
+	@sh docs/demo.sh
+
+bench: all
+	@sh benchmarks/run-all.sh full
+
+bench-quick: all
+	@sh benchmarks/run-all.sh quick
+
+clean:
+	rm -f cts-trace libcts.a */*.o tests/unit/*.o $(UNIT_BINS) $(PROG_BINS)
+	rm -rf cts-out
+
+.PHONY: all deps deps-check check asan demo bench bench-quick clean programs

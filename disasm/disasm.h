@@ -1,0 +1,143 @@
+/* x86-64 instruction decoding and memory-access classification (capstone 4).
+ *
+ * The tracer hands this module code bytes and registers; it never touches
+ * ptrace. capstone's own operand access flags are wrong for many stores
+ * (PTRACE-NOTES pitfall 5), so reads and writes are decided here from the
+ * instruction id and the operand position, not from capstone's flags. */
+#ifndef CTS_DISASM_H
+#define CTS_DISASM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/user.h>
+
+enum cts_access {
+	CTS_ACC_NONE,     /* touches no data memory (also lea, nop, prefetch, clflush) */
+	CTS_ACC_READ,
+	CTS_ACC_WRITE,    /* pure store: the old value is not read */
+	CTS_ACC_RMW,      /* read-modify-write, not atomic (add [m], r; xadd without lock) */
+	CTS_ACC_ATOMIC,   /* lock prefix, xchg with memory, cmpxchg/cmpxchg8b/16b (locked or not) */
+	CTS_ACC_STRING,   /* movs/stos/lods/scas/cmps/ins/outs, see the str_* fields */
+	CTS_ACC_STACK,    /* push/pop/call/ret/enter/leave/pushf/popf, or an rsp-based operand */
+	CTS_ACC_UNKNOWN,  /* undecodable (much of AVX-512), gathers, xsave/xrstor (variable extent) */
+};
+
+#define CTS_SEG_NONE 0
+#define CTS_SEG_FS   1
+#define CTS_SEG_GS   2
+
+/* A decoded, classified instruction. Register fields hold capstone x86_reg
+ * ids (<capstone/x86.h>), 0 = none. */
+struct cts_insn {
+	uint64_t pc;
+	uint8_t len;             /* 0 when the length is unknown (undecodable bytes) */
+	bool decoded;            /* capstone decoded it */
+	uint16_t id;             /* capstone x86_insn id, 0 if not decoded */
+	enum cts_access access;
+	uint32_t size;           /* bytes accessed by the memory operand (STACK: the
+	                          * push/pop slot); STRING: one element; 0 = none or
+	                          * unknown extent */
+	bool reads, writes;      /* memory read / written; both for RMW, ATOMIC, some STACK */
+
+	/* Explicit (or implicit, for xlat and maskmov*) memory operand. */
+	bool has_mem;            /* there is a memory operand (lea and nop included) */
+	bool ea_valid;           /* cts_disasm_ea() can compute its address; false for
+	                          * gathers (vector index) and undecodable instructions */
+	bool masked;             /* AVX-512 opmask, vmaskmov*, maskmov*: touches at most
+	                          * `size` bytes */
+	bool lock;               /* lock prefix present */
+	uint8_t seg;             /* CTS_SEG_NONE / FS / GS (other overrides are no-ops in 64-bit) */
+	int16_t base, index;     /* register ids; base X86_REG_RIP when rip_rel */
+	uint8_t scale;
+	int64_t disp;
+	bool rip_rel;            /* base = address of the next instruction */
+	bool addr32;             /* 0x67 prefix: address computed mod 2^32 */
+	int16_t bit_reg;         /* bt/bts/btr/btc mem, reg: the bit-offset register, which
+	                          * moves the accessed word (added by cts_disasm_ea) */
+
+	/* String operations. */
+	bool rep;                /* rep/repe/repne prefix on a string op */
+	uint8_t elem;            /* element size 1, 2, 4, 8 */
+	bool str_reads_src;      /* reads [rsi] (movs, lods, cmps, outs) */
+	bool str_writes_dst;     /* writes [rdi] (movs, stos, ins) */
+	bool str_reads_dst;      /* reads [rdi] (scas, cmps) */
+
+	bool is_branch;          /* jmp, jcc, loop, jrcxz (not call/ret) */
+	bool is_call, is_ret;    /* is_ret also for iret */
+	bool is_syscall;         /* syscall, sysenter, int 0x80 */
+	char mnemonic[24];       /* capstone text, prefixes included ("lock add") */
+	char op_str[64];         /* truncated if longer */
+};
+
+/* Opaque: one capstone handle, its cs_malloc'ed instruction buffer and the
+ * decode cache (open addressing keyed by pc). Not thread-safe: one per
+ * tracer thread. */
+struct cts_disasm;
+
+struct cts_disasm_stats {
+	uint64_t hits;      /* cts_disasm_decode answered from the cache */
+	uint64_t decodes;   /* capstone calls made by cts_disasm_decode and cts_disasm_scan */
+	uint64_t entries;   /* instructions now in the cache */
+};
+
+/* NULL on failure (capstone missing, detail mode refused, no memory). */
+struct cts_disasm *cts_disasm_new(void);
+void cts_disasm_free(struct cts_disasm *d);
+
+/* Decode and classify the instruction at pc from bytes[0..len) (15 bytes
+ * always suffice). Results are cached by pc: a later call with the same pc
+ * returns the cached result without looking at bytes, so call
+ * cts_disasm_forget() when code changes. Returns 0 when decoded; -1 when the
+ * bytes cannot be decoded (out is still filled: access UNKNOWN, decoded
+ * false, len = the VEX/EVEX instruction length when it can be worked out,
+ * else 0) or on bad arguments (errno EINVAL). A failure with len < 15 is not
+ * cached, since more bytes might decode. pc 0 is never cached. */
+int cts_disasm_decode(struct cts_disasm *d, uint64_t pc, const uint8_t *bytes, size_t len,
+		      struct cts_insn *out);
+
+/* Drop every cached decode (breakpoints moved, code remapped or rewritten). */
+void cts_disasm_forget(struct cts_disasm *d);
+
+void cts_disasm_stats(const struct cts_disasm *d, struct cts_disasm_stats *st);
+
+/* Value of a general register (any width: rax, eax, ax, al, ah, r8d, ...,
+ * rip, riz) zero-extended from its bits in regs. 0 on success, -1 if reg is
+ * not a general register. */
+int cts_disasm_reg_value(int reg, const struct user_regs_struct *regs, uint64_t *val);
+
+/* Effective address of in's memory operand: base + index*scale + disp
+ * (+ the bt bit-offset word), rip-relative from the next instruction,
+ * truncated to 32 bits for addr32, plus fs_base/gs_base for FS/GS. 0 when
+ * !in->has_mem || !in->ea_valid. For string ops use cts_disasm_string_ranges. */
+uint64_t cts_disasm_ea(const struct cts_insn *in, const struct user_regs_struct *regs);
+
+/* String ops: the [lo, hi) byte ranges read at rsi (src) and read and/or
+ * written at rdi (dst) by the whole rep (rcx elements; a repe/repne may stop
+ * earlier, so this is an upper bound) or by one iteration without rep. The
+ * direction comes from DF (eflags bit 10). A side that is not touched, rcx 0,
+ * or a non-string instruction gives lo == hi == 0. Ends saturate instead of
+ * wrapping (repne scasb with rcx = -1). */
+void cts_disasm_string_ranges(const struct cts_insn *in, const struct user_regs_struct *regs,
+			      uint64_t *src_lo, uint64_t *src_hi, uint64_t *dst_lo,
+			      uint64_t *dst_hi);
+
+/* True for instructions the tracer must watch for shared memory: READ,
+ * WRITE, RMW, ATOMIC, STRING, and UNKNOWN with a memory operand. Not lea,
+ * nop, prefetch, not rsp-based operands, not push/pop/call/ret. rbp-based
+ * operands count (with -O2 rbp is a general register). */
+bool cts_disasm_may_share(const struct cts_insn *in);
+
+/* Walk code[0..len), which sits at address base, and call fn for every
+ * instruction with cts_disasm_may_share(). Undecodable bytes are skipped one
+ * at a time (VEX/EVEX ones by their worked-out length). The scan does not
+ * fill the decode cache: a text section is mostly never executed, and a hit
+ * decodes again in well under a microsecond. Returns how many were reported,
+ * -1 on bad arguments. */
+typedef void (*cts_disasm_scan_fn)(const struct cts_insn *in, void *arg);
+int cts_disasm_scan(struct cts_disasm *d, uint64_t base, const uint8_t *code, size_t len,
+		    cts_disasm_scan_fn fn, void *arg);
+
+const char *cts_access_name(enum cts_access a);
+
+#endif

@@ -1,0 +1,170 @@
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include "models/event.h"
+
+static const char *const op_names[CTS_OP__COUNT] = {
+	[CTS_OP_NONE] = "none",
+	[CTS_OP_START] = "start",
+	[CTS_OP_CREATE] = "create",
+	[CTS_OP_JOIN] = "join",
+	[CTS_OP_THREAD_EXIT] = "thread_exit",
+	[CTS_OP_PROC_EXIT] = "exit",
+	[CTS_OP_LOCK] = "lock",
+	[CTS_OP_TRYLOCK] = "trylock",
+	[CTS_OP_UNLOCK] = "unlock",
+	[CTS_OP_RDLOCK] = "rdlock",
+	[CTS_OP_WRLOCK] = "wrlock",
+	[CTS_OP_TRYRDLOCK] = "tryrdlock",
+	[CTS_OP_TRYWRLOCK] = "trywrlock",
+	[CTS_OP_RWUNLOCK] = "rwunlock",
+	[CTS_OP_COND_WAIT] = "cond_wait",
+	[CTS_OP_COND_REACQUIRE] = "cond_reacquire",
+	[CTS_OP_COND_SIGNAL] = "cond_signal",
+	[CTS_OP_COND_BROADCAST] = "cond_broadcast",
+	[CTS_OP_BARRIER_INIT] = "barrier_init",
+	[CTS_OP_BARRIER_WAIT] = "barrier_wait",
+	[CTS_OP_SEM_INIT] = "sem_init",
+	[CTS_OP_SEM_WAIT] = "sem_wait",
+	[CTS_OP_SEM_TRYWAIT] = "sem_trywait",
+	[CTS_OP_SEM_POST] = "sem_post",
+	[CTS_OP_YIELD] = "yield",
+	[CTS_OP_SLEEP] = "sleep",
+	[CTS_OP_FUTEX_WAIT] = "futex_wait",
+	[CTS_OP_FUTEX_WAKE] = "futex_wake",
+	[CTS_OP_READ] = "read",
+	[CTS_OP_WRITE] = "write",
+	[CTS_OP_RMW] = "rmw",
+	[CTS_OP_ATOMIC] = "atomic",
+	[CTS_OP_RESUME] = "resume",
+};
+
+const char *cts_op_name(cts_op op)
+{
+	if ((unsigned)op >= CTS_OP__COUNT || !op_names[op])
+		return "?";
+	return op_names[op];
+}
+
+cts_op cts_op_from_name(const char *name)
+{
+	for (int i = 1; i < CTS_OP__COUNT; i++)
+		if (op_names[i] && strcmp(op_names[i], name) == 0)
+			return (cts_op)i;
+	return CTS_OP_NONE;
+}
+
+bool cts_op_is_access(cts_op op)
+{
+	return op == CTS_OP_READ || op == CTS_OP_WRITE || op == CTS_OP_RMW || op == CTS_OP_ATOMIC;
+}
+
+bool cts_op_is_write(cts_op op)
+{
+	return op == CTS_OP_WRITE || op == CTS_OP_RMW || op == CTS_OP_ATOMIC;
+}
+
+bool cts_op_is_sync(cts_op op)
+{
+	switch (op) {
+	case CTS_OP_LOCK: case CTS_OP_TRYLOCK: case CTS_OP_UNLOCK:
+	case CTS_OP_RDLOCK: case CTS_OP_WRLOCK: case CTS_OP_TRYRDLOCK: case CTS_OP_TRYWRLOCK:
+	case CTS_OP_RWUNLOCK:
+	case CTS_OP_COND_WAIT: case CTS_OP_COND_REACQUIRE: case CTS_OP_COND_SIGNAL:
+	case CTS_OP_COND_BROADCAST:
+	case CTS_OP_BARRIER_INIT: case CTS_OP_BARRIER_WAIT:
+	case CTS_OP_SEM_INIT: case CTS_OP_SEM_WAIT: case CTS_OP_SEM_TRYWAIT: case CTS_OP_SEM_POST:
+	case CTS_OP_FUTEX_WAIT: case CTS_OP_FUTEX_WAKE: case CTS_OP_RESUME:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool overlap(const struct cts_event *a, const struct cts_event *b)
+{
+	uint64_t as = a->size ? a->size : 1, bs = b->size ? b->size : 1;
+	return a->obj < b->obj + bs && b->obj < a->obj + as;
+}
+
+/* Objects a sync op touches: cond ops also touch their mutex. */
+static bool sync_objects_meet(const struct cts_event *a, const struct cts_event *b)
+{
+	uint64_t ao[2] = { a->obj, 0 }, bo[2] = { b->obj, 0 };
+	if (a->op == CTS_OP_COND_WAIT || a->op == CTS_OP_COND_REACQUIRE)
+		ao[1] = a->obj2;
+	if (b->op == CTS_OP_COND_WAIT || b->op == CTS_OP_COND_REACQUIRE)
+		bo[1] = b->obj2;
+	for (int i = 0; i < 2; i++)
+		for (int j = 0; j < 2; j++)
+			if (ao[i] && ao[i] == bo[j])
+				return true;
+	return false;
+}
+
+bool cts_event_dependent(const struct cts_event *a, const struct cts_event *b)
+{
+	if (a->tid == b->tid)
+		return true;
+	if ((a->op == CTS_OP_CREATE && a->target == b->tid) ||
+	    (b->op == CTS_OP_CREATE && b->target == a->tid))
+		return true;
+	if ((a->op == CTS_OP_JOIN && a->target == b->tid) ||
+	    (b->op == CTS_OP_JOIN && b->target == a->tid))
+		return true;
+	if (a->op == CTS_OP_PROC_EXIT || b->op == CTS_OP_PROC_EXIT)
+		return true;
+	if (cts_op_is_access(a->op) && cts_op_is_access(b->op))
+		return (cts_op_is_write(a->op) || cts_op_is_write(b->op)) && overlap(a, b);
+	/* A futex word is also plain memory: a store to it is what a waiter checks. */
+	if ((cts_op_is_access(a->op) && (b->op == CTS_OP_FUTEX_WAIT || b->op == CTS_OP_FUTEX_WAKE)) ||
+	    (cts_op_is_access(b->op) && (a->op == CTS_OP_FUTEX_WAIT || a->op == CTS_OP_FUTEX_WAKE)))
+		return (cts_op_is_write(a->op) || cts_op_is_write(b->op)) && overlap(a, b);
+	if (cts_op_is_sync(a->op) && cts_op_is_sync(b->op))
+		return sync_objects_meet(a, b);
+	return false;
+}
+
+char *cts_event_str(const struct cts_event *ev, char *buf, size_t len)
+{
+	switch (ev->op) {
+	case CTS_OP_CREATE:
+	case CTS_OP_JOIN:
+		if (ev->target >= 0) {
+			snprintf(buf, len, "%s thread %d", cts_op_name(ev->op), ev->target);
+			break;
+		}
+		snprintf(buf, len, "%s", cts_op_name(ev->op));
+		break;
+	case CTS_OP_START:
+	case CTS_OP_THREAD_EXIT:
+	case CTS_OP_PROC_EXIT:
+	case CTS_OP_YIELD:
+	case CTS_OP_SLEEP:
+		snprintf(buf, len, "%s", cts_op_name(ev->op));
+		break;
+	case CTS_OP_COND_WAIT:
+	case CTS_OP_COND_REACQUIRE:
+		snprintf(buf, len, "%s 0x%" PRIx64 " mutex 0x%" PRIx64, cts_op_name(ev->op), ev->obj,
+			 ev->obj2);
+		break;
+	case CTS_OP_READ:
+	case CTS_OP_WRITE:
+	case CTS_OP_RMW:
+	case CTS_OP_ATOMIC:
+		snprintf(buf, len, "%s%u 0x%" PRIx64, cts_op_name(ev->op), ev->size * 8, ev->obj);
+		break;
+	default:
+		snprintf(buf, len, "%s 0x%" PRIx64, cts_op_name(ev->op), ev->obj);
+		break;
+	}
+	return buf;
+}
+
+void cts_event_init(struct cts_event *ev, int tid, cts_op op)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->tid = tid;
+	ev->op = op;
+	ev->target = -1;
+}

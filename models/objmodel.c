@@ -1,0 +1,490 @@
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "models/objmodel.h"
+
+enum obj_kind { OBJ_ANY = 0, OBJ_MUTEX, OBJ_RWLOCK, OBJ_COND, OBJ_SEM, OBJ_BARRIER };
+
+struct obj {
+	uint64_t addr;            /* 0 = empty slot */
+	enum obj_kind kind;
+	/* mutex, and the writer of a rwlock */
+	int owner;
+	int depth;                /* recursion depth of owner */
+	uint64_t acq_pc;
+	enum cts_mutex_kind mkind;
+	bool mkind_known;
+	/* rwlock readers */
+	int nreaders;
+	uint8_t *rcount;          /* [CTS_MAX_THREADS], allocated on first read lock */
+	/* semaphore */
+	int64_t value;
+	bool value_known;
+	/* barrier */
+	unsigned count, arrived;
+};
+
+struct cts_objmodel {
+	bool futex_driven;
+	struct obj *objs;         /* open addressing, power-of-two capacity */
+	size_t cap, used;
+	bool exited[CTS_MAX_THREADS];
+	bool waiting[CTS_MAX_THREADS];
+	uint64_t wait_obj[CTS_MAX_THREADS];
+	uint64_t wait_seq[CTS_MAX_THREADS];
+	uint64_t seq;
+};
+
+static size_t slot_of(uint64_t addr, size_t cap)
+{
+	uint64_t h = addr * 0x9E3779B97F4A7C15ull;
+	return (size_t)(h >> 32) & (cap - 1);
+}
+
+static const struct obj *find(const struct cts_objmodel *m, uint64_t addr)
+{
+	if (!addr)
+		return NULL;
+	for (size_t i = slot_of(addr, m->cap);; i = (i + 1) & (m->cap - 1)) {
+		if (m->objs[i].addr == addr)
+			return &m->objs[i];
+		if (!m->objs[i].addr)
+			return NULL;
+	}
+}
+
+static void grow(struct cts_objmodel *m)
+{
+	struct obj *old = m->objs;
+	size_t oldcap = m->cap;
+	m->cap *= 2;
+	m->objs = calloc(m->cap, sizeof(*m->objs));
+	if (!m->objs)
+		abort();
+	for (size_t i = 0; i < oldcap; i++) {
+		if (!old[i].addr)
+			continue;
+		size_t j = slot_of(old[i].addr, m->cap);
+		while (m->objs[j].addr)
+			j = (j + 1) & (m->cap - 1);
+		m->objs[j] = old[i];
+	}
+	free(old);
+}
+
+static struct obj *get(struct cts_objmodel *m, uint64_t addr, enum obj_kind kind)
+{
+	struct obj *o = (struct obj *)find(m, addr);
+	if (o) {
+		if (o->kind == OBJ_ANY)
+			o->kind = kind;
+		return o;
+	}
+	if ((m->used + 1) * 2 > m->cap)
+		grow(m);
+	size_t i = slot_of(addr, m->cap);
+	while (m->objs[i].addr)
+		i = (i + 1) & (m->cap - 1);
+	o = &m->objs[i];
+	memset(o, 0, sizeof(*o));
+	o->addr = addr;
+	o->kind = kind;
+	o->owner = -1;
+	m->used++;
+	return o;
+}
+
+struct cts_objmodel *cts_objmodel_new(bool futex_driven)
+{
+	struct cts_objmodel *m = calloc(1, sizeof(*m));
+	if (!m)
+		return NULL;
+	m->futex_driven = futex_driven;
+	m->cap = 64;
+	m->objs = calloc(m->cap, sizeof(*m->objs));
+	if (!m->objs) {
+		free(m);
+		return NULL;
+	}
+	return m;
+}
+
+static void clear_objs(struct cts_objmodel *m)
+{
+	for (size_t i = 0; i < m->cap; i++)
+		free(m->objs[i].rcount);
+	memset(m->objs, 0, m->cap * sizeof(*m->objs));
+	m->used = 0;
+}
+
+void cts_objmodel_free(struct cts_objmodel *m)
+{
+	if (!m)
+		return;
+	clear_objs(m);
+	free(m->objs);
+	free(m);
+}
+
+void cts_objmodel_reset(struct cts_objmodel *m)
+{
+	clear_objs(m);
+	memset(m->exited, 0, sizeof(m->exited));
+	memset(m->waiting, 0, sizeof(m->waiting));
+	memset(m->wait_obj, 0, sizeof(m->wait_obj));
+	m->seq = 0;
+}
+
+void cts_objmodel_set_mutex_kind(struct cts_objmodel *m, uint64_t mutex, enum cts_mutex_kind kind)
+{
+	struct obj *o = get(m, mutex, OBJ_MUTEX);
+	o->mkind = kind;
+	o->mkind_known = true;
+}
+
+bool cts_objmodel_knows(const struct cts_objmodel *m, uint64_t obj)
+{
+	const struct obj *o = find(m, obj);
+	return o && (o->mkind_known || o->value_known || o->count);
+}
+
+void cts_objmodel_set_sem(struct cts_objmodel *m, uint64_t sem, int64_t value)
+{
+	struct obj *o = get(m, sem, OBJ_SEM);
+	o->value = value;
+	o->value_known = true;
+}
+
+void cts_objmodel_set_barrier(struct cts_objmodel *m, uint64_t barrier, unsigned count)
+{
+	struct obj *o = get(m, barrier, OBJ_BARRIER);
+	o->count = count;
+}
+
+static bool mutex_free_for(const struct obj *o, int tid)
+{
+	if (!o || o->owner < 0)
+		return true;
+	return o->owner == tid && o->mkind != CTS_MUTEX_NORMAL; /* recursive, or EDEADLK */
+}
+
+static bool rd_ok(const struct obj *o, int tid)
+{
+	return !o || o->owner < 0 || o->owner == tid;
+}
+
+static bool wr_ok(const struct obj *o, int tid)
+{
+	if (!o)
+		return true;
+	if (o->owner == tid)
+		return true; /* EDEADLK */
+	return o->owner < 0 && o->nreaders == 0;
+}
+
+bool cts_objmodel_available(const struct cts_objmodel *m, const struct cts_event *p)
+{
+	const struct obj *o = find(m, p->obj);
+	switch (p->op) {
+	case CTS_OP_LOCK:
+	case CTS_OP_TRYLOCK:
+		return mutex_free_for(o, p->tid);
+	case CTS_OP_COND_REACQUIRE:
+		return mutex_free_for(find(m, p->obj2), p->tid);
+	case CTS_OP_RDLOCK:
+	case CTS_OP_TRYRDLOCK:
+		return rd_ok(o, p->tid);
+	case CTS_OP_WRLOCK:
+	case CTS_OP_TRYWRLOCK:
+		return wr_ok(o, p->tid);
+	case CTS_OP_SEM_WAIT:
+	case CTS_OP_SEM_TRYWAIT:
+		return !o || !o->value_known || o->value > 0;
+	case CTS_OP_JOIN:
+		return p->target < 0 || p->target >= CTS_MAX_THREADS || m->exited[p->target];
+	default:
+		return true;
+	}
+}
+
+bool cts_objmodel_enabled(const struct cts_objmodel *m, const struct cts_event *p)
+{
+	if (p->tid >= 0 && p->tid < CTS_MAX_THREADS && m->waiting[p->tid])
+		return false;
+	switch (p->op) {
+	case CTS_OP_TRYLOCK:
+	case CTS_OP_TRYRDLOCK:
+	case CTS_OP_TRYWRLOCK:
+	case CTS_OP_SEM_TRYWAIT:
+		return true;
+	default:
+		return cts_objmodel_available(m, p);
+	}
+}
+
+static void mutex_take(struct obj *o, int tid, uint64_t pc)
+{
+	if (o->owner == tid) {
+		o->depth++;
+		return;
+	}
+	o->owner = tid;
+	o->depth = 1;
+	o->acq_pc = pc;
+}
+
+static int mutex_release(struct obj *o, int tid, bool all)
+{
+	if (o->owner != tid)
+		return EPERM;
+	if (all || --o->depth <= 0) {
+		o->owner = -1;
+		o->depth = 0;
+		o->acq_pc = 0;
+	}
+	return 0;
+}
+
+static void wake_one(struct cts_objmodel *m, uint64_t obj)
+{
+	int best = -1;
+	for (int t = 0; t < CTS_MAX_THREADS; t++)
+		if (m->waiting[t] && m->wait_obj[t] == obj &&
+		    (best < 0 || m->wait_seq[t] < m->wait_seq[best]))
+			best = t;
+	if (best >= 0)
+		m->waiting[best] = false;
+}
+
+static void wake_all(struct cts_objmodel *m, uint64_t obj)
+{
+	for (int t = 0; t < CTS_MAX_THREADS; t++)
+		if (m->waiting[t] && m->wait_obj[t] == obj)
+			m->waiting[t] = false;
+}
+
+static void park(struct cts_objmodel *m, int tid, uint64_t obj)
+{
+	m->waiting[tid] = true;
+	m->wait_obj[tid] = obj;
+	m->wait_seq[tid] = ++m->seq;
+}
+
+void cts_objmodel_apply(struct cts_objmodel *m, struct cts_event *ev)
+{
+	int tid = ev->tid;
+	struct obj *o;
+
+	if (tid < 0 || tid >= CTS_MAX_THREADS)
+		return;
+	switch (ev->op) {
+	case CTS_OP_LOCK:
+	case CTS_OP_TRYLOCK:
+		o = get(m, ev->obj, OBJ_MUTEX);
+		if (o->owner == tid && o->mkind == CTS_MUTEX_ERRORCHECK) {
+			ev->result = EDEADLK;
+		} else if (mutex_free_for(o, tid)) {
+			mutex_take(o, tid, ev->pc);
+			ev->result = 0;
+		} else {
+			ev->result = ev->op == CTS_OP_TRYLOCK ? EBUSY : ETIMEDOUT;
+		}
+		break;
+	case CTS_OP_UNLOCK:
+		o = get(m, ev->obj, OBJ_MUTEX);
+		ev->result = mutex_release(o, tid, false);
+		break;
+	case CTS_OP_RDLOCK:
+	case CTS_OP_TRYRDLOCK:
+		o = get(m, ev->obj, OBJ_RWLOCK);
+		if (o->owner == tid) {
+			ev->result = EDEADLK;
+		} else if (rd_ok(o, tid)) {
+			if (!o->rcount && !(o->rcount = calloc(CTS_MAX_THREADS, 1)))
+				abort();
+			o->rcount[tid]++;
+			o->nreaders++;
+			ev->result = 0;
+		} else {
+			ev->result = ev->op == CTS_OP_TRYRDLOCK ? EBUSY : ETIMEDOUT;
+		}
+		break;
+	case CTS_OP_WRLOCK:
+	case CTS_OP_TRYWRLOCK:
+		o = get(m, ev->obj, OBJ_RWLOCK);
+		if (o->owner == tid) {
+			ev->result = EDEADLK;
+		} else if (wr_ok(o, tid)) {
+			o->owner = tid;
+			o->depth = 1;
+			o->acq_pc = ev->pc;
+			ev->result = 0;
+		} else {
+			ev->result = ev->op == CTS_OP_TRYWRLOCK ? EBUSY : ETIMEDOUT;
+		}
+		break;
+	case CTS_OP_RWUNLOCK:
+		o = get(m, ev->obj, OBJ_RWLOCK);
+		if (o->owner == tid) {
+			o->owner = -1;
+			o->depth = 0;
+			ev->result = 0;
+		} else if (o->rcount && o->rcount[tid]) {
+			o->rcount[tid]--;
+			o->nreaders--;
+			ev->result = 0;
+		} else {
+			ev->result = EPERM;
+		}
+		break;
+	case CTS_OP_COND_WAIT:
+		get(m, ev->obj, OBJ_COND);
+		ev->result = mutex_release(get(m, ev->obj2, OBJ_MUTEX), tid, true);
+		park(m, tid, ev->obj);
+		break;
+	case CTS_OP_COND_REACQUIRE:
+		o = get(m, ev->obj2, OBJ_MUTEX);
+		m->waiting[tid] = false; /* woken, or a timed wait giving up */
+		if (mutex_free_for(o, tid)) {
+			mutex_take(o, tid, ev->pc);
+			ev->result = 0;
+		} else {
+			ev->result = EBUSY;
+		}
+		break;
+	case CTS_OP_COND_SIGNAL:
+		get(m, ev->obj, OBJ_COND);
+		if (!m->futex_driven)
+			wake_one(m, ev->obj);
+		break;
+	case CTS_OP_COND_BROADCAST:
+		get(m, ev->obj, OBJ_COND);
+		if (!m->futex_driven)
+			wake_all(m, ev->obj);
+		break;
+	case CTS_OP_SEM_INIT:
+		cts_objmodel_set_sem(m, ev->obj, (int64_t)ev->value);
+		break;
+	case CTS_OP_SEM_WAIT:
+	case CTS_OP_SEM_TRYWAIT:
+		o = get(m, ev->obj, OBJ_SEM);
+		if (!o->value_known || o->value > 0) {
+			if (o->value_known)
+				o->value--;
+			ev->result = 0;
+		} else {
+			ev->result = ev->op == CTS_OP_SEM_TRYWAIT ? EAGAIN : ETIMEDOUT;
+		}
+		break;
+	case CTS_OP_SEM_POST:
+		o = get(m, ev->obj, OBJ_SEM);
+		if (o->value_known)
+			o->value++;
+		break;
+	case CTS_OP_BARRIER_INIT:
+		o = get(m, ev->obj, OBJ_BARRIER);
+		o->count = (unsigned)ev->value;
+		o->arrived = 0;
+		break;
+	case CTS_OP_BARRIER_WAIT:
+		o = get(m, ev->obj, OBJ_BARRIER);
+		o->arrived++;
+		ev->result = 0;
+		if (o->count && o->arrived >= o->count) {
+			o->arrived = 0;
+			ev->result = -1; /* PTHREAD_BARRIER_SERIAL_THREAD */
+			if (!m->futex_driven)
+				wake_all(m, ev->obj);
+		} else if (!m->futex_driven) {
+			park(m, tid, ev->obj);
+		}
+		break;
+	case CTS_OP_THREAD_EXIT:
+		m->exited[tid] = true;
+		break;
+	default:
+		break;
+	}
+}
+
+void cts_objmodel_cond_woken(struct cts_objmodel *m, int tid)
+{
+	if (tid >= 0 && tid < CTS_MAX_THREADS)
+		m->waiting[tid] = false;
+}
+
+bool cts_objmodel_waiting(const struct cts_objmodel *m, int tid)
+{
+	return tid >= 0 && tid < CTS_MAX_THREADS && m->waiting[tid];
+}
+
+bool cts_objmodel_thread_exited(const struct cts_objmodel *m, int tid)
+{
+	return tid >= 0 && tid < CTS_MAX_THREADS && m->exited[tid];
+}
+
+uint64_t cts_objmodel_acquired_at(const struct cts_objmodel *m, uint64_t obj)
+{
+	const struct obj *o = find(m, obj);
+	return o && o->owner >= 0 ? o->acq_pc : 0;
+}
+
+int cts_objmodel_blocker(const struct cts_objmodel *m, const struct cts_event *p, char *buf,
+			 size_t len)
+{
+	const struct obj *o;
+	int tid = p->tid;
+
+	if (tid >= 0 && tid < CTS_MAX_THREADS && m->waiting[tid]) {
+		o = find(m, m->wait_obj[tid]);
+		if (o && o->kind == OBJ_BARRIER)
+			snprintf(buf, len, "barrier 0x%" PRIx64 " (%u of %u arrived)", o->addr,
+				 o->arrived, o->count);
+		else
+			snprintf(buf, len, "condition 0x%" PRIx64 " (no signal pending)",
+				 m->wait_obj[tid]);
+		return -1;
+	}
+	switch (p->op) {
+	case CTS_OP_LOCK:
+	case CTS_OP_COND_REACQUIRE: {
+		uint64_t mu = p->op == CTS_OP_LOCK ? p->obj : p->obj2;
+		o = find(m, mu);
+		if (o && o->owner >= 0) {
+			snprintf(buf, len, "mutex 0x%" PRIx64 " held by thread %d", mu, o->owner);
+			return o->owner;
+		}
+		snprintf(buf, len, "mutex 0x%" PRIx64, mu);
+		return -1;
+	}
+	case CTS_OP_RDLOCK:
+	case CTS_OP_WRLOCK:
+		o = find(m, p->obj);
+		if (o && o->owner >= 0) {
+			snprintf(buf, len, "rwlock 0x%" PRIx64 " write-held by thread %d", p->obj,
+				 o->owner);
+			return o->owner;
+		}
+		if (o && o->nreaders > 0 && o->rcount) {
+			for (int t = 0; t < CTS_MAX_THREADS; t++)
+				if (o->rcount[t]) {
+					snprintf(buf, len, "rwlock 0x%" PRIx64 " read-held by thread %d",
+						 p->obj, t);
+					return t;
+				}
+		}
+		snprintf(buf, len, "rwlock 0x%" PRIx64, p->obj);
+		return -1;
+	case CTS_OP_SEM_WAIT:
+		snprintf(buf, len, "semaphore 0x%" PRIx64 " (value 0)", p->obj);
+		return -1;
+	case CTS_OP_JOIN:
+		snprintf(buf, len, "thread %d to exit", p->target);
+		return p->target;
+	default:
+		snprintf(buf, len, "%s 0x%" PRIx64, cts_op_name(p->op), p->obj);
+		return -1;
+	}
+}

@@ -1,0 +1,810 @@
+/* Happens-before race detection over the executed events of a run.
+ *
+ * Every thread has a vector clock; synchronization objects (keyed by address:
+ * mutexes, rwlocks, conds, sems, barriers, futex words, atomically updated
+ * words) hold the clock of their last releases. A release joins the thread's
+ * clock into the object's and ticks the thread, an acquire joins the object's
+ * clock into the thread's.
+ *
+ * Shadow memory is FastTrack-style: per 8-byte granule a short list of
+ * access records (epoch = clock@tid, pc, step, and a mask of the granule's
+ * bytes it still stands for). A write replaces every record of its bytes;
+ * a read replaces the reads it is ordered after (its own thread's included),
+ * so only the last write and the mutually concurrent reads stay. Mixed sizes
+ * work byte-exactly through the masks. */
+#include "models/race.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/vclock.h"
+
+#define NIL UINT32_MAX
+#define GRANULE 8u
+#define RACE_CHUNK 256
+#define SHADOW_MIN_CAP 1024u
+#define SYNC_MIN_CAP 64u
+#define POOL_MIN_CAP 4096u
+
+/* ---- open-addressing map uint64 -> uint32 --------------------------------
+ * A slot is live only when its gen equals the map's, so a new run empties
+ * the map in O(1) however large the previous run made it. */
+
+struct map_slot {
+	uint64_t key;
+	uint32_t val;
+	uint32_t gen;
+};
+
+struct map {
+	struct map_slot *s;
+	uint32_t cap; /* power of two */
+	uint32_t n;
+	uint32_t gen;
+};
+
+static uint64_t hash64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static bool map_init(struct map *m, uint32_t cap)
+{
+	m->s = calloc(cap, sizeof(*m->s));
+	m->cap = cap;
+	m->n = 0;
+	m->gen = 1;
+	return m->s != NULL;
+}
+
+static uint32_t *map_find(const struct map *m, uint64_t key)
+{
+	uint32_t mask = m->cap - 1;
+
+	for (uint32_t i = (uint32_t)hash64(key) & mask;; i = (i + 1) & mask) {
+		struct map_slot *s = &m->s[i];
+
+		if (s->gen != m->gen)
+			return NULL;
+		if (s->key == key)
+			return &s->val;
+	}
+}
+
+static bool map_rehash(struct map *m, uint32_t ncap)
+{
+	struct map_slot *ns = calloc(ncap, sizeof(*ns));
+
+	if (!ns)
+		return false;
+	for (uint32_t i = 0; i < m->cap; i++) {
+		if (m->s[i].gen != m->gen)
+			continue;
+		uint32_t j = (uint32_t)hash64(m->s[i].key) & (ncap - 1);
+		while (ns[j].gen)
+			j = (j + 1) & (ncap - 1);
+		ns[j] = m->s[i];
+		ns[j].gen = 1;
+	}
+	free(m->s);
+	m->s = ns;
+	m->cap = ncap;
+	m->gen = 1;
+	return true;
+}
+
+/* The value slot for key, inserted as `fresh` when absent; NULL when out of
+ * memory. The pointer is valid until the next map_get on this map. */
+static uint32_t *map_get(struct map *m, uint64_t key, uint32_t fresh)
+{
+	if ((m->n + 1) * 2 > m->cap && !map_rehash(m, m->cap * 2))
+		return NULL;
+	uint32_t mask = m->cap - 1;
+	for (uint32_t i = (uint32_t)hash64(key) & mask;; i = (i + 1) & mask) {
+		struct map_slot *s = &m->s[i];
+
+		if (s->gen != m->gen) {
+			s->key = key;
+			s->val = fresh;
+			s->gen = m->gen;
+			m->n++;
+			return &s->val;
+		}
+		if (s->key == key)
+			return &s->val;
+	}
+}
+
+static void map_clear(struct map *m, uint32_t min_cap)
+{
+	/* Give back a table a huge run left behind when runs got small again. */
+	if (m->cap > min_cap && m->n * 16 < m->cap) {
+		struct map_slot *ns = calloc(min_cap, sizeof(*ns));
+
+		if (ns) {
+			free(m->s);
+			m->s = ns;
+			m->cap = min_cap;
+			m->n = 0;
+			m->gen = 1;
+			return;
+		}
+	}
+	m->n = 0;
+	if (++m->gen == 0) {
+		memset(m->s, 0, (size_t)m->cap * sizeof(*m->s));
+		m->gen = 1;
+	}
+}
+
+/* ---- shadow records ------------------------------------------------------ */
+
+struct rec {
+	uint64_t pc;
+	uint64_t step;
+	uint32_t clock;
+	uint32_t next; /* next record of the same granule, NIL ends */
+	uint8_t tid;
+	uint8_t mask;  /* bytes of the granule this access still stands for */
+	uint8_t op;
+};
+
+struct pool {
+	struct rec *r;
+	uint32_t n, cap;
+	uint32_t free; /* free list through rec.next */
+};
+
+static uint32_t pool_alloc(struct pool *p)
+{
+	if (p->free != NIL) {
+		uint32_t i = p->free;
+
+		p->free = p->r[i].next;
+		return i;
+	}
+	if (p->n == p->cap) {
+		uint32_t ncap = p->cap ? p->cap * 2 : POOL_MIN_CAP;
+		struct rec *nr = ncap > p->cap ? realloc(p->r, (size_t)ncap * sizeof(*nr)) : NULL;
+
+		if (!nr)
+			return NIL;
+		p->r = nr;
+		p->cap = ncap;
+	}
+	return p->n++;
+}
+
+static void pool_release(struct pool *p, uint32_t i)
+{
+	p->r[i].next = p->free;
+	p->free = i;
+}
+
+static void pool_clear(struct pool *p)
+{
+	if (p->cap > POOL_MIN_CAP && p->n * 16 < p->cap) {
+		struct rec *nr = realloc(p->r, (size_t)POOL_MIN_CAP * sizeof(*nr));
+
+		if (nr) {
+			p->r = nr;
+			p->cap = POOL_MIN_CAP;
+		}
+	}
+	p->n = 0;
+	p->free = NIL;
+}
+
+/* ---- synchronization objects and threads -------------------------------- */
+
+struct sync_obj {
+	struct cts_vc vc;
+	/* rwlock: readers' releases (only writers acquire them);
+	 * barrier: clock of the last completed round. Allocated on demand. */
+	struct cts_vc *aux;
+	uint64_t round;    /* barrier: rounds completed */
+	uint32_t arrived;  /* barrier: arrivals in the current round */
+	uint32_t count;    /* barrier: parties, 0 when its init was not seen */
+	int writer;        /* rwlock: thread holding it for writing, -1 none */
+};
+
+struct thread {
+	struct cts_vc vc;
+	struct cts_vc exit_vc;
+	bool live, exited;
+	/* Acquires owed at the thread's next event: it passed a barrier, or
+	 * came back from a cond wait holding the mutex. */
+	bool pend_barrier, pend_mutex;
+	uint64_t barrier, barrier_round, mutex;
+};
+
+/* An unordered pc pair already reported. */
+struct pair {
+	uint64_t lo, hi;
+	bool used;
+};
+
+struct cts_race_detector {
+	uint64_t run;
+	bool oom;
+
+	struct thread th[CTS_MAX_THREADS];
+	int nthreads; /* 1 + highest thread touched this run */
+	/* Parent clocks of creates that did not name their child: the next new
+	 * thread (numbered in creation order) takes the oldest. */
+	struct cts_vc orphan[CTS_MAX_THREADS];
+	int orphan_head, orphan_n;
+
+	struct map shadow; /* granule -> first record */
+	struct pool recs;
+
+	struct map syncs;  /* address -> index in objs */
+	struct sync_obj *objs;
+	uint32_t nobj, capobj;
+
+	struct pair *pairs;
+	uint32_t pcap, pn;
+
+	struct cts_race **chunks;
+	int nchunks, nraces;
+	int call_start; /* first race found by the current observe call */
+};
+
+static struct sync_obj *sync_find(struct cts_race_detector *d, uint64_t addr)
+{
+	uint32_t *i = map_find(&d->syncs, addr);
+
+	return i ? &d->objs[*i] : NULL;
+}
+
+/* The object at addr, created when new. The pointer is valid until the next
+ * sync_get. */
+static struct sync_obj *sync_get(struct cts_race_detector *d, uint64_t addr)
+{
+	/* Room first, so a failed allocation leaves no key without an object. */
+	if (d->nobj == d->capobj) {
+		uint32_t ncap = d->capobj ? d->capobj * 2 : SYNC_MIN_CAP;
+		struct sync_obj *no = realloc(d->objs, (size_t)ncap * sizeof(*no));
+
+		if (!no) {
+			d->oom = true;
+			return NULL;
+		}
+		d->objs = no;
+		d->capobj = ncap;
+	}
+	uint32_t *i = map_get(&d->syncs, addr, NIL);
+
+	if (!i) {
+		d->oom = true;
+		return NULL;
+	}
+	if (*i == NIL) {
+		struct sync_obj *o = &d->objs[d->nobj];
+
+		memset(o, 0, sizeof(*o));
+		o->writer = -1;
+		*i = d->nobj++;
+	}
+	return &d->objs[*i];
+}
+
+static struct cts_vc *sync_aux(struct cts_race_detector *d, struct sync_obj *o)
+{
+	if (!o->aux) {
+		o->aux = calloc(1, sizeof(*o->aux));
+		if (!o->aux)
+			d->oom = true;
+	}
+	return o->aux;
+}
+
+static void acquire(struct cts_race_detector *d, int t, uint64_t addr)
+{
+	struct sync_obj *o = sync_find(d, addr);
+
+	if (o)
+		cts_vc_join(&d->th[t].vc, &o->vc);
+}
+
+static void release(struct cts_race_detector *d, int t, uint64_t addr)
+{
+	struct sync_obj *o = sync_get(d, addr);
+
+	if (o)
+		cts_vc_join(&o->vc, &d->th[t].vc);
+	cts_vc_tick(&d->th[t].vc, t);
+}
+
+static void thread_start(struct cts_race_detector *d, int t, const struct cts_vc *parent)
+{
+	struct thread *th = &d->th[t];
+
+	memset(th, 0, sizeof(*th));
+	th->live = true;
+	if (parent) {
+		cts_vc_copy(&th->vc, parent);
+	} else if (d->orphan_n) {
+		cts_vc_copy(&th->vc, &d->orphan[d->orphan_head]);
+		d->orphan_head = (d->orphan_head + 1) % CTS_MAX_THREADS;
+		d->orphan_n--;
+	}
+	/* Own component >= 1: epoch 0@t would look ordered before everyone. */
+	cts_vc_tick(&th->vc, t);
+	if (t + 1 > d->nthreads)
+		d->nthreads = t + 1;
+}
+
+/* The barrier's current round is over: freeze its clock for the leavers. */
+static void barrier_complete(struct cts_race_detector *d, struct sync_obj *o)
+{
+	struct cts_vc *done = sync_aux(d, o);
+
+	if (done)
+		cts_vc_copy(done, &o->vc);
+	cts_vc_zero(&o->vc);
+	o->arrived = 0;
+	o->round++;
+}
+
+/* Settle what the thread owes before its next event runs. */
+static void thread_enter(struct cts_race_detector *d, int t)
+{
+	struct thread *th = &d->th[t];
+
+	if (!th->live)
+		thread_start(d, t, NULL);
+	if (th->pend_mutex) {
+		th->pend_mutex = false;
+		acquire(d, t, th->mutex);
+	}
+	if (th->pend_barrier) {
+		struct sync_obj *o = sync_find(d, th->barrier);
+
+		th->pend_barrier = false;
+		if (o) {
+			/* In a serialized run a waiter moves again only once its
+			 * round has completed, whether or not we knew the count. */
+			if (o->round == th->barrier_round)
+				barrier_complete(d, o);
+			if (o->aux)
+				cts_vc_join(&th->vc, o->aux);
+		}
+	}
+}
+
+/* ---- reports ------------------------------------------------------------- */
+
+static struct cts_race *race_at(const struct cts_race_detector *d, int i)
+{
+	return &d->chunks[i / RACE_CHUNK][i % RACE_CHUNK];
+}
+
+static struct pair *pair_slot(struct pair *tab, uint32_t cap, uint64_t lo, uint64_t hi)
+{
+	uint32_t i = (uint32_t)hash64(lo * 31 + hash64(hi)) & (cap - 1);
+
+	while (tab[i].used && (tab[i].lo != lo || tab[i].hi != hi))
+		i = (i + 1) & (cap - 1);
+	return &tab[i];
+}
+
+static bool pair_add(struct cts_race_detector *d, uint64_t lo, uint64_t hi)
+{
+	if ((d->pn + 1) * 2 > d->pcap) {
+		uint32_t ncap = d->pcap * 2;
+		struct pair *nt = calloc(ncap, sizeof(*nt));
+
+		if (!nt)
+			return false;
+		for (uint32_t i = 0; i < d->pcap; i++)
+			if (d->pairs[i].used)
+				*pair_slot(nt, ncap, d->pairs[i].lo, d->pairs[i].hi) = d->pairs[i];
+		free(d->pairs);
+		d->pairs = nt;
+		d->pcap = ncap;
+	}
+	struct pair *p = pair_slot(d->pairs, d->pcap, lo, hi);
+
+	p->lo = lo;
+	p->hi = hi;
+	p->used = true;
+	d->pn++;
+	return true;
+}
+
+/* Room for race number d->nraces; NULL when out of memory. */
+static struct cts_race *race_slot(struct cts_race_detector *d)
+{
+	int c = d->nraces / RACE_CHUNK;
+
+	if (c == d->nchunks) {
+		struct cts_race **nc = realloc(d->chunks, (size_t)(c + 1) * sizeof(*nc));
+
+		if (!nc)
+			return NULL;
+		d->chunks = nc;
+		nc[c] = calloc(RACE_CHUNK, sizeof(**nc));
+		if (!nc[c])
+			return NULL;
+		d->nchunks++;
+	}
+	return race_at(d, d->nraces);
+}
+
+/* Record r and the current access overlap on bytes ov of granule gbase and
+ * are unordered. */
+static void report(struct cts_race_detector *d, const struct rec *r, const struct cts_event *ev,
+		   uint64_t step, uint64_t gbase, uint8_t ov)
+{
+	unsigned first = (unsigned)__builtin_ctz(ov);
+	uint32_t len = (uint32_t)__builtin_ctz(~((unsigned)ov >> first));
+	uint64_t addr = gbase + first;
+	uint64_t lo = r->pc < ev->pc ? r->pc : ev->pc;
+	uint64_t hi = r->pc < ev->pc ? ev->pc : r->pc;
+
+	if (pair_slot(d->pairs, d->pcap, lo, hi)->used) {
+		/* The same pair again in the next granule of one wide access:
+		 * grow the report instead of dropping the bytes. */
+		for (int i = d->call_start; i < d->nraces; i++) {
+			struct cts_race *x = race_at(d, i);
+
+			if (x->pc1 == r->pc && x->pc2 == ev->pc && x->tid1 == r->tid &&
+			    x->addr + x->size == addr) {
+				x->size += len;
+				break;
+			}
+		}
+		return;
+	}
+	struct cts_race *x = race_slot(d);
+
+	if (!x || !pair_add(d, lo, hi)) {
+		d->oom = true;
+		return;
+	}
+	*x = (struct cts_race){
+		.addr = addr, .size = len,
+		.tid1 = r->tid, .tid2 = ev->tid,
+		.op1 = (cts_op)r->op, .op2 = ev->op,
+		.pc1 = r->pc, .pc2 = ev->pc,
+		.step1 = r->step, .step2 = step,
+		.run = d->run,
+	};
+	d->nraces++;
+}
+
+/* ---- accesses ------------------------------------------------------------ */
+
+static void granule_access(struct cts_race_detector *d, const struct cts_event *ev, uint64_t step,
+			   uint64_t g, uint8_t mask)
+{
+	int t = ev->tid;
+	const struct cts_vc *cv = &d->th[t].vc;
+	bool w = cts_op_is_write(ev->op);
+	bool atomic = ev->op == CTS_OP_ATOMIC;
+	uint32_t *head = map_get(&d->shadow, g, NIL);
+
+	if (!head) {
+		d->oom = true;
+		return;
+	}
+	uint32_t *link = head;
+	while (*link != NIL) {
+		struct rec *r = &d->recs.r[*link];
+		uint8_t ov = r->mask & mask;
+
+		if (ov) {
+			bool rw = cts_op_is_write((cts_op)r->op);
+			bool ordered = r->tid == t || cts_vc_epoch_leq(r->clock, r->tid, cv);
+
+			if (!ordered && (rw || w) && !(atomic && r->op == CTS_OP_ATOMIC))
+				report(d, r, ev, step, g * GRANULE, ov);
+			/* A write stands for all earlier accesses of its bytes; a
+			 * read only for the reads it is ordered after. */
+			if (w || (!rw && ordered))
+				r->mask &= (uint8_t)~mask;
+		}
+		if (!r->mask) {
+			uint32_t dead = *link;
+
+			*link = r->next;
+			pool_release(&d->recs, dead);
+		} else {
+			link = &r->next;
+		}
+	}
+	uint32_t i = pool_alloc(&d->recs);
+
+	if (i == NIL) {
+		d->oom = true;
+		return;
+	}
+	d->recs.r[i] = (struct rec){
+		.pc = ev->pc, .step = step, .clock = cts_vc_get(cv, t), .next = *head,
+		.tid = (uint8_t)t, .mask = mask, .op = (uint8_t)ev->op,
+	};
+	*head = i;
+}
+
+static void on_access(struct cts_race_detector *d, const struct cts_event *ev, uint64_t step)
+{
+	uint64_t first = ev->obj;
+	uint64_t last = first + (ev->size ? ev->size : 1) - 1;
+
+	if (last < first)
+		last = UINT64_MAX;
+	for (uint64_t g = first / GRANULE;; g++) {
+		unsigned lo = g == first / GRANULE ? first % GRANULE : 0;
+		unsigned hi = g == last / GRANULE ? last % GRANULE : GRANULE - 1;
+		uint8_t mask = (uint8_t)(((1u << (hi + 1)) - 1) & ~((1u << lo) - 1));
+
+		granule_access(d, ev, step, g, mask);
+		if (g == last / GRANULE)
+			break;
+	}
+}
+
+/* ---- events -------------------------------------------------------------- */
+
+/* Did a lock/wait operation take the object? Try-ops and timed ops say so in
+ * result; the others always do once executed. */
+static bool acquired(const struct cts_event *ev)
+{
+	switch (ev->op) {
+	case CTS_OP_TRYLOCK:
+	case CTS_OP_TRYRDLOCK:
+	case CTS_OP_TRYWRLOCK:
+	case CTS_OP_SEM_TRYWAIT:
+		return ev->result == 0;
+	case CTS_OP_LOCK:
+	case CTS_OP_RDLOCK:
+	case CTS_OP_WRLOCK:
+	case CTS_OP_SEM_WAIT:
+		return !ev->timed || ev->result == 0;
+	default:
+		return true;
+	}
+}
+
+static bool valid_tid(int t)
+{
+	return t >= 0 && t < CTS_MAX_THREADS;
+}
+
+static void on_create(struct cts_race_detector *d, int t, int child)
+{
+	struct thread *th = &d->th[t];
+
+	if (valid_tid(child) && child != t) {
+		if (d->th[child].live)
+			cts_vc_join(&d->th[child].vc, &th->vc);
+		else
+			thread_start(d, child, &th->vc);
+	} else if (d->orphan_n < CTS_MAX_THREADS) {
+		int slot = (d->orphan_head + d->orphan_n) % CTS_MAX_THREADS;
+
+		cts_vc_copy(&d->orphan[slot], &th->vc);
+		d->orphan_n++;
+	}
+	cts_vc_tick(&th->vc, t);
+}
+
+static void on_join(struct cts_race_detector *d, int t, int joined)
+{
+	if (!valid_tid(joined))
+		return;
+	if (d->th[joined].exited)
+		cts_vc_join(&d->th[t].vc, &d->th[joined].exit_vc);
+	else if (d->th[joined].live)
+		cts_vc_join(&d->th[t].vc, &d->th[joined].vc);
+}
+
+static void on_wrlock(struct cts_race_detector *d, int t, uint64_t addr)
+{
+	struct sync_obj *o = sync_get(d, addr);
+
+	if (!o)
+		return;
+	cts_vc_join(&d->th[t].vc, &o->vc);
+	if (o->aux)
+		cts_vc_join(&d->th[t].vc, o->aux);
+	o->writer = t;
+}
+
+static void on_rwunlock(struct cts_race_detector *d, int t, uint64_t addr)
+{
+	struct sync_obj *o = sync_get(d, addr);
+
+	if (o) {
+		if (o->writer == t) {
+			cts_vc_join(&o->vc, &d->th[t].vc);
+			o->writer = -1;
+		} else {
+			/* Readers accumulate; only the next writer sees them. */
+			struct cts_vc *readers = sync_aux(d, o);
+
+			if (readers)
+				cts_vc_join(readers, &d->th[t].vc);
+		}
+	}
+	cts_vc_tick(&d->th[t].vc, t);
+}
+
+static void on_barrier_wait(struct cts_race_detector *d, int t, uint64_t addr)
+{
+	struct thread *th = &d->th[t];
+	struct sync_obj *o = sync_get(d, addr);
+
+	if (!o) {
+		cts_vc_tick(&th->vc, t);
+		return;
+	}
+	cts_vc_join(&o->vc, &th->vc);
+	cts_vc_tick(&th->vc, t);
+	o->arrived++;
+	th->pend_barrier = true;
+	th->barrier = addr;
+	th->barrier_round = o->round;
+	if (o->count && o->arrived >= o->count)
+		barrier_complete(d, o);
+}
+
+int cts_race_observe(struct cts_race_detector *d, const struct cts_event *ev, uint64_t step)
+{
+	if (!d || !ev || !valid_tid(ev->tid))
+		return 0;
+	int t = ev->tid;
+	struct sync_obj *o;
+
+	d->call_start = d->nraces;
+	d->oom = false;
+	thread_enter(d, t);
+
+	switch (ev->op) {
+	case CTS_OP_CREATE:
+		on_create(d, t, ev->target);
+		break;
+	case CTS_OP_JOIN:
+		on_join(d, t, ev->target);
+		break;
+	case CTS_OP_THREAD_EXIT:
+		cts_vc_copy(&d->th[t].exit_vc, &d->th[t].vc);
+		d->th[t].exited = true;
+		cts_vc_tick(&d->th[t].vc, t);
+		break;
+	case CTS_OP_LOCK:
+	case CTS_OP_TRYLOCK:
+	case CTS_OP_RDLOCK:
+	case CTS_OP_TRYRDLOCK:
+	case CTS_OP_SEM_WAIT:
+	case CTS_OP_SEM_TRYWAIT:
+		if (acquired(ev))
+			acquire(d, t, ev->obj);
+		break;
+	case CTS_OP_WRLOCK:
+	case CTS_OP_TRYWRLOCK:
+		if (acquired(ev))
+			on_wrlock(d, t, ev->obj);
+		break;
+	case CTS_OP_UNLOCK:
+	case CTS_OP_SEM_POST:
+	case CTS_OP_COND_SIGNAL:
+	case CTS_OP_COND_BROADCAST:
+	case CTS_OP_FUTEX_WAKE:
+		release(d, t, ev->obj);
+		break;
+	case CTS_OP_RWUNLOCK:
+		on_rwunlock(d, t, ev->obj);
+		break;
+	case CTS_OP_COND_WAIT:
+		release(d, t, ev->obj2);
+		/* Whatever comes next runs with the mutex held again. */
+		d->th[t].pend_mutex = true;
+		d->th[t].mutex = ev->obj2;
+		break;
+	case CTS_OP_COND_REACQUIRE:
+		acquire(d, t, ev->obj2);
+		acquire(d, t, ev->obj);
+		break;
+	case CTS_OP_BARRIER_INIT:
+		o = sync_get(d, ev->obj);
+		if (o) {
+			o->count = (uint32_t)ev->value;
+			o->arrived = 0;
+		}
+		break;
+	case CTS_OP_BARRIER_WAIT:
+		on_barrier_wait(d, t, ev->obj);
+		break;
+	case CTS_OP_FUTEX_WAIT:
+		/* Returns after a wake or a changed word: both came after the
+		 * last wake or atomic update of the word (same key). */
+		acquire(d, t, ev->obj);
+		break;
+	case CTS_OP_ATOMIC:
+		acquire(d, t, ev->obj);
+		on_access(d, ev, step);
+		release(d, t, ev->obj);
+		break;
+	case CTS_OP_READ:
+	case CTS_OP_WRITE:
+	case CTS_OP_RMW:
+		on_access(d, ev, step);
+		break;
+	default:
+		break;
+	}
+	if (d->oom)
+		return -1;
+	return d->nraces - d->call_start;
+}
+
+/* ---- lifetime ------------------------------------------------------------ */
+
+void cts_race_begin_run(struct cts_race_detector *d, uint64_t run)
+{
+	if (!d)
+		return;
+	d->run = run;
+	memset(d->th, 0, (size_t)d->nthreads * sizeof(d->th[0]));
+	d->nthreads = 0;
+	d->orphan_head = d->orphan_n = 0;
+	map_clear(&d->shadow, SHADOW_MIN_CAP);
+	pool_clear(&d->recs);
+	for (uint32_t i = 0; i < d->nobj; i++)
+		free(d->objs[i].aux);
+	d->nobj = 0;
+	map_clear(&d->syncs, SYNC_MIN_CAP);
+}
+
+struct cts_race_detector *cts_race_new(void)
+{
+	struct cts_race_detector *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return NULL;
+	d->recs.free = NIL;
+	d->pcap = 64;
+	d->pairs = calloc(d->pcap, sizeof(*d->pairs));
+	if (!d->pairs || !map_init(&d->shadow, SHADOW_MIN_CAP) || !map_init(&d->syncs, SYNC_MIN_CAP)) {
+		cts_race_free(d);
+		return NULL;
+	}
+	return d;
+}
+
+void cts_race_free(struct cts_race_detector *d)
+{
+	if (!d)
+		return;
+	for (uint32_t i = 0; i < d->nobj; i++)
+		free(d->objs[i].aux);
+	free(d->objs);
+	free(d->shadow.s);
+	free(d->syncs.s);
+	free(d->recs.r);
+	free(d->pairs);
+	for (int i = 0; i < d->nchunks; i++)
+		free(d->chunks[i]);
+	free(d->chunks);
+	free(d);
+}
+
+int cts_race_count(const struct cts_race_detector *d)
+{
+	return d ? d->nraces : 0;
+}
+
+const struct cts_race *cts_race_get(const struct cts_race_detector *d, int i)
+{
+	if (!d || i < 0 || i >= d->nraces)
+		return NULL;
+	return race_at(d, i);
+}

@@ -1,0 +1,45 @@
+/* Happens-before data-race detector over the executed events of a run
+ * (FastTrack-style epochs, Flanagan & Freund PLDI 2009). It lives across
+ * runs: each run starts with fresh clocks and shadow memory, but a racing
+ * pair of instructions (pc1, pc2) is reported only the first time it is seen. */
+#ifndef CTS_RACE_H
+#define CTS_RACE_H
+
+#include <stdint.h>
+
+#include "models/event.h"
+
+/* Two accesses by different threads to overlapping bytes, at least one a
+ * write, unordered by happens-before. Access 1 came first in the run. */
+struct cts_race {
+	uint64_t addr;   /* first byte both accesses touched */
+	uint32_t size;   /* length of the contiguous overlap starting at addr */
+	int tid1, tid2;
+	cts_op op1, op2;
+	uint64_t pc1, pc2;
+	uint64_t step1, step2; /* positions in the run, as passed to observe */
+	uint64_t run;          /* run number given to cts_race_begin_run */
+};
+
+struct cts_race_detector;
+
+/* NULL when out of memory. The new detector is ready for run 0. */
+struct cts_race_detector *cts_race_new(void);
+void cts_race_free(struct cts_race_detector *d);
+
+/* A new run starts: forget clocks, sync objects and shadow memory; keep
+ * the races already reported. */
+void cts_race_begin_run(struct cts_race_detector *d, uint64_t run);
+
+/* Observe one executed event at position `step` of the run. Returns the
+ * number of new races (never reported before) this event completes; they
+ * are the last ones, indices cts_race_count()-n .. cts_race_count()-1.
+ * Returns -1 when out of memory (the event is then only partly recorded). */
+int cts_race_observe(struct cts_race_detector *d, const struct cts_event *ev, uint64_t step);
+
+/* Distinct races so far, across all runs. */
+int cts_race_count(const struct cts_race_detector *d);
+/* Race i (0 <= i < count), NULL otherwise. Pointers stay valid until cts_race_free. */
+const struct cts_race *cts_race_get(const struct cts_race_detector *d, int i);
+
+#endif

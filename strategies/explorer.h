@@ -1,0 +1,77 @@
+/* The explorer loop: runs the program again and again through a backend,
+ * asks the strategy at every scheduling point, keeps the models up to date,
+ * judges each run with the oracles and saves every bug's schedule. */
+#ifndef CTS_EXPLORER_H
+#define CTS_EXPLORER_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "strategies/backend.h"
+#include "strategies/strategy.h"
+
+struct cts_objmodel;
+
+enum cts_bug_kind {
+	CTS_BUG_NONE = 0,
+	CTS_BUG_CRASH,      /* fatal signal */
+	CTS_BUG_ASSERT,
+	CTS_BUG_DEADLOCK,
+	CTS_BUG_LIVELOCK,   /* step budget exhausted */
+	CTS_BUG_TIMEOUT,    /* run wall clock exhausted */
+	CTS_BUG_EXIT,       /* non-zero exit with --fail-on-exit */
+	CTS_BUG_RACE,       /* data race with --races fail */
+	CTS_BUG_DIVERGED,   /* replay: the program did something else */
+};
+
+const char *cts_bug_kind_name(enum cts_bug_kind k);
+
+struct cts_bug {
+	enum cts_bug_kind kind;
+	uint64_t run;
+	uint64_t steps;
+	int tid;                 /* thread that crashed / asserted, -1 if none */
+	char message[1024];      /* one line */
+	char detail[4096];       /* wait-for cycle, stacks: multi-line */
+	char schedule_path[512]; /* saved schedule, "" if none */
+	uint64_t hits;           /* runs that hit this same bug */
+};
+
+struct cts_explorer_config {
+	uint64_t runs;            /* 0 = until the strategy is complete or time runs out */
+	double time_limit;        /* seconds, 0 = none */
+	uint64_t max_steps;       /* per-run step budget */
+	bool stop_on_bug;         /* stop at the first bug (default) */
+	bool fail_on_exit;        /* non-zero exit status is a bug */
+	const char *out_dir;      /* where schedules go; NULL = don't save */
+	const char *program;      /* for the schedule header and replay command */
+	char *const *argv;        /* program argv (argv[0] = program) */
+	const char *mode;         /* "sync", "break", "step" */
+	const char *strategy_desc;/* e.g. "pct seed=1 depth=3" */
+	bool quiet, verbose, progress;
+	FILE *log;                /* human output, usually stderr */
+	int races;                /* 0 off, 1 report, 2 a race is a bug */
+	const char *self;         /* path of cts-trace, for replay commands */
+};
+
+struct cts_explore_result {
+	uint64_t runs;
+	uint64_t steps;           /* total decisions over all runs */
+	double elapsed;
+	bool complete;            /* strategy exhausted its space */
+	int nbugs;
+	struct cts_bug *bugs;     /* distinct bugs found (malloc'd) */
+	bool internal_error;
+	char error[512];
+};
+
+struct cts_explorer;
+
+int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backend,
+		struct cts_objmodel *model, struct cts_strategy *strategy,
+		struct cts_explore_result *res);
+void cts_explore_result_free(struct cts_explore_result *res);
+
+/* Ask a running exploration to stop after the current run (signal-safe). */
+void cts_explore_interrupt(void);
+
+#endif

@@ -1,0 +1,113 @@
+/* pct: probabilistic concurrency testing (Burckhardt, Kothari, Musuvathi,
+ * Nagarakatte, ASPLOS 2010). Threads get random distinct priorities above d;
+ * d-1 change points, uniform over the k steps of a run, each drop the running
+ * thread's priority to i (below every initial priority). The highest-priority
+ * enabled thread always runs. k is learned: the longest run seen so far. */
+#include <stdlib.h>
+#include "models/error.h"
+#include "strategies/strategy.h"
+
+#define PCT_MAX_DEPTH 64
+
+struct pct_strategy {
+	struct cts_strategy base;
+	struct cts_rng rng;
+	int d;
+	uint64_t k;                      /* estimated steps per run */
+	uint64_t change[PCT_MAX_DEPTH];  /* change[i] = step of change point i (1..d-1) */
+	double prio[CTS_MAX_THREADS];
+	bool known[CTS_MAX_THREADS];
+};
+
+static double rand01(struct cts_rng *r)
+{
+	return (double)(cts_rng_next(r) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static bool pct_begin(struct cts_strategy *s, uint64_t run)
+{
+	struct pct_strategy *p = (struct pct_strategy *)s;
+	cts_rng_seed(&p->rng, s->cfg.seed * 0x100000001B3ull + run);
+	for (int t = 0; t < CTS_MAX_THREADS; t++)
+		p->known[t] = false;
+	for (int i = 1; i < p->d; i++)
+		p->change[i] = p->k ? cts_rng_below(&p->rng, p->k) : UINT64_MAX;
+	return true;
+}
+
+static int pct_choose(struct cts_strategy *s, const struct cts_sched_point *pt)
+{
+	struct pct_strategy *p = (struct pct_strategy *)s;
+	int best;
+
+	/* A new thread's priority is a uniform random real above d, which
+	 * keeps the priorities a uniform random permutation however many
+	 * threads appear later. */
+	for (int t = 0; t < pt->nthreads; t++) {
+		if (!p->known[t]) {
+			p->known[t] = true;
+			p->prio[t] = p->d + 1 + rand01(&p->rng);
+		}
+	}
+again:
+	best = -1;
+	for (int t = 0; t < pt->nthreads; t++)
+		if (pt->enabled[t] && (best < 0 || p->prio[t] > p->prio[best]))
+			best = t;
+	if (best < 0)
+		return -1;
+	for (int i = 1; i < p->d; i++) {
+		if (p->change[i] == pt->step && p->prio[best] > i) {
+			p->prio[best] = i;
+			p->change[i] = UINT64_MAX; /* fire once */
+			goto again;
+		}
+	}
+	return best;
+}
+
+static void pct_executed(struct cts_strategy *s, const struct cts_sched_point *pt,
+			 const struct cts_event *ev)
+{
+	(void)s, (void)pt, (void)ev;
+}
+
+static void pct_end(struct cts_strategy *s, const struct cts_run_summary *sum)
+{
+	struct pct_strategy *p = (struct pct_strategy *)s;
+	if (!sum->aborted && sum->steps > p->k)
+		p->k = sum->steps;
+}
+
+static bool pct_complete(const struct cts_strategy *s)
+{
+	(void)s;
+	return false;
+}
+
+static void pct_destroy(struct cts_strategy *s)
+{
+	free(s);
+}
+
+static const struct cts_strategy_ops pct_ops = {
+	.name = "pct",
+	.begin_run = pct_begin,
+	.choose = pct_choose,
+	.executed = pct_executed,
+	.end_run = pct_end,
+	.complete = pct_complete,
+	.destroy = pct_destroy,
+};
+
+struct cts_strategy *cts_pct_create(const struct cts_strategy_config *cfg)
+{
+	struct pct_strategy *p = cts_xcalloc(1, sizeof(*p));
+	p->base.ops = &pct_ops;
+	p->base.cfg = *cfg;
+	p->d = cfg->depth > 0 ? cfg->depth : 3;
+	if (p->d > PCT_MAX_DEPTH)
+		p->d = PCT_MAX_DEPTH;
+	p->k = 0; /* first run: no change points until a run's length is known */
+	return &p->base;
+}

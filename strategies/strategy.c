@@ -1,0 +1,112 @@
+#include <stdio.h>
+#include <string.h>
+#include "strategies/strategy.h"
+#if __has_include("strategies/systematic.h")
+#include "strategies/systematic.h"
+#define HAVE_SYSTEMATIC 1
+#endif
+
+struct entry {
+	const char *name;
+	struct cts_strategy *(*create)(const struct cts_strategy_config *cfg);
+};
+
+static const struct entry table[] = {
+	{ "random", cts_random_create },
+	{ "pct", cts_pct_create },
+#ifdef HAVE_SYSTEMATIC
+	/* systematic strategies (strategies/systematic.h) */
+	{ "dfs", cts_dfs_create },
+	{ "dpor", cts_dpor_create },
+	{ "pcb", cts_pcb_create },
+	{ "idb", cts_idb_create },
+#endif
+};
+
+const char *cts_strategy_names(void)
+{
+	return "random, pct, dfs, dpor, pcb, idb";
+}
+
+struct cts_strategy *cts_strategy_create(const char *name, const struct cts_strategy_config *cfg,
+					 char *err, size_t errlen)
+{
+	if (strcmp(name, "replay") == 0)
+		return cts_replay_create(cfg, err, errlen);
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+		if (strcmp(table[i].name, name) != 0)
+			continue;
+		struct cts_strategy *s = table[i].create(cfg);
+		if (!s)
+			snprintf(err, errlen, "cannot create strategy '%s'", name);
+		return s;
+	}
+	snprintf(err, errlen, "unknown strategy '%s' (known: %s)", name, cts_strategy_names());
+	return NULL;
+}
+
+void cts_strategy_destroy(struct cts_strategy *s)
+{
+	if (s)
+		s->ops->destroy(s);
+}
+
+int cts_sched_count_enabled(const struct cts_sched_point *pt)
+{
+	int n = 0;
+	for (int t = 0; t < pt->nthreads; t++)
+		n += pt->enabled[t];
+	return n;
+}
+
+int cts_sched_nth_enabled(const struct cts_sched_point *pt, int i)
+{
+	for (int t = 0; t < pt->nthreads; t++)
+		if (pt->enabled[t] && i-- == 0)
+			return t;
+	return -1;
+}
+
+static uint64_t splitmix(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+void cts_rng_seed(struct cts_rng *r, uint64_t seed)
+{
+	for (int i = 0; i < 4; i++)
+		r->s[i] = splitmix(&seed);
+}
+
+static uint64_t rotl(uint64_t x, int k)
+{
+	return (x << k) | (x >> (64 - k));
+}
+
+uint64_t cts_rng_next(struct cts_rng *r)
+{
+	uint64_t *s = r->s;
+	uint64_t result = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+	s[2] ^= s[0];
+	s[3] ^= s[1];
+	s[1] ^= s[2];
+	s[0] ^= s[3];
+	s[2] ^= t;
+	s[3] = rotl(s[3], 45);
+	return result;
+}
+
+uint64_t cts_rng_below(struct cts_rng *r, uint64_t n)
+{
+	if (n <= 1)
+		return 0;
+	/* Lemire's rejection keeps the choice uniform. */
+	uint64_t lim = -n % n, x;
+	do
+		x = cts_rng_next(r);
+	while (x < lim);
+	return x % n;
+}

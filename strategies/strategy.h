@@ -1,0 +1,87 @@
+/* One interface for every exploration strategy. Strategies see scheduling
+ * points and executed events; they never call ptrace. */
+#ifndef CTS_STRATEGY_H
+#define CTS_STRATEGY_H
+
+#include <stdint.h>
+#include "models/event.h"
+
+/* What the explorer shows a strategy when a choice is due. */
+struct cts_sched_point {
+	uint64_t step;                   /* index of this decision in the run */
+	int nthreads;                    /* threads created so far */
+	const bool *alive;               /* [nthreads] */
+	const bool *enabled;             /* [nthreads] may run now */
+	const struct cts_event *pending; /* [nthreads] next visible op of each thread */
+	int last;                        /* thread that ran the previous step, -1 at start */
+};
+
+/* How a run ended, for strategies that learn across runs. */
+struct cts_run_summary {
+	uint64_t run;       /* 0-based run index */
+	uint64_t steps;     /* decisions made */
+	bool bug;           /* an oracle fired */
+	bool aborted;       /* run cut short (step budget, timeout, divergence) */
+};
+
+struct cts_strategy_config {
+	uint64_t seed;
+	int depth;           /* pct: bug depth d (default 3) */
+	int bound;           /* pcb/idb: preemption or delay bound */
+	uint64_t max_steps;  /* run step budget, a hint for pct's k */
+	const char *schedule_file; /* replay */
+};
+
+#define CTS_CHOOSE_DIVERGED (-2) /* replaying strategy: program did something else */
+#define CTS_CHOOSE_STOP (-3)     /* strategy wants this run cut short (e.g. bound hit, pruned) */
+
+struct cts_strategy;
+
+struct cts_strategy_ops {
+	const char *name;
+	/* A new run is about to start; false when the space is exhausted. */
+	bool (*begin_run)(struct cts_strategy *s, uint64_t run);
+	/* Pick an enabled thread (or CTS_CHOOSE_*). */
+	int (*choose)(struct cts_strategy *s, const struct cts_sched_point *pt);
+	/* The chosen thread's op ran; ev carries its outcome (try results, create target). */
+	void (*executed)(struct cts_strategy *s, const struct cts_sched_point *pt,
+			 const struct cts_event *ev);
+	void (*end_run)(struct cts_strategy *s, const struct cts_run_summary *sum);
+	/* True once the strategy's (bounded) space has been fully explored. */
+	bool (*complete)(const struct cts_strategy *s);
+	/* Optional: one-line description of the divergence that made choose fail. */
+	const char *(*diverged)(const struct cts_strategy *s);
+	void (*destroy)(struct cts_strategy *s);
+};
+
+/* Every strategy's state begins with this. */
+struct cts_strategy {
+	const struct cts_strategy_ops *ops;
+	struct cts_strategy_config cfg;
+};
+
+/* Create by name ("random", "pct", "dfs", "dpor", "pcb", "idb", "replay").
+ * On failure returns NULL and writes a one-line reason to err. */
+struct cts_strategy *cts_strategy_create(const char *name, const struct cts_strategy_config *cfg,
+					 char *err, size_t errlen);
+void cts_strategy_destroy(struct cts_strategy *s);
+/* Comma-separated list of names, for --help. */
+const char *cts_strategy_names(void);
+
+/* Helpers for strategy implementations. */
+int cts_sched_count_enabled(const struct cts_sched_point *pt);
+/* The i-th enabled thread (0-based), -1 if none. */
+int cts_sched_nth_enabled(const struct cts_sched_point *pt, int i);
+
+/* Constructors, one per strategy file. */
+struct cts_strategy *cts_random_create(const struct cts_strategy_config *cfg);
+struct cts_strategy *cts_pct_create(const struct cts_strategy_config *cfg);
+struct cts_strategy *cts_replay_create(const struct cts_strategy_config *cfg, char *err, size_t errlen);
+
+/* Small deterministic PRNG (xoshiro256**) so runs repeat across libcs. */
+struct cts_rng { uint64_t s[4]; };
+void cts_rng_seed(struct cts_rng *r, uint64_t seed);
+uint64_t cts_rng_next(struct cts_rng *r);
+uint64_t cts_rng_below(struct cts_rng *r, uint64_t n); /* uniform in [0, n) */
+
+#endif

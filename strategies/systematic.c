@@ -1,0 +1,879 @@
+/* Systematic exploration: the search stack shared by dfs, dpor, pcb and idb
+ * (systematic.h), after Wang, Said, Gupta (ICSE 2011) Algorithm 2, with DPOR
+ * after Flanagan & Godefroid (POPL 2005, Fig. 3 and 4, sleep sets).
+ *
+ * The recursion of the paper becomes a loop over runs: a run replays
+ * stack[0..replay) exactly, takes the stored new choice at stack[replay]
+ * (the branch state), and pushes fresh states after it. When the run ends,
+ * the deepest state with an enabled backtrack thread that is neither done nor
+ * asleep is the next branch state; when there is none the space is done. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "models/error.h"
+#include "models/vclock.h"
+#include "strategies/systematic.h"
+
+/* ---- thread sets ---- */
+
+#define TS_WORDS ((CTS_MAX_THREADS + 63) / 64)
+
+struct tset {
+	uint64_t w[TS_WORDS];
+};
+
+static void ts_clear(struct tset *s)
+{
+	memset(s, 0, sizeof(*s));
+}
+
+static void ts_add(struct tset *s, int t)
+{
+	s->w[t >> 6] |= 1ull << (t & 63);
+}
+
+static void ts_del(struct tset *s, int t)
+{
+	s->w[t >> 6] &= ~(1ull << (t & 63));
+}
+
+static bool ts_has(const struct tset *s, int t)
+{
+	return t >= 0 && t < CTS_MAX_THREADS && (s->w[t >> 6] >> (t & 63)) & 1;
+}
+
+static bool ts_empty(const struct tset *s)
+{
+	for (int i = 0; i < TS_WORDS; i++)
+		if (s->w[i])
+			return false;
+	return true;
+}
+
+static bool ts_equal(const struct tset *a, const struct tset *b)
+{
+	return memcmp(a, b, sizeof(*a)) == 0;
+}
+
+static void ts_or(struct tset *dst, const struct tset *src)
+{
+	for (int i = 0; i < TS_WORDS; i++)
+		dst->w[i] |= src->w[i];
+}
+
+/* Next member at or after `from`, cyclically; -1 if empty. */
+static int ts_next_cyclic(const struct tset *s, int from)
+{
+	for (int i = 0; i < CTS_MAX_THREADS; i++) {
+		int t = (from + i) % CTS_MAX_THREADS;
+		if (ts_has(s, t))
+			return t;
+	}
+	return -1;
+}
+
+/* ---- the search stack ---- */
+
+/* The abstract state before step d of the current run. */
+struct state {
+	struct tset enabled;
+	struct tset backtrack;  /* choices to try here, some run */
+	struct tset done;       /* choices tried here */
+	struct tset sleep;      /* dpor: asleep on arrival */
+	struct cts_event ev;    /* what ran here (ev.tid = the choice) */
+	uint32_t used;          /* pcb/idb: preemptions/delays spent before this state */
+};
+
+/* DPOR's per-run index of the trace, rebuilt while a run replays its prefix:
+ * per event its thread-local number and clock, and per (word, thread) two
+ * chains through that thread's events on the word (all events / all but
+ * reads), so the latest dependent event of each thread is found by walking
+ * back only until an event that already happens before. */
+struct evinfo {
+	uint32_t lidx;    /* 1-based position in its thread */
+	uint32_t nclk;    /* clock width (threads known then) */
+	uint64_t clk;     /* offset into clocks */
+	uint32_t link;    /* first chain record */
+	uint32_t nlinks;
+};
+
+struct link {
+	uint32_t step;
+	int32_t prev_a, prev_w;
+};
+
+struct hent {
+	uint64_t key;     /* ((word << 7) | tid) + 1, 0 = empty */
+	int32_t head_a, head_w;
+};
+
+#define MAX_KEYS 4096  /* words one event is indexed under (32 KiB access) */
+
+struct dpor {
+	struct evinfo *ev;
+	size_t evcap;
+	uint32_t *clocks;
+	size_t nclocks, clkcap;
+	struct link *links;
+	size_t nlinks, linkcap;
+	struct hent *tab;
+	size_t tabcap, tabused;
+	int nthreads;
+	struct cts_vc clk[CTS_MAX_THREADS];      /* clock of each thread's last event */
+	uint32_t *evl[CTS_MAX_THREADS];          /* steps of each thread's events */
+	uint32_t nevl[CTS_MAX_THREADS], capevl[CTS_MAX_THREADS];
+	struct cts_event qpend[CTS_MAX_THREADS]; /* pending event last analysed */
+	bool qvalid[CTS_MAX_THREADS];
+	uint64_t keys[MAX_KEYS];
+};
+
+struct search {
+	struct cts_strategy base;
+	struct cts_strategy_ops ops;
+	enum cts_search_kind kind;
+	struct cts_search_hooks hooks;
+	struct state *stack;
+	uint64_t depth, cap;     /* states of this run so far */
+	uint64_t replay;         /* steps replayed before the branch state */
+	bool branching;          /* stack[replay] holds a new choice to take */
+	bool fresh_seen;         /* a fresh state was pushed this run */
+	bool exhausted, incomplete;
+	bool stopped;            /* this run was cut by our CTS_CHOOSE_STOP */
+	uint64_t executed;       /* steps executed this run */
+	/* carried from executed() to the next fresh state */
+	struct tset next_sleep;
+	uint32_t next_used;
+	struct dpor *dp;
+	struct cts_search_stats stats;
+	char why[512];
+};
+
+static struct state *push_state(struct search *s)
+{
+	if (s->depth >= s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 1024;
+		s->stack = cts_xrealloc(s->stack, s->cap * sizeof(*s->stack));
+	}
+	struct state *st = &s->stack[s->depth++];
+	memset(st, 0, sizeof(*st));
+	if (s->depth > s->stats.max_depth)
+		s->stats.max_depth = s->depth;
+	return st;
+}
+
+/* The thread that ran before state k and whether it just yielded. */
+static int last_thread(const struct search *s, uint64_t k, bool *yielded)
+{
+	*yielded = k > 0 && s->stack[k - 1].ev.op == CTS_OP_YIELD;
+	return k > 0 ? s->stack[k - 1].ev.tid : -1;
+}
+
+/* Where a non-preemptive round-robin scheduler looks first: the thread that
+ * ran last, or the one after it if it yielded. */
+static int rr_start(const struct search *s, uint64_t k)
+{
+	bool yielded;
+	int last = last_thread(s, k, &yielded);
+	if (last < 0)
+		return 0;
+	return yielded ? (last + 1) % CTS_MAX_THREADS : last;
+}
+
+/* Preemptions (pcb) or delays (idb) that choosing q at state k costs. */
+static uint32_t choice_cost(const struct search *s, uint64_t k, int q)
+{
+	const struct state *st = &s->stack[k];
+	bool yielded;
+	int last = last_thread(s, k, &yielded);
+
+	if (s->kind == CTS_SEARCH_PCB)
+		return last >= 0 && q != last && !yielded && ts_has(&st->enabled, last);
+	if (s->kind == CTS_SEARCH_IDB) {
+		/* each enabled thread the round-robin order passes over is one delay */
+		uint32_t cost = 0;
+		for (int i = 0, start = rr_start(s, k); i < CTS_MAX_THREADS; i++) {
+			int t = (start + i) % CTS_MAX_THREADS;
+			if (t == q)
+				break;
+			cost += ts_has(&st->enabled, t);
+		}
+		return cost;
+	}
+	return 0;
+}
+
+/* ---- DPOR: happens-before and races ---- */
+
+static struct dpor *dpor_new(void)
+{
+	struct dpor *d = cts_xcalloc(1, sizeof(*d));
+	d->tabcap = 1024;
+	d->tab = cts_xcalloc(d->tabcap, sizeof(*d->tab));
+	return d;
+}
+
+static void dpor_free(struct dpor *d)
+{
+	if (!d)
+		return;
+	for (int t = 0; t < CTS_MAX_THREADS; t++)
+		free(d->evl[t]);
+	free(d->ev);
+	free(d->clocks);
+	free(d->links);
+	free(d->tab);
+	free(d);
+}
+
+static void dpor_reset(struct dpor *d)
+{
+	d->nclocks = 0;
+	d->nlinks = 0;
+	memset(d->tab, 0, d->tabcap * sizeof(*d->tab));
+	d->tabused = 0;
+	for (int t = 0; t < d->nthreads; t++) {
+		cts_vc_zero(&d->clk[t]);
+		d->nevl[t] = 0;
+		d->qvalid[t] = false;
+	}
+	d->nthreads = 1;
+}
+
+static void dpor_add_thread(struct dpor *d, int t)
+{
+	while (d->nthreads <= t) {
+		int n = d->nthreads++;
+		cts_vc_zero(&d->clk[n]);
+		d->nevl[n] = 0;
+		d->qvalid[n] = false;
+	}
+}
+
+static struct hent *hslot(struct dpor *d, uint64_t key)
+{
+	uint64_t h = key * 0x9E3779B97F4A7C15ull;
+	size_t i = (size_t)(h >> 20) & (d->tabcap - 1);
+	while (d->tab[i].key && d->tab[i].key != key)
+		i = (i + 1) & (d->tabcap - 1);
+	return &d->tab[i];
+}
+
+static struct hent *hget(struct dpor *d, uint64_t word, int tid, bool create)
+{
+	uint64_t key = ((word << 7) | (uint64_t)tid) + 1;
+	struct hent *e = hslot(d, key);
+	if (e->key || !create)
+		return e->key ? e : NULL;
+	if ((d->tabused + 1) * 2 > d->tabcap) {
+		struct hent *old = d->tab;
+		size_t oldcap = d->tabcap;
+		d->tabcap *= 2;
+		d->tab = cts_xcalloc(d->tabcap, sizeof(*d->tab));
+		for (size_t i = 0; i < oldcap; i++)
+			if (old[i].key)
+				*hslot(d, old[i].key) = old[i];
+		free(old);
+		e = hslot(d, key);
+	}
+	d->tabused++;
+	e->key = key;
+	e->head_a = e->head_w = -1;
+	return e;
+}
+
+/* Words an event is indexed under: every dependent pair shares one (accesses
+ * overlap, sync objects meet, a futex word is memory); dependence through
+ * threads (same thread, create, join, exit) is handled by clocks instead. */
+static size_t event_keys(struct dpor *d, const struct cts_event *e)
+{
+	size_t n = 0;
+	if (cts_op_is_access(e->op)) {
+		uint64_t lo = e->obj >> 3, hi = (e->obj + (e->size ? e->size : 1) - 1) >> 3;
+		for (uint64_t w = lo; w <= hi && n < MAX_KEYS; w++)
+			d->keys[n++] = w;
+	} else if (cts_op_is_sync(e->op) && e->obj) {
+		d->keys[n++] = e->obj >> 3;
+		if ((e->op == CTS_OP_COND_WAIT || e->op == CTS_OP_COND_REACQUIRE) && e->obj2 &&
+		    e->obj2 >> 3 != e->obj >> 3)
+			d->keys[n++] = e->obj2 >> 3;
+	}
+	return n;
+}
+
+static void join_event_clock(struct dpor *d, struct cts_vc *c, uint32_t step)
+{
+	const struct evinfo *ei = &d->ev[step];
+	const uint32_t *v = &d->clocks[ei->clk];
+	for (uint32_t i = 0; i < ei->nclk; i++)
+		if (v[i] > c->c[i])
+			c->c[i] = v[i];
+}
+
+static void join_last_of(struct dpor *d, struct cts_vc *c, int u)
+{
+	if (u >= 0 && u < d->nthreads && d->nevl[u])
+		join_event_clock(d, c, d->evl[u][d->nevl[u] - 1]);
+}
+
+/* Event `step` (executed by ev->tid) joins the trace: its clock is its
+ * thread's joined with the latest dependent event of every other thread. */
+static void dpor_record(struct search *s, uint64_t step, const struct cts_event *ev)
+{
+	struct dpor *d = s->dp;
+	int p = ev->tid;
+	if (p < 0 || p >= CTS_MAX_THREADS)
+		return;
+	dpor_add_thread(d, p);
+	struct cts_vc *c = &d->clk[p];
+	bool rd = ev->op == CTS_OP_READ;
+	size_t nk = event_keys(d, ev);
+
+	for (size_t k = 0; k < nk; k++) {
+		for (int u = 0; u < d->nthreads; u++) {
+			if (u == p)
+				continue;
+			struct hent *h = hget(d, d->keys[k], u, false);
+			for (int32_t l = h ? (rd ? h->head_w : h->head_a) : -1; l >= 0;) {
+				const struct link *lk = &d->links[l];
+				if (d->ev[lk->step].lidx <= c->c[u])
+					break;   /* this and all earlier ones of u happen before */
+				if (cts_event_dependent(&s->stack[lk->step].ev, ev)) {
+					join_event_clock(d, c, lk->step);
+					break;
+				}
+				l = rd ? lk->prev_w : lk->prev_a;
+			}
+		}
+	}
+	if (ev->op == CTS_OP_JOIN)
+		join_last_of(d, c, ev->target);
+	if (ev->op == CTS_OP_PROC_EXIT)
+		for (int u = 0; u < d->nthreads; u++)
+			join_last_of(d, c, u);
+
+	uint32_t lidx = d->nevl[p] + 1;
+	c->c[p] = lidx;
+	if (step >= d->evcap) {
+		d->evcap = d->evcap ? d->evcap * 2 : 1024;
+		while (d->evcap <= step)
+			d->evcap *= 2;
+		d->ev = cts_xrealloc(d->ev, d->evcap * sizeof(*d->ev));
+	}
+	struct evinfo *ei = &d->ev[step];
+	ei->lidx = lidx;
+	ei->nclk = (uint32_t)d->nthreads;
+	if (d->nclocks + ei->nclk > d->clkcap) {
+		d->clkcap = d->clkcap ? d->clkcap * 2 : 4096;
+		while (d->nclocks + ei->nclk > d->clkcap)
+			d->clkcap *= 2;
+		d->clocks = cts_xrealloc(d->clocks, d->clkcap * sizeof(*d->clocks));
+	}
+	ei->clk = d->nclocks;
+	memcpy(&d->clocks[d->nclocks], c->c, ei->nclk * sizeof(uint32_t));
+	d->nclocks += ei->nclk;
+
+	if (d->nlinks + nk > d->linkcap) {
+		d->linkcap = d->linkcap ? d->linkcap * 2 : 4096;
+		while (d->nlinks + nk > d->linkcap)
+			d->linkcap *= 2;
+		d->links = cts_xrealloc(d->links, d->linkcap * sizeof(*d->links));
+	}
+	ei->link = (uint32_t)d->nlinks;
+	ei->nlinks = (uint32_t)nk;
+	for (size_t k = 0; k < nk; k++) {
+		struct hent *h = hget(d, d->keys[k], p, true);
+		int32_t l = (int32_t)d->nlinks++;
+		d->links[l] = (struct link){ .step = (uint32_t)step, .prev_a = h->head_a,
+					     .prev_w = h->head_w };
+		h->head_a = l;
+		if (!rd)
+			h->head_w = l;
+	}
+
+	if (d->nevl[p] >= d->capevl[p]) {
+		d->capevl[p] = d->capevl[p] ? d->capevl[p] * 2 : 256;
+		d->evl[p] = cts_xrealloc(d->evl[p], d->capevl[p] * sizeof(uint32_t));
+	}
+	d->evl[p][d->nevl[p]++] = (uint32_t)step;
+
+	if (ev->op == CTS_OP_CREATE && ev->target > 0 && ev->target < CTS_MAX_THREADS) {
+		int w = ev->target;
+		dpor_add_thread(d, w);
+		cts_vc_copy(&d->clk[w], c);  /* everything before the create happens before w */
+		d->nevl[w] = 0;
+		d->qvalid[w] = false;
+	}
+}
+
+/* Could `past` (executed) and `pend` (another thread's) ever be enabled in
+ * the same state? No when past needs a mutex held that pend needs free. */
+static bool may_coenable(const struct cts_event *past, const struct cts_event *pend)
+{
+	uint64_t held = 0;
+	if (pend->op == CTS_OP_JOIN && pend->target == past->tid)
+		return false;   /* a join waits for every event of its thread */
+	if (past->op == CTS_OP_UNLOCK && past->result == 0)
+		held = past->obj;
+	else if (past->op == CTS_OP_COND_WAIT && past->result == 0)
+		held = past->obj2;
+	if (!held)
+		return true;
+	return !((pend->op == CTS_OP_LOCK && pend->obj == held) ||
+		 (pend->op == CTS_OP_COND_REACQUIRE && pend->obj2 == held));
+}
+
+static bool accept(struct search *s, uint64_t step, const struct cts_event *pend)
+{
+	if (!s->hooks.accept_race)
+		return true;
+	return s->hooks.accept_race(s->hooks.ctx, step, &s->stack[step].ev, pend);
+}
+
+/* Flanagan & Godefroid: event i races with p's next event; make sure the
+ * state before i will try p, or a thread whose later event leads to p. */
+static void add_backtrack(struct search *s, uint64_t i, int p)
+{
+	struct dpor *d = s->dp;
+	struct state *st = &s->stack[i];
+
+	s->stats.races++;
+	if (ts_has(&st->enabled, p)) {
+		ts_add(&st->backtrack, p);
+		return;
+	}
+	for (int q = 0; q < CTS_MAX_THREADS && q < d->nthreads; q++) {
+		if (q == p || !ts_has(&st->enabled, q))
+			continue;
+		uint32_t k = p < d->nthreads ? d->clk[p].c[q] : 0;
+		if (k > 0 && d->evl[q][k - 1] > i) {
+			ts_add(&st->backtrack, q);
+			return;
+		}
+	}
+	ts_or(&st->backtrack, &st->enabled);
+}
+
+/* The latest event of thread u, before `limit`, that does not happen before
+ * p's pending event and that `race` accepts; -1 if none. Walks u's chain
+ * back from the newest and stops at the first event p already saw. */
+static int64_t latest_race_of(struct search *s, uint64_t word, int u, const struct cts_event *pend,
+			      int64_t floor)
+{
+	struct dpor *d = s->dp;
+	int p = pend->tid;
+	bool rd = pend->op == CTS_OP_READ;
+	struct hent *h = hget(d, word, u, false);
+
+	for (int32_t l = h ? (rd ? h->head_w : h->head_a) : -1; l >= 0;) {
+		const struct link *lk = &d->links[l];
+		if ((int64_t)lk->step <= floor || d->ev[lk->step].lidx <= d->clk[p].c[u])
+			return -1;
+		const struct cts_event *e = &s->stack[lk->step].ev;
+		if (cts_event_dependent(e, pend) && may_coenable(e, pend) && accept(s, lk->step, pend))
+			return lk->step;
+		l = rd ? lk->prev_w : lk->prev_a;
+	}
+	return -1;
+}
+
+/* FG's loop body for one process p: the latest event in the trace that is
+ * dependent and may be co-enabled with p's next event and does not happen
+ * before it gets a backtrack choice. */
+static void race_query(struct search *s, const struct cts_event *pend)
+{
+	struct dpor *d = s->dp;
+	int p = pend->tid;
+	int64_t best = -1;
+
+	if (p < 0 || p >= d->nthreads)
+		return;
+	if (pend->op == CTS_OP_PROC_EXIT) {
+		/* exit is dependent with everything */
+		for (int u = 0; u < d->nthreads; u++) {
+			for (uint32_t k = d->nevl[u]; u != p && k > d->clk[p].c[u]; k--) {
+				uint32_t step = d->evl[u][k - 1];
+				if ((int64_t)step <= best)
+					break;
+				if (accept(s, step, pend)) {
+					best = step;
+					break;
+				}
+			}
+		}
+	} else {
+		size_t nk = event_keys(d, pend);
+		for (size_t k = 0; k < nk; k++)
+			for (int u = 0; u < d->nthreads; u++) {
+				if (u == p)
+					continue;
+				int64_t i = latest_race_of(s, d->keys[k], u, pend, best);
+				if (i > best)
+					best = i;
+			}
+	}
+	if (best >= 0)
+		add_backtrack(s, (uint64_t)best, p);
+}
+
+static bool same_pending(const struct cts_event *a, const struct cts_event *b)
+{
+	return a->tid == b->tid && a->op == b->op && a->obj == b->obj && a->obj2 == b->obj2 &&
+	       a->size == b->size && a->target == b->target;
+}
+
+/* updatebacktrack for DPOR at fresh state k: every live thread's pending
+ * event against the trace. A thread whose pending event was analysed at the
+ * previous state and has not run since can only race with the newest event. */
+static void dpor_update(struct search *s, const struct cts_sched_point *pt, uint64_t k)
+{
+	struct dpor *d = s->dp;
+	const struct cts_event *last = k > 0 ? &s->stack[k - 1].ev : NULL;
+
+	for (int p = 0; p < pt->nthreads; p++) {
+		if (!pt->alive[p])
+			continue;
+		const struct cts_event *pend = &pt->pending[p];
+		bool full = !s->fresh_seen || !d->qvalid[p] || !same_pending(&d->qpend[p], pend) ||
+			    (last && last->tid == p);
+		if (full) {
+			race_query(s, pend);
+		} else if (last && cts_event_dependent(last, pend) && may_coenable(last, pend) &&
+			   accept(s, k - 1, pend)) {
+			add_backtrack(s, k - 1, p);
+		}
+		d->qpend[p] = *pend;
+		d->qvalid[p] = true;
+	}
+}
+
+/* The explorer does not show us the state a run ends in (a deadlock), so the
+ * pending event of the thread that ran last is unknown: back-track at every
+ * event it has not seen, a superset of what FG would add for any event. */
+static void dpor_final(struct search *s)
+{
+	struct dpor *d = s->dp;
+	const struct cts_event *last = &s->stack[s->depth - 1].ev;
+	int who[2] = { last->tid, last->op == CTS_OP_CREATE ? last->target : -1 };
+
+	if (last->op == CTS_OP_THREAD_EXIT || last->op == CTS_OP_PROC_EXIT)
+		who[0] = -1;
+	for (int w = 0; w < 2; w++) {
+		int p = who[w];
+		if (p < 0 || p >= d->nthreads)
+			continue;
+		for (int u = 0; u < d->nthreads; u++)
+			for (uint32_t k = d->nevl[u]; u != p && k > d->clk[p].c[u]; k--)
+				add_backtrack(s, d->evl[u][k - 1], p);
+	}
+}
+
+/* ---- the strategy ---- */
+
+static bool s_begin(struct cts_strategy *base, uint64_t run)
+{
+	struct search *s = (struct search *)base;
+	(void)run;
+	if (s->exhausted)
+		return false;
+	s->stopped = false;
+	s->fresh_seen = false;
+	s->executed = 0;
+	s->next_used = 0;
+	ts_clear(&s->next_sleep);
+	if (s->dp)
+		dpor_reset(s->dp);
+	return true;
+}
+
+static int diverge(struct search *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int diverge(struct search *s, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(s->why, sizeof(s->why), fmt, ap);
+	va_end(ap);
+	return CTS_CHOOSE_DIVERGED;
+}
+
+static void set_of_enabled(const struct cts_sched_point *pt, struct tset *out)
+{
+	ts_clear(out);
+	for (int t = 0; t < pt->nthreads && t < CTS_MAX_THREADS; t++)
+		if (pt->enabled[t])
+			ts_add(out, t);
+}
+
+/* Follow the stored prefix: thread and operation must be what they were. */
+static int replay_choice(struct search *s, const struct cts_sched_point *pt)
+{
+	uint64_t k = pt->step;
+	const struct cts_event *want = &s->stack[k].ev;
+	int t = want->tid;
+	char w[96], g[96];
+
+	cts_event_str(want, w, sizeof(w));
+	if (t < 0 || t >= pt->nthreads || !pt->alive[t])
+		return diverge(s, "step %" PRIu64 ": thread %d (recorded doing '%s') does not exist",
+			       k, t, w);
+	const struct cts_event *got = &pt->pending[t];
+	if (got->op != want->op || got->obj != want->obj || got->tid != t)
+		return diverge(s, "step %" PRIu64 ": thread %d was recorded doing '%s' but now does '%s'",
+			       k, t, w, cts_event_str(got, g, sizeof(g)));
+	if (!pt->enabled[t])
+		return diverge(s, "step %" PRIu64 ": thread %d ('%s') is not enabled", k, t, w);
+	return t;
+}
+
+/* The branch state: same state as before, a new choice. */
+static int branch_choice(struct search *s, const struct cts_sched_point *pt)
+{
+	uint64_t k = pt->step;
+	struct state *st = &s->stack[k];
+	struct tset en;
+	int q = st->ev.tid;
+
+	set_of_enabled(pt, &en);
+	if (!ts_equal(&en, &st->enabled))
+		return diverge(s, "step %" PRIu64 ": the enabled threads differ from the recorded run",
+			       k);
+	if (q < 0 || q >= pt->nthreads || !pt->enabled[q])
+		return diverge(s, "step %" PRIu64 ": thread %d cannot run", k, q);
+	st->ev = pt->pending[q];
+	return q;
+}
+
+static int fresh_choice(struct search *s, const struct cts_sched_point *pt)
+{
+	uint64_t k = pt->step;
+	if (k != s->depth)
+		return diverge(s, "step %" PRIu64 ": search stack holds %" PRIu64 " states", k,
+			       s->depth);
+	struct state *st = push_state(s);
+	set_of_enabled(pt, &st->enabled);
+	st->sleep = s->next_sleep;
+	st->used = s->next_used;
+	if (s->kind == CTS_SEARCH_DPOR) {
+		for (int t = s->dp->nthreads; t < pt->nthreads; t++)
+			dpor_add_thread(s->dp, t);
+		dpor_update(s, pt, k);
+	}
+	s->fresh_seen = true;
+	if (s->hooks.prune && s->hooks.prune(s->hooks.ctx, pt)) {
+		s->depth--;
+		s->stopped = true;
+		s->stats.pruned++;
+		return CTS_CHOOSE_STOP;
+	}
+
+	struct tset allowed = st->enabled;
+	switch (s->kind) {
+	case CTS_SEARCH_DFS:
+		st->backtrack = st->enabled;
+		break;
+	case CTS_SEARCH_PCB:
+	case CTS_SEARCH_IDB:
+		ts_clear(&allowed);
+		for (int t = 0; t < pt->nthreads; t++)
+			if (ts_has(&st->enabled, t) &&
+			    (int64_t)st->used + choice_cost(s, k, t) <= (int64_t)s->base.cfg.bound)
+				ts_add(&allowed, t);
+		st->backtrack = allowed;
+		break;
+	case CTS_SEARCH_DPOR:
+		for (int i = 0; i < TS_WORDS; i++)
+			allowed.w[i] &= ~st->sleep.w[i];
+		if (ts_empty(&allowed)) {
+			/* every enabled thread sleeps: this run only repeats explored orders */
+			s->depth--;
+			s->stopped = true;
+			s->stats.sleep_blocked++;
+			return CTS_CHOOSE_STOP;
+		}
+		break;
+	}
+	/* The round-robin choice: costs no preemption or delay. */
+	int q = ts_next_cyclic(&allowed, rr_start(s, k));
+	if (q < 0)
+		return diverge(s, "step %" PRIu64 ": no thread within the bound", k);
+	ts_add(&st->backtrack, q);
+	ts_add(&st->done, q);
+	st->ev = pt->pending[q];
+	return q;
+}
+
+static int s_choose(struct cts_strategy *base, const struct cts_sched_point *pt)
+{
+	struct search *s = (struct search *)base;
+	if (pt->step < s->replay)
+		return replay_choice(s, pt);
+	if (s->branching && pt->step == s->replay)
+		return branch_choice(s, pt);
+	return fresh_choice(s, pt);
+}
+
+static void s_executed(struct cts_strategy *base, const struct cts_sched_point *pt,
+		       const struct cts_event *ev)
+{
+	struct search *s = (struct search *)base;
+	uint64_t k = pt->step;
+
+	if (k >= s->depth || ev->tid != s->stack[k].ev.tid)
+		return;   /* not a step we chose; end_run notices the short run */
+	struct state *st = &s->stack[k];
+	st->ev = *ev;
+	s->executed = k + 1;
+	if (s->dp)
+		dpor_record(s, k, ev);
+	if (k >= s->replay) {
+		/* the next fresh state inherits these */
+		s->next_used = st->used + choice_cost(s, k, ev->tid);
+		if (s->kind == CTS_SEARCH_DPOR) {
+			struct tset cur = st->sleep;
+			ts_or(&cur, &st->done);
+			ts_del(&cur, ev->tid);
+			ts_clear(&s->next_sleep);
+			for (int r = 0; r < pt->nthreads; r++)
+				if (ts_has(&cur, r) && pt->alive[r] &&
+				    !cts_event_dependent(&pt->pending[r], ev))
+					ts_add(&s->next_sleep, r);
+		}
+	} else {
+		s->next_used = s->stack[k + 1].used;
+		s->next_sleep = s->stack[k + 1].sleep;
+	}
+	if (s->hooks.observe)
+		s->hooks.observe(s->hooks.ctx, k, ev);
+}
+
+/* The deepest state with a choice left to try becomes the next branch state. */
+static void next_branch(struct search *s)
+{
+	while (s->depth > 0) {
+		uint64_t d = s->depth - 1;
+		struct state *st = &s->stack[d];
+		struct tset cand;
+		for (int i = 0; i < TS_WORDS; i++) {
+			cand.w[i] = st->backtrack.w[i] & st->enabled.w[i] & ~st->done.w[i];
+			if (s->kind == CTS_SEARCH_DPOR)
+				cand.w[i] &= ~st->sleep.w[i];
+		}
+		int q = ts_next_cyclic(&cand, 0);
+		if (q >= 0) {
+			ts_add(&st->done, q);
+			cts_event_init(&st->ev, q, CTS_OP_NONE);
+			s->replay = d;
+			s->branching = true;
+			return;
+		}
+		s->depth--;
+	}
+	s->exhausted = true;
+	s->branching = false;
+	s->replay = 0;
+}
+
+static void s_end_run(struct cts_strategy *base, const struct cts_run_summary *sum)
+{
+	struct search *s = (struct search *)base;
+
+	s->stats.runs++;
+	if (s->executed < s->depth) {
+		/* the run ended inside the replayed prefix or cut a choice: keep what ran */
+		s->incomplete = true;
+		s->depth = s->executed;
+	}
+	if (sum->aborted && !s->stopped) {
+		s->incomplete = true;   /* step budget, divergence, timeout */
+		s->stats.truncated++;
+	}
+	if (s->kind == CTS_SEARCH_DPOR && sum->bug && !sum->aborted && s->depth > 0)
+		dpor_final(s);
+	if (s->hooks.end_run)
+		s->hooks.end_run(s->hooks.ctx, sum);
+	next_branch(s);
+}
+
+static bool s_complete(const struct cts_strategy *base)
+{
+	const struct search *s = (const struct search *)base;
+	return s->exhausted && !s->incomplete;
+}
+
+static const char *s_diverged(const struct cts_strategy *base)
+{
+	return ((const struct search *)base)->why;
+}
+
+static void s_destroy(struct cts_strategy *base)
+{
+	struct search *s = (struct search *)base;
+	if (s->hooks.destroy)
+		s->hooks.destroy(s->hooks.ctx);
+	dpor_free(s->dp);
+	free(s->stack);
+	free(s);
+}
+
+static const char *const kind_names[] = {
+	[CTS_SEARCH_DFS] = "dfs", [CTS_SEARCH_DPOR] = "dpor",
+	[CTS_SEARCH_PCB] = "pcb", [CTS_SEARCH_IDB] = "idb",
+};
+
+struct cts_strategy *cts_search_create(enum cts_search_kind kind,
+				       const struct cts_strategy_config *cfg,
+				       const struct cts_search_hooks *hooks)
+{
+	if ((unsigned)kind > CTS_SEARCH_IDB)
+		return NULL;
+	struct search *s = cts_xcalloc(1, sizeof(*s));
+	s->ops = (struct cts_strategy_ops){
+		.name = kind_names[kind],
+		.begin_run = s_begin,
+		.choose = s_choose,
+		.executed = s_executed,
+		.end_run = s_end_run,
+		.complete = s_complete,
+		.diverged = s_diverged,
+		.destroy = s_destroy,
+	};
+	s->base.ops = &s->ops;
+	s->base.cfg = *cfg;
+	if (s->base.cfg.bound < 0)
+		s->base.cfg.bound = 0;
+	s->kind = kind;
+	if (hooks)
+		s->hooks = *hooks;
+	if (kind == CTS_SEARCH_DPOR)
+		s->dp = dpor_new();
+	return &s->base;
+}
+
+struct cts_strategy *cts_dfs_create(const struct cts_strategy_config *cfg)
+{
+	return cts_search_create(CTS_SEARCH_DFS, cfg, NULL);
+}
+
+struct cts_strategy *cts_dpor_create(const struct cts_strategy_config *cfg)
+{
+	return cts_search_create(CTS_SEARCH_DPOR, cfg, NULL);
+}
+
+struct cts_strategy *cts_pcb_create(const struct cts_strategy_config *cfg)
+{
+	return cts_search_create(CTS_SEARCH_PCB, cfg, NULL);
+}
+
+struct cts_strategy *cts_idb_create(const struct cts_strategy_config *cfg)
+{
+	return cts_search_create(CTS_SEARCH_IDB, cfg, NULL);
+}
+
+bool cts_search_get_stats(const struct cts_strategy *base, struct cts_search_stats *out)
+{
+	if (!base || base->ops->destroy != s_destroy)
+		return false;
+	*out = ((const struct search *)base)->stats;
+	return true;
+}

@@ -1,0 +1,26 @@
+/* Shared-memory accesses as visible operations (--mode break / step) and
+ * hardware watchpoints (--watch). Internal to the live backend. */
+#ifndef CTS_ACCESS_H
+#define CTS_ACCESS_H
+
+#include <stddef.h>
+#include "tracer/tracer_int.h"
+
+int cts_access_init(struct cts_tracer *tr, char *err, size_t errlen);
+void cts_access_fini(struct cts_tracer *tr);
+/* Each run, after libc is found: plant access breakpoints (break mode). */
+int cts_access_setup(struct cts_tracer *tr);
+/* An access breakpoint was hit by th (rip rewound to it). */
+int cts_access_hit(struct cts_tracer *tr, struct thread *th, struct bp *b);
+/* Execute th's pending access: step the instruction, fill done's value. */
+int cts_access_execute(struct cts_tracer *tr, struct thread *th, struct cts_event *done);
+/* th finished single-stepping an instruction access.c asked to see. */
+int cts_access_after_step(struct cts_tracer *tr, struct thread *th);
+/* Step mode: th stopped after one single-step. */
+int cts_access_single_step(struct cts_tracer *tr, struct thread *th);
+/* --watch: arm at the start of a run (main thread) and on each new thread. */
+int cts_access_watch_setup(struct cts_tracer *tr, struct thread *main_th);
+void cts_access_watch_thread(struct cts_tracer *tr, struct thread *th);
+int cts_access_watch_hit(struct cts_tracer *tr, struct thread *th);
+
+#endif

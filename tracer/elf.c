@@ -1,0 +1,204 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "tracer/elf.h"
+
+static Elf *open_elf(const char *path, int *fd)
+{
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return NULL;
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return NULL;
+	Elf *e = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	if (!e) {
+		close(*fd);
+		*fd = -1;
+	}
+	return e;
+}
+
+static void close_elf(Elf *e, int fd)
+{
+	if (e)
+		elf_end(e);
+	if (fd >= 0)
+		close(fd);
+}
+
+enum cts_elf_problem cts_elf_check(const char *path, struct cts_elf_info *info, char *err,
+				   size_t errlen)
+{
+	struct stat sb;
+	unsigned char ident[EI_NIDENT];
+	enum cts_elf_problem p = CTS_ELF_OK;
+	int fd = -1;
+	Elf *e = NULL;
+
+	memset(info, 0, sizeof(*info));
+	if (stat(path, &sb) != 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return CTS_ELF_NOFILE;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file", path);
+		return CTS_ELF_NOEXEC;
+	}
+	if (access(path, X_OK) != 0) {
+		snprintf(err, errlen, "%s: not executable (%s)", path, strerror(errno));
+		return CTS_ELF_NOEXEC;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return CTS_ELF_NOFILE;
+	}
+	if (read(fd, ident, sizeof(ident)) != (ssize_t)sizeof(ident) ||
+	    memcmp(ident, ELFMAG, SELFMAG) != 0) {
+		snprintf(err, errlen, "%s: not an ELF executable (a script? run its interpreter "
+			 "under cts-trace instead)", path);
+		close(fd);
+		return CTS_ELF_NOTELF;
+	}
+	if (ident[EI_CLASS] != ELFCLASS64) {
+		snprintf(err, errlen, "%s: 32-bit ELF; cts traces x86-64 programs only", path);
+		close(fd);
+		return CTS_ELF_32BIT;
+	}
+	close(fd);
+	e = open_elf(path, &fd);
+	GElf_Ehdr eh;
+	if (!e || !gelf_getehdr(e, &eh)) {
+		snprintf(err, errlen, "%s: unreadable ELF header", path);
+		close_elf(e, fd);
+		return CTS_ELF_NOTELF;
+	}
+	if (eh.e_machine != EM_X86_64) {
+		snprintf(err, errlen, "%s: not an x86-64 program (ELF machine %d)", path,
+			 eh.e_machine);
+		close_elf(e, fd);
+		return CTS_ELF_NOTX86;
+	}
+	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) {
+		snprintf(err, errlen, "%s: not an executable (ELF type %d)", path, eh.e_type);
+		close_elf(e, fd);
+		return CTS_ELF_NOTELF;
+	}
+	info->pie = eh.e_type == ET_DYN;
+	info->entry = eh.e_entry;
+	size_t nph;
+	bool interp = false;
+	if (elf_getphdrnum(e, &nph) == 0) {
+		for (size_t i = 0; i < nph; i++) {
+			GElf_Phdr ph;
+			if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_INTERP)
+				interp = true;
+		}
+	}
+	size_t shstrndx;
+	if (elf_getshdrstrndx(e, &shstrndx) == 0) {
+		for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e, scn));) {
+			GElf_Shdr sh;
+			if (!gelf_getshdr(scn, &sh))
+				continue;
+			const char *name = elf_strptr(e, shstrndx, sh.sh_name);
+			if (name && (strcmp(name, ".debug_info") == 0 ||
+				     strcmp(name, ".gnu_debuglink") == 0))
+				info->debug_info = true;
+		}
+	}
+	if (!interp) {
+		snprintf(err, errlen,
+			 "%s: statically linked; cts needs the dynamic libc to catch pthread calls "
+			 "(link it dynamically; futex-level scheduling would still see raw futex "
+			 "calls, but lock/unlock names and asserts would be lost)", path);
+		p = CTS_ELF_STATIC;
+	}
+	close_elf(e, fd);
+	return p;
+}
+
+/* versym bit 15 marks a non-default (hidden) version such as name@GLIBC_2.2.5. */
+static bool default_version(Elf_Data *versym, size_t idx)
+{
+	GElf_Versym vs;
+	if (!versym || !gelf_getversym(versym, (int)idx, &vs))
+		return true;
+	return !(vs & 0x8000);
+}
+
+int cts_elf_lookup(const char *path, const char *const *names, int n, uint64_t *values,
+		   uint64_t *sizes)
+{
+	int fd, found = 0;
+	Elf *e = open_elf(path, &fd);
+	if (!e)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		values[i] = 0;
+		if (sizes)
+			sizes[i] = 0;
+	}
+	Elf_Data *versym = NULL;
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e, scn));) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_GNU_versym)
+			versym = elf_getdata(scn, NULL);
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		GElf_Word want = pass == 0 ? SHT_DYNSYM : SHT_SYMTAB;
+		for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e, scn));) {
+			GElf_Shdr sh;
+			if (!gelf_getshdr(scn, &sh) || sh.sh_type != want || !sh.sh_entsize)
+				continue;
+			Elf_Data *data = elf_getdata(scn, NULL);
+			size_t count = sh.sh_size / sh.sh_entsize;
+			for (size_t s = 0; data && s < count; s++) {
+				GElf_Sym sym;
+				if (!gelf_getsym(data, (int)s, &sym) || sym.st_shndx == SHN_UNDEF ||
+				    !sym.st_value)
+					continue;
+				if (pass == 0 && !default_version(versym, s))
+					continue;
+				const char *name = elf_strptr(e, sh.sh_link, sym.st_name);
+				if (!name)
+					continue;
+				for (int i = 0; i < n; i++) {
+					if (values[i] || strcmp(name, names[i]) != 0)
+						continue;
+					values[i] = sym.st_value;
+					if (sizes)
+						sizes[i] = sym.st_size;
+					found++;
+				}
+			}
+		}
+	}
+	close_elf(e, fd);
+	return found;
+}
+
+int cts_elf_exec_segments(const char *path, void (*fn)(uint64_t, uint64_t, uint64_t, void *),
+			  void *arg)
+{
+	int fd;
+	size_t nph;
+	Elf *e = open_elf(path, &fd);
+	if (!e)
+		return -1;
+	if (elf_getphdrnum(e, &nph) != 0) {
+		close_elf(e, fd);
+		return -1;
+	}
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X))
+			fn(ph.p_vaddr, ph.p_offset, ph.p_filesz, arg);
+	}
+	close_elf(e, fd);
+	return 0;
+}

@@ -1,0 +1,39 @@
+/* ELF facts the tracer needs before and after exec: is this a program we can
+ * trace, and where do named functions live (dynamic symbols of libc). */
+#ifndef CTS_ELF_H
+#define CTS_ELF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum cts_elf_problem {
+	CTS_ELF_OK = 0,
+	CTS_ELF_NOFILE,       /* does not exist / cannot open */
+	CTS_ELF_NOEXEC,       /* no execute permission / not a regular file */
+	CTS_ELF_NOTELF,
+	CTS_ELF_32BIT,
+	CTS_ELF_NOTX86,
+	CTS_ELF_STATIC,       /* no PT_INTERP: statically linked */
+};
+
+struct cts_elf_info {
+	bool pie;             /* ET_DYN */
+	bool debug_info;      /* has .debug_info (or a .gnu_debuglink) */
+	uint64_t entry;
+};
+
+enum cts_elf_problem cts_elf_check(const char *path, struct cts_elf_info *info, char *err,
+				   size_t errlen);
+
+/* Look up n names among the default-version dynamic symbols (and .symtab
+ * when present) of the ELF file at path; values[i] = st_value or 0 when
+ * missing, sizes[i] = st_size (sizes may be NULL). Returns how many were found, -1 on error. */
+int cts_elf_lookup(const char *path, const char *const *names, int n, uint64_t *values,
+		   uint64_t *sizes);
+
+/* Executable PT_LOAD segments: call fn(vaddr, file offset, size) for each. */
+int cts_elf_exec_segments(const char *path, void (*fn)(uint64_t vaddr, uint64_t off,
+						       uint64_t size, void *arg), void *arg);
+
+#endif

@@ -1,0 +1,156 @@
+#include <errno.h>
+#include <stdbool.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <elf.h>
+#include <unistd.h>
+#include "models/error.h"
+#include "tracer/proc.h"
+
+/* Probed once: -1 unknown, 0 missing, 1 works. */
+static int have_vm_readv = -1;
+
+static int peek_read(pid_t tid, uint64_t addr, void *buf, size_t len)
+{
+	unsigned char *out = buf;
+	uint64_t start = addr & ~7ull;
+	for (uint64_t a = start; a < addr + len; a += 8) {
+		errno = 0; /* PEEKDATA's -1 can be real data */
+		long w = ptrace(PTRACE_PEEKDATA, tid, (void *)a, 0);
+		if (errno)
+			return -1;
+		for (int i = 0; i < 8; i++) {
+			uint64_t b = a + (uint64_t)i;
+			if (b >= addr && b < addr + len)
+				out[b - addr] = (unsigned char)((unsigned long)w >> (8 * i));
+		}
+	}
+	return 0;
+}
+
+int cts_mem_read(pid_t tid, uint64_t addr, void *buf, size_t len)
+{
+	if (have_vm_readv != 0) {
+		struct iovec local = { buf, len }, remote = { (void *)addr, len };
+		ssize_t n = process_vm_readv(tid, &local, 1, &remote, 1, 0);
+		if (n == (ssize_t)len) {
+			have_vm_readv = 1;
+			return 0;
+		}
+		if (n < 0 && errno == ENOSYS)
+			have_vm_readv = 0;
+		else if (n < 0 && errno == ESRCH)
+			return -1;
+	}
+	return peek_read(tid, addr, buf, len);
+}
+
+int cts_mem_write(pid_t tid, uint64_t addr, const void *buf, size_t len)
+{
+	const unsigned char *in = buf;
+	uint64_t start = addr & ~7ull;
+	for (uint64_t a = start; a < addr + len; a += 8) {
+		unsigned long w;
+		bool partial = a < addr || a + 8 > addr + len;
+		if (partial) {
+			errno = 0;
+			w = (unsigned long)ptrace(PTRACE_PEEKDATA, tid, (void *)a, 0);
+			if (errno)
+				return -1;
+		} else {
+			w = 0;
+		}
+		for (int i = 0; i < 8; i++) {
+			uint64_t b = a + (uint64_t)i;
+			if (b >= addr && b < addr + len) {
+				w &= ~(0xfful << (8 * i));
+				w |= (unsigned long)in[b - addr] << (8 * i);
+			}
+		}
+		if (ptrace(PTRACE_POKEDATA, tid, (void *)a, (void *)w) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+int cts_mem_read_str(pid_t tid, uint64_t addr, char *buf, size_t len)
+{
+	size_t got = 0;
+	if (!len)
+		return -1;
+	while (got + 1 < len) {
+		char chunk[64];
+		size_t want = sizeof(chunk);
+		/* Do not cross a page we may not be able to read. */
+		uint64_t page_left = 4096 - ((addr + got) & 4095);
+		if (want > page_left)
+			want = page_left;
+		if (cts_mem_read(tid, addr + got, chunk, want) != 0)
+			break;
+		for (size_t i = 0; i < want && got + 1 < len; i++) {
+			buf[got++] = chunk[i];
+			if (!chunk[i])
+				return 0;
+		}
+	}
+	buf[got] = 0;
+	return got ? 0 : -1;
+}
+
+int cts_maps_read(pid_t pid, struct cts_mapping **out, size_t *n)
+{
+	char path[64], line[512];
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -1;
+	size_t cap = 64, cnt = 0;
+	struct cts_mapping *m = cts_xmalloc(cap * sizeof(*m));
+	while (fgets(line, sizeof(line), f)) {
+		struct cts_mapping mp = { 0 };
+		unsigned long long lo, hi, off;
+		int pos = 0;
+		if (sscanf(line, "%llx-%llx %4s %llx %*s %*s %n", &lo, &hi, mp.perms, &off, &pos) < 4)
+			continue;
+		mp.lo = lo;
+		mp.hi = hi;
+		mp.off = off;
+		if (pos > 0) {
+			char *p = line + pos;
+			p[strcspn(p, "\n")] = 0;
+			snprintf(mp.path, sizeof(mp.path), "%s", p);
+		}
+		if (cnt == cap)
+			m = cts_xrealloc(m, (cap *= 2) * sizeof(*m));
+		m[cnt++] = mp;
+	}
+	fclose(f);
+	*out = m;
+	*n = cnt;
+	return 0;
+}
+
+uint64_t cts_auxv_entry(pid_t pid)
+{
+	char path[64];
+	Elf64_auxv_t av;
+	uint64_t entry = 0;
+	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	while (read(fd, &av, sizeof(av)) == (ssize_t)sizeof(av)) {
+		if (av.a_type == AT_ENTRY) {
+			entry = av.a_un.a_val;
+			break;
+		}
+		if (av.a_type == AT_NULL)
+			break;
+	}
+	close(fd);
+	return entry;
+}

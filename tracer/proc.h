@@ -1,0 +1,27 @@
+/* Target memory and /proc views of a traced process. */
+#ifndef CTS_PROC_H
+#define CTS_PROC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* 0 or -1 (errno). process_vm_readv, falling back to PTRACE_PEEKDATA. */
+int cts_mem_read(pid_t tid, uint64_t addr, void *buf, size_t len);
+/* Through PTRACE_POKEDATA, so it also writes read-only text. */
+int cts_mem_write(pid_t tid, uint64_t addr, const void *buf, size_t len);
+/* NUL-terminated string, truncated to len-1. */
+int cts_mem_read_str(pid_t tid, uint64_t addr, char *buf, size_t len);
+
+struct cts_mapping {
+	uint64_t lo, hi, off;
+	char perms[5];
+	char path[256];
+};
+
+/* Parse /proc/PID/maps into a malloc'd array. */
+int cts_maps_read(pid_t pid, struct cts_mapping **out, size_t *n);
+/* AT_ENTRY from /proc/PID/auxv, 0 on failure. */
+uint64_t cts_auxv_entry(pid_t pid);
+
+#endif

@@ -1,0 +1,54 @@
+/* The live backend: a real program under ptrace, one thread at a time. */
+#ifndef CTS_TRACER_H
+#define CTS_TRACER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "strategies/backend.h"
+
+struct cts_objmodel;
+
+enum cts_mode {
+	CTS_MODE_SYNC = 0,  /* pthread calls, futexes, thread events */
+	CTS_MODE_BREAK,     /* + shared accesses of the program's own code (int3 per instruction) */
+	CTS_MODE_STEP,      /* + shared accesses, found by single-stepping */
+};
+
+struct cts_tracer_config {
+	const char *path;          /* program to exec (resolved path) */
+	char *const *argv;         /* argv[0] included */
+	enum cts_mode mode;
+	double timeout;            /* per-run wall clock, seconds (0 = none) */
+	bool show_output;          /* let the program's stdout/stderr through */
+	const char *const *trace_libs; /* extra libraries to instrument (break/step), NULL-terminated */
+	int ntrace_libs;
+	const char *const *watch;  /* --watch SYMBOL|ADDR[:LEN] specs */
+	int nwatch;
+	bool symbolize;            /* use libdw for source lines */
+};
+
+struct cts_tracer;
+
+/* NULL on failure, with a one-line reason in err. */
+struct cts_tracer *cts_tracer_new(const struct cts_tracer_config *cfg, struct cts_objmodel *model,
+				  char *err, size_t errlen);
+void cts_tracer_free(struct cts_tracer *t);
+struct cts_backend cts_tracer_backend(struct cts_tracer *t);
+
+/* Signal-safe: abort the current run (the program is killed and reaped). */
+void cts_tracer_interrupt(void);
+
+/* Statistics for benchmarks and -v. */
+struct cts_tracer_stats {
+	uint64_t stops;            /* ptrace stops handled */
+	uint64_t bp_hits;          /* int3 hits */
+	uint64_t internal_skips;   /* libc-internal lock calls let through */
+	uint64_t futex_calls;
+	uint64_t accesses;         /* shared accesses made visible */
+	uint64_t local_accesses;   /* access breakpoint hits on thread-local memory */
+	uint64_t retired;          /* access breakpoints retired as thread-local */
+};
+void cts_tracer_get_stats(const struct cts_tracer *t, struct cts_tracer_stats *out);
+
+#endif

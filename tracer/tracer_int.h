@@ -1,0 +1,101 @@
+/* Internal state of the live backend, shared by tracer.c and access.c only. */
+#ifndef CTS_TRACER_INT_H
+#define CTS_TRACER_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <linux/filter.h>
+#include <sys/user.h>
+#include "hw/hw.h"
+#include "models/event.h"
+#include "strategies/backend.h"
+#include "tracer/tracer.h"
+
+enum th_state {
+	TH_NEW,       /* cloned, first stop not seen yet */
+	TH_HELD,      /* stopped at its next visible operation */
+	TH_RUNNING,
+	TH_DEAD,
+};
+
+enum held_at {
+	AT_START,      /* first stop of a thread (or the program's entry) */
+	AT_BREAKPOINT, /* on an int3 we planted, rip rewound to it */
+	AT_SYSCALL,    /* seccomp stop at syscall entry */
+};
+
+/* One control block per thread. */
+struct thread {
+	pid_t tid;
+	int num;                   /* creation order: the only name schedules use */
+	enum th_state state;
+	enum held_at at;
+	struct cts_event pending;  /* its next visible operation */
+	struct user_regs_struct regs;
+	bool regs_valid;
+	uint64_t handle;           /* pthread_t (= fs_base) */
+	uint64_t bp_addr;          /* breakpoint it is held on */
+	uint64_t stepping_bp;      /* stepping over this breakpoint */
+	bool after_step;           /* access.c wants to see the step's result */
+	/* inside a modeled pthread call: its futex words are internal */
+	bool in_call;
+	int call_fn;
+	uint64_t call_lo[2], call_hi[2];
+	bool in_proc_exit;
+	/* futex model */
+	bool fblocked, fwoken;
+	uint64_t fwait_addr, fseq;
+	/* access mode: the decoded instruction at bp_addr */
+	uint64_t acc_value_before;
+	struct cts_hw_regs hw;
+};
+
+enum bp_kind { BP_SYNC, BP_ACCESS };
+
+struct bp {
+	uint64_t addr;     /* 0 = empty slot */
+	uint8_t orig;
+	enum bp_kind kind;
+	int fn;            /* BP_SYNC: index into the entry-point table */
+	bool active;
+	uint32_t local_hits, shared_hits;
+};
+
+struct cts_access_state;
+
+struct cts_tracer {
+	struct cts_tracer_config cfg;
+	struct cts_objmodel *model;
+	struct cts_run_state *st;
+	pid_t pid;
+	bool pid_reaped;
+	bool proc_exiting;
+	struct thread th[CTS_MAX_THREADS];
+	int nthreads;
+	pid_t early[CTS_MAX_THREADS]; /* first stops seen before their clone event */
+	int nearly;
+	struct thread *running;
+	int last_created;
+	uint64_t fseq;
+	/* breakpoints: open addressing by address */
+	struct bp *bps;
+	size_t bpcap, nbps;
+	uint64_t libc_base;
+	uint64_t libc_lo[4], libc_hi[4];
+	int nlibc_ranges;
+	struct cts_sym *sym;
+	struct cts_access_state *acc;
+	struct cts_tracer_stats stats;
+	struct sock_filter *bpf;        /* compiled seccomp filter */
+	struct sock_fprog bpf_prog;
+};
+
+int cts_tr_getregs(struct thread *th);
+int cts_tr_setregs(struct thread *th);
+void cts_tr_hold(struct cts_tracer *tr, struct thread *th, enum held_at at);
+struct bp *cts_tr_bp_find(struct cts_tracer *tr, uint64_t addr);
+struct bp *cts_tr_bp_add(struct cts_tracer *tr, uint64_t addr, enum bp_kind kind, int fn);
+void cts_tr_bp_retire(struct cts_tracer *tr, struct bp *b);
+
+#endif
