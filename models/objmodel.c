@@ -163,24 +163,34 @@ void cts_objmodel_set_barrier(struct cts_objmodel *m, uint64_t barrier, unsigned
 	o->count = count;
 }
 
-static bool mutex_free_for(const struct obj *o, int tid)
+/* Can tid's lock/trylock proceed now? An owner relocking a recursive mutex
+ * succeeds, and an error-checking lock() returns EDEADLK at once; glibc's
+ * trylock by the owner of a non-recursive mutex fails with EBUSY. */
+static bool mutex_free_for(const struct obj *o, int tid, cts_op op)
 {
 	if (!o || o->owner < 0)
 		return true;
-	return o->owner == tid && o->mkind != CTS_MUTEX_NORMAL; /* recursive, or EDEADLK */
+	if (o->owner != tid)
+		return false;
+	return o->mkind == CTS_MUTEX_RECURSIVE ||
+	       (o->mkind == CTS_MUTEX_ERRORCHECK && op != CTS_OP_TRYLOCK);
 }
 
-static bool rd_ok(const struct obj *o, int tid)
+/* The writer's own rdlock/wrlock return EDEADLK at once (enabled, no
+ * acquisition); its try-ops fail with EBUSY. */
+static bool rd_ok(const struct obj *o, int tid, cts_op op)
 {
-	return !o || o->owner < 0 || o->owner == tid;
+	if (!o || o->owner < 0)
+		return true;
+	return o->owner == tid && op == CTS_OP_RDLOCK;
 }
 
-static bool wr_ok(const struct obj *o, int tid)
+static bool wr_ok(const struct obj *o, int tid, cts_op op)
 {
 	if (!o)
 		return true;
 	if (o->owner == tid)
-		return true; /* EDEADLK */
+		return op == CTS_OP_WRLOCK;
 	return o->owner < 0 && o->nreaders == 0;
 }
 
@@ -190,15 +200,15 @@ bool cts_objmodel_available(const struct cts_objmodel *m, const struct cts_event
 	switch (p->op) {
 	case CTS_OP_LOCK:
 	case CTS_OP_TRYLOCK:
-		return mutex_free_for(o, p->tid);
+		return mutex_free_for(o, p->tid, p->op);
 	case CTS_OP_COND_REACQUIRE:
-		return mutex_free_for(find(m, p->obj2), p->tid);
+		return mutex_free_for(find(m, p->obj2), p->tid, CTS_OP_LOCK);
 	case CTS_OP_RDLOCK:
 	case CTS_OP_TRYRDLOCK:
-		return rd_ok(o, p->tid);
+		return rd_ok(o, p->tid, p->op);
 	case CTS_OP_WRLOCK:
 	case CTS_OP_TRYWRLOCK:
-		return wr_ok(o, p->tid);
+		return wr_ok(o, p->tid, p->op);
 	case CTS_OP_SEM_WAIT:
 	case CTS_OP_SEM_TRYWAIT:
 		return !o || !o->value_known || o->value > 0;
@@ -283,9 +293,9 @@ void cts_objmodel_apply(struct cts_objmodel *m, struct cts_event *ev)
 	case CTS_OP_LOCK:
 	case CTS_OP_TRYLOCK:
 		o = get(m, ev->obj, OBJ_MUTEX);
-		if (o->owner == tid && o->mkind == CTS_MUTEX_ERRORCHECK) {
+		if (o->owner == tid && o->mkind == CTS_MUTEX_ERRORCHECK && ev->op == CTS_OP_LOCK) {
 			ev->result = EDEADLK;
-		} else if (mutex_free_for(o, tid)) {
+		} else if (mutex_free_for(o, tid, ev->op)) {
 			mutex_take(o, tid, ev->pc);
 			ev->result = 0;
 		} else {
@@ -300,8 +310,8 @@ void cts_objmodel_apply(struct cts_objmodel *m, struct cts_event *ev)
 	case CTS_OP_TRYRDLOCK:
 		o = get(m, ev->obj, OBJ_RWLOCK);
 		if (o->owner == tid) {
-			ev->result = EDEADLK;
-		} else if (rd_ok(o, tid)) {
+			ev->result = ev->op == CTS_OP_RDLOCK ? EDEADLK : EBUSY;
+		} else if (rd_ok(o, tid, ev->op)) {
 			if (!o->rcount && !(o->rcount = calloc(CTS_MAX_THREADS, 1)))
 				abort();
 			o->rcount[tid]++;
@@ -315,8 +325,8 @@ void cts_objmodel_apply(struct cts_objmodel *m, struct cts_event *ev)
 	case CTS_OP_TRYWRLOCK:
 		o = get(m, ev->obj, OBJ_RWLOCK);
 		if (o->owner == tid) {
-			ev->result = EDEADLK;
-		} else if (wr_ok(o, tid)) {
+			ev->result = ev->op == CTS_OP_WRLOCK ? EDEADLK : EBUSY;
+		} else if (wr_ok(o, tid, ev->op)) {
 			o->owner = tid;
 			o->depth = 1;
 			o->acq_pc = ev->pc;
@@ -342,12 +352,13 @@ void cts_objmodel_apply(struct cts_objmodel *m, struct cts_event *ev)
 	case CTS_OP_COND_WAIT:
 		get(m, ev->obj, OBJ_COND);
 		ev->result = mutex_release(get(m, ev->obj2, OBJ_MUTEX), tid, true);
-		park(m, tid, ev->obj);
+		if (ev->result == 0) /* EPERM: glibc returns at once */
+			park(m, tid, ev->obj);
 		break;
 	case CTS_OP_COND_REACQUIRE:
 		o = get(m, ev->obj2, OBJ_MUTEX);
 		m->waiting[tid] = false; /* woken, or a timed wait giving up */
-		if (mutex_free_for(o, tid)) {
+		if (mutex_free_for(o, tid, CTS_OP_LOCK)) {
 			mutex_take(o, tid, ev->pc);
 			ev->result = 0;
 		} else {

@@ -130,8 +130,11 @@ int cts_schedule_save(const struct cts_schedule *s, const char *path)
 		put_escaped(f, s->argv[i]);
 		fputc('\n', f);
 	}
-	if (s->mode)
-		fprintf(f, "mode %s\n", s->mode);
+	if (s->mode) {
+		fputs("mode ", f);
+		put_escaped(f, s->mode);
+		fputc('\n', f);
+	}
 	if (s->strategy) {
 		fputs("strategy ", f);
 		put_escaped(f, s->strategy);
@@ -185,16 +188,21 @@ int cts_schedule_parse(const char *text, const char *name, struct cts_schedule *
 	long long declared = -1;
 	bool header = false, ended = false;
 	int rc = -1;
+	char *buf = NULL;
+	size_t bufcap = 0;
 
 	while (*p) {
 		const char *nl = strchr(p, '\n');
 		size_t len = nl ? (size_t)(nl - p) : strlen(p);
-		char buf[1024], key[32], val[1000];
+		char key[32];
+		const char *val;
 		line++;
-		if (len >= sizeof(buf)) {
+		if (len >= (1u << 20)) {
 			fail(err, errlen, name, line, "line too long");
 			goto out;
 		}
+		if (len + 1 > bufcap)
+			buf = cts_xrealloc(buf, bufcap = len + 1);
 		memcpy(buf, p, len);
 		buf[len] = 0;
 		p = nl ? nl + 1 : p + len;
@@ -260,14 +268,13 @@ int cts_schedule_parse(const char *text, const char *name, struct cts_schedule *
 			continue;
 		}
 		const char *sp = strchr(buf, ' ');
-		if (!sp || sp == buf || (size_t)(sp - buf) >= sizeof(key) || !sp[1] ||
-		    strlen(sp + 1) >= sizeof(val)) {
+		if (!sp || sp == buf || (size_t)(sp - buf) >= sizeof(key) || !sp[1]) {
 			fail(err, errlen, name, line, "malformed line '%.40s'", buf);
 			goto out;
 		}
 		memcpy(key, buf, (size_t)(sp - buf));
 		key[sp - buf] = 0;
-		strcpy(val, sp + 1);
+		val = sp + 1;
 		char *v = NULL;
 		if (strcmp(key, "steps") == 0) {
 			char *end;
@@ -280,7 +287,7 @@ int cts_schedule_parse(const char *text, const char *name, struct cts_schedule *
 			continue;
 		}
 		if (unescape(val, &v) != 0) {
-			fail(err, errlen, name, line, "bad %%-escape in '%s'", val);
+			fail(err, errlen, name, line, "bad %%-escape in '%.40s'", val);
 			goto out;
 		}
 		if (strcmp(key, "program") == 0) {
@@ -324,6 +331,7 @@ int cts_schedule_parse(const char *text, const char *name, struct cts_schedule *
 	}
 	rc = 0;
 out:
+	free(buf);
 	if (rc == 0)
 		*out = s;
 	else

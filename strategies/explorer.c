@@ -55,7 +55,45 @@ struct explorer {
 	struct cts_event pending[CTS_MAX_THREADS];
 	double start, last_progress;
 	bool progress_shown;
+	/* spin detection: consecutive reads of one unchanged location */
+	uint64_t spin_addr[CTS_MAX_THREADS], spin_val[CTS_MAX_THREADS];
+	uint32_t spin_count[CTS_MAX_THREADS];
 };
+
+/* A thread that re-read the same location and value this many times in a row
+ * is spinning: it cannot make progress until someone writes there, so it
+ * yields to every other enabled thread, as a fair scheduler would. */
+#define SPIN_LIMIT 3
+
+static void spin_observe(struct explorer *x, const struct cts_event *ev)
+{
+	int t = ev->tid;
+	if (ev->op == CTS_OP_READ) {
+		if (x->spin_count[t] && x->spin_addr[t] == ev->obj && x->spin_val[t] == ev->value) {
+			x->spin_count[t]++;
+		} else {
+			x->spin_addr[t] = ev->obj;
+			x->spin_val[t] = ev->value;
+			x->spin_count[t] = 1;
+		}
+		return;
+	}
+	x->spin_count[t] = 0;
+	if (!cts_op_is_write(ev->op) && ev->op != CTS_OP_FUTEX_WAKE)
+		return;
+	/* A store where someone spins lets the spinner go again. */
+	uint64_t size = ev->size ? ev->size : 4;
+	for (int u = 0; u < x->st->nthreads; u++)
+		if (x->spin_count[u] && x->spin_addr[u] < ev->obj + size &&
+		    ev->obj < x->spin_addr[u] + 8)
+			x->spin_count[u] = 0;
+}
+
+static bool spinning(const struct explorer *x, int t)
+{
+	return x->spin_count[t] >= SPIN_LIMIT && x->pending[t].op == CTS_OP_READ &&
+	       x->pending[t].obj == x->spin_addr[t];
+}
 
 static void describe_pc(struct explorer *x, uint64_t pc, char *buf, size_t len)
 {
@@ -304,6 +342,18 @@ static int collect(struct explorer *x, bool *give_up)
 				cts_objmodel_enabled(x->model, &st->t[t].pending);
 		n += x->enabled[t];
 	}
+	/* Spinning threads step aside while anyone else can run. */
+	int spinners = 0;
+	for (int t = 0; t < st->nthreads; t++)
+		spinners += x->enabled[t] && spinning(x, t);
+	if (spinners && spinners < n) {
+		for (int t = 0; t < st->nthreads; t++) {
+			if (x->enabled[t] && spinning(x, t)) {
+				x->enabled[t] = false;
+				n--;
+			}
+		}
+	}
 	if (n)
 		return n;
 	/* Nobody can move: timed waits give up, as they would after their timeout. */
@@ -330,6 +380,7 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug, bool *
 		cts_race_begin_run(x->races, run);
 	cts_schedule_clear_steps(x->sched);
 	memset(st, 0, sizeof(*st));
+	memset(x->spin_count, 0, sizeof(x->spin_count));
 	if (x->backend->ops->start(x->backend->be, st) != 0) {
 		snprintf(x->res->error, sizeof(x->res->error), "%s", st->message);
 		return -1;
@@ -377,6 +428,7 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug, bool *
 			return -1;
 		}
 		cts_objmodel_apply(x->model, &done);
+		spin_observe(x, &done);
 		s->ops->executed(s, &pt, &done);
 		int fresh = x->races ? cts_race_observe(x->races, &done, step) : 0;
 		if (fresh > 0) {

@@ -1,24 +1,580 @@
+/* Shared-memory accesses as visible operations.
+ *
+ * break mode: every instruction of the program's own text (and --trace-lib
+ * libraries) that may touch shared memory gets an int3. A hit is decoded
+ * (capstone, cached per breakpoint), its effective address computed from the
+ * registers, and if the address is shared (writable, not the running
+ * thread's own stack) it becomes a visible READ/WRITE/RMW/ATOMIC event; the
+ * instruction is then single-stepped with every other thread held.
+ * Breakpoints whose hits only ever touch thread-local memory are retired.
+ *
+ * step mode: a thread inside traced code is single-stepped and every
+ * instruction decoded; calls out of traced code run at full speed to a
+ * breakpoint on their return address.
+ *
+ * --watch: hardware watchpoints where the CPU delivers them, else the same
+ * access breakpoints, filtered by address (the fallback is automatic). */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/ptrace.h>
+#include <sys/wait.h>
+#include "disasm/disasm.h"
+#include "hw/hw.h"
+#include "models/error.h"
+#include "models/symbolize.h"
 #include "tracer/access.h"
+#include "tracer/elf.h"
+#include "tracer/proc.h"
 
-/* Placeholder until issue 3 lands: sync mode only. */
+/* Local-only hits before an access breakpoint is retired. */
+#define RETIRE_AFTER 32
+#define MAX_RANGES 32
+
+struct watch {
+	char spec[128];
+	uint64_t addr;
+	unsigned len;
+	char name[128];
+	uint64_t last;       /* last value seen (hardware path) */
+};
+
+struct cts_access_state {
+	struct cts_disasm *dis;
+	bool scanned;
+	bool scan_needed;            /* break/step mode, or --watch without hardware */
+	uint64_t lo[MAX_RANGES], hi[MAX_RANGES]; /* traced code */
+	int nranges;
+	struct cts_mapping *maps;    /* snapshot of the current run's mappings */
+	size_t nmaps;
+	pid_t maps_pid;
+	struct watch watch[4];
+	int nwatch;
+	bool hw;                     /* watches use debug registers */
+	struct cts_hw_set hwset;
+};
+
+/* Per-breakpoint decoded instruction, indexed by bp address. */
+struct insn_cache {
+	uint64_t pc;
+	struct cts_insn in;
+};
+
+static bool traced_pc(const struct cts_access_state *a, uint64_t pc)
+{
+	for (int i = 0; i < a->nranges; i++)
+		if (pc >= a->lo[i] && pc < a->hi[i])
+			return true;
+	return false;
+}
+
 int cts_access_init(struct cts_tracer *tr, char *err, size_t errlen)
 {
-	if (tr->cfg.mode != CTS_MODE_SYNC) {
-		snprintf(err, errlen, "--mode break/step: not available yet");
+	struct cts_access_state *a = cts_xcalloc(1, sizeof(*a));
+	a->dis = cts_disasm_new();
+	if (!a->dis) {
+		snprintf(err, errlen, "cannot initialise capstone");
+		free(a);
 		return -1;
+	}
+	for (int i = 0; i < tr->cfg.nwatch; i++) {
+		struct watch *w = &a->watch[a->nwatch++];
+		const char *spec = tr->cfg.watch[i];
+		snprintf(w->spec, sizeof(w->spec), "%s", spec);
+		const char *colon = strrchr(spec, ':');
+		w->len = 0;
+		if (colon) {
+			char *end;
+			unsigned long l = strtoul(colon + 1, &end, 0);
+			if (*end || !(l == 1 || l == 2 || l == 4 || l == 8)) {
+				snprintf(err, errlen, "--watch %s: length must be 1, 2, 4 or 8", spec);
+				cts_disasm_free(a->dis);
+				free(a);
+				return -1;
+			}
+			w->len = (unsigned)l;
+			w->spec[colon - spec] = 0;
+		}
+	}
+	a->scan_needed = tr->cfg.mode != CTS_MODE_SYNC;
+	tr->acc = a;
+	return 0;
+}
+
+void cts_access_fini(struct cts_tracer *tr)
+{
+	struct cts_access_state *a = tr->acc;
+	if (!a)
+		return;
+	for (size_t i = 0; i < tr->bpcap; i++)
+		free(tr->bps && tr->bps[i].addr ? tr->bps[i].insn : NULL);
+	cts_disasm_free(a->dis);
+	free(a->maps);
+	free(a);
+	tr->acc = NULL;
+}
+
+static int refresh_maps(struct cts_tracer *tr)
+{
+	struct cts_access_state *a = tr->acc;
+	free(a->maps);
+	a->maps = NULL;
+	a->nmaps = 0;
+	a->maps_pid = tr->pid;
+	return cts_maps_read(tr->pid, &a->maps, &a->nmaps);
+}
+
+static const struct cts_mapping *mapping_of(struct cts_tracer *tr, uint64_t addr)
+{
+	struct cts_access_state *a = tr->acc;
+	for (int pass = 0; pass < 2; pass++) {
+		if (a->maps_pid == tr->pid) {
+			for (size_t i = 0; i < a->nmaps; i++)
+				if (addr >= a->maps[i].lo && addr < a->maps[i].hi)
+					return &a->maps[i];
+		}
+		if (pass == 0 && refresh_maps(tr) != 0)
+			return NULL;
+	}
+	return NULL;
+}
+
+/* ---- scanning the code ------------------------------------------------------ */
+
+struct scan_ctx {
+	struct cts_tracer *tr;
+	uint64_t base;     /* where the file's first page is mapped */
+	uint64_t lowest;   /* its first PT_LOAD address (filled before the callbacks) */
+	int added;
+};
+
+static void scan_one(const struct cts_insn *in, void *arg)
+{
+	struct scan_ctx *c = arg;
+	if (in->is_branch || in->is_call || in->is_ret || in->is_syscall)
+		return;
+	if (in->access == CTS_ACC_UNKNOWN && !in->ea_valid)
+		return;
+	cts_tr_bp_add(c->tr, in->pc, BP_ACCESS, 0);
+	c->added++;
+}
+
+static void scan_range(uint64_t vaddr, uint64_t size, void *arg)
+{
+	struct scan_ctx *c = arg;
+	struct cts_access_state *a = c->tr->acc;
+	uint64_t lo = c->base - c->lowest + vaddr;
+	uint8_t *code = cts_xmalloc(size);
+	if (cts_mem_read(c->tr->pid, lo, code, size) == 0)
+		cts_disasm_scan(a->dis, lo, code, size, scan_one, c);
+	free(code);
+}
+
+static bool lib_wanted(const struct cts_tracer *tr, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	for (int i = 0; i < tr->cfg.ntrace_libs; i++)
+		if (strstr(base, tr->cfg.trace_libs[i]))
+			return true;
+	return false;
+}
+
+/* Instrument the program's functions (and --trace-lib libraries'). */
+static int scan_code(struct cts_tracer *tr)
+{
+	struct cts_access_state *a = tr->acc;
+	struct scan_ctx c = { .tr = tr };
+
+	if (refresh_maps(tr) != 0)
+		return -1;
+	for (size_t i = 0; i < a->nmaps; i++) {
+		const struct cts_mapping *m = &a->maps[i];
+		if (m->off != 0 || !m->path[0])
+			continue;
+		if (strcmp(m->path, tr->cfg.path) != 0 && !lib_wanted(tr, m->path))
+			continue;
+		/* The executable mappings of this file are the traced code range. */
+		for (size_t j = 0; j < a->nmaps && a->nranges < MAX_RANGES; j++) {
+			if (strcmp(a->maps[j].path, m->path) == 0 && a->maps[j].perms[2] == 'x') {
+				a->lo[a->nranges] = a->maps[j].lo;
+				a->hi[a->nranges] = a->maps[j].hi;
+				a->nranges++;
+			}
+		}
+		c.base = m->lo;
+		if (cts_elf_code_ranges(m->path, &c.lowest, scan_range, &c) < 0)
+			cts_error_msg("warning: cannot read the code of %s", m->path);
+	}
+	for (int i = 0; i < tr->cfg.ntrace_libs; i++) {
+		bool found = false;
+		for (size_t j = 0; j < a->nmaps; j++)
+			found |= a->maps[j].path[0] && strstr(a->maps[j].path, tr->cfg.trace_libs[i]);
+		if (!found)
+			cts_error_msg("warning: --trace-lib %s: no such library mapped at startup",
+				      tr->cfg.trace_libs[i]);
+	}
+	cts_debug_msg("access breakpoints: %d in %d code ranges", c.added, a->nranges);
+	a->scanned = true;
+	return 0;
+}
+
+/* ---- watches --------------------------------------------------------------------- */
+
+static int resolve_watches(struct cts_tracer *tr)
+{
+	struct cts_access_state *a = tr->acc;
+	for (int i = 0; i < a->nwatch; i++) {
+		struct watch *w = &a->watch[i];
+		if (w->addr)
+			continue;
+		char *end;
+		unsigned long long v = strtoull(w->spec, &end, 0);
+		uint64_t size = 0;
+		if (*w->spec && !*end) {
+			w->addr = v;
+			snprintf(w->name, sizeof(w->name), "0x%llx", v);
+		} else if (tr->sym && cts_sym_lookup(tr->sym, w->spec, &w->addr, &size) == 0) {
+			snprintf(w->name, sizeof(w->name), "%s", w->spec);
+		} else {
+			snprintf(tr->st->message, sizeof(tr->st->message),
+				 "--watch %s: no such symbol in %s (and not an address)", w->spec,
+				 tr->cfg.path);
+			tr->st->status = CTS_RUN_ERROR;
+			return -1;
+		}
+		if (!w->len)
+			w->len = size == 1 || size == 2 || size == 4 ? (unsigned)size : 8;
+		if (!w->len || w->len > 8)
+			w->len = 8;
+	}
+	if (!a->hwset.w[0].used && !a->scan_needed) {
+		a->hw = cts_hw_available();
+		for (int i = 0; a->hw && i < a->nwatch; i++) {
+			char err[128];
+			if (cts_hw_validate(a->watch[i].addr, a->watch[i].len, err, sizeof(err)) != 0 ||
+			    cts_hw_add(&a->hwset, a->watch[i].addr, a->watch[i].len, CTS_HW_RW) < 0)
+				a->hw = false;
+		}
+		if (!a->hw) {
+			cts_debug_msg("--watch: no hardware watchpoints, using access breakpoints");
+			a->scan_needed = true;
+		}
 	}
 	return 0;
 }
 
-void cts_access_fini(struct cts_tracer *tr) { (void)tr; }
-int cts_access_setup(struct cts_tracer *tr) { (void)tr; return 0; }
-int cts_access_hit(struct cts_tracer *tr, struct thread *th, struct bp *b) { (void)tr; (void)th; (void)b; return -1; }
-int cts_access_execute(struct cts_tracer *tr, struct thread *th, struct cts_event *done) { (void)tr; (void)th; (void)done; return -1; }
-int cts_access_after_step(struct cts_tracer *tr, struct thread *th) { (void)tr; (void)th; return -1; }
-int cts_access_single_step(struct cts_tracer *tr, struct thread *th) { (void)tr; return ptrace(PTRACE_CONT, th->tid, 0, 0); }
-int cts_access_watch_setup(struct cts_tracer *tr, struct thread *main_th) { (void)tr; (void)main_th; return 0; }
-void cts_access_watch_thread(struct cts_tracer *tr, struct thread *th) { (void)tr; (void)th; }
-int cts_access_watch_hit(struct cts_tracer *tr, struct thread *th) { (void)tr; return ptrace(PTRACE_CONT, th->tid, 0, 0); }
+static int watched(const struct cts_access_state *a, uint64_t addr, uint32_t size)
+{
+	for (int i = 0; i < a->nwatch; i++)
+		if (addr < a->watch[i].addr + a->watch[i].len && a->watch[i].addr < addr + size)
+			return i;
+	return -1;
+}
+
+static void report_watch(struct cts_tracer *tr, struct thread *th, int w, const char *what,
+			 uint64_t pc, uint64_t value)
+{
+	char where[256];
+	if (tr->sym)
+		cts_sym_format(tr->sym, pc, where, sizeof(where));
+	else
+		snprintf(where, sizeof(where), "0x%" PRIx64, pc);
+	fprintf(stderr, "cts-trace: watch %s: thread %d %s at %s value %" PRIu64 " (0x%" PRIx64 ")\n",
+		tr->acc->watch[w].name, th->num, what, where, value, value);
+}
+
+int cts_access_setup(struct cts_tracer *tr)
+{
+	struct cts_access_state *a = tr->acc;
+	struct thread *main_th = &tr->th[0];
+
+	a->maps_pid = 0;
+	if (a->nwatch && resolve_watches(tr) != 0)
+		return -1;
+	if (a->scan_needed && !a->scanned && scan_code(tr) != 0) {
+		snprintf(tr->st->message, sizeof(tr->st->message), "cannot scan the code of %s",
+			 tr->cfg.path);
+		tr->st->status = CTS_RUN_ERROR;
+		return -1;
+	}
+	if (a->hw)
+		cts_access_watch_thread(tr, main_th);
+	return 0;
+}
+
+void cts_access_watch_thread(struct cts_tracer *tr, struct thread *th)
+{
+	struct cts_access_state *a = tr->acc;
+	if (!a->hw)
+		return;
+	memset(&th->hw, 0, sizeof(th->hw));
+	if (cts_hw_apply(th->tid, &th->hw, &a->hwset) != 0 && errno != ESRCH)
+		cts_debug_msg("cannot arm watchpoints on thread %d: %s", th->num, strerror(errno));
+}
+
+int cts_access_watch_hit(struct cts_tracer *tr, struct thread *th)
+{
+	struct cts_access_state *a = tr->acc;
+	uint64_t dr6 = 0;
+	cts_hw_read_dr6(th->tid, &dr6);
+	cts_hw_reset_dr6(th->tid);
+	int slot = cts_hw_hit_slot(dr6);
+	if (slot >= 0 && cts_tr_getregs(th) == 0) {
+		int w = watched(a, a->hwset.w[slot].addr, a->hwset.w[slot].len);
+		if (w >= 0) {
+			uint64_t v = 0;
+			cts_mem_read(th->tid, a->watch[w].addr, &v, a->watch[w].len);
+			report_watch(tr, th, w, v != a->watch[w].last ? "write" : "read",
+				     th->regs.rip, v);
+			a->watch[w].last = v;
+		}
+	}
+	th->regs_valid = false;
+	th->state = TH_RUNNING;
+	if (ptrace(th->stepping ? PTRACE_SINGLESTEP : PTRACE_CONT, th->tid, 0, 0) != 0 &&
+	    errno != ESRCH)
+		return -1;
+	return 0;
+}
+
+/* ---- hits ---------------------------------------------------------------------- */
+
+static const struct cts_insn *decode_at(struct cts_tracer *tr, struct thread *th, uint64_t pc,
+					struct bp *b)
+{
+	struct cts_access_state *a = tr->acc;
+	static struct cts_insn tmp;
+	if (b && b->insn)
+		return b->insn;
+	uint8_t bytes[16];
+	if (cts_mem_read(th->tid, pc, bytes, sizeof(bytes)) != 0)
+		return NULL;
+	if (b)
+		bytes[0] = b->orig;
+	/* Later bytes may hold our int3s only at other instruction starts,
+	 * past this instruction's end, so they do not change the decoding. */
+	if (cts_disasm_decode(a->dis, pc, bytes, sizeof(bytes), &tmp) != 0)
+		return NULL;
+	if (b) {
+		b->insn = cts_xmalloc(sizeof(*b->insn));
+		*b->insn = tmp;
+		return b->insn;
+	}
+	return &tmp;
+}
+
+static bool own_stack(struct cts_tracer *tr, struct thread *th, uint64_t addr)
+{
+	if (!th->stack_hi) {
+		const struct cts_mapping *m = mapping_of(tr, th->regs.rsp);
+		if (!m)
+			return false;
+		th->stack_lo = m->lo;
+		th->stack_hi = m->hi;
+	}
+	return addr >= th->stack_lo && addr < th->stack_hi;
+}
+
+static int live_threads(const struct cts_tracer *tr)
+{
+	int n = 0;
+	for (int i = 0; i < tr->nthreads; i++)
+		n += tr->th[i].state != TH_DEAD;
+	return n;
+}
+
+/* Classify the access th is about to make; fills ev, true if it is shared. */
+static bool classify(struct cts_tracer *tr, struct thread *th, const struct cts_insn *in,
+		     uint64_t pc, struct cts_event *ev)
+{
+	uint64_t addr, size;
+	cts_op op;
+
+	switch (in->access) {
+	case CTS_ACC_READ: op = CTS_OP_READ; break;
+	case CTS_ACC_WRITE: op = CTS_OP_WRITE; break;
+	case CTS_ACC_RMW: op = CTS_OP_RMW; break;
+	case CTS_ACC_ATOMIC: op = CTS_OP_ATOMIC; break;
+	case CTS_ACC_STRING: op = in->str_writes_dst ? CTS_OP_WRITE : CTS_OP_READ; break;
+	case CTS_ACC_UNKNOWN: op = in->writes ? CTS_OP_WRITE : CTS_OP_READ; break;
+	default: return false;
+	}
+	if (in->access == CTS_ACC_STRING) {
+		uint64_t slo, shi, dlo, dhi;
+		cts_disasm_string_ranges(in, &th->regs, &slo, &shi, &dlo, &dhi);
+		addr = in->str_writes_dst || in->str_reads_dst ? dlo : slo;
+		size = in->str_writes_dst || in->str_reads_dst ? dhi - dlo : shi - slo;
+		if (!size)
+			return false;
+	} else {
+		if (!in->ea_valid)
+			return false;
+		addr = cts_disasm_ea(in, &th->regs);
+		size = in->size ? in->size : 1;
+	}
+	if (own_stack(tr, th, addr))
+		return false;
+	const struct cts_mapping *m = mapping_of(tr, addr);
+	if (!m || m->perms[1] != 'w')
+		return false;
+	cts_event_init(ev, th->num, op);
+	ev->obj = addr;
+	ev->size = (uint32_t)(size > UINT32_MAX ? UINT32_MAX : size);
+	ev->pc = pc;
+	if (size <= 8)
+		cts_mem_read(th->tid, addr, &ev->value, size);
+	return true;
+}
+
+static int resume(struct cts_tracer *tr, struct thread *th)
+{
+	(void)tr;
+	th->regs_valid = false;
+	th->state = TH_RUNNING;
+	if (ptrace(th->stepping ? PTRACE_SINGLESTEP : PTRACE_CONT, th->tid, 0, 0) != 0 &&
+	    errno != ESRCH)
+		return -1;
+	return 0;
+}
+
+/* Restore the displaced byte of b (if any) and single-step the instruction. */
+static int step_insn(struct cts_tracer *tr, struct thread *th, struct bp *b, bool after)
+{
+	if (b && b->active && cts_mem_write(tr->pid, b->addr, &b->orig, 1) != 0)
+		return -1;
+	th->stepping_bp = b ? b->addr : 0;
+	th->after_step = after;
+	th->regs_valid = false;
+	th->state = TH_RUNNING;
+	if (ptrace(PTRACE_SINGLESTEP, th->tid, 0, 0) != 0 && errno != ESRCH)
+		return -1;
+	return 0;
+}
+
+/* An access th is about to make at pc (from a breakpoint, or stepping). */
+static int on_access(struct cts_tracer *tr, struct thread *th, uint64_t pc, struct bp *b)
+{
+	struct cts_access_state *a = tr->acc;
+	const struct cts_insn *in = decode_at(tr, th, pc, b);
+	struct cts_event ev;
+
+	if (!in || !cts_disasm_may_share(in))
+		return step_insn(tr, th, b, false);
+	bool shared = classify(tr, th, in, pc, &ev);
+	th->watch_idx = -1;
+	th->acc_capture = false;
+	if (shared) {
+		th->acc_addr = ev.obj;
+		th->acc_size = ev.size;
+	}
+	if (shared && a->nwatch && !a->hw) {
+		int w = watched(a, ev.obj, ev.size);
+		if (w >= 0 && ev.op == CTS_OP_READ)
+			report_watch(tr, th, w, "read", pc, ev.value);
+		else if (w >= 0) {
+			th->watch_idx = w; /* reported after the step, with the new value */
+			th->watch_pc = pc;
+		}
+	}
+	bool visible = shared && tr->cfg.mode != CTS_MODE_SYNC && live_threads(tr) > 1;
+	if (b && !shared) {
+		tr->stats.local_accesses++;
+		/* Thread-local so far: after enough hits, stop paying for it. */
+		if (++b->local_hits >= RETIRE_AFTER && !b->shared_hits && !a->nwatch) {
+			tr->stats.retired++;
+			cts_tr_bp_retire(tr, b);
+			return resume(tr, th);
+		}
+	} else if (b) {
+		b->shared_hits++;
+	}
+	if (!visible)
+		return step_insn(tr, th, b, th->watch_idx >= 0);
+	tr->stats.accesses++;
+	th->pending = ev;
+	th->acc_capture = cts_op_is_write(ev.op) && ev.size <= 8;
+	th->bp_addr = b ? b->addr : 0;
+	cts_tr_hold(tr, th, b ? AT_BREAKPOINT : AT_STEP);
+	return 0;
+}
+
+int cts_access_hit(struct cts_tracer *tr, struct thread *th, struct bp *b)
+{
+	if (b->kind == BP_RETURN) {
+		/* Back in traced code from an untraced call: step again. */
+		th->stepping = true;
+		return step_insn(tr, th, b, false);
+	}
+	if (tr->cfg.mode == CTS_MODE_STEP)
+		th->stepping = true;
+	return on_access(tr, th, b->addr, b);
+}
+
+int cts_access_execute(struct cts_tracer *tr, struct thread *th, struct cts_event *done)
+{
+	(void)done; /* the written value is filled in after the step */
+	struct bp *b = th->bp_addr ? cts_tr_bp_find(tr, th->bp_addr) : NULL;
+	return step_insn(tr, th, b, true);
+}
+
+int cts_access_after_step(struct cts_tracer *tr, struct thread *th)
+{
+	th->after_step = false;
+	if (th->acc_capture) {
+		uint64_t v = 0;
+		if (cts_mem_read(th->tid, th->acc_addr, &v, th->acc_size) == 0)
+			th->acc_written = v;
+	}
+	if (th->watch_idx >= 0) {
+		uint64_t v = 0;
+		const struct watch *w = &tr->acc->watch[th->watch_idx];
+		cts_mem_read(th->tid, w->addr, &v, w->len);
+		report_watch(tr, th, th->watch_idx, "write", th->watch_pc, v);
+		th->watch_idx = -1;
+	}
+	return resume(tr, th);
+}
+
+int cts_access_single_step(struct cts_tracer *tr, struct thread *th)
+{
+	struct cts_access_state *a = tr->acc;
+	if (!th->stepping || tr->cfg.mode != CTS_MODE_STEP)
+		return resume(tr, th);
+	if (cts_tr_getregs(th) != 0)
+		return errno == ESRCH ? 0 : -1;
+	uint64_t pc = th->regs.rip;
+	if (!traced_pc(a, pc)) {
+		/* Left traced code. After a call, run the callee at full speed
+		 * to a breakpoint on the return address. */
+		uint64_t ret = 0;
+		th->stepping = false;
+		if (th->last_was_call && cts_mem_read(th->tid, th->regs.rsp, &ret, 8) == 0 &&
+		    traced_pc(a, ret)) {
+			struct bp *rb = cts_tr_bp_find(tr, ret);
+			if (!rb) {
+				rb = cts_tr_bp_add(tr, ret, BP_RETURN, 0);
+				uint8_t orig, cc = 0xCC;
+				if (cts_mem_read(tr->pid, ret, &orig, 1) == 0) {
+					rb->orig = orig;
+					cts_mem_write(tr->pid, ret, &cc, 1);
+				}
+			}
+		}
+		th->last_was_call = false;
+		return resume(tr, th);
+	}
+	struct bp *b = cts_tr_bp_find(tr, pc);
+	if (b && b->active) {
+		/* Our int3 is here: executing it reports the hit. */
+		th->last_was_call = false;
+		return resume(tr, th);
+	}
+	const struct cts_insn *in = decode_at(tr, th, pc, NULL);
+	th->last_was_call = in && in->is_call;
+	if (!in || !cts_disasm_may_share(in))
+		return resume(tr, th);
+	return on_access(tr, th, pc, NULL);
+}

@@ -8,7 +8,8 @@
 
 int cts_access_init(struct cts_tracer *tr, char *err, size_t errlen);
 void cts_access_fini(struct cts_tracer *tr);
-/* Each run, after libc is found: plant access breakpoints (break mode). */
+/* Each run, after libc is found: resolve --watch, create access breakpoints
+ * (break/step mode, or --watch without hardware), arm the main thread. */
 int cts_access_setup(struct cts_tracer *tr);
 /* An access breakpoint was hit by th (rip rewound to it). */
 int cts_access_hit(struct cts_tracer *tr, struct thread *th, struct bp *b);
@@ -18,8 +19,7 @@ int cts_access_execute(struct cts_tracer *tr, struct thread *th, struct cts_even
 int cts_access_after_step(struct cts_tracer *tr, struct thread *th);
 /* Step mode: th stopped after one single-step. */
 int cts_access_single_step(struct cts_tracer *tr, struct thread *th);
-/* --watch: arm at the start of a run (main thread) and on each new thread. */
-int cts_access_watch_setup(struct cts_tracer *tr, struct thread *main_th);
+/* --watch: arm a new thread's debug registers at its first stop. */
 void cts_access_watch_thread(struct cts_tracer *tr, struct thread *th);
 int cts_access_watch_hit(struct cts_tracer *tr, struct thread *th);
 

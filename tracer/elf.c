@@ -182,23 +182,65 @@ int cts_elf_lookup(const char *path, const char *const *names, int n, uint64_t *
 	return found;
 }
 
-int cts_elf_exec_segments(const char *path, void (*fn)(uint64_t, uint64_t, uint64_t, void *),
-			  void *arg)
+int cts_elf_code_ranges(const char *path, uint64_t *lowest_vaddr,
+			void (*fn)(uint64_t, uint64_t, void *), void *arg)
 {
-	int fd;
-	size_t nph;
+	int fd, n = 0;
+	size_t nph, shstrndx;
 	Elf *e = open_elf(path, &fd);
 	if (!e)
 		return -1;
-	if (elf_getphdrnum(e, &nph) != 0) {
-		close_elf(e, fd);
-		return -1;
+	*lowest_vaddr = UINT64_MAX;
+	if (elf_getphdrnum(e, &nph) == 0) {
+		for (size_t i = 0; i < nph; i++) {
+			GElf_Phdr ph;
+			if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD &&
+			    ph.p_vaddr < *lowest_vaddr)
+				*lowest_vaddr = ph.p_vaddr & ~(uint64_t)0xfff;
+		}
 	}
-	for (size_t i = 0; i < nph; i++) {
-		GElf_Phdr ph;
-		if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X))
-			fn(ph.p_vaddr, ph.p_offset, ph.p_filesz, arg);
+	if (*lowest_vaddr == UINT64_MAX)
+		*lowest_vaddr = 0;
+	uint64_t text_lo = 0, text_hi = 0;
+	if (elf_getshdrstrndx(e, &shstrndx) == 0) {
+		for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e, scn));) {
+			GElf_Shdr sh;
+			const char *name;
+			if (gelf_getshdr(scn, &sh) && (name = elf_strptr(e, shstrndx, sh.sh_name)) &&
+			    strcmp(name, ".text") == 0) {
+				text_lo = sh.sh_addr;
+				text_hi = sh.sh_addr + sh.sh_size;
+			}
+		}
+	}
+	if (text_lo == text_hi) {
+		close_elf(e, fd);
+		return 0;
+	}
+	/* Prefer .symtab (all functions), else .dynsym (exported ones). */
+	for (int pass = 0; pass < 2 && !n; pass++) {
+		GElf_Word want = pass == 0 ? SHT_SYMTAB : SHT_DYNSYM;
+		for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e, scn));) {
+			GElf_Shdr sh;
+			if (!gelf_getshdr(scn, &sh) || sh.sh_type != want || !sh.sh_entsize)
+				continue;
+			Elf_Data *data = elf_getdata(scn, NULL);
+			size_t count = sh.sh_size / sh.sh_entsize;
+			for (size_t i = 0; data && i < count; i++) {
+				GElf_Sym sym;
+				if (!gelf_getsym(data, (int)i, &sym) ||
+				    GELF_ST_TYPE(sym.st_info) != STT_FUNC || !sym.st_size ||
+				    sym.st_value < text_lo || sym.st_value + sym.st_size > text_hi)
+					continue;
+				fn(sym.st_value, sym.st_size, arg);
+				n++;
+			}
+		}
+	}
+	if (!n) {
+		fn(text_lo, text_hi - text_lo, arg);
+		n = 1;
 	}
 	close_elf(e, fd);
-	return 0;
+	return n;
 }

@@ -32,8 +32,13 @@ enum cts_elf_problem cts_elf_check(const char *path, struct cts_elf_info *info, 
 int cts_elf_lookup(const char *path, const char *const *names, int n, uint64_t *values,
 		   uint64_t *sizes);
 
-/* Executable PT_LOAD segments: call fn(vaddr, file offset, size) for each. */
-int cts_elf_exec_segments(const char *path, void (*fn)(uint64_t vaddr, uint64_t off,
-						       uint64_t size, void *arg), void *arg);
+/* Code worth instrumenting: fn(vaddr, size) for every function symbol
+ * inside .text, or .text as a whole when the file has no symbols. Linear
+ * disassembly of a whole mapping would run through padding and PLT stubs out
+ * of step with the instruction boundaries. *lowest_vaddr gets the first
+ * PT_LOAD's address (load bias = mapping base - lowest_vaddr). Returns the
+ * number of ranges, -1 on error. */
+int cts_elf_code_ranges(const char *path, uint64_t *lowest_vaddr,
+			void (*fn)(uint64_t vaddr, uint64_t size, void *arg), void *arg);
 
 #endif

@@ -172,7 +172,8 @@ static int cont(struct cts_tracer *tr, struct thread *th, int sig)
 	th->regs_valid = false;
 	th->state = TH_RUNNING;
 	tr->stats.stops++;
-	if (ptrace(PTRACE_CONT, th->tid, 0, (void *)(long)sig) != 0) {
+	if (ptrace(th->stepping ? PTRACE_SINGLESTEP : PTRACE_CONT, th->tid, 0,
+		   (void *)(long)sig) != 0) {
 		if (errno == ESRCH)
 			return 0; /* gone: its exit status comes through wait */
 		return -1;
@@ -462,6 +463,7 @@ static struct thread *new_thread(struct cts_tracer *tr, pid_t tid)
 	th->tid = tid;
 	th->num = tr->nthreads++;
 	th->state = TH_NEW;
+	th->watch_idx = -1;
 	cts_event_init(&th->pending, th->num, CTS_OP_START);
 	return th;
 }
@@ -551,16 +553,14 @@ static int tr_start(void *be, struct cts_run_state *st)
 	main_th->handle = main_th->regs.fs_base;
 	if (setup_libc(tr) != 0)
 		return -1;
-	if (tr->cfg.mode != CTS_MODE_SYNC && cts_access_setup(tr) != 0)
+	if (tr->cfg.symbolize && !tr->sym)
+		tr->sym = cts_sym_new(pid);
+	if (cts_access_setup(tr) != 0)
 		return -1;
 	if (bp_plant_all(tr) != 0) {
 		set_error(tr, "cannot plant breakpoints: %s", strerror(errno));
 		return -1;
 	}
-	if (tr->cfg.symbolize && !tr->sym)
-		tr->sym = cts_sym_new(pid);
-	if (tr->cfg.nwatch && cts_access_watch_setup(tr, main_th) != 0)
-		return -1;
 	main_th->pending.pc = entry;
 	cts_tr_hold(tr, main_th, AT_START);
 	if (tr->cfg.timeout > 0) {
@@ -871,6 +871,7 @@ static int on_breakpoint(struct cts_tracer *tr, struct thread *th, struct cts_wa
 	case BP_SYNC:
 		return on_sync_bp(tr, th, b);
 	case BP_ACCESS:
+	case BP_RETURN:
 		return cts_access_hit(tr, th, b);
 	}
 	return -1;
@@ -978,11 +979,10 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 			th->stepping_bp = 0;
 			if (b && b->active)
 				bp_plant(tr, b);
-			if (th->after_step)
-				return cts_access_after_step(tr, th);
-			return cont(tr, th, 0);
 		}
-		if (tr->cfg.mode == CTS_MODE_STEP)
+		if (th->after_step)
+			return cts_access_after_step(tr, th);
+		if (th->stepping)
 			return cts_access_single_step(tr, th);
 		return cont(tr, th, 0);
 	case CTS_WEV_WATCHPOINT:
@@ -1155,9 +1155,14 @@ static int tr_step(void *be, struct cts_run_state *st, int tid, bool give_up,
 			rc = cts_access_execute(tr, th, done);
 			break;
 		}
+		if (th->pending.op == CTS_OP_PROC_EXIT)
+			th->stepping = false;
 		if (cts_op_is_sync(th->pending.op) || th->pending.op == CTS_OP_JOIN)
 			enter_call(th);
 		rc = step_over(tr, th, th->bp_addr);
+		break;
+	case AT_STEP:
+		rc = cts_access_execute(tr, th, done);
 		break;
 	case AT_SYSCALL:
 		if (cts_tr_getregs(th) != 0) {
@@ -1227,6 +1232,8 @@ static int tr_step(void *be, struct cts_run_state *st, int tid, bool give_up,
 		return -1;
 	if (done->op == CTS_OP_CREATE)
 		done->target = tr->last_created;
+	if (cts_op_is_write(done->op) && th->acc_capture)
+		done->value = th->acc_written;
 	if (th->state == TH_DEAD && done->op != CTS_OP_THREAD_EXIT &&
 	    st->status == CTS_RUN_ACTIVE && th->tid != tr->pid) {
 		/* Died without passing its exit syscall (killed?): still an exit. */

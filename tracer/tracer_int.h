@@ -23,6 +23,7 @@ enum held_at {
 	AT_START,      /* first stop of a thread (or the program's entry) */
 	AT_BREAKPOINT, /* on an int3 we planted, rip rewound to it */
 	AT_SYSCALL,    /* seccomp stop at syscall entry */
+	AT_STEP,       /* step mode: before an access found by single-stepping */
 };
 
 /* One control block per thread. */
@@ -46,12 +47,26 @@ struct thread {
 	/* futex model */
 	bool fblocked, fwoken;
 	uint64_t fwait_addr, fseq;
-	/* access mode: the decoded instruction at bp_addr */
-	uint64_t acc_value_before;
+	/* shared accesses (access.c) */
+	bool stepping;             /* step mode: single-stepping traced code */
+	bool last_was_call;
+	uint64_t stack_lo, stack_hi; /* its own stack mapping */
+	uint64_t acc_addr;         /* the access being executed */
+	uint32_t acc_size;
+	bool acc_capture;          /* read the written value after the step */
+	uint64_t acc_written;
+	int watch_idx;             /* --watch fallback: watch hit by this access, -1 */
+	uint64_t watch_pc;
 	struct cts_hw_regs hw;
 };
 
-enum bp_kind { BP_SYNC, BP_ACCESS };
+enum bp_kind {
+	BP_SYNC,      /* libc entry point */
+	BP_ACCESS,    /* instruction that may touch shared memory */
+	BP_RETURN,    /* step mode: return from an untraced call */
+};
+
+struct cts_insn;
 
 struct bp {
 	uint64_t addr;     /* 0 = empty slot */
@@ -60,6 +75,7 @@ struct bp {
 	int fn;            /* BP_SYNC: index into the entry-point table */
 	bool active;
 	uint32_t local_hits, shared_hits;
+	struct cts_insn *insn;  /* BP_ACCESS: decoded once (access.c) */
 };
 
 struct cts_access_state;

@@ -56,7 +56,9 @@ void cts_wait_decode(pid_t tid, int status, struct cts_wait_event *ev)
 		event_msg(ev);
 		return;
 	case PTRACE_EVENT_STOP:
-		ev->kind = CTS_WEV_STOP;
+		/* Under PTRACE_SEIZE a group-stop reports as EVENT_STOP with its stop signal. */
+		ev->kind = sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU ?
+			   CTS_WEV_GROUP_STOP : CTS_WEV_STOP;
 		return;
 	default:
 		break;

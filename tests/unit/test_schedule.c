@@ -248,13 +248,15 @@ static void test_corrupt_files(void)
 	BAD("binary-nul", "cts-schedule 1\n\x00\x01\x02\xff" "steps 0\nend\n", -1, "binary data");
 	BAD("binary-high-bytes", "\x7f" "ELF\x02\x01\x01\xff\xfe\n", 1, "not a cts schedule");
 
-	/* A line of 3000 characters, after a valid header. */
-	char big[3100];
-	size_t n = (size_t)snprintf(big, sizeof(big), HDR "arg ");
-	memset(big + n, 'x', 3000);
-	n += 3000;
+	/* A line over the 1 MiB limit, after a valid header. */
+	size_t bigcap = (2u << 20) + 100;
+	char *big = malloc(bigcap);
+	size_t n = (size_t)snprintf(big, bigcap, HDR "arg ");
+	memset(big + n, 'x', 2u << 20);
+	n += 2u << 20;
 	big[n++] = '\n';
 	bad_case("overlong-line", big, n, 2, "line too long");
+	free(big);
 
 	struct cts_schedule *l = NULL;
 	const char *missing = path_of("does-not-exist.sched");
