@@ -479,7 +479,8 @@ static int on_access(struct cts_tracer *tr, struct thread *th, uint64_t pc, stru
 			th->watch_pc = pc;
 		}
 	}
-	bool visible = shared && tr->cfg.mode != CTS_MODE_SYNC && live_threads(tr) > 1;
+	bool visible = shared && (tr->cfg.mode != CTS_MODE_SYNC || (b && b->learned)) &&
+		       live_threads(tr) > 1;
 	if (b && !shared) {
 		tr->stats.local_accesses++;
 		/* Thread-local so far: after enough hits, stop paying for it. */
@@ -577,4 +578,84 @@ int cts_access_single_step(struct cts_tracer *tr, struct thread *th)
 	if (!in || !cts_disasm_may_share(in))
 		return resume(tr, th);
 	return on_access(tr, th, pc, NULL);
+}
+
+/* ---- spin probes ------------------------------------------------------------ */
+
+#define PROBE_STEPS 256
+
+void cts_access_learn(struct cts_tracer *tr, uint64_t pc)
+{
+	struct bp *b = cts_tr_bp_find(tr, pc);
+	if (b && b->kind != BP_ACCESS)
+		return; /* a libc entry point already stops there */
+	if (!b)
+		b = cts_tr_bp_add(tr, pc, BP_ACCESS, 0);
+	b->learned = true;
+	b->active = true;
+}
+
+int cts_access_probe_start(struct cts_tracer *tr, struct thread *th)
+{
+	th->probing = true;
+	th->probe_left = PROBE_STEPS;
+	th->probe_n = 0;
+	return cts_access_probe_step(tr, th);
+}
+
+static int probe_end(struct cts_tracer *tr, struct thread *th)
+{
+	th->probing = false;
+	return resume(tr, th);
+}
+
+/* One instruction of the probe: th is stopped before it. A load whose pc
+ * comes round again with the same address and value, with no shared store
+ * in between, is a spin. */
+int cts_access_probe_step(struct cts_tracer *tr, struct thread *th)
+{
+	if (th->probe_left-- <= 0 || cts_tr_getregs(th) != 0)
+		return probe_end(tr, th);
+	uint64_t pc = th->regs.rip;
+	struct bp *b = cts_tr_bp_find(tr, pc);
+	if (b && b->active)
+		return probe_end(tr, th); /* about to reach a visible operation anyway */
+	const struct cts_insn *in = decode_at(tr, th, pc, NULL);
+	if (!in || in->is_syscall)
+		return probe_end(tr, th);
+	struct cts_event ev;
+	if (cts_disasm_may_share(in) && classify(tr, th, in, pc, &ev)) {
+		if (ev.op != CTS_OP_READ) {
+			th->probe_n = 0; /* it writes shared memory: not a pure spin */
+		} else {
+			for (int i = 0; i < th->probe_n; i++) {
+				if (th->probe_pc[i] != pc)
+					continue;
+				if (th->probe_addr[i] == ev.obj && th->probe_val[i] == ev.value) {
+					cts_access_learn(tr, pc);
+					struct bp *nb = cts_tr_bp_find(tr, pc);
+					uint8_t orig, cc = 0xCC;
+					if (nb && cts_mem_read(tr->pid, pc, &orig, 1) == 0 && orig != 0xCC) {
+						nb->orig = orig;
+						cts_mem_write(tr->pid, pc, &cc, 1);
+					}
+					cts_debug_msg("spin probe: thread %d spins on 0x%" PRIx64
+						      " at 0x%" PRIx64 ": learned", th->num, ev.obj, pc);
+					return probe_end(tr, th);
+				}
+				th->probe_n = 0; /* the value moved: it is working, not waiting */
+				break;
+			}
+			if (th->probe_n < 16) {
+				th->probe_pc[th->probe_n] = pc;
+				th->probe_addr[th->probe_n] = ev.obj;
+				th->probe_val[th->probe_n] = ev.value;
+				th->probe_n++;
+			}
+		}
+	}
+	th->regs_valid = false;
+	if (ptrace(PTRACE_SINGLESTEP, th->tid, 0, 0) != 0 && errno != ESRCH)
+		return -1;
+	return 0;
 }

@@ -22,5 +22,12 @@ int cts_access_single_step(struct cts_tracer *tr, struct thread *th);
 /* --watch: arm a new thread's debug registers at its first stop. */
 void cts_access_watch_thread(struct cts_tracer *tr, struct thread *th);
 int cts_access_watch_hit(struct cts_tracer *tr, struct thread *th);
+/* A thread ran a whole time slice without a visible operation: single-step
+ * it a little to find a busy-wait load, and learn that load as a visible
+ * breakpoint (the "learned hot address"), so spin loops cannot hang a run. */
+int cts_access_probe_start(struct cts_tracer *tr, struct thread *th);
+int cts_access_probe_step(struct cts_tracer *tr, struct thread *th);
+/* Learn a load at pc ahead of time (replaying a schedule that used one). */
+void cts_access_learn(struct cts_tracer *tr, uint64_t pc);
 
 #endif

@@ -25,6 +25,7 @@
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <time.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -106,6 +107,17 @@ static const struct syncfn syncfns[] = {
 #define PTHREAD_DESC_SIZE 0x1000
 
 /* ---- helpers ------------------------------------------------------------ */
+
+/* A thread running this long without a visible operation is probed for a
+ * busy-wait loop (access.c learns its load as a breakpoint). */
+#define SLICE_US 200000
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 static struct thread *by_tid(struct cts_tracer *tr, pid_t tid)
 {
@@ -563,13 +575,11 @@ static int tr_start(void *be, struct cts_run_state *st)
 	}
 	main_th->pending.pc = entry;
 	cts_tr_hold(tr, main_th, AT_START);
-	if (tr->cfg.timeout > 0) {
-		struct itimerval it = { { 0, 0 }, { (time_t)tr->cfg.timeout,
-			(suseconds_t)((tr->cfg.timeout - (double)(time_t)tr->cfg.timeout) * 1e6) } };
-		if (!it.it_value.tv_sec && !it.it_value.tv_usec)
-			it.it_value.tv_usec = 1000;
-		setitimer(ITIMER_REAL, &it, NULL);
-	}
+	/* A periodic tick: the run's wall-clock limit, and the time slice after
+	 * which a thread that reaches no visible operation is probed for a spin. */
+	struct itimerval it = { { 0, SLICE_US }, { 0, SLICE_US } };
+	setitimer(ITIMER_REAL, &it, NULL);
+	tr->run_started = now_s();
 	return 0;
 }
 
@@ -974,6 +984,8 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 	case CTS_WEV_BREAKPOINT:
 		return on_breakpoint(tr, th, ev);
 	case CTS_WEV_SINGLESTEP:
+		if (th->probing)
+			return cts_access_probe_step(tr, th);
 		if (th->stepping_bp) {
 			struct bp *b = cts_tr_bp_find(tr, th->stepping_bp);
 			th->stepping_bp = 0;
@@ -990,6 +1002,10 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 	case CTS_WEV_SIGNAL:
 		if (th->state == TH_NEW && ev->sig == SIGSTOP)
 			return on_new_stop(tr, th);
+		if (ev->sig == SIGSTOP && th->probe_requested) {
+			th->probe_requested = false;
+			return cts_access_probe_start(tr, th);
+		}
 		if (ev->sig == SIGSTOP)
 			return cont(tr, th, 0);
 		if (fatal_signal(ev->sig)) {
@@ -1060,6 +1076,18 @@ static bool busy(struct cts_tracer *tr)
 	return false;
 }
 
+/* The running thread has had its slice: ask it to stop for a spin probe. */
+static void slice_expired(struct cts_tracer *tr, double t)
+{
+	struct thread *th = tr->running;
+	if (!th || th->state != TH_RUNNING || th->probe_requested || th->probing)
+		return;
+	if (t - tr->step_started < SLICE_US * 1e-6)
+		return;
+	th->probe_requested = true;
+	syscall(SYS_tgkill, tr->pid, th->tid, SIGSTOP);
+}
+
 static int pump(struct cts_tracer *tr)
 {
 	while (busy(tr)) {
@@ -1073,6 +1101,12 @@ static int pump(struct cts_tracer *tr)
 					return 0;
 				}
 				if (alarm_fired) {
+					alarm_fired = 0;
+					double t = now_s();
+					if (tr->cfg.timeout <= 0 || t - tr->run_started < tr->cfg.timeout) {
+						slice_expired(tr, t);
+						continue;
+					}
 					tr->st->status = CTS_RUN_TIMEOUT;
 					snprintf(tr->st->message, sizeof(tr->st->message),
 						 "run timed out after %.1f s (a thread ran without reaching a "
@@ -1139,6 +1173,7 @@ static int tr_step(void *be, struct cts_run_state *st, int tid, bool give_up,
 	tr->st = st;
 	*done = th->pending;
 	tr->running = th;
+	tr->step_started = now_s();
 	tr->last_created = -1;
 	if (th->state != TH_HELD) {
 		set_error(tr, "thread %d is not held (state %d)", tid, th->state);

@@ -55,6 +55,11 @@ struct thread {
 	uint32_t acc_size;
 	bool acc_capture;          /* read the written value after the step */
 	uint64_t acc_written;
+	bool probe_requested;      /* SIGSTOP sent: probe it for a spin loop */
+	bool probing;              /* single-stepping a spin probe */
+	int probe_left;
+	uint64_t probe_pc[16], probe_addr[16], probe_val[16];
+	int probe_n;
 	int watch_idx;             /* --watch fallback: watch hit by this access, -1 */
 	uint64_t watch_pc;
 	struct cts_hw_regs hw;
@@ -76,6 +81,7 @@ struct bp {
 	bool active;
 	uint32_t local_hits, shared_hits;
 	struct cts_insn *insn;  /* BP_ACCESS: decoded once (access.c) */
+	bool learned;           /* a spin loop's load: visible in every mode */
 };
 
 struct cts_access_state;
@@ -94,6 +100,7 @@ struct cts_tracer {
 	struct thread *running;
 	int last_created;
 	uint64_t fseq;
+	double run_started, step_started;
 	/* breakpoints: open addressing by address */
 	struct bp *bps;
 	size_t bpcap, nbps;
