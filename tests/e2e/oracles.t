@@ -1,0 +1,44 @@
+#!/bin/bash
+# timeout: 300
+# The oracles: fatal signal (with thread, pc and source line), step budget
+# (livelock), per-run timeout, non-zero exit with --fail-on-exit; and SIGINT
+# in the middle of a run leaves nothing behind.
+. "$(dirname "$0")/lib.sh"
+
+line=$(grep -n 'BUG: cur may have been cleared' "$TOP/tests/programs/crash.c" | cut -d: -f1)
+out=$("$CTS" -n 500 -o "$T/crash" -- "$PROG/crash" 2>&1)
+is $? 1 "crash: found"
+like "$out" "BUG \\(crash\\).*thread 1 killed by Segmentation fault at reader\\+0x[0-9a-f]+ \\(crash.c:$line\\) \\(address 0x0\\)" \
+	"crash: signal, thread, function and line"
+like "$out" "#1 start_thread" "crash: stack of the faulting thread"
+r=$("$CTS" --replay "$T/crash/crash-1.sched" 2>&1)
+is $? 1 "crash: replay reproduces it"
+"$CTS" -q -n 500 -o "$T/crash" -- "$PROG/crash_ok"
+is $? 0 "crash_ok: 500 schedules clean"
+
+out=$("$CTS" --max-steps 50 -n 1 -o "$T/ll" -- "$PROG/sync_heavy" 2>&1)
+is $? 1 "step budget: reported as a bug"
+like "$out" "BUG \\(livelock\\).*step budget of 50 exhausted" "step budget: says possible livelock"
+
+out=$("$CTS" --timeout 1 -n 1 -o "$T/to" -- "$PROG/forever" 2>&1)
+is $? 1 "timeout: reported as a bug"
+like "$out" "BUG \\(timeout\\).*timed out after 1.0 s" "timeout: says so"
+is "$(leftovers forever)" no "timeout: the program is gone"
+
+out=$("$CTS" --fail-on-exit -n 200 -o "$T/ex" -- "$PROG/exit_status" 2>&1)
+is $? 1 "--fail-on-exit: exit status 3 is a bug"
+like "$out" "exited with status 3" "--fail-on-exit: says the status"
+"$CTS" -q -n 200 -o "$T/ex2" -- "$PROG/exit_status"
+is $? 0 "without --fail-on-exit: no bug"
+
+# SIGINT while the program is running: exit 130, nothing left behind.
+"$CTS" --timeout 60 -n 1 -o "$T/int" -- "$PROG/forever" >"$T/int.log" 2>&1 &
+pid=$!
+for i in $(seq 100); do pgrep -f "$PROG/forever" >/dev/null && break; sleep 0.1; done
+kill -INT $pid
+wait $pid
+is $? 130 "SIGINT: exit status 130"
+like "$(cat "$T/int.log")" "interrupted" "SIGINT: says interrupted"
+is "$(leftovers forever)" no "SIGINT: no traced process left behind"
+is "$(ps -eo stat,comm | grep -c '^Z.*forever')" 0 "SIGINT: no zombie left behind"
+done_testing
