@@ -10,7 +10,9 @@ WERROR  ?= -Werror
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 \
            -Wimplicit-fallthrough -Wno-format-truncation
 CFLAGS  ?= -O2 -g
-CFLAGS  += -std=gnu11 $(WARN) $(if $(filter true,$(CI)),-Werror,$(WERROR)) -I. -D_GNU_SOURCE
+# The flags cts needs whatever CFLAGS the caller passes (make asan overrides CFLAGS).
+ALL_CFLAGS = -std=gnu11 $(WARN) $(if $(filter true,$(CI)),-Werror,$(WERROR)) -I. -D_GNU_SOURCE \
+             $(CFLAGS)
 LDLIBS  := -lcapstone -ldw -lelf -lseccomp -lm
 PROVE   ?= prove
 JOBS    ?= 2
@@ -46,13 +48,13 @@ libcts.a: $(LIB_OBJS)
 	$(AR) rcs $@ $^
 
 cts-trace: tracer/main.o libcts.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 %.o: %.c $(wildcard */*.h)
-	$(CC) $(CFLAGS) -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 tests/unit/test_%: tests/unit/test_%.c tests/unit/tap.h libcts.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< libcts.a $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< libcts.a $(LDLIBS)
 
 tests/programs/%: tests/programs/%.c
 	$(CC) $(PROG_CFLAGS) -o $@ $< -lm

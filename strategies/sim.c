@@ -17,7 +17,7 @@
 #define SIM_ADDR_BASE 0x10000u    /* fake addresses of shared words and objects */
 #define SIM_LOCAL_STEPS 1000000   /* local statements between two visible ops */
 
-enum { X_CONST, X_LOCAL, X_NEG, X_NOT, X_BIN };
+enum { X_CONST, X_LOCAL, X_NAMED, X_NEG, X_NOT, X_BIN };
 enum { B_ADD, B_SUB, B_MUL, B_DIV, B_MOD, B_EQ, B_NE, B_LT, B_LE, B_GT, B_GE, B_AND, B_OR };
 
 struct expr {
@@ -67,6 +67,11 @@ struct sobj {
 	size_t off;      /* into mem */
 };
 
+struct sconst {
+	char name[NAME_MAX_LEN];
+	int64_t v;
+};
+
 struct sthread {
 	int def, ip;
 	bool alive, at_exit, reacquire;
@@ -83,6 +88,8 @@ struct cts_sim {
 	int nex;
 	struct sobj *objs;
 	int nobjs;
+	struct sconst *consts;
+	int nconsts;
 	int64_t *mem;
 	size_t nwords;
 	char **lines;    /* source lines, for describe_pc */
@@ -279,6 +286,14 @@ static int add_obj(struct cts_sim *sim, const char *name, int64_t n, int64_t ini
 	return i;
 }
 
+static int find_const(const struct cts_sim *sim, const char *name)
+{
+	for (int i = 0; i < sim->nconsts; i++)
+		if (strcmp(sim->consts[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
 static int find_local(const struct tdef *d, const char *name)
 {
 	for (int i = 0; i < d->nlocals; i++)
@@ -398,6 +413,11 @@ static int parse_primary(struct parser *p, bool shared_ok)
 			next(p);
 			return new_expr(p->sim, X_LOCAL, 0, -1, -1, slot);
 		}
+		int k = find_const(p->sim, t->s);
+		if (k >= 0) {
+			next(p);
+			return new_expr(p->sim, X_NAMED, 0, -1, -1, k);
+		}
 		if (shared_ok)
 			return shared_read(p, t->line);
 		perr(p, t->line, "'%s' is not a local here (read shared variables with 'read %s -> r')",
@@ -488,7 +508,8 @@ static int parse_result(struct parser *p, int mode)
 	return -1;
 }
 
-static void parse_stmt(struct parser *p)
+/* Returns true for a label, which a statement may follow on the same line. */
+static bool parse_stmt(struct parser *p)
 {
 	struct cts_sim *sim = p->sim;
 	struct tdef *d = &sim->defs[p->def];
@@ -497,17 +518,15 @@ static void parse_stmt(struct parser *p)
 
 	if (t->k != T_IDENT) {
 		perr(p, line, "expected a statement");
-		return;
+		return false;
 	}
 	if (is_punct(peek(p), ":")) {   /* label */
 		next(p);
 		int l = label_id(d, t->s, line);
-		if (d->labels[l].at >= 0) {
+		if (d->labels[l].at >= 0)
 			perr(p, line, "label '%s' defined twice", t->s);
-			return;
-		}
 		d->labels[l].at = sim->nins;
-		return;
+		return true;
 	}
 	for (size_t i = 0; i < sizeof(stmts) / sizeof(stmts[0]); i++) {
 		if (strcmp(t->s, stmts[i].word) != 0)
@@ -525,7 +544,7 @@ static void parse_stmt(struct parser *p)
 		in->e1 = e[0];
 		in->e2 = e[1];
 		in->dst = dst;
-		return;
+		return false;
 	}
 	if (strcmp(t->s, "incr") == 0) {
 		struct ref r = parse_ref(p);
@@ -543,11 +562,11 @@ static void parse_stmt(struct parser *p)
 	} else if (strcmp(t->s, "create") == 0) {
 		const char *name = expect_ident(p, "a thread name");
 		if (p->failed)
-			return;
+			return false;
 		int def = find_def(sim, name);
 		if (def < 0) {
 			perr(p, line, "no thread named '%s'", name);
-			return;
+			return false;
 		}
 		int e = -1;
 		if (!at_end_of_stmt(p) && !is_punct(peek(p), "->"))
@@ -560,11 +579,11 @@ static void parse_stmt(struct parser *p)
 	} else if (strcmp(t->s, "join") == 0) {
 		const char *name = expect_ident(p, "a thread or local name");
 		if (p->failed)
-			return;
+			return false;
 		int def = find_def(sim, name), slot = find_local(&sim->defs[p->def], name);
 		if (def < 0 && slot < 0) {
 			perr(p, line, "'%s' is neither a thread nor a local", name);
-			return;
+			return false;
 		}
 		struct instr *in = new_instr(sim, I_OP, CTS_OP_JOIN, line);
 		in->def = def;
@@ -573,7 +592,7 @@ static void parse_stmt(struct parser *p)
 	} else if (strcmp(t->s, "let") == 0) {
 		const char *name = expect_ident(p, "a local name");
 		if (p->failed)
-			return;
+			return false;
 		int slot = add_local(&sim->defs[p->def], name);
 		expect_punct(p, "=");
 		int e = parse_expr(p, false);
@@ -586,12 +605,12 @@ static void parse_stmt(struct parser *p)
 			e = parse_expr(p, false);
 			if (!is_word(next(p), "goto")) {
 				perr(p, line, "expected 'goto' after the condition");
-				return;
+				return false;
 			}
 		}
 		const char *name = expect_ident(p, "a label");
 		if (p->failed)
-			return;
+			return false;
 		int l = label_id(&sim->defs[p->def], name, line);
 		struct instr *in = new_instr(sim, e < 0 ? I_GOTO : I_IF, CTS_OP_NONE, line);
 		in->e1 = e;
@@ -604,9 +623,9 @@ static void parse_stmt(struct parser *p)
 		new_instr(sim, I_EXIT, CTS_OP_NONE, line);
 	} else {
 		perr(p, line, "unknown statement '%s'", t->s);
-		return;
+		return false;
 	}
-	(void)d;
+	return false;
 }
 
 static void finish_def(struct parser *p)
@@ -662,6 +681,34 @@ static void parse_var(struct parser *p)
 		init = neg ? -t->v : t->v;
 	}
 	add_obj(p->sim, copy, n, init);
+}
+
+static void parse_const(struct parser *p)
+{
+	struct tok *t = next(p);
+	bool neg = false;
+	if (t->k != T_IDENT) {
+		perr(p, t->line, "expected a constant name");
+		return;
+	}
+	if (find_const(p->sim, t->s) >= 0) {
+		perr(p, t->line, "constant '%s' defined twice", t->s);
+		return;
+	}
+	expect_punct(p, "=");
+	if (is_punct(peek(p), "-")) {
+		next(p);
+		neg = true;
+	}
+	struct tok *v = next(p);
+	if (p->failed || v->k != T_NUM) {
+		perr(p, t->line, "a constant needs a number");
+		return;
+	}
+	struct cts_sim *sim = p->sim;
+	sim->consts = cts_xrealloc(sim->consts, (size_t)(sim->nconsts + 1) * sizeof(*sim->consts));
+	snprintf(sim->consts[sim->nconsts].name, NAME_MAX_LEN, "%s", t->s);
+	sim->consts[sim->nconsts++].v = neg ? -v->v : v->v;
 }
 
 /* First pass: thread names (create may name a later thread) and each
@@ -740,6 +787,9 @@ struct cts_sim *cts_sim_parse(const char *text, char *err, size_t errlen)
 		if (is_word(t, "var")) {
 			next(&p);
 			parse_var(&p);
+		} else if (is_word(t, "const")) {
+			next(&p);
+			parse_const(&p);
 		} else if (is_word(t, "thread") && p.toks[p.pos + 1].k == T_IDENT) {
 			finish_def(&p);
 			next(&p);
@@ -750,8 +800,8 @@ struct cts_sim *cts_sim_parse(const char *text, char *err, size_t errlen)
 			continue;
 		} else if (p.def < 0) {
 			perr(&p, t->line, "statement outside a thread");
-		} else {
-			parse_stmt(&p);
+		} else if (parse_stmt(&p)) {
+			continue;
 		}
 		if (!p.failed && !at_end_of_stmt(&p))
 			perr(&p, peek(&p)->line, "unexpected '%s' after the statement",
@@ -822,6 +872,7 @@ void cts_sim_free(struct cts_sim *sim)
 	free(sim->ins);
 	free(sim->ex);
 	free(sim->objs);
+	free(sim->consts);
 	free(sim->mem);
 	free(sim->last_created);
 	free(sim);
@@ -858,6 +909,8 @@ static int64_t eval(struct runctx *c, int e)
 		return x->v;
 	case X_LOCAL:
 		return c->sim->th[c->tid].loc[x->v];
+	case X_NAMED:
+		return c->sim->consts[x->v].v;
 	case X_NEG:
 		return -eval(c, x->a);
 	case X_NOT:
@@ -1229,4 +1282,13 @@ int64_t cts_sim_value(const struct cts_sim *sim, const char *name, int64_t index
 	if (i < 0 || index < 0 || index >= sim->objs[i].n)
 		return 0;
 	return sim->mem[sim->objs[i].off + (size_t)index];
+}
+
+bool cts_sim_set_const(struct cts_sim *sim, const char *name, int64_t value)
+{
+	int i = find_const(sim, name);
+	if (i < 0)
+		return false;
+	sim->consts[i].v = value;
+	return true;
 }

@@ -6,15 +6,17 @@
  *
  *   var x = 1              shared scalar (default 0); undeclared names are scalars
  *   var table[128]         shared array of 8-byte words, all 0 (or "= v")
+ *   const N = 12           a named number for expressions (cts_sim_set_const)
  *   thread main: ...       thread definition; the first one is thread 0 and
  *                          starts the run, the others start through "create"
  *
  * Statements ("REF" is NAME or NAME[EXPR], a shared word or object; "r" a
- * thread-local name; EXPR uses locals, integers, tid, arg and
+ * thread-local name; EXPR uses locals, constants, integers, tid, arg and
  * + - * / % == != < <= > >= && || ! and parentheses):
  *
  *   read REF -> r          write REF EXPR         incr REF   (= read, then write +1)
  *   cas REF EXPECT NEW [-> r]     atomic compare-and-swap, r = 1 if it swapped
+ *                          (operands are adjacent expressions: write "(-1)")
  *   lock REF   unlock REF   trylock REF [-> r]    (r = 0 acquired, else EBUSY)
  *   wait COND MUTEX        (cond wait: release, wait for a signal, re-acquire)
  *   signal COND   broadcast COND
@@ -54,6 +56,9 @@ void cts_sim_free(struct cts_sim *sim);
 
 /* The backend runs the script; model must be the explorer's object model. */
 struct cts_backend cts_sim_backend(struct cts_sim *sim, struct cts_objmodel *model);
+
+/* Change a "const" before the next run; false if the script has none so named. */
+bool cts_sim_set_const(struct cts_sim *sim, const char *name, int64_t value);
 
 /* For tests: the fake address of NAME[index] (0 if unknown), and the value
  * the last run left there. */

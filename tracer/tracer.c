@@ -351,6 +351,10 @@ static void child_exec(struct cts_tracer *tr, volatile int *child_errno)
 		if (fd > 2)
 			close(fd);
 	}
+	/* Its own process group: a terminal's ^C or a supervisor's group-wide
+	 * SIGTERM reaches cts-trace, which kills and reaps the program itself
+	 * instead of reporting its death as a crash. */
+	setpgid(0, 0);
 	/* exec under TRACEME stops the child with SIGTRAP: the tracer then
 	 * sets its options before the program runs a single instruction. */
 	if (ptrace(PTRACE_TRACEME, 0, 0, 0) != 0)
@@ -964,7 +968,10 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 			for (int i = 0; i < tr->nthreads; i++)
 				if (tr->th[i].state != TH_DEAD)
 					mark_dead(tr, &tr->th[i]);
-			if (tr->st->status == CTS_RUN_ACTIVE) {
+			if (tr->st->status == CTS_RUN_ACTIVE && user_interrupt) {
+				tr->st->status = CTS_RUN_INTERRUPTED;
+				snprintf(tr->st->message, sizeof(tr->st->message), "interrupted");
+			} else if (tr->st->status == CTS_RUN_ACTIVE) {
 				if (ev->kind == CTS_WEV_EXITED) {
 					tr->st->status = CTS_RUN_EXITED;
 					tr->st->exit_code = ev->code;

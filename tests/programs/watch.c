@@ -1,10 +1,10 @@
 /* watch.c — accesses to one global at known source lines (no assert bug).
  * main writes `watched` before creating the threads, thread A reads it,
  * thread B writes it, main reads it after joining.  Each access is alone on
- * a line tagged WATCH-LINE so tests can grep the expected line numbers, e.g.
- *   grep -n 'WATCH-LINE: a-read' tests/programs/watch.c
- * A and B race (A may see 1 or 2); that race is intended, for the race
- * detector and for watchpoints (--watch / attach mode).  Mode: break. */
+ * its line, and each such line ends in a WATCH-LINE tag naming it
+ * (main-write, a-read, b-write, main-read), so a test can find the line
+ * numbers with grep -n on the tag.  A and B race (A may see 1 or 2); the race
+ * is intended, for the race detector and for watchpoints.  Mode: break. */
 #include <assert.h>
 #include <pthread.h>
 

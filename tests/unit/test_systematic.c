@@ -1,0 +1,494 @@
+/* dfs, dpor, pcb and idb through cts_explore on simulated programs
+ * (the scripts in tests/sim): exact schedule counts, bugs found and missed, DPOR's
+ * soundness against DFS, replay divergence, and long runs. */
+#include <dirent.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "models/objmodel.h"
+#include "strategies/explorer.h"
+#include "strategies/sim.h"
+#include "strategies/systematic.h"
+#include "tests/unit/tap.h"
+
+static char simdir[512];
+
+static struct cts_sim *load(const char *name)
+{
+	char path[768], err[256];
+	snprintf(path, sizeof(path), "%s/%s", simdir, name);
+	struct cts_sim *sim = cts_sim_load(path, err, sizeof(err));
+	if (!sim)
+		tap_diag("%s", err);
+	return sim;
+}
+
+static struct cts_sim *parse(const char *text)
+{
+	char err[256];
+	struct cts_sim *sim = cts_sim_parse(text, err, sizeof(err));
+	if (!sim)
+		tap_diag("%s", err);
+	return sim;
+}
+
+struct outcome {
+	uint64_t runs;
+	bool complete;
+	int nbugs;
+	enum cts_bug_kind kind;   /* first bug */
+	char message[256];
+	struct cts_search_stats stats;
+	int rc;
+};
+
+/* Final states seen (memory of a few variables, and whether a bug ended the
+ * run), for comparing DPOR with DFS. */
+#define MAX_FINALS 512
+struct finals {
+	struct cts_sim *sim;
+	const char *const *vars;
+	int n;
+	char seen[MAX_FINALS][96];
+};
+
+static void finals_end(void *ctx, const struct cts_run_summary *sum)
+{
+	struct finals *f = ctx;
+	char buf[96];
+	size_t off;
+	if (sum->aborted)
+		return;   /* a cut run has no final state */
+	off = (size_t)snprintf(buf, sizeof(buf), "%s", sum->bug ? "bug" : "ok");
+	for (int i = 0; f->vars[i] && off < sizeof(buf); i++)
+		off += (size_t)snprintf(buf + off, sizeof(buf) - off, " %s=%" PRId64, f->vars[i],
+					cts_sim_value(f->sim, f->vars[i], 0));
+	for (int i = 0; i < f->n; i++)
+		if (strcmp(f->seen[i], buf) == 0)
+			return;
+	if (f->n < MAX_FINALS)
+		snprintf(f->seen[f->n++], sizeof(f->seen[0]), "%s", buf);
+}
+
+static struct outcome run(struct cts_sim *sim, enum cts_search_kind kind, int bound, bool stop_on_bug,
+			  uint64_t max_steps, struct finals *fin)
+{
+	struct outcome o = { 0 };
+	struct cts_objmodel *m = cts_objmodel_new(false);
+	struct cts_backend be = cts_sim_backend(sim, m);
+	struct cts_strategy_config sc = { .bound = bound, .max_steps = max_steps };
+	struct cts_search_hooks hooks = { .ctx = fin, .end_run = finals_end };
+	if (fin) {
+		fin->sim = sim;
+		fin->n = 0;
+	}
+	struct cts_strategy *s = cts_search_create(kind, &sc, fin ? &hooks : NULL);
+	struct cts_explorer_config cfg = { .max_steps = max_steps, .stop_on_bug = stop_on_bug,
+					   .quiet = true, .log = stderr };
+	struct cts_explore_result res;
+	o.rc = cts_explore(&cfg, &be, m, s, &res);
+	if (o.rc)
+		tap_diag("explore failed: %s", res.error);
+	o.runs = res.runs;
+	o.complete = res.complete;
+	o.nbugs = res.nbugs;
+	if (res.nbugs) {
+		o.kind = res.bugs[0].kind;
+		snprintf(o.message, sizeof(o.message), "%s", res.bugs[0].message);
+	}
+	cts_search_get_stats(s, &o.stats);
+	cts_explore_result_free(&res);
+	cts_strategy_destroy(s);
+	cts_objmodel_free(m);
+	return o;
+}
+
+static struct outcome all(struct cts_sim *sim, enum cts_search_kind kind, int bound)
+{
+	return run(sim, kind, bound, false, 10000, NULL);
+}
+
+/* ---- an independent oracle: brute-force enumeration ----
+ * Re-runs every prefix from scratch through the backend and counts the
+ * complete schedules, applying the textbook definitions of a preemption
+ * (leaving a thread that is still enabled and did not yield) and of a delay
+ * (each enabled thread a round-robin scheduler passes over). */
+enum bound_kind { NO_BOUND, PREEMPTIONS, DELAYS };
+
+struct brute {
+	struct cts_sim *sim;
+	struct cts_objmodel *m;
+	struct cts_backend be;
+	struct cts_run_state st;
+	int path[4096];
+	cts_op ops[4096];
+	enum bound_kind bk;
+	int bound;
+};
+
+static bool brute_replay(struct brute *b, int len, bool en[CTS_MAX_THREADS])
+{
+	cts_objmodel_reset(b->m);
+	memset(&b->st, 0, sizeof(b->st));
+	b->be.ops->start(b->be.be, &b->st);
+	for (int i = 0; i < len; i++) {
+		struct cts_event done;
+		b->be.ops->step(b->be.be, &b->st, b->path[i], false, &done);
+		cts_objmodel_apply(b->m, &done);
+		b->ops[i] = done.op;
+	}
+	int n = 0;
+	for (int t = 0; t < b->st.nthreads; t++) {
+		en[t] = b->st.t[t].alive && cts_objmodel_enabled(b->m, &b->st.t[t].pending);
+		n += en[t];
+	}
+	return b->st.status == CTS_RUN_ACTIVE && n > 0;
+}
+
+static uint64_t brute_count(struct brute *b, int len, int used)
+{
+	bool en[CTS_MAX_THREADS];
+	if (!brute_replay(b, len, en))
+		return 1;
+	int nt = b->st.nthreads, prev = len ? b->path[len - 1] : -1;
+	bool yielded = len && b->ops[len - 1] == CTS_OP_YIELD;
+	uint64_t total = 0;
+	for (int t = 0; t < nt; t++) {
+		if (!en[t])
+			continue;
+		int cost = 0;
+		if (b->bk == PREEMPTIONS) {
+			cost = prev >= 0 && t != prev && en[prev] && !yielded;
+		} else if (b->bk == DELAYS) {
+			int start = prev < 0 ? 0 : yielded ? (prev + 1) % nt : prev;
+			for (int u = start; u != t; u = (u + 1) % nt)
+				cost += en[u];
+		}
+		if (b->bk != NO_BOUND && used + cost > b->bound)
+			continue;
+		b->path[len] = t;
+		total += brute_count(b, len + 1, used + cost);
+		brute_replay(b, len, en);   /* restore en[] for the next t */
+	}
+	return total;
+}
+
+static uint64_t brute(struct cts_sim *sim, enum bound_kind bk, int bound)
+{
+	struct brute *b = calloc(1, sizeof(*b));
+	b->sim = sim;
+	b->m = cts_objmodel_new(false);
+	b->be = cts_sim_backend(sim, b->m);
+	b->bk = bk;
+	b->bound = bound;
+	uint64_t n = brute_count(b, 0, 0);
+	cts_objmodel_free(b->m);
+	free(b);
+	return n;
+}
+
+/* ---- tests ---- */
+
+static void test_exact_counts(void)
+{
+	struct cts_sim *sim;
+	struct outcome o;
+
+	/* same_var.sim: main c1 c2 j1 j2 exit, t1 w1 e1, t2 w2 e2 (e = the
+	 * thread's visible exit). Everything of t1 sits between c1 and j1; k of
+	 * t2's 2 events may come before j1 too: sum over k of C(3 + k, 2)
+	 * = 3 + 6 + 10 = 19 interleavings. */
+	sim = load("same_var.sim");
+	o = all(sim, CTS_SEARCH_DFS, 0);
+	tap_ok(o.runs == 19 && o.complete, "dfs same_var: 19 interleavings (got %" PRIu64 ")", o.runs);
+	o = all(sim, CTS_SEARCH_DPOR, 0);
+	tap_ok(o.runs == 2 && o.complete, "dpor same_var: 2 (the two write orders) (got %" PRIu64 ")",
+	       o.runs);
+	/* pcb 0: main runs until its join blocks, then t1 or t2 runs to its end:
+	 * t1 first (then main or t2 next) or t2 first = 3. */
+	o = all(sim, CTS_SEARCH_PCB, 0);
+	tap_ok(o.runs == 3 && o.complete, "pcb 0 same_var: 3 (got %" PRIu64 ")", o.runs);
+	o = all(sim, CTS_SEARCH_IDB, 0);
+	tap_ok(o.runs == 1 && o.complete, "idb 0 same_var: exactly 1 (got %" PRIu64 ")", o.runs);
+	cts_sim_free(sim);
+
+	/* two_by_two.sim: t1 and t2 have 3 events each (2 writes + exit):
+	 * sum over k = 0..3 of C(4 + k, 3) = 4 + 10 + 20 + 35 = 69. */
+	sim = load("two_by_two.sim");
+	o = all(sim, CTS_SEARCH_DFS, 0);
+	tap_ok(o.runs == 69 && o.complete, "dfs two_by_two: 69 (got %" PRIu64 ")", o.runs);
+	o = all(sim, CTS_SEARCH_DPOR, 0);
+	tap_ok(o.runs == 1, "dpor two_by_two: 1 (got %" PRIu64 ")", o.runs);
+	cts_sim_free(sim);
+
+	sim = load("writers.sim");
+	o = all(sim, CTS_SEARCH_DPOR, 0);
+	tap_ok(o.runs == 1 && o.complete && o.stats.races == 0,
+	       "dpor writers: 3 threads on own variables = exactly 1 schedule (got %" PRIu64 ")",
+	       o.runs);
+	uint64_t want = brute(sim, NO_BOUND, 0);
+	o = all(sim, CTS_SEARCH_DFS, 0);
+	tap_ok(o.runs == want && want > 100, "dfs writers: %" PRIu64 " = brute-force count %" PRIu64,
+	       o.runs, want);
+	cts_sim_free(sim);
+}
+
+/* pcb and idb against the brute-force oracle, for several bounds. */
+static void test_bounded_counts(void)
+{
+	static const char *const scripts[] = { "same_var.sim", "lost_update.sim", "deadlock.sim",
+					       "cond_signal.sim", "sem_barrier.sim", "trylock.sim" };
+	for (size_t i = 0; i < sizeof(scripts) / sizeof(scripts[0]); i++) {
+		struct cts_sim *sim = load(scripts[i]);
+		if (!sim)
+			continue;
+		uint64_t dfs = brute(sim, NO_BOUND, 0);
+		struct outcome o = all(sim, CTS_SEARCH_DFS, 0);
+		tap_ok(o.runs == dfs && o.complete, "dfs %s: %" PRIu64 " runs = brute force %" PRIu64,
+		       scripts[i], o.runs, dfs);
+		for (int k = 0; k <= 2; k++) {
+			uint64_t p = brute(sim, PREEMPTIONS, k), d = brute(sim, DELAYS, k);
+			struct outcome op = all(sim, CTS_SEARCH_PCB, k), od = all(sim, CTS_SEARCH_IDB, k);
+			tap_ok(op.runs == p && op.complete,
+			       "pcb %d %s: %" PRIu64 " runs = brute force %" PRIu64, k, scripts[i],
+			       op.runs, p);
+			tap_ok(od.runs == d && od.complete,
+			       "idb %d %s: %" PRIu64 " runs = brute force %" PRIu64, k, scripts[i],
+			       od.runs, d);
+			if (k == 0)
+				tap_ok(od.runs == 1, "idb 0 %s: exactly one schedule", scripts[i]);
+		}
+		struct outcome big = all(sim, CTS_SEARCH_PCB, 50);
+		tap_ok(big.runs == dfs, "pcb with a large bound = dfs on %s", scripts[i]);
+		big = all(sim, CTS_SEARCH_IDB, 50);
+		tap_ok(big.runs == dfs, "idb with a large bound = dfs on %s", scripts[i]);
+		cts_sim_free(sim);
+	}
+}
+
+static void test_bugs(void)
+{
+	struct cts_sim *sim = load("lost_update.sim");
+	struct outcome o;
+	if (!sim)
+		return;
+	o = run(sim, CTS_SEARCH_DFS, 0, true, 10000, NULL);
+	tap_ok(o.nbugs == 1 && o.kind == CTS_BUG_ASSERT && strstr(o.message, "assert"),
+	       "dfs finds the lost update: %s", o.message);
+	o = run(sim, CTS_SEARCH_DPOR, 0, true, 10000, NULL);
+	tap_ok(o.nbugs == 1 && o.kind == CTS_BUG_ASSERT, "dpor finds the lost update");
+	o = run(sim, CTS_SEARCH_PCB, 1, true, 10000, NULL);
+	tap_ok(o.nbugs == 1 && o.kind == CTS_BUG_ASSERT, "pcb 1 finds the lost update");
+	o = run(sim, CTS_SEARCH_IDB, 1, true, 10000, NULL);
+	tap_ok(o.nbugs == 1 && o.kind == CTS_BUG_ASSERT, "idb 1 finds the lost update");
+	o = all(sim, CTS_SEARCH_PCB, 0);
+	tap_ok(o.nbugs == 0 && o.complete && o.runs == 3,
+	       "pcb 0 misses it: 3 non-preemptive schedules, space complete");
+	o = all(sim, CTS_SEARCH_IDB, 0);
+	tap_ok(o.nbugs == 0 && o.complete && o.runs == 1, "idb 0 misses it");
+	/* DPOR: r1 r2 commute, so the classes are t1 first, t2 first, and both
+	 * reads before the writes with either write last = 4. */
+	o = all(sim, CTS_SEARCH_DPOR, 0);
+	tap_ok(o.runs == 4 && o.complete, "dpor lost_update: 4 classes (got %" PRIu64 ")", o.runs);
+	o = all(sim, CTS_SEARCH_DFS, 0);
+	tap_ok(o.runs == 69, "dfs lost_update: 69, same shape as two_by_two");
+	cts_sim_free(sim);
+
+	sim = load("lost_update_ok.sim");
+	o = all(sim, CTS_SEARCH_DPOR, 0);
+	tap_ok(o.runs == 2 && o.nbugs == 0 && o.complete, "dpor lost_update_ok: 2 lock orders, no bug");
+	o = all(sim, CTS_SEARCH_DFS, 0);
+	tap_ok(o.nbugs == 0 && o.complete, "dfs lost_update_ok: no bug in %" PRIu64 " runs", o.runs);
+	cts_sim_free(sim);
+
+	sim = load("deadlock.sim");
+	static const enum cts_search_kind kinds[] = { CTS_SEARCH_DFS, CTS_SEARCH_DPOR, CTS_SEARCH_PCB,
+						      CTS_SEARCH_IDB };
+	for (int i = 0; i < 4; i++) {
+		o = run(sim, kinds[i], 1, true, 10000, NULL);
+		tap_ok(o.nbugs == 1 && o.kind == CTS_BUG_DEADLOCK && strstr(o.message, "waits for mutex"),
+		       "%s finds the lock-order deadlock: %s",
+		       i == 0 ? "dfs" : i == 1 ? "dpor" : i == 2 ? "pcb 1" : "idb 1", o.message);
+	}
+	o = all(sim, CTS_SEARCH_DPOR, 0);
+	tap_ok(o.runs == 3 && o.complete, "dpor deadlock: t1 first, t2 first, deadlock = 3 (got %" PRIu64 ")",
+	       o.runs);
+	o = all(sim, CTS_SEARCH_PCB, 0);
+	tap_ok(o.nbugs == 0, "pcb 0 cannot reach the deadlock (it needs a preemption)");
+	cts_sim_free(sim);
+
+	sim = load("lost_wakeup.sim");
+	o = run(sim, CTS_SEARCH_DPOR, 0, true, 10000, NULL);
+	tap_ok(o.nbugs == 1 && o.kind == CTS_BUG_DEADLOCK, "dpor finds the lost wakeup: %s", o.message);
+	cts_sim_free(sim);
+	sim = load("cond_signal.sim");
+	o = all(sim, CTS_SEARCH_DPOR, 0);
+	tap_ok(o.nbugs == 0 && o.complete, "cond_signal is clean under dpor (%" PRIu64 " runs)", o.runs);
+	cts_sim_free(sim);
+}
+
+/* DPOR must reach every final state DFS reaches and never run more. */
+static void test_dpor_vs_dfs(void)
+{
+	static const char *const vars[] = { "x", "y", "a", "miss", "got", "ready", "p", "q", NULL };
+	static struct finals fd = { .vars = vars }, fp = { .vars = vars };
+	DIR *dir = opendir(simdir);
+	struct dirent *de;
+	int checked = 0;
+
+	if (!tap_ok(dir != NULL, "open %s", simdir))
+		return;
+	while ((de = readdir(dir))) {
+		size_t n = strlen(de->d_name);
+		if (n < 5 || strcmp(de->d_name + n - 4, ".sim"))
+			continue;
+		struct cts_sim *sim = load(de->d_name);
+		if (!sim)
+			continue;
+		cts_sim_set_const(sim, "N", 2);   /* benchmarks: two workers */
+		struct outcome a = run(sim, CTS_SEARCH_DFS, 0, false, 10000, &fd);
+		struct outcome b = run(sim, CTS_SEARCH_DPOR, 0, false, 10000, &fp);
+		bool same = fd.n == fp.n;
+		for (int i = 0; same && i < fd.n; i++) {
+			bool found = false;
+			for (int j = 0; j < fp.n; j++)
+				found |= strcmp(fd.seen[i], fp.seen[j]) == 0;
+			same = found;
+		}
+		tap_ok(a.complete && b.complete && b.runs <= a.runs && same,
+		       "%s: dpor %" PRIu64 " <= dfs %" PRIu64 " runs, same %d final states",
+		       de->d_name, b.runs, a.runs, fd.n);
+		cts_sim_free(sim);
+		checked++;
+	}
+	closedir(dir);
+	tap_ok(checked >= 10, "checked %d scripts", checked);
+}
+
+/* Flanagan & Godefroid 2005, Table 1: indexer and file system. */
+static void test_benchmarks(void)
+{
+	static const struct {
+		const char *file;
+		int n;
+		uint64_t runs;
+	} cases[] = {
+		/* indexer: threads 0 and N-1... collide from 12 threads on, 3 slots
+		 * per extra thread, 2 orders each: 8^(N-11) */
+		{ "indexer.sim", 11, 1 }, { "indexer.sim", 12, 8 }, { "indexer.sim", 13, 64 },
+		/* file system: threads i and i+13 meet on one block: 2^(N-13) */
+		{ "filesystem.sim", 13, 1 }, { "filesystem.sim", 14, 2 },
+		{ "filesystem.sim", 15, 4 }, { "filesystem.sim", 16, 8 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cts_sim *sim = load(cases[i].file);
+		if (!sim)
+			continue;
+		cts_sim_set_const(sim, "N", cases[i].n);
+		struct outcome o = all(sim, CTS_SEARCH_DPOR, 0);
+		tap_ok(o.runs == cases[i].runs && o.complete && o.nbugs == 0,
+		       "dpor %s with %d threads: %" PRIu64 " runs (want %" PRIu64 ")", cases[i].file,
+		       cases[i].n, o.runs, cases[i].runs);
+		cts_sim_free(sim);
+	}
+}
+
+static void test_divergence_and_completeness(void)
+{
+	struct cts_sim *a = parse("thread main: create t; write x 1\nthread t: write x 2\n");
+	struct cts_sim *b = parse("thread main: write y 0; create t; write x 1\nthread t: write x 2\n");
+	struct cts_objmodel *m = cts_objmodel_new(false);
+	struct cts_strategy_config sc = { .max_steps = 1000 };
+	struct cts_strategy *s = cts_dpor_create(&sc);
+	struct cts_explorer_config cfg = { .runs = 1, .max_steps = 1000, .quiet = true, .log = stderr };
+	struct cts_explore_result res;
+	if (!a || !b)
+		return;
+
+	struct cts_backend be = cts_sim_backend(a, m);
+	cts_explore(&cfg, &be, m, s, &res);
+	tap_ok(res.runs == 1 && !res.complete, "one run of two: not complete");
+	cts_explore_result_free(&res);
+	/* The program changed under the stored stack: its replay must notice. */
+	be = cts_sim_backend(b, m);
+	cts_explore(&cfg, &be, m, s, &res);
+	tap_ok(res.nbugs == 1 && res.bugs[0].kind == CTS_BUG_DIVERGED &&
+	       strstr(res.bugs[0].message, "step 0: thread 0 was recorded doing 'create'") &&
+	       strstr(res.bugs[0].message, "now does 'write64"),
+	       "replay mismatch is a divergence: %s", res.nbugs ? res.bugs[0].message : "none");
+	tap_ok(!res.complete, "a diverged search is not complete");
+	cts_explore_result_free(&res);
+	cts_strategy_destroy(s);
+
+	/* Exhausted: complete, and a further exploration runs nothing. */
+	s = cts_strategy_create("dpor", &sc, res.error, sizeof(res.error));
+	be = cts_sim_backend(a, m);
+	cfg.runs = 0;
+	cts_explore(&cfg, &be, m, s, &res);
+	tap_ok(res.runs == 2 && res.complete, "dpor via the registry: 2 runs, complete");
+	cts_explore_result_free(&res);
+	cts_explore(&cfg, &be, m, s, &res);
+	tap_ok(res.runs == 0 && res.complete, "an exhausted strategy starts no run");
+	cts_explore_result_free(&res);
+	cts_strategy_destroy(s);
+	for (int i = 0; i < 4; i++) {
+		static const char *const names[] = { "dfs", "dpor", "pcb", "idb" };
+		s = cts_strategy_create(names[i], &sc, res.error, sizeof(res.error));
+		tap_ok(s && strcmp(s->ops->name, names[i]) == 0, "registry knows %s", names[i]);
+		cts_strategy_destroy(s);
+	}
+	cts_objmodel_free(m);
+	cts_sim_free(a);
+	cts_sim_free(b);
+
+	/* A spinning thread exhausts the step budget: reported, and the space
+	 * is not complete although the (finite) search ends. */
+	struct cts_sim *spin = parse("thread main: create t\nL: read f -> v; if v == 0 goto L\n"
+				     "thread t: write f 1\n");
+	struct outcome o = run(spin, CTS_SEARCH_DPOR, 0, false, 40, NULL);
+	tap_ok(o.nbugs >= 1 && o.kind == CTS_BUG_LIVELOCK && !o.complete && o.stats.truncated > 0,
+	       "step budget: livelock reported, not complete (%" PRIu64 " runs)", o.runs);
+	cts_sim_free(spin);
+}
+
+/* Runs of tens of thousands of steps stay cheap: per-step work must not scan
+ * the whole trace. */
+static void test_long_runs(void)
+{
+	struct cts_sim *sim = parse(
+		"const N = 15000\n"
+		"thread main: create a; create b; create c; join a; join b; join c\n"
+		"thread a: let i = 0\nL: write x i; read z -> v; lock m; unlock m; let i = i + 1; if i < N goto L\n"
+		"thread b: let i = 0\nL: write y i; read z -> v; let i = i + 1; if i < N goto L\n"
+		"thread c: write z 1\n");
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	struct outcome o = run(sim, CTS_SEARCH_DPOR, 0, false, 200000, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	/* c's single write races with the first read of a and of b: 3 classes
+	 * (c before both, between, after) ... each a run of ~75000 steps. */
+	tap_ok(o.complete && o.nbugs == 0 && o.stats.max_depth > 75000,
+	       "dpor on %" PRIu64 "-step runs: %" PRIu64 " runs in %.2f s", o.stats.max_depth,
+	       o.runs, secs);
+	tap_ok(secs < 5.0, "long runs take %.2f s (< 5)", secs);
+	cts_sim_free(sim);
+}
+
+int main(int argc, char **argv)
+{
+	char self[512];
+	(void)argc;
+	snprintf(self, sizeof(self), "%s", argv[0]);
+	snprintf(simdir, sizeof(simdir), "%s/../sim", dirname(self));
+	test_exact_counts();
+	test_bounded_counts();
+	test_bugs();
+	test_dpor_vs_dfs();
+	test_benchmarks();
+	test_divergence_and_completeness();
+	test_long_runs();
+	return tap_done();
+}
