@@ -36,6 +36,8 @@ struct cts_run_state {
 	uint64_t fault_addr;
 	int fault_tid;
 	char message[512];
+	bool bad_input;      /* with CTS_RUN_ERROR: the program cannot be traced (exec
+	                      * failed, no usable libc), not a fault of cts */
 	/* Events the backend saw on its own during the last step besides the
 	 * chosen op (e.g. shared accesses inside a step in future modes). */
 };
@@ -52,8 +54,8 @@ struct cts_backend_ops {
 	void (*stop)(void *be, struct cts_run_state *st);
 	/* Optional: pc -> "func (file:line)" for reports; may be NULL. */
 	void (*describe_pc)(void *be, uint64_t pc, char *buf, size_t len);
-	/* Optional: short stack of a thread at the end of a run. */
-	void (*describe_stack)(void *be, int tid, char *buf, size_t len);
+	/* Optional: data address -> "symbol+off", "" if unknown. */
+	void (*describe_data)(void *be, uint64_t addr, char *buf, size_t len);
 };
 
 struct cts_backend {

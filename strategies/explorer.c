@@ -308,14 +308,17 @@ static void judge_end(struct explorer *x, struct cts_bug *bug)
 
 static void race_bug(struct explorer *x, struct cts_bug *bug, const struct cts_race *r)
 {
-	char a[256], b[256];
+	char a[256], b[256], var[160] = "";
 	describe_pc(x, r->pc1, a, sizeof(a));
 	describe_pc(x, r->pc2, b, sizeof(b));
+	if (x->backend->ops->describe_data)
+		x->backend->ops->describe_data(x->backend->be, r->addr, var, sizeof(var));
 	bug->kind = CTS_BUG_RACE;
 	bug->tid = r->tid2;
 	snprintf(bug->message, sizeof(bug->message),
-		 "data race on 0x%" PRIx64 " (%u bytes): thread %d %s at %s vs thread %d %s at %s",
-		 r->addr, r->size, r->tid1, cts_op_name(r->op1), a, r->tid2, cts_op_name(r->op2), b);
+		 "data race on %s%s0x%" PRIx64 "%s (%u bytes): thread %d %s at %s vs thread %d %s at %s",
+		 var, var[0] ? " (" : "", r->addr, var[0] ? ")" : "", r->size, r->tid1,
+		 cts_op_name(r->op1), a, r->tid2, cts_op_name(r->op2), b);
 }
 
 static void report_race(struct explorer *x, const struct cts_race *r)
@@ -383,6 +386,7 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug, bool *
 	memset(x->spin_count, 0, sizeof(x->spin_count));
 	if (x->backend->ops->start(x->backend->be, st) != 0) {
 		snprintf(x->res->error, sizeof(x->res->error), "%s", st->message);
+		x->res->bad_input = st->bad_input;
 		return -1;
 	}
 	while (st->status == CTS_RUN_ACTIVE) {

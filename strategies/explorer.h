@@ -61,6 +61,7 @@ struct cts_explore_result {
 	int nbugs;
 	struct cts_bug *bugs;     /* distinct bugs found (malloc'd) */
 	bool internal_error;
+	bool bad_input;           /* the error is about the program (cannot exec it...) */
 	char error[512];
 };
 

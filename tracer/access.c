@@ -237,7 +237,7 @@ static int resolve_watches(struct cts_tracer *tr)
 			w->addr = v;
 			snprintf(w->name, sizeof(w->name), "0x%llx", v);
 		} else if (tr->sym && cts_sym_lookup(tr->sym, w->spec, &w->addr, &size) == 0) {
-			snprintf(w->name, sizeof(w->name), "%s", w->spec);
+			memcpy(w->name, w->spec, sizeof(w->name)); /* same size, NUL-terminated */
 		} else {
 			snprintf(tr->st->message, sizeof(tr->st->message),
 				 "--watch %s: no such symbol in %s (and not an address)", w->spec,

@@ -385,7 +385,10 @@ int main(int argc, char **argv)
 
 	int status;
 	bool diverged = res.nbugs && res.bugs[0].kind == CTS_BUG_DIVERGED;
-	if (rc != 0 || res.internal_error) {
+	if ((rc != 0 || res.internal_error) && res.bad_input) {
+		cts_error_msg("%s", res.error);
+		status = EXIT_USAGE;
+	} else if (rc != 0 || res.internal_error) {
 		cts_error_msg("internal error: %s", res.error);
 		status = EXIT_INTERNAL;
 	} else if (got_signal) {

@@ -441,6 +441,7 @@ static int setup_libc(struct cts_tracer *tr)
 	if (!libc_base) {
 		set_error(tr, "libc is not mapped in %s (statically linked or unusual loader?)",
 			  tr->cfg.path);
+		tr->st->bad_input = true;
 		return -1;
 	}
 	if (tr->libc_base == libc_base && tr->nbps)
@@ -457,7 +458,9 @@ static int setup_libc(struct cts_tracer *tr)
 		names[i] = syncfns[i].name;
 	int found = cts_elf_lookup(libc_path, names, NSYNCFN, values, NULL);
 	if (found <= 0 || !values[0]) {
-		set_error(tr, "pthread symbols not found in %s", libc_path);
+		set_error(tr, "libc symbols not found in %s (pthread_create and friends): not glibc?",
+			  libc_path);
+		tr->st->bad_input = true;
 		return -1;
 	}
 	for (int i = 0; i < NSYNCFN; i++) {
@@ -518,6 +521,7 @@ static int tr_start(void *be, struct cts_run_state *st)
 		wait_for(pid, &status);
 		tr->pid = 0;
 		set_error(tr, "cannot run %s: %s", tr->cfg.path, strerror(child_errno));
+		tr->st->bad_input = true;
 		return -1;
 	}
 	if (wait_for(pid, &status) != 0 || !WIFSTOPPED(status)) {
@@ -552,6 +556,7 @@ static int tr_start(void *be, struct cts_run_state *st)
 			break;
 		if (ev.kind == CTS_WEV_EXITED || ev.kind == CTS_WEV_KILLED) {
 			set_error(tr, "%s died before reaching its entry point", tr->cfg.path);
+		tr->st->bad_input = true;
 			tr->pid = 0;
 			return -1;
 		}
@@ -1304,12 +1309,20 @@ static void tr_describe_pc(void *be, uint64_t pc, char *buf, size_t len)
 		snprintf(buf, len, "0x%" PRIx64, pc);
 }
 
+static void tr_describe_data(void *be, uint64_t addr, char *buf, size_t len)
+{
+	struct cts_tracer *tr = be;
+	if (!tr->sym || cts_sym_data(tr->sym, addr, buf, len) != 0)
+		buf[0] = 0;
+}
+
 static const struct cts_backend_ops tracer_ops = {
 	.name = "ptrace",
 	.start = tr_start,
 	.step = tr_step,
 	.stop = tr_stop,
 	.describe_pc = tr_describe_pc,
+	.describe_data = tr_describe_data,
 };
 
 struct cts_backend cts_tracer_backend(struct cts_tracer *t)
