@@ -593,6 +593,7 @@ void cts_access_learn(struct cts_tracer *tr, uint64_t pc)
 		b = cts_tr_bp_add(tr, pc, BP_ACCESS, 0);
 	b->learned = true;
 	b->active = true;
+	tr->bps_dirty = true;
 }
 
 int cts_access_probe_start(struct cts_tracer *tr, struct thread *th)

@@ -53,6 +53,8 @@ static void usage(FILE *f)
 "      --races MODE      off, report, fail (default: off in sync mode, report otherwise)\n"
 "      --watch SYM|ADDR[:LEN]  report every access to a variable (hardware watchpoint)\n"
 "      --trace-lib NAME  also instrument this library in break/step mode\n"
+"      --no-fork-server  exec the program for every run (default: fork each run\n"
+"                        from a copy stopped at main)\n"
 "Output:\n"
 "  -o, --out DIR         where bug schedules are saved (default ./cts-out)\n"
 "      --report FILE     write a JSON report\n"
@@ -144,7 +146,7 @@ static const char *self_path(const char *argv0)
 int main(int argc, char **argv)
 {
 	enum { O_SEED = 256, O_DEPTH, O_BOUND, O_MAXSTEPS, O_TIMEOUT, O_REPORT, O_REPLAY,
-	       O_FAILEXIT, O_KEEPGOING, O_RACES, O_WATCH, O_TRACELIB, O_OUTPUT };
+	       O_FAILEXIT, O_KEEPGOING, O_RACES, O_WATCH, O_TRACELIB, O_OUTPUT, O_NOFORK };
 	static const struct option opts[] = {
 		{ "strategy", required_argument, 0, 's' },
 		{ "runs", required_argument, 0, 'n' },
@@ -164,6 +166,7 @@ int main(int argc, char **argv)
 		{ "report", required_argument, 0, O_REPORT },
 		{ "replay", required_argument, 0, O_REPLAY },
 		{ "output", no_argument, 0, O_OUTPUT },
+		{ "no-fork-server", no_argument, 0, O_NOFORK },
 		{ "quiet", no_argument, 0, 'q' },
 		{ "verbose", no_argument, 0, 'v' },
 		{ "debug", no_argument, 0, 'd' },
@@ -176,11 +179,17 @@ int main(int argc, char **argv)
 	uint64_t runs = 1000, seed = 1, depth = 3, bound = 1, max_steps = 100000;
 	double time_limit = 0, timeout = 10;
 	bool runs_given = false, keep_going = false, fail_on_exit = false, output = false;
+	bool no_fork_server = false;
 	const char *watch[4];
 	int nwatch = 0;
 	const char *trace_libs[16];
 	int ntrace_libs = 0;
-	int c;
+	int c, status = EXIT_CLEAN;
+	struct cts_schedule *sched = NULL;
+	char **replay_argv = NULL, *path = NULL;
+	struct cts_strategy *strat = NULL;
+	struct cts_objmodel *model = NULL;
+	struct cts_tracer *tracer = NULL;
 
 	while ((c = getopt_long(argc, argv, "+s:n:t:m:o:qvdhV", opts, NULL)) != -1) {
 		switch (c) {
@@ -242,6 +251,7 @@ int main(int argc, char **argv)
 		case O_REPORT: report = optarg; break;
 		case O_REPLAY: replay = optarg; break;
 		case O_OUTPUT: output = true; break;
+		case O_NOFORK: no_fork_server = true; break;
 		case 'q': cts_verbosity = 0; break;
 		case 'v': cts_verbosity = cts_verbosity < 2 ? 2 : cts_verbosity; break;
 		case 'd': cts_verbosity = 3; break;
@@ -254,20 +264,19 @@ int main(int argc, char **argv)
 	}
 
 	/* The program: from the command line, or from the schedule file. */
-	struct cts_schedule *sched = NULL;
 	char **prog_argv = argv + optind;
 	char err[1024];
 	if (replay) {
 		if (cts_schedule_load(replay, &sched, err, sizeof(err)) != 0) {
 			cts_error_msg("%s", err);
-			return EXIT_USAGE;
+			{ status = EXIT_USAGE; goto out; }
 		}
 		if (optind >= argc) {
 			if (!sched->program) {
 				cts_error_msg("%s names no program; give it after --", replay);
-				return EXIT_USAGE;
+				{ status = EXIT_USAGE; goto out; }
 			}
-			prog_argv = cts_xcalloc((size_t)sched->argc + 2, sizeof(char *));
+			prog_argv = replay_argv = cts_xcalloc((size_t)sched->argc + 2, sizeof(char *));
 			prog_argv[0] = sched->program;
 			for (int i = 0; i < sched->argc; i++)
 				prog_argv[i + 1] = sched->argv[i];
@@ -279,7 +288,7 @@ int main(int argc, char **argv)
 	} else if (optind >= argc) {
 		cts_error_msg("no program given");
 		fprintf(stderr, "Try 'cts-trace --help'.\n");
-		return EXIT_USAGE;
+		{ status = EXIT_USAGE; goto out; }
 	}
 	if (!mode_name)
 		mode_name = "sync";
@@ -292,7 +301,7 @@ int main(int argc, char **argv)
 		mode = CTS_MODE_STEP;
 	else {
 		cts_error_msg("--mode: unknown mode '%s' (sync, break, step)", mode_name);
-		return EXIT_USAGE;
+		{ status = EXIT_USAGE; goto out; }
 	}
 	int races = mode == CTS_MODE_SYNC ? 0 : 1;
 	if (races_arg) {
@@ -304,15 +313,15 @@ int main(int argc, char **argv)
 			races = 2;
 		else {
 			cts_error_msg("--races: want off, report or fail, not '%s'", races_arg);
-			return EXIT_USAGE;
+			{ status = EXIT_USAGE; goto out; }
 		}
 	}
 
-	char *path = resolve(prog_argv[0]);
+	path = resolve(prog_argv[0]);
 	struct cts_elf_info info;
 	if (cts_elf_check(path, &info, err, sizeof(err)) != CTS_ELF_OK) {
 		cts_error_msg("%s", err);
-		return EXIT_USAGE;
+		{ status = EXIT_USAGE; goto out; }
 	}
 	if (!info.debug_info && cts_verbosity >= 1 && !replay)
 		cts_error_msg("warning: %s has no debug info; reports will show addresses and "
@@ -322,25 +331,26 @@ int main(int argc, char **argv)
 		.seed = seed, .depth = (int)depth, .bound = (int)bound, .max_steps = max_steps,
 		.schedule_file = replay,
 	};
-	struct cts_strategy *strat = cts_strategy_create(strategy, &scfg, err, sizeof(err));
+	strat = cts_strategy_create(strategy, &scfg, err, sizeof(err));
 	if (!strat) {
 		cts_error_msg("%s", err);
-		return EXIT_USAGE;
+		{ status = EXIT_USAGE; goto out; }
 	}
 	bool systematic = strcmp(strategy, "random") != 0 && strcmp(strategy, "pct") != 0;
 	if (!runs_given && systematic)
 		runs = 0; /* systematic strategies run until their space is exhausted */
 
-	struct cts_objmodel *model = cts_objmodel_new(true);
+	model = cts_objmodel_new(true);
 	struct cts_tracer_config tcfg = {
 		.path = path, .argv = prog_argv, .mode = mode, .timeout = timeout,
 		.show_output = output, .trace_libs = trace_libs, .ntrace_libs = ntrace_libs,
 		.watch = watch, .nwatch = nwatch, .symbolize = true,
+		.no_fork_server = no_fork_server,
 	};
-	struct cts_tracer *tracer = cts_tracer_new(&tcfg, model, err, sizeof(err));
+	tracer = cts_tracer_new(&tcfg, model, err, sizeof(err));
 	if (!tracer) {
 		cts_error_msg("%s", err);
-		return EXIT_USAGE;
+		{ status = EXIT_USAGE; goto out; }
 	}
 
 	struct sigaction sa;
@@ -383,7 +393,6 @@ int main(int argc, char **argv)
 			cts_perror_msg("cannot write report %s", report);
 	}
 
-	int status;
 	bool diverged = res.nbugs && res.bugs[0].kind == CTS_BUG_DIVERGED;
 	if ((rc != 0 || res.internal_error) && res.bad_input) {
 		cts_error_msg("%s", res.error);
@@ -421,10 +430,12 @@ int main(int argc, char **argv)
 		status = res.nbugs ? EXIT_BUG : EXIT_CLEAN;
 	}
 	cts_explore_result_free(&res);
+out:
 	cts_tracer_free(tracer);
 	cts_strategy_destroy(strat);
 	cts_objmodel_free(model);
 	cts_schedule_free(sched);
+	free(replay_argv);
 	free(path);
 	return status;
 }

@@ -242,6 +242,7 @@ struct bp *cts_tr_bp_add(struct cts_tracer *tr, uint64_t addr, enum bp_kind kind
 	b->fn = fn;
 	b->active = true;
 	tr->nbps++;
+	tr->bps_dirty = true;
 	return b;
 }
 
@@ -281,7 +282,25 @@ void cts_tr_bp_retire(struct cts_tracer *tr, struct bp *b)
 	if (!b->active)
 		return;
 	b->active = false;
+	tr->bps_dirty = true;
 	bp_unplant(tr, b);
+}
+
+/* Children are copies of the fork server's text: breakpoints learned or
+ * retired during runs must reach the server before the next fork. */
+static void sync_server_bps(struct cts_tracer *tr)
+{
+	if (!tr->bps_dirty || tr->server <= 0)
+		return;
+	for (size_t i = 0; i < tr->bpcap; i++) {
+		struct bp *b = &tr->bps[i];
+		if (!b->addr || b->active == b->in_server)
+			continue;
+		uint8_t byte = b->active ? 0xCC : b->orig;
+		if (cts_mem_write(tr->server, b->addr, &byte, 1) == 0)
+			b->in_server = b->active;
+	}
+	tr->bps_dirty = false;
 }
 
 /* Restore the displaced byte, single-step it, and put int3 back (in the
@@ -386,8 +405,14 @@ static void kill_and_reap(struct cts_tracer *tr)
 	int status;
 	if (tr->pid <= 0)
 		return;
+	if (tr->pid_reaped) { /* the leader's exit was seen: nothing is left */
+		tr->pid = 0;
+		return;
+	}
 	kill(tr->pid, SIGKILL);
-	/* Reap every thread; stops still reported while dying are continued. */
+	/* Reap every thread up to the leader (its status comes last); stops
+	 * still reported while dying are continued. The fork server, stopped,
+	 * reports nothing meanwhile. */
 	for (;;) {
 		pid_t r = waitpid(-1, &status, __WALL);
 		if (r < 0) {
@@ -395,8 +420,12 @@ static void kill_and_reap(struct cts_tracer *tr)
 				continue;
 			break; /* ECHILD: all gone */
 		}
-		if (WIFSTOPPED(status))
+		if (WIFSTOPPED(status)) {
 			ptrace(PTRACE_CONT, r, 0, 0);
+			continue;
+		}
+		if (r == tr->pid)
+			break;
 	}
 	tr->pid = 0;
 }
@@ -427,6 +456,8 @@ static int setup_libc(struct cts_tracer *tr)
 		base = base ? base + 1 : maps[i].path;
 		bool is_libc = strncmp(base, "libc.so", 7) == 0 || strncmp(base, "libc-", 5) == 0;
 		bool is_ld = strncmp(base, "ld-linux", 8) == 0 || strncmp(base, "ld-", 3) == 0;
+		if (maps[i].off == 0 && !tr->exe_base && strcmp(maps[i].path, tr->cfg.path) == 0)
+			tr->exe_base = maps[i].lo;
 		if (is_libc && maps[i].off == 0 && !libc_base) {
 			libc_base = maps[i].lo;
 			snprintf(libc_path, sizeof(libc_path), "%s", maps[i].path);
@@ -494,19 +525,14 @@ static void mark_dead(struct cts_tracer *tr, struct thread *th)
 	publish(tr, th);
 }
 
-static int tr_start(void *be, struct cts_run_state *st)
+/* exec the program and run it to its ELF entry point (libc is mapped by
+ * then): resolve libc's entry points, create and plant every breakpoint.
+ * The process is left stopped there with *entry_regs its registers. */
+static int launch(struct cts_tracer *tr, struct user_regs_struct *entry_regs)
 {
-	struct cts_tracer *tr = be;
 	int status;
 	volatile int child_errno = 0;
 
-	tr->st = st;
-	tr->nthreads = 0;
-	tr->nearly = 0;
-	tr->proc_exiting = false;
-	tr->fseq = 0;
-	alarm_fired = 0;
-	st->status = CTS_RUN_ACTIVE;
 	/* vfork: the tracer's address space (libdw's debug info) is large, and
 	 * copying its page tables made fork the most expensive part of a run. */
 	pid_t pid = vfork();
@@ -556,33 +582,272 @@ static int tr_start(void *be, struct cts_run_state *st)
 			break;
 		if (ev.kind == CTS_WEV_EXITED || ev.kind == CTS_WEV_KILLED) {
 			set_error(tr, "%s died before reaching its entry point", tr->cfg.path);
-		tr->st->bad_input = true;
+			tr->st->bad_input = true;
 			tr->pid = 0;
 			return -1;
 		}
 		int sig = ev.kind == CTS_WEV_SIGNAL ? ev.sig : 0;
 		ptrace(PTRACE_CONT, pid, 0, (void *)(long)sig);
 	}
-	struct thread *main_th = new_thread(tr, pid);
 	cts_mem_write(pid, entry, &orig, 1);
-	if (cts_tr_getregs(main_th) != 0) {
+	if (ptrace(PTRACE_GETREGS, pid, 0, entry_regs) != 0) {
 		set_error(tr, "PTRACE_GETREGS: %s", strerror(errno));
 		return -1;
 	}
-	main_th->regs.rip = entry;
-	cts_tr_setregs(main_th);
-	main_th->handle = main_th->regs.fs_base;
+	entry_regs->rip = entry;
+	ptrace(PTRACE_SETREGS, pid, 0, entry_regs);
 	if (setup_libc(tr) != 0)
 		return -1;
 	if (tr->cfg.symbolize && !tr->sym)
 		tr->sym = cts_sym_new(pid);
+	/* access.c looks at thread 0 (its stack, its watchpoints). */
+	struct thread *t0 = new_thread(tr, pid);
+	t0->regs = *entry_regs;
+	t0->regs_valid = true;
 	if (cts_access_setup(tr) != 0)
 		return -1;
+	tr->nthreads = 0;
 	if (bp_plant_all(tr) != 0) {
 		set_error(tr, "cannot plant breakpoints: %s", strerror(errno));
 		return -1;
 	}
-	main_th->pending.pc = entry;
+	return 0;
+}
+
+/* Run the single-threaded start-up (constructors, libc init) invisibly up to
+ * main, so a run's schedule starts at main whether it was forked from the
+ * server or exec'd. 0 at main (regs filled), 1 if main cannot be used (no
+ * symbol, or a thread was created before main), -1 on error. */
+static int run_to_main(struct cts_tracer *tr, struct user_regs_struct *regs)
+{
+	pid_t pid = tr->pid;
+	int status;
+
+	if (!tr->main_addr)
+		return 1;
+	struct bp *mb = cts_tr_bp_find(tr, tr->main_addr);
+	uint8_t orig = 0, cc = 0xCC;
+	bool own = !mb || !mb->active;
+	if (own && (cts_mem_read(pid, tr->main_addr, &orig, 1) != 0 ||
+		    cts_mem_write(pid, tr->main_addr, &cc, 1) != 0))
+		return 1;
+	ptrace(PTRACE_CONT, pid, 0, 0);
+	for (;;) {
+		if (wait_for(pid, &status) != 0) {
+			set_error(tr, "lost the program before main");
+			return -1;
+		}
+		struct cts_wait_event ev;
+		cts_wait_decode(pid, status, &ev);
+		int sig = 0;
+		switch (ev.kind) {
+		case CTS_WEV_EXITED:
+		case CTS_WEV_KILLED:
+			tr->pid = 0;
+			set_error(tr, "%s ended before main", tr->cfg.path);
+			tr->st->bad_input = true;
+			return -1;
+		case CTS_WEV_CLONE:
+			return 1; /* threads before main: schedule from the entry point */
+		case CTS_WEV_BREAKPOINT:
+			if (ptrace(PTRACE_GETREGS, pid, 0, regs) != 0)
+				return -1;
+			regs->rip--;
+			ptrace(PTRACE_SETREGS, pid, 0, regs);
+			if (regs->rip == tr->main_addr) {
+				if (own)
+					cts_mem_write(pid, tr->main_addr, &orig, 1);
+				return 0;
+			}
+			/* One of ours in start-up code: step over it quietly. */
+			struct bp *b = cts_tr_bp_find(tr, regs->rip);
+			if (!b)
+				return 1;
+			bp_unplant(tr, b);
+			ptrace(PTRACE_SINGLESTEP, pid, 0, 0);
+			if (wait_for(pid, &status) != 0)
+				return -1;
+			bp_plant(tr, b);
+			break;
+		case CTS_WEV_SIGNAL:
+			sig = ev.sig;
+			break;
+		default:
+			break;
+		}
+		ptrace(PTRACE_CONT, pid, 0, (void *)(long)sig);
+	}
+}
+
+/* glibc 2.36's struct pthread keeps the thread's tid at this offset from the
+ * thread pointer; fork must set it in the child (CLONE_CHILD_SETTID). */
+#define GLIBC_TID_OFFSET 0x2d0
+
+/* Make the process stopped at main the fork server, if glibc looks as
+ * expected. */
+static bool become_server(struct cts_tracer *tr, const struct user_regs_struct *regs)
+{
+	uint32_t tid = 0;
+	if (cts_mem_read(tr->pid, regs->fs_base + GLIBC_TID_OFFSET, &tid, 4) != 0 ||
+	    tid != (uint32_t)tr->pid)
+		return false;
+	long opts = PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXIT |
+		    PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACESECCOMP | PTRACE_O_TRACEFORK;
+	if (ptrace(PTRACE_SETOPTIONS, tr->pid, 0, (void *)opts) != 0)
+		return false;
+	tr->server = tr->pid;
+	tr->server_regs = *regs;
+	tr->pid = 0;
+	for (size_t i = 0; i < tr->bpcap; i++)
+		tr->bps[i].in_server = tr->bps[i].addr && tr->bps[i].active;
+	tr->bps_dirty = false;
+	return true;
+}
+
+/* One run's process: the server runs an injected clone(2) the way glibc's
+ * fork does, and the child, stopped at main, is the program (PTRACE-NOTES'
+ * fork-server recipe). Breakpoints, the seccomp filter and ASLR-off come with
+ * the copy. Returns the child's pid, or -1. */
+static pid_t fork_from_server(struct cts_tracer *tr)
+{
+	static const uint8_t code[3] = { 0x0f, 0x05, 0xcc }; /* syscall; int3 */
+	pid_t srv = tr->server, child = 0;
+	struct user_regs_struct r = tr->server_regs;
+	uint8_t saved[3];
+	int status;
+	bool child_stopped = false, server_back = false;
+
+	if (cts_mem_read(srv, r.rip, saved, 3) != 0 || cts_mem_write(srv, r.rip, code, 3) != 0)
+		return -1;
+	r.rax = SYS_clone;
+	r.rdi = CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID | CLONE_PARENT | SIGCHLD;
+	r.rsi = 0;
+	r.rdx = 0;
+	r.r10 = tr->server_regs.fs_base + GLIBC_TID_OFFSET;
+	r.r8 = 0;
+	if (ptrace(PTRACE_SETREGS, srv, 0, &r) != 0 || ptrace(PTRACE_CONT, srv, 0, 0) != 0)
+		goto fail;
+	while (!server_back || !child_stopped) {
+		pid_t w = waitpid(-1, &status, __WALL);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			goto fail;
+		}
+		struct cts_wait_event ev;
+		cts_wait_decode(w, status, &ev);
+		if (w == srv) {
+			if (ev.kind == CTS_WEV_FORK) {
+				child = (pid_t)ev.msg;
+			} else if (ev.kind == CTS_WEV_BREAKPOINT) {
+				server_back = true;
+				continue;
+			} else if (ev.kind == CTS_WEV_EXITED || ev.kind == CTS_WEV_KILLED) {
+				tr->server = 0;
+				return -1;
+			}
+			ptrace(PTRACE_CONT, srv, 0, 0);
+		} else if (ev.kind == CTS_WEV_SIGNAL || ev.kind == CTS_WEV_GROUP_STOP ||
+			   ev.kind == CTS_WEV_STOP) {
+			child = child ? child : w;
+			child_stopped = true;
+		} else if (ev.kind == CTS_WEV_EXITED || ev.kind == CTS_WEV_KILLED) {
+			goto fail;
+		}
+	}
+	cts_mem_write(srv, tr->server_regs.rip, saved, 3);
+	ptrace(PTRACE_SETREGS, srv, 0, &tr->server_regs);
+	/* The child is a copy made mid-injection: put main back in it too. */
+	cts_mem_write(child, tr->server_regs.rip, saved, 3);
+	ptrace(PTRACE_SETREGS, child, 0, &tr->server_regs);
+	long opts = PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXIT |
+		    PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACESECCOMP; /* its own forks run free */
+	ptrace(PTRACE_SETOPTIONS, child, 0, (void *)opts);
+	return child;
+fail:
+	cts_mem_write(srv, tr->server_regs.rip, saved, 3);
+	ptrace(PTRACE_SETREGS, srv, 0, &tr->server_regs);
+	if (child > 0) {
+		kill(child, SIGKILL);
+		waitpid(child, &status, __WALL);
+	}
+	return -1;
+}
+
+static void stop_server(struct cts_tracer *tr)
+{
+	int status;
+	if (tr->server <= 0)
+		return;
+	kill(tr->server, SIGKILL);
+	while (waitpid(tr->server, &status, __WALL) == tr->server && WIFSTOPPED(status))
+		ptrace(PTRACE_CONT, tr->server, 0, 0);
+	tr->server = 0;
+}
+
+static int tr_start(void *be, struct cts_run_state *st)
+{
+	struct cts_tracer *tr = be;
+	struct user_regs_struct regs;
+
+	tr->st = st;
+	tr->nthreads = 0;
+	tr->nearly = 0;
+	tr->proc_exiting = false;
+	tr->fseq = 0;
+	alarm_fired = 0;
+	st->status = CTS_RUN_ACTIVE;
+
+	if (tr->server) {
+		sync_server_bps(tr);
+		pid_t child = fork_from_server(tr);
+		if (child > 0) {
+			tr->pid = child;
+			regs = tr->server_regs;
+			goto ready;
+		}
+		cts_debug_msg("fork server failed; exec'ing every run from now on");
+		stop_server(tr);
+		tr->no_server = true;
+	}
+	if (launch(tr, &regs) != 0)
+		return -1;
+	if (!tr->main_known) {
+		const char *names[1] = { "main" };
+		uint64_t v = 0;
+		struct cts_elf_info info;
+		char err[256];
+		tr->main_known = true;
+		if (cts_elf_lookup(tr->cfg.path, names, 1, &v, NULL) == 1 && v &&
+		    cts_elf_check(tr->cfg.path, &info, err, sizeof(err)) == CTS_ELF_OK)
+			tr->main_addr = v + (info.pie ? tr->exe_base : 0);
+	}
+	int r = tr->no_main ? 1 : run_to_main(tr, &regs);
+	if (r < 0)
+		return -1;
+	if (r > 0 && !tr->no_main && tr->main_addr) {
+		/* Threads before main: start over, scheduling from the entry point. */
+		tr->no_main = true;
+		kill_and_reap(tr);
+		return tr_start(be, st);
+	}
+	if (r == 0 && !tr->no_server && !tr->server && become_server(tr, &regs)) {
+		pid_t child = fork_from_server(tr);
+		if (child <= 0) {
+			stop_server(tr);
+			tr->no_server = true;
+			return tr_start(be, st);
+		}
+		tr->pid = child;
+	}
+ready:;
+	struct thread *main_th = new_thread(tr, tr->pid);
+	main_th->regs = regs;
+	main_th->regs_valid = true;
+	main_th->handle = regs.fs_base;
+	main_th->pending.pc = regs.rip;
+	if (tr->acc)
+		cts_access_watch_thread(tr, main_th);
 	cts_tr_hold(tr, main_th, AT_START);
 	/* A periodic tick: the run's wall-clock limit, and the time slice after
 	 * which a thread that reaches no visible operation is probed for a spin. */
@@ -1338,6 +1603,7 @@ struct cts_tracer *cts_tracer_new(const struct cts_tracer_config *cfg, struct ct
 
 	tr->cfg = *cfg;
 	tr->model = model;
+	tr->no_server = cfg->no_fork_server;
 	/* Tracer and tracee on one CPU: cross-CPU stop round trips are 8-15x slower. */
 	int cpu = sched_getcpu();
 	if (cpu >= 0) {
@@ -1368,6 +1634,7 @@ void cts_tracer_free(struct cts_tracer *tr)
 	if (!tr)
 		return;
 	kill_and_reap(tr);
+	stop_server(tr);
 	cts_access_fini(tr);
 	if (tr->sym)
 		cts_sym_free(tr->sym);

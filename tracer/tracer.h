@@ -26,6 +26,7 @@ struct cts_tracer_config {
 	const char *const *watch;  /* --watch SYMBOL|ADDR[:LEN] specs */
 	int nwatch;
 	bool symbolize;            /* use libdw for source lines */
+	bool no_fork_server;       /* exec every run instead of forking from main */
 };
 
 struct cts_tracer;

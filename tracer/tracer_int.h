@@ -82,6 +82,7 @@ struct bp {
 	uint32_t local_hits, shared_hits;
 	struct cts_insn *insn;  /* BP_ACCESS: decoded once (access.c) */
 	bool learned;           /* a spin loop's load: visible in every mode */
+	bool in_server;         /* int3 written in the fork server's text */
 };
 
 struct cts_access_state;
@@ -105,6 +106,14 @@ struct cts_tracer {
 	struct bp *bps;
 	size_t bpcap, nbps;
 	uint64_t libc_base;
+	uint64_t exe_base;          /* where the executable's first page is mapped */
+	uint64_t main_addr;         /* 0: unknown (stripped) */
+	bool main_known;
+	bool no_main;               /* threads before main: runs start at the entry point */
+	pid_t server;               /* fork server stopped at main, 0 if none */
+	bool bps_dirty;             /* breakpoints changed since the server was synced */
+	bool no_server;
+	struct user_regs_struct server_regs;
 	uint64_t libc_lo[4], libc_hi[4];
 	int nlibc_ranges;
 	struct cts_sym *sym;

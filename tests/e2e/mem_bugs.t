@@ -27,7 +27,7 @@ done
 l1=$(grep -n '^[[:space:]]*tmp = counter;' "$TOP/tests/programs/counter.c" | cut -d: -f1)
 l2=$(grep -n '^[[:space:]]*counter = tmp + 1;' "$TOP/tests/programs/counter.c" | cut -d: -f1)
 out=$("$CTS" -m break --races report --keep-going -n 200 -o "$T/races" -- "$PROG/counter" 2>&1)
-like "$out" "data race on 0x[0-9a-f]+ \\(4 bytes\\): thread [12] (write|read) at inc\\+0x[0-9a-f]+ \\(counter.c:($l1|$l2)\\) vs thread [12] (write|read) at inc\\+0x[0-9a-f]+ \\(counter.c:($l1|$l2)\\)" \
+like "$out" "data race on counter \\(0x[0-9a-f]+\\) \\(4 bytes\\): thread [12] (write|read) at inc\\+0x[0-9a-f]+ \\(counter.c:($l1|$l2)\\) vs thread [12] (write|read) at inc\\+0x[0-9a-f]+ \\(counter.c:($l1|$l2)\\)" \
 	"race report names counter.c:$l1 / :$l2"
 like "$out" "counter.c:$l2.*counter.c:$l2" "write/write race on line $l2 reported"
 out=$("$CTS" -m break --races fail -n 200 -o "$T/racefail" -- "$PROG/counter" 2>&1)

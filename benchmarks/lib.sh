@@ -1,0 +1,144 @@
+# benchmarks/lib.sh — helpers shared by the benchmark scripts (POSIX sh, sourced).
+# A script sets SCRIPT=<name> and sources this file; then calls bench_init "$@".
+#
+# Environment:
+#   CTS_TRACE   path of the cts-trace binary (default: <repo>/cts-trace)
+#   BENCH_OUT   directory for result tables (default: benchmarks/results, or
+#               benchmarks/results/quick in quick mode)
+#   BENCH_WORK  build and scratch directory (default: benchmarks/work, gitignored)
+
+set -u
+export LC_ALL=C		# perf and printf: no thousands separators, '.' decimals
+
+BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(dirname "$BENCH_DIR")
+CTS=${CTS_TRACE:-$ROOT/cts-trace}
+PROGS=$BENCH_DIR/programs
+WORK=${BENCH_WORK:-$BENCH_DIR/work}
+BIN=$WORK/bin
+CFLAGS_BENCH="-g -O1 -pthread"
+
+log() { printf '[%s %s] %s\n' "$SCRIPT" "$(date +%H:%M:%S)" "$*" >&2; }
+die() { printf '%s: error: %s\n' "$SCRIPT" "$*" >&2; exit 2; }
+
+# need_tool NAME WHAT: fail clearly when a required command is missing.
+need_tool() {
+	command -v "$1" >/dev/null 2>&1 ||
+		die "'$1' not found in PATH; it is needed for $2 (Debian: apt-get install $3)"
+}
+
+need_cts() {
+	[ -e "$CTS" ] || die "cts-trace binary not found at $CTS: build it with 'make' in $ROOT (or set CTS_TRACE)"
+	[ -x "$CTS" ] || die "$CTS is not executable"
+	"$CTS" --version >/dev/null 2>&1 || die "$CTS --version failed: is it a working cts-trace build?"
+}
+
+# bench_init MODE: parse quick|full, set RESULTS (the table file) and SCRATCH.
+bench_init() {
+	case "${1:-}" in
+	quick | full) BENCH_MODE=$1 ;;
+	*) printf 'usage: sh %s quick|full\n' "$0" >&2; exit 2 ;;
+	esac
+	if [ "$BENCH_MODE" = quick ]; then
+		OUTDIR=${BENCH_OUT:-$BENCH_DIR/results/quick}
+	else
+		OUTDIR=${BENCH_OUT:-$BENCH_DIR/results}
+	fi
+	mkdir -p "$OUTDIR" "$BIN" || die "cannot create $OUTDIR or $BIN"
+	RESULTS=$OUTDIR/$SCRIPT.md
+	SCRATCH=$(mktemp -d "$WORK/$SCRIPT.XXXXXX") || die "mktemp failed in $WORK"
+	trap 'rm -rf "$SCRATCH"' EXIT
+	trap 'exit 130' INT TERM
+	need_tool gcc "building the benchmark programs" gcc
+	need_tool timeout "bounding every run" coreutils
+	need_tool jq "reading cts-trace JSON reports" jq
+	need_tool awk "arithmetic" mawk
+}
+
+# build SRC OUT [EXTRA_CFLAGS...]: compile a benchmark program if out of date.
+build() {
+	src=$1 out=$2
+	shift 2
+	[ -f "$src" ] || die "benchmark source $src is missing"
+	if [ ! -x "$out" ] || [ "$src" -nt "$out" ]; then
+		gcc $CFLAGS_BENCH "$@" -o "$out" "$src" 2>"$SCRATCH/gcc.err" ||
+			{ cat "$SCRATCH/gcc.err" >&2; return 1; }
+	fi
+	return 0
+}
+
+# build_bench NAME: benchmarks/programs/NAME.c -> $BIN/NAME (dies on failure).
+build_bench() {
+	build "$PROGS/$1.c" "$BIN/$1" || die "gcc failed on $PROGS/$1.c"
+}
+
+now() { date +%s.%N; }
+# fsub A B / fdiv A B: floating-point arithmetic through awk.
+fsub() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.6f", a - b }'; }
+fdiv() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 == 0) print "-"; else printf "%.6f", a / b }'; }
+
+# stats: numbers on stdin, one per line ("-" lines ignored) -> "median min max n",
+# or "- - - 0" when there are none.
+stats() {
+	grep -v '^-*$' | sort -g | awk '{ a[NR] = $1 }
+		END {
+			if (NR == 0) { print "- - - 0"; exit }
+			m = (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2
+			print m, a[1], a[NR], NR
+		}'
+}
+
+# mmm FMT MEDIAN MIN MAX -> "m (min–max)" with printf format FMT for each number.
+mmm() {
+	[ "$2" = - ] && { printf -- '-'; return; }
+	awk -v f="$1" -v m="$2" -v lo="$3" -v hi="$4" \
+		'BEGIN { printf f " (" f "–" f ")", m, lo, hi }'
+}
+
+# hw_counters: "yes" when perf can count cycles and instructions, else "no".
+hw_counters() {
+	if ! command -v perf >/dev/null 2>&1; then
+		echo no
+		return
+	fi
+	o=$(perf stat -x, -e cycles,instructions -- true 2>&1 >/dev/null)
+	if [ $? -ne 0 ] || printf '%s\n' "$o" | grep -q '<not supported>\|<not counted>\|not supported'; then
+		echo no
+	elif printf '%s\n' "$o" | grep -q ',cycles'; then
+		echo yes
+	else
+		echo no
+	fi
+}
+
+# machine_header TITLE: the common head of every results file (to stdout).
+machine_header() {
+	model=$(sed -n 's/^model name[[:space:]]*: *//p' /proc/cpuinfo | head -n 1)
+	hw=$(hw_counters)
+	printf '# %s\n\n' "$1"
+	printf -- '- Date: %s\n' "$(date -u '+%Y-%m-%d %H:%M UTC')"
+	printf -- '- Mode: `%s` (`sh benchmarks/run-all.sh %s` or `sh benchmarks/%s.sh %s`)\n' \
+		"$BENCH_MODE" "$BENCH_MODE" "$SCRIPT" "$BENCH_MODE"
+	printf -- '- Machine: %s CPUs (nproc), %s, kernel %s, load average at start %s\n' \
+		"$(nproc)" "${model:-unknown CPU}" "$(uname -r)" "$(cut -d' ' -f1-3 /proc/loadavg)"
+	if [ "$hw" = yes ]; then
+		printf -- '- Hardware performance counters: yes (cycles, instructions counted)\n'
+	else
+		printf -- '- Hardware performance counters: **no** (`perf stat -e cycles` is not supported here); software counters only\n'
+	fi
+	printf -- '- cts-trace: %s (%s), commit %s\n' "$("$CTS" --version 2>&1 | head -n 1)" "$CTS" \
+		"$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+	printf -- '- Compiler: %s; programs built with `gcc %s`\n' "$(gcc --version | head -n 1)" "$CFLAGS_BENCH"
+	printf -- '- Noise: 2-core VM shared with other engineers running test suites; treat differences under ~20%% as noise.\n\n'
+}
+
+# json FILE FILTER: one jq query on a cts-trace report ("-" when unreadable).
+json() {
+	jq -r "$2" "$1" 2>/dev/null || echo -
+}
+
+# publish: move the finished table into place (a failed run leaves the old one).
+publish() {
+	mv "$SCRATCH/table.md" "$RESULTS" || die "cannot write $RESULTS"
+	log "wrote $RESULTS"
+}
