@@ -20,19 +20,17 @@ need_tool perf "perf stat counters (task-clock, context switches, page faults)" 
 
 # prog source mode size: sizes chosen so a traced run takes ~0.2-3 s here.
 if [ "$BENCH_MODE" = quick ]; then
+	# quick: smaller inputs, no compute.c, so the whole script stays near 30 s.
 	REPS=5
-	CONFIGS="par_sum sync 1048576
-par_sum break 2048
-par_sum step 256
-pipeline sync 100
-pipeline break 50
-pipeline step 10
-lock_counter sync 300
-lock_counter break 200
-lock_counter step 30
-compute sync 262144
-compute break 8
-compute step 4"
+	CONFIGS="par_sum sync 262144
+par_sum break 512
+par_sum step 64
+pipeline sync 50
+pipeline break 20
+pipeline step 5
+lock_counter sync 100
+lock_counter break 100
+lock_counter step 20"
 	RUN_TIMEOUT=30
 else
 	REPS=5

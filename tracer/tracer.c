@@ -1369,7 +1369,9 @@ static int pump(struct cts_tracer *tr)
 {
 	while (busy(tr)) {
 		int status;
-		pid_t tid = waitpid(-1, &status, __WALL);
+		/* A signal that came outside waitpid is seen here, or at the
+		 * next tick at the latest. */
+		pid_t tid = user_interrupt ? (errno = EINTR, -1) : waitpid(-1, &status, __WALL);
 		if (tid < 0) {
 			if (errno == EINTR) {
 				if (user_interrupt) {

@@ -48,7 +48,7 @@ diag() { echo "# $*"; }
 
 # No process of ours may outlive a cts-trace run.
 leftovers() {
-	pgrep -f "$PROG/$1" >/dev/null 2>&1 && echo yes || echo no
+	pgrep -f "^$PROG/$1" >/dev/null 2>&1 && echo yes || echo no
 }
 
 done_testing() {
