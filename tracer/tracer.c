@@ -556,7 +556,8 @@ static int launch(struct cts_tracer *tr, struct user_regs_struct *entry_regs)
 		return -1;
 	}
 	long opts = PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC |
-		    PTRACE_O_TRACEEXIT | PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACESECCOMP;
+		    PTRACE_O_TRACEEXIT | PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACESECCOMP |
+		    PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK;
 	if (ptrace(PTRACE_SETOPTIONS, pid, 0, (void *)opts) != 0) {
 		set_error(tr, "PTRACE_SETOPTIONS: %s", strerror(errno));
 		return -1;
@@ -761,7 +762,8 @@ static pid_t fork_from_server(struct cts_tracer *tr)
 	cts_mem_write(child, tr->server_regs.rip, saved, 3);
 	ptrace(PTRACE_SETREGS, child, 0, &tr->server_regs);
 	long opts = PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXIT |
-		    PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACESECCOMP; /* its own forks run free */
+		    PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACESECCOMP | PTRACE_O_TRACEFORK |
+		    PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC; /* its forks: followed, run free */
 	ptrace(PTRACE_SETOPTIONS, child, 0, (void *)opts);
 	return child;
 fail:
@@ -1217,13 +1219,81 @@ static int on_new_stop(struct cts_tracer *tr, struct thread *th)
 	return 0;
 }
 
+/* Processes the program forks (system(), popen) are followed only so that
+ * they run free: their inherited seccomp filter needs a tracer, or their
+ * futex and exit calls would fail with ENOSYS. */
+static bool is_foreign(const struct cts_tracer *tr, pid_t tid)
+{
+	for (int i = 0; i < tr->nforeign; i++)
+		if (tr->foreign[i] == tid)
+			return true;
+	return false;
+}
+
+static void add_foreign(struct cts_tracer *tr, pid_t tid)
+{
+	if (tid > 0 && !is_foreign(tr, tid) && tr->nforeign < MAX_FOREIGN)
+		tr->foreign[tr->nforeign++] = tid;
+}
+
+static void forget_foreign(struct cts_tracer *tr, pid_t tid)
+{
+	for (int i = 0; i < tr->nforeign; i++)
+		if (tr->foreign[i] == tid)
+			tr->foreign[i] = tr->foreign[--tr->nforeign];
+}
+
+static pid_t tgid_of(pid_t tid)
+{
+	char path[64], line[128];
+	pid_t tgid = 0;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
+static int foreign_event(struct cts_tracer *tr, const struct cts_wait_event *ev)
+{
+	int sig = 0;
+	add_foreign(tr, ev->tid);
+	if (ev->kind == CTS_WEV_FORK)
+		add_foreign(tr, (pid_t)ev->msg);
+	if (ev->kind == CTS_WEV_SIGNAL && ev->sig != SIGSTOP)
+		sig = ev->sig;
+	if (ptrace(PTRACE_CONT, ev->tid, 0, (void *)(long)sig) != 0 && errno != ESRCH)
+		return -1;
+	return 0;
+}
+
+static void kill_foreign(struct cts_tracer *tr)
+{
+	int status;
+	for (int i = 0; i < tr->nforeign; i++) {
+		pid_t p = tr->foreign[i];
+		kill(p, SIGKILL);
+		while (waitpid(p, &status, __WALL) == p && WIFSTOPPED(status))
+			ptrace(PTRACE_CONT, p, 0, 0);
+	}
+	tr->nforeign = 0;
+}
+
 static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 {
 	struct thread *th = by_tid(tr, ev->tid);
 
 	if (!th) {
-		if (ev->kind == CTS_WEV_EXITED || ev->kind == CTS_WEV_KILLED)
+		if (ev->kind == CTS_WEV_EXITED || ev->kind == CTS_WEV_KILLED) {
+			forget_foreign(tr, ev->tid);
 			return 0;
+		}
+		if (is_foreign(tr, ev->tid) || tgid_of(ev->tid) != tr->pid)
+			return foreign_event(tr, ev);
 		/* A new thread reported before its clone event: remember it. */
 		if (tr->nearly < CTS_MAX_THREADS)
 			tr->early[tr->nearly++] = ev->tid;
@@ -1329,10 +1399,12 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 			tr->proc_exiting = true; /* last thread: the process ends */
 		}
 		return cont(tr, th, 0);
+	case CTS_WEV_FORK:
+		add_foreign(tr, (pid_t)ev->msg);
+		return cont(tr, th, 0);
 	case CTS_WEV_SYSCALL:
 	case CTS_WEV_STOP:
 	case CTS_WEV_EXEC:
-	case CTS_WEV_FORK:
 		return cont(tr, th, 0);
 	}
 	return 0;
@@ -1564,6 +1636,7 @@ static void tr_stop(void *be, struct cts_run_state *st)
 	struct itimerval off = { { 0, 0 }, { 0, 0 } };
 	setitimer(ITIMER_REAL, &off, NULL);
 	kill_and_reap(tr);
+	kill_foreign(tr);
 	tr->pid_reaped = false;
 }
 

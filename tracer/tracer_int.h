@@ -97,6 +97,9 @@ struct cts_tracer {
 	struct thread th[CTS_MAX_THREADS];
 	int nthreads;
 	pid_t early[CTS_MAX_THREADS]; /* first stops seen before their clone event */
+#define MAX_FOREIGN 64
+	pid_t foreign[MAX_FOREIGN];   /* processes the program forked: run free */
+	int nforeign;
 	int nearly;
 	struct thread *running;
 	int last_created;

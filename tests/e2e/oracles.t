@@ -31,6 +31,22 @@ like "$out" "exited with status 3" "--fail-on-exit: says the status"
 "$CTS" -q -n 200 -o "$T/ex2" -- "$PROG/exit_status"
 is $? 0 "without --fail-on-exit: no bug"
 
+# Programs that run other programs (system(3)) work, in both launch modes,
+# and leave nothing behind.
+"$CTS" -q -n 100 -o "$T/sp" -- "$PROG/spawn"
+is $? 0 "spawn: system() from threads works (fork server)"
+"$CTS" -q --no-fork-server -n 30 -o "$T/sp" -- "$PROG/spawn"
+is $? 0 "spawn: system() from threads works (exec every run)"
+is "$(pgrep -fc '^sh -c exit 7')" 0 "spawn: no child of the program left behind"
+
+# A schedule found with the fork server replays with exec, and vice versa.
+"$CTS" -q -n 500 -o "$T/fs" -- "$PROG/deadlock"
+r=$("$CTS" --no-fork-server --replay "$T/fs/deadlock-1.sched" 2>&1)
+is $? 1 "fork-server schedule replays in exec mode"
+"$CTS" -q --no-fork-server -n 500 -o "$T/ex" -- "$PROG/check_then_act"
+r=$("$CTS" --replay "$T/ex/assert-1.sched" 2>&1)
+is $? 1 "exec-mode schedule replays with the fork server"
+
 # SIGTERM while the program is running: exit 130, nothing left behind. (A
 # background job's SIGINT is ignored, and cts-trace leaves it so.) Wait until
 # the program itself runs: its command line starts with its path.
