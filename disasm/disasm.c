@@ -303,6 +303,88 @@ static uint64_t reg_or_zero(int reg, const struct user_regs_struct *regs)
 	return v;
 }
 
+int cts_disasm_reg_set(int reg, struct user_regs_struct *r, uint64_t val)
+{
+	unsigned long long *p;
+	bool r32 = false;
+	switch (reg) {
+	case X86_REG_EAX: r32 = true; /* fall through */
+	case X86_REG_RAX: p = &r->rax; break;
+	case X86_REG_EBX: r32 = true; /* fall through */
+	case X86_REG_RBX: p = &r->rbx; break;
+	case X86_REG_ECX: r32 = true; /* fall through */
+	case X86_REG_RCX: p = &r->rcx; break;
+	case X86_REG_EDX: r32 = true; /* fall through */
+	case X86_REG_RDX: p = &r->rdx; break;
+	case X86_REG_ESI: r32 = true; /* fall through */
+	case X86_REG_RSI: p = &r->rsi; break;
+	case X86_REG_EDI: r32 = true; /* fall through */
+	case X86_REG_RDI: p = &r->rdi; break;
+	case X86_REG_EBP: r32 = true; /* fall through */
+	case X86_REG_RBP: p = &r->rbp; break;
+	case X86_REG_R8D: r32 = true; /* fall through */
+	case X86_REG_R8: p = &r->r8; break;
+	case X86_REG_R9D: r32 = true; /* fall through */
+	case X86_REG_R9: p = &r->r9; break;
+	case X86_REG_R10D: r32 = true; /* fall through */
+	case X86_REG_R10: p = &r->r10; break;
+	case X86_REG_R11D: r32 = true; /* fall through */
+	case X86_REG_R11: p = &r->r11; break;
+	case X86_REG_R12D: r32 = true; /* fall through */
+	case X86_REG_R12: p = &r->r12; break;
+	case X86_REG_R13D: r32 = true; /* fall through */
+	case X86_REG_R13: p = &r->r13; break;
+	case X86_REG_R14D: r32 = true; /* fall through */
+	case X86_REG_R14: p = &r->r14; break;
+	case X86_REG_R15D: r32 = true; /* fall through */
+	case X86_REG_R15: p = &r->r15; break;
+	default: return -1;
+	}
+	*p = r32 ? (uint32_t)val : val;
+	return 0;
+}
+
+int cts_disasm_emulate(const struct cts_insn *in, struct user_regs_struct *regs, uint64_t *addr,
+		       uint64_t *mem_out, const uint64_t *mem_in)
+{
+	uint64_t v = 0, mask = in->size >= 8 ? UINT64_MAX : (1ull << (8 * in->size)) - 1;
+	switch (in->emu) {
+	case CTS_EMU_LOAD:
+		*addr = cts_disasm_ea(in, regs);
+		if (!mem_in)
+			return 0;
+		if (cts_disasm_reg_set(in->emu_reg, regs, *mem_in & mask) != 0)
+			return -1;
+		break;
+	case CTS_EMU_STORE_REG:
+		*addr = cts_disasm_ea(in, regs);
+		if (cts_disasm_reg_value(in->emu_reg, regs, &v) != 0)
+			return -1;
+		*mem_out = v & mask;
+		break;
+	case CTS_EMU_STORE_IMM:
+		*addr = cts_disasm_ea(in, regs);
+		*mem_out = (uint64_t)in->emu_imm & mask;
+		break;
+	case CTS_EMU_MOV_IMM:
+		*addr = 0;
+		if (cts_disasm_reg_set(in->emu_reg, regs, (uint64_t)in->emu_imm) != 0)
+			return -1;
+		break;
+	case CTS_EMU_PUSH:
+		if (cts_disasm_reg_value(in->emu_reg, regs, &v) != 0)
+			return -1;
+		regs->rsp -= 8;
+		*addr = regs->rsp;
+		*mem_out = v;
+		break;
+	default:
+		return -1;
+	}
+	regs->rip += in->len;
+	return 0;
+}
+
 /* ---- classification ----------------------------------------------------- */
 
 static void copy_str(char *dst, size_t size, const char *src)
@@ -434,7 +516,55 @@ static void classify_implicit(unsigned id, const cs_x86 *x, struct cts_insn *o)
 	o->seg = seg_of_prefix(x->prefix[1]);
 }
 
-static void classify(const cs_insn *ci, struct cts_insn *o)
+static bool gpr_width(int reg, unsigned *bytes)
+{
+	uint64_t v;
+	struct user_regs_struct r;
+	memset(&r, 0xff, sizeof(r));
+	if (reg == X86_REG_RIP || reg == X86_REG_EIP || cts_disasm_reg_value(reg, &r, &v) != 0)
+		return false;
+	*bytes = v == UINT64_MAX ? 8 : v == 0xffffffffu ? 4 : v == 0xffff ? 2 : 1;
+	return true;
+}
+
+/* Plain moves between a general register (or an immediate) and memory:
+ * the tracer can do these itself and save a single-step. */
+static void set_emu(unsigned id, const cs_x86 *x, int m, struct cts_insn *o)
+{
+	unsigned w;
+	if (id == X86_INS_PUSH && x->op_count == 1 && x->operands[0].type == X86_OP_REG &&
+	    gpr_width(x->operands[0].reg, &w) && w == 8) {
+		o->emu = CTS_EMU_PUSH;
+		o->emu_reg = (int16_t)x->operands[0].reg;
+		return;
+	}
+	if (id == X86_INS_MOV && x->op_count == 2 && m < 0 && x->operands[0].type == X86_OP_REG &&
+	    x->operands[1].type == X86_OP_IMM && gpr_width(x->operands[0].reg, &w) && w >= 4) {
+		o->emu = CTS_EMU_MOV_IMM;
+		o->emu_reg = (int16_t)x->operands[0].reg;
+		o->emu_imm = x->operands[1].imm;
+		return;
+	}
+	if (id != X86_INS_MOV || x->op_count != 2 || o->lock || o->seg != CTS_SEG_NONE ||
+	    !o->ea_valid || o->bit_reg || o->rep)
+		return;
+	const cs_x86_op *a = &x->operands[0], *b = &x->operands[1];
+	if (m == 1 && a->type == X86_OP_REG && gpr_width(a->reg, &w) && w >= 4 &&
+	    o->size == w) {
+		o->emu = CTS_EMU_LOAD;
+		o->emu_reg = (int16_t)a->reg;
+	} else if (m == 0 && b->type == X86_OP_REG && gpr_width(b->reg, &w) && o->size == w &&
+		   b->reg != X86_REG_AH && b->reg != X86_REG_BH && b->reg != X86_REG_CH &&
+		   b->reg != X86_REG_DH) {
+		o->emu = CTS_EMU_STORE_REG;
+		o->emu_reg = (int16_t)b->reg;
+	} else if (m == 0 && b->type == X86_OP_IMM && o->size >= 1 && o->size <= 8) {
+		o->emu = CTS_EMU_STORE_IMM;
+		o->emu_imm = b->imm;
+	}
+}
+
+static void classify_body(const cs_insn *ci, struct cts_insn *o)
 {
 	const cs_x86 *x = &ci->detail->x86;
 	const cs_detail *det = ci->detail;
@@ -530,6 +660,17 @@ static void classify(const cs_insn *ci, struct cts_insn *o)
 	}
 	if ((o->base == X86_REG_RSP || o->base == X86_REG_ESP) && o->seg == CTS_SEG_NONE)
 		o->access = CTS_ACC_STACK;
+}
+
+static void classify(const cs_insn *ci, struct cts_insn *o)
+{
+	const cs_x86 *x = &ci->detail->x86;
+	int m = -1;
+	classify_body(ci, o);
+	for (int i = 0; i < x->op_count && m < 0; i++)
+		if (x->operands[i].type == X86_OP_MEM)
+			m = i;
+	set_emu(ci->id, x, m, o);
 }
 
 /* Length of a VEX/EVEX instruction capstone cannot decode, from the prefix

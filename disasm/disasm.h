@@ -66,8 +66,22 @@ struct cts_insn {
 	bool is_branch;          /* jmp, jcc, loop, jrcxz (not call/ret) */
 	bool is_call, is_ret;    /* is_ret also for iret */
 	bool is_syscall;         /* syscall, sysenter, int 0x80 */
+	/* A plain move the tracer can perform itself instead of single-stepping
+	 * the instruction (see cts_disasm_emulate). */
+	uint8_t emu;             /* enum cts_emu */
+	int16_t emu_reg;         /* the general register moved to or from */
+	int64_t emu_imm;         /* the immediate (sign-extended) */
 	char mnemonic[24];       /* capstone text, prefixes included ("lock add") */
 	char op_str[64];         /* truncated if longer */
+};
+
+enum cts_emu {
+	CTS_EMU_NONE,
+	CTS_EMU_LOAD,       /* mov r32/r64, [mem] */
+	CTS_EMU_STORE_REG,  /* mov [mem], r8..r64 */
+	CTS_EMU_STORE_IMM,  /* mov [mem], imm */
+	CTS_EMU_MOV_IMM,    /* mov r32/r64, imm */
+	CTS_EMU_PUSH,       /* push r64 */
 };
 
 /* Opaque: one capstone handle, its cs_malloc'ed instruction buffer and the
@@ -105,6 +119,19 @@ void cts_disasm_stats(const struct cts_disasm *d, struct cts_disasm_stats *st);
  * rip, riz) zero-extended from its bits in regs. 0 on success, -1 if reg is
  * not a general register. */
 int cts_disasm_reg_value(int reg, const struct user_regs_struct *regs, uint64_t *val);
+
+/* Set a 64- or 32-bit general register (32-bit writes zero-extend, as the
+ * CPU does). 0, or -1 for any other register. */
+int cts_disasm_reg_set(int reg, struct user_regs_struct *regs, uint64_t val);
+
+/* Perform in (in->emu != CTS_EMU_NONE) on regs: compute the address and the
+ * value, and update the registers (rip included). The memory side is the
+ * caller's: for a load, *mem_in must hold the in->size bytes read at *addr
+ * (call with load_done false first to get *addr, then again with the data);
+ * for a store or push, write *mem_out's in->size bytes at *addr. Returns 0,
+ * or -1 if in cannot be emulated. */
+int cts_disasm_emulate(const struct cts_insn *in, struct user_regs_struct *regs, uint64_t *addr,
+		       uint64_t *mem_out, const uint64_t *mem_in);
 
 /* Effective address of in's memory operand: base + index*scale + disp
  * (+ the bt bit-offset word), rip-relative from the next instruction,

@@ -440,9 +440,50 @@ static int resume(struct cts_tracer *tr, struct thread *th)
 	return 0;
 }
 
-/* Restore the displaced byte of b (if any) and single-step the instruction. */
+int cts_access_emulate(struct cts_tracer *tr, struct thread *th, struct bp *b)
+{
+	if (th->stepping || tr->no_emulate)
+		return 0;
+	const struct cts_insn *in = decode_at(tr, th, b->addr, b);
+	if (!in || in->emu == CTS_EMU_NONE || cts_tr_getregs(th) != 0 || th->regs.rip != b->addr)
+		return 0;
+	struct user_regs_struct r = th->regs;
+	uint64_t addr = 0, out = 0, val = 0;
+	if (cts_disasm_emulate(in, &r, &addr, &out, NULL) != 0)
+		return 0;
+	if (in->emu == CTS_EMU_LOAD) {
+		/* A load the CPU would fault on is left to the CPU. */
+		if (cts_mem_read(th->tid, addr, &val, in->size) != 0 ||
+		    cts_disasm_emulate(in, &r, &addr, &out, &val) != 0)
+			return 0;
+	} else if (in->emu != CTS_EMU_MOV_IMM) {
+		size_t n = in->emu == CTS_EMU_PUSH ? 8 : in->size;
+		if (cts_mem_write_data(th->tid, addr, &out, n) != 0)
+			return 0;
+	}
+	th->regs = r;
+	if (cts_tr_setregs(th) != 0)
+		return errno == ESRCH ? 0 : -1;
+	tr->stats.emulated++;
+	return 1;
+}
+
+/* Restore the displaced byte of b (if any) and single-step the instruction,
+ * or perform it here when it is a plain move. */
 static int step_insn(struct cts_tracer *tr, struct thread *th, struct bp *b, bool after)
 {
+	if (b && b->active) {
+		int e = cts_access_emulate(tr, th, b);
+		if (e < 0)
+			return -1;
+		if (e > 0) {
+			th->stepping_bp = 0;
+			th->after_step = after;
+			if (after)
+				return cts_access_after_step(tr, th);
+			return resume(tr, th);
+		}
+	}
 	if (b && b->active && cts_mem_write(tr->pid, b->addr, &b->orig, 1) != 0)
 		return -1;
 	th->stepping_bp = b ? b->addr : 0;

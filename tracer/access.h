@@ -27,6 +27,10 @@ int cts_access_watch_hit(struct cts_tracer *tr, struct thread *th);
  * breakpoint (the "learned hot address"), so spin loops cannot hang a run. */
 int cts_access_probe_start(struct cts_tracer *tr, struct thread *th);
 int cts_access_probe_step(struct cts_tracer *tr, struct thread *th);
+/* Perform the plain move displaced by breakpoint b (th is held on it) in
+ * the tracer instead of single-stepping it: 1 done (registers set, rip past
+ * it), 0 not possible (step it), -1 error. */
+int cts_access_emulate(struct cts_tracer *tr, struct thread *th, struct bp *b);
 /* Learn a load at pc ahead of time (replaying a schedule that used one). */
 void cts_access_learn(struct cts_tracer *tr, uint64_t pc);
 

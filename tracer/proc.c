@@ -77,6 +77,18 @@ int cts_mem_write(pid_t tid, uint64_t addr, const void *buf, size_t len)
 	return 0;
 }
 
+int cts_mem_write_data(pid_t tid, uint64_t addr, const void *buf, size_t len)
+{
+	if (have_vm_readv != 0) {
+		struct iovec local = { (void *)buf, len }, remote = { (void *)addr, len };
+		if (process_vm_writev(tid, &local, 1, &remote, 1, 0) == (ssize_t)len)
+			return 0;
+		if (errno == ESRCH)
+			return -1;
+	}
+	return cts_mem_write(tid, addr, buf, len);
+}
+
 int cts_mem_read_str(pid_t tid, uint64_t addr, char *buf, size_t len)
 {
 	size_t got = 0;

@@ -10,6 +10,8 @@
 int cts_mem_read(pid_t tid, uint64_t addr, void *buf, size_t len);
 /* Through PTRACE_POKEDATA, so it also writes read-only text. */
 int cts_mem_write(pid_t tid, uint64_t addr, const void *buf, size_t len);
+/* Writable data: process_vm_writev, falling back to PTRACE_POKEDATA. */
+int cts_mem_write_data(pid_t tid, uint64_t addr, const void *buf, size_t len);
 /* NUL-terminated string, truncated to len-1. */
 int cts_mem_read_str(pid_t tid, uint64_t addr, char *buf, size_t len);
 

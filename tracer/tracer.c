@@ -308,6 +308,11 @@ static void sync_server_bps(struct cts_tracer *tr)
 static int step_over(struct cts_tracer *tr, struct thread *th, uint64_t addr)
 {
 	struct bp *b = cts_tr_bp_find(tr, addr);
+	int e = b && b->active ? cts_access_emulate(tr, th, b) : 0;
+	if (e < 0)
+		return -1;
+	if (e > 0)
+		return cont(tr, th, 0);
 	if (b && b->active && bp_unplant(tr, b) != 0)
 		return -1;
 	th->stepping_bp = addr;
@@ -1679,6 +1684,7 @@ struct cts_tracer *cts_tracer_new(const struct cts_tracer_config *cfg, struct ct
 	tr->cfg = *cfg;
 	tr->model = model;
 	tr->no_server = cfg->no_fork_server;
+	tr->no_emulate = getenv("CTS_NO_EMULATE") != NULL; /* to test the single-step path */
 	/* Tracer and tracee on one CPU: cross-CPU stop round trips are 8-15x slower. */
 	int cpu = sched_getcpu();
 	if (cpu >= 0) {

@@ -113,6 +113,7 @@ struct cts_tracer {
 	uint64_t main_addr;         /* 0: unknown (stripped) */
 	bool main_known;
 	bool no_main;               /* threads before main: runs start at the entry point */
+	bool no_emulate;            /* always single-step displaced instructions */
 	pid_t server;               /* fork server stopped at main, 0 if none */
 	bool bps_dirty;             /* breakpoints changed since the server was synced */
 	bool no_server;

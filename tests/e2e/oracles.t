@@ -47,6 +47,17 @@ is $? 1 "fork-server schedule replays in exec mode"
 r=$("$CTS" --replay "$T/ex/assert-1.sched" 2>&1)
 is $? 1 "exec-mode schedule replays with the fork server"
 
+# The tracer performs plain moves itself; the single-step path they replace
+# stays tested.
+out=$(CTS_NO_EMULATE=1 "$CTS" -m break -s pct -n 2000 -o "$T/ne" -- "$PROG/counter" 2>&1)
+is $? 1 "single-step path: counter bug found"
+r=$(CTS_NO_EMULATE=1 "$CTS" --replay "$T/ne/assert-1.sched" 2>&1)
+is $? 1 "single-step path: replayed"
+r=$("$CTS" --replay "$T/ne/assert-1.sched" 2>&1)
+is $? 1 "single-step schedule replays with emulation"
+CTS_NO_EMULATE=1 "$CTS" -q -n 200 -o "$T/ne" -- "$PROG/deadlock_ok"
+is $? 0 "single-step path: deadlock_ok clean"
+
 # SIGTERM while the program is running: exit 130, nothing left behind. (A
 # background job's SIGINT is ignored, and cts-trace leaves it so.) Wait until
 # the program itself runs: its command line starts with its path.

@@ -449,6 +449,75 @@ static void test_scan(struct cts_disasm *d)
 	       cts_disasm_scan(d, base, NULL, 4, on_insn, &s) == -1, "scan: empty / bad input");
 }
 
+/* Plain moves the tracer performs itself instead of single-stepping. */
+static void test_emulate(struct cts_disasm *d)
+{
+	static const struct { const uint8_t b[8]; size_t n; int emu; } cases[] = {
+		{ { 0x8b, 0x47, 0x10 }, 3, CTS_EMU_LOAD },              /* mov eax, [rdi+0x10] */
+		{ { 0x48, 0x8b, 0x05, 0x10, 0, 0, 0 }, 7, CTS_EMU_LOAD }, /* mov rax, [rip+0x10] */
+		{ { 0x41, 0x57 }, 2, CTS_EMU_PUSH },                    /* push r15 */
+		{ { 0x41, 0xb8, 1, 0, 0, 0 }, 6, CTS_EMU_MOV_IMM },     /* mov r8d, 1 */
+		{ { 0xc7, 0x07, 5, 0, 0, 0 }, 6, CTS_EMU_STORE_IMM },   /* mov dword [rdi], 5 */
+		{ { 0x88, 0x18 }, 2, CTS_EMU_STORE_REG },               /* mov [rax], bl */
+		{ { 0x8a, 0x20 }, 2, CTS_EMU_NONE },                    /* mov ah, [rax] */
+		{ { 0x66, 0x8b, 0x07 }, 3, CTS_EMU_NONE },              /* mov ax, [rdi]: keeps rax's top */
+		{ { 0xf0, 0x01, 0x07 }, 3, CTS_EMU_NONE },              /* lock add [rdi], eax */
+		{ { 0x64, 0x48, 0x8b, 0x04, 0x25, 0x28, 0, 0, }, 8, CTS_EMU_NONE }, /* fs: load */
+	};
+	int good = 0;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cts_insn in;
+		uint8_t buf[16] = { 0 };
+		memcpy(buf, cases[i].b, cases[i].n);
+		cts_disasm_decode(d, 0x600000 + 0x20 * i, buf, sizeof(buf), &in);
+		if (in.emu == cases[i].emu)
+			good++;
+		else
+			tap_diag("  emulation class of case %zu: got %d, want %d", i, in.emu, cases[i].emu);
+	}
+	tap_is_int(good, sizeof(cases) / sizeof(cases[0]), "emulation: which moves qualify");
+
+	struct user_regs_struct r;
+	struct cts_insn in;
+	uint64_t addr = 0, out = 0, val = 0x1122334455667788ull;
+	uint8_t ld[16] = { 0x8b, 0x47, 0x10 };
+	memset(&r, 0, sizeof(r));
+	r.rip = 0x700000;
+	r.rdi = 0x1000;
+	r.rax = 0xffffffffffffffffull;
+	cts_disasm_decode(d, 0x700000, ld, sizeof(ld), &in);
+	int rc = cts_disasm_emulate(&in, &r, &addr, &out, NULL);
+	tap_ok(rc == 0 && addr == 0x1010 && r.rip == 0x700000, "emulate load: address first, rip kept");
+	rc = cts_disasm_emulate(&in, &r, &addr, &out, &val);
+	tap_ok(rc == 0 && r.rax == 0x55667788 && r.rip == 0x700003,
+	       "emulate load: 32-bit destination zero-extends, rip advances");
+	uint8_t ps[16] = { 0x41, 0x57 };
+	memset(&r, 0, sizeof(r));
+	r.rip = 0x700100;
+	r.rsp = 0x7ff000;
+	r.r15 = 0xabcdef;
+	cts_disasm_decode(d, 0x700100, ps, sizeof(ps), &in);
+	rc = cts_disasm_emulate(&in, &r, &addr, &out, NULL);
+	tap_ok(rc == 0 && r.rsp == 0x7feff8 && addr == 0x7feff8 && out == 0xabcdef &&
+	       r.rip == 0x700102, "emulate push r15: rsp, stored value, rip");
+	uint8_t st[16] = { 0x88, 0x18 };
+	memset(&r, 0, sizeof(r));
+	r.rip = 0x700200;
+	r.rax = 0x5000;
+	r.rbx = 0x1234;
+	cts_disasm_decode(d, 0x700200, st, sizeof(st), &in);
+	rc = cts_disasm_emulate(&in, &r, &addr, &out, NULL);
+	tap_ok(rc == 0 && addr == 0x5000 && out == 0x34 && in.size == 1,
+	       "emulate mov [rax], bl: one byte, the low byte of rbx");
+	uint8_t mi[16] = { 0x41, 0xb8, 1, 0, 0, 0 };
+	memset(&r, 0, sizeof(r));
+	r.r8 = ~0ull;
+	r.rip = 0x700300;
+	cts_disasm_decode(d, 0x700300, mi, sizeof(mi), &in);
+	rc = cts_disasm_emulate(&in, &r, &addr, &out, NULL);
+	tap_ok(rc == 0 && r.r8 == 1 && r.rip == 0x700306, "emulate mov r8d, 1: zero-extended");
+}
+
 int main(void)
 {
 	struct cts_disasm *d = cts_disasm_new();
@@ -462,6 +531,7 @@ int main(void)
 	test_strings(d);
 	test_cache(d);
 	test_scan(d);
+	test_emulate(d);
 	cts_disasm_free(d);
 	return tap_done();
 }
