@@ -332,12 +332,7 @@ int cts_access_watch_hit(struct cts_tracer *tr, struct thread *th)
 			a->watch[w].last = v;
 		}
 	}
-	th->regs_valid = false;
-	th->state = TH_RUNNING;
-	if (ptrace(th->stepping ? PTRACE_SINGLESTEP : PTRACE_CONT, th->tid, 0, 0) != 0 &&
-	    errno != ESRCH)
-		return -1;
-	return 0;
+	return cts_tr_resume(tr, th, 0);
 }
 
 /* ---- hits ---------------------------------------------------------------------- */
@@ -429,17 +424,6 @@ static bool classify(struct cts_tracer *tr, struct thread *th, const struct cts_
 	return true;
 }
 
-static int resume(struct cts_tracer *tr, struct thread *th)
-{
-	(void)tr;
-	th->regs_valid = false;
-	th->state = TH_RUNNING;
-	if (ptrace(th->stepping ? PTRACE_SINGLESTEP : PTRACE_CONT, th->tid, 0, 0) != 0 &&
-	    errno != ESRCH)
-		return -1;
-	return 0;
-}
-
 int cts_access_emulate(struct cts_tracer *tr, struct thread *th, struct bp *b)
 {
 	if (th->stepping || tr->no_emulate)
@@ -468,33 +452,6 @@ int cts_access_emulate(struct cts_tracer *tr, struct thread *th, struct bp *b)
 	return 1;
 }
 
-/* Restore the displaced byte of b (if any) and single-step the instruction,
- * or perform it here when it is a plain move. */
-static int step_insn(struct cts_tracer *tr, struct thread *th, struct bp *b, bool after)
-{
-	if (b && b->active) {
-		int e = cts_access_emulate(tr, th, b);
-		if (e < 0)
-			return -1;
-		if (e > 0) {
-			th->stepping_bp = 0;
-			th->after_step = after;
-			if (after)
-				return cts_access_after_step(tr, th);
-			return resume(tr, th);
-		}
-	}
-	if (b && b->active && cts_mem_write(tr->pid, b->addr, &b->orig, 1) != 0)
-		return -1;
-	th->stepping_bp = b ? b->addr : 0;
-	th->after_step = after;
-	th->regs_valid = false;
-	th->state = TH_RUNNING;
-	if (ptrace(PTRACE_SINGLESTEP, th->tid, 0, 0) != 0 && errno != ESRCH)
-		return -1;
-	return 0;
-}
-
 /* An access th is about to make at pc (from a breakpoint, or stepping). */
 static int on_access(struct cts_tracer *tr, struct thread *th, uint64_t pc, struct bp *b)
 {
@@ -503,7 +460,7 @@ static int on_access(struct cts_tracer *tr, struct thread *th, uint64_t pc, stru
 	struct cts_event ev;
 
 	if (!in || !cts_disasm_may_share(in))
-		return step_insn(tr, th, b, false);
+		return cts_tr_step_over(tr, th, b, false);
 	bool shared = classify(tr, th, in, pc, &ev);
 	th->watch_idx = -1;
 	th->acc_capture = false;
@@ -528,13 +485,13 @@ static int on_access(struct cts_tracer *tr, struct thread *th, uint64_t pc, stru
 		if (++b->local_hits >= RETIRE_AFTER && !b->shared_hits && !a->nwatch) {
 			tr->stats.retired++;
 			cts_tr_bp_retire(tr, b);
-			return resume(tr, th);
+			return cts_tr_resume(tr, th, 0);
 		}
 	} else if (b) {
 		b->shared_hits++;
 	}
 	if (!visible)
-		return step_insn(tr, th, b, th->watch_idx >= 0);
+		return cts_tr_step_over(tr, th, b, th->watch_idx >= 0);
 	tr->stats.accesses++;
 	th->pending = ev;
 	th->acc_capture = cts_op_is_write(ev.op) && ev.size <= 8;
@@ -548,7 +505,7 @@ int cts_access_hit(struct cts_tracer *tr, struct thread *th, struct bp *b)
 	if (b->kind == BP_RETURN) {
 		/* Back in traced code from an untraced call: step again. */
 		th->stepping = true;
-		return step_insn(tr, th, b, false);
+		return cts_tr_step_over(tr, th, b, false);
 	}
 	if (tr->cfg.mode == CTS_MODE_STEP)
 		th->stepping = true;
@@ -559,7 +516,7 @@ int cts_access_execute(struct cts_tracer *tr, struct thread *th, struct cts_even
 {
 	(void)done; /* the written value is filled in after the step */
 	struct bp *b = th->bp_addr ? cts_tr_bp_find(tr, th->bp_addr) : NULL;
-	return step_insn(tr, th, b, true);
+	return cts_tr_step_over(tr, th, b, true);
 }
 
 int cts_access_after_step(struct cts_tracer *tr, struct thread *th)
@@ -577,14 +534,14 @@ int cts_access_after_step(struct cts_tracer *tr, struct thread *th)
 		report_watch(tr, th, th->watch_idx, "write", th->watch_pc, v);
 		th->watch_idx = -1;
 	}
-	return resume(tr, th);
+	return cts_tr_resume(tr, th, 0);
 }
 
 int cts_access_single_step(struct cts_tracer *tr, struct thread *th)
 {
 	struct cts_access_state *a = tr->acc;
 	if (!th->stepping || tr->cfg.mode != CTS_MODE_STEP)
-		return resume(tr, th);
+		return cts_tr_resume(tr, th, 0);
 	if (cts_tr_getregs(th) != 0)
 		return errno == ESRCH ? 0 : -1;
 	uint64_t pc = th->regs.rip;
@@ -606,18 +563,18 @@ int cts_access_single_step(struct cts_tracer *tr, struct thread *th)
 			}
 		}
 		th->last_was_call = false;
-		return resume(tr, th);
+		return cts_tr_resume(tr, th, 0);
 	}
 	struct bp *b = cts_tr_bp_find(tr, pc);
 	if (b && b->active) {
 		/* Our int3 is here: executing it reports the hit. */
 		th->last_was_call = false;
-		return resume(tr, th);
+		return cts_tr_resume(tr, th, 0);
 	}
 	const struct cts_insn *in = decode_at(tr, th, pc, NULL);
 	th->last_was_call = in && in->is_call;
 	if (!in || !cts_disasm_may_share(in))
-		return resume(tr, th);
+		return cts_tr_resume(tr, th, 0);
 	return on_access(tr, th, pc, NULL);
 }
 
@@ -648,7 +605,7 @@ int cts_access_probe_start(struct cts_tracer *tr, struct thread *th)
 static int probe_end(struct cts_tracer *tr, struct thread *th)
 {
 	th->probing = false;
-	return resume(tr, th);
+	return cts_tr_resume(tr, th, 0);
 }
 
 /* One instruction of the probe: th is stopped before it. A load whose pc

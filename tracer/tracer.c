@@ -179,7 +179,9 @@ void cts_tr_hold(struct cts_tracer *tr, struct thread *th, enum held_at at)
 	publish(tr, th);
 }
 
-static int cont(struct cts_tracer *tr, struct thread *th, int sig)
+/* Let th run on (single-stepping in step mode) to its next stop. ESRCH is
+ * not an error: the thread is gone and its exit comes through wait. */
+int cts_tr_resume(struct cts_tracer *tr, struct thread *th, int sig)
 {
 	th->regs_valid = false;
 	th->state = TH_RUNNING;
@@ -303,24 +305,38 @@ static void sync_server_bps(struct cts_tracer *tr)
 	tr->bps_dirty = false;
 }
 
-/* Restore the displaced byte, single-step it, and put int3 back (in the
- * SINGLESTEP handler). Every other thread is stopped, so no hit is lost. */
-static int step_over(struct cts_tracer *tr, struct thread *th, uint64_t addr)
+/* Execute the instruction displaced by breakpoint b (b NULL: the one at rip,
+ * in step mode): perform it here when it is a plain move, else restore the
+ * byte and single-step it (the SINGLESTEP handler puts int3 back). Every
+ * other thread is stopped, so no hit is lost. after: access.c wants to see
+ * the result (cts_access_after_step). */
+int cts_tr_step_over(struct cts_tracer *tr, struct thread *th, struct bp *b, bool after)
 {
-	struct bp *b = cts_tr_bp_find(tr, addr);
-	int e = b && b->active ? cts_access_emulate(tr, th, b) : 0;
-	if (e < 0)
-		return -1;
-	if (e > 0)
-		return cont(tr, th, 0);
-	if (b && b->active && bp_unplant(tr, b) != 0)
-		return -1;
-	th->stepping_bp = addr;
+	if (b && b->active) {
+		int e = cts_access_emulate(tr, th, b);
+		if (e < 0)
+			return -1;
+		if (e > 0) {
+			th->stepping_bp = 0;
+			if (after)
+				return cts_access_after_step(tr, th);
+			return cts_tr_resume(tr, th, 0);
+		}
+		if (bp_unplant(tr, b) != 0)
+			return -1;
+	}
+	th->stepping_bp = b ? b->addr : 0;
+	th->after_step = after;
 	th->regs_valid = false;
 	th->state = TH_RUNNING;
 	if (ptrace(PTRACE_SINGLESTEP, th->tid, 0, 0) != 0 && errno != ESRCH)
 		return -1;
 	return 0;
+}
+
+static int step_over(struct cts_tracer *tr, struct thread *th, uint64_t addr)
+{
+	return cts_tr_step_over(tr, th, cts_tr_bp_find(tr, addr), false);
 }
 
 /* ---- launching ------------------------------------------------------------ */
@@ -955,7 +971,7 @@ static int on_futex(struct cts_tracer *tr, struct thread *th)
 		uint32_t cur;
 		if (cts_mem_read(th->tid, uaddr, &cur, 4) == 0 && cur != val) {
 			skip_syscall(th, -EAGAIN);
-			return cont(tr, th, 0);
+			return cts_tr_resume(tr, th, 0);
 		}
 		/* Parked inside a pthread call: what it does when woken. */
 		struct cts_event last = th->pending;
@@ -987,29 +1003,29 @@ static int on_futex(struct cts_tracer *tr, struct thread *th)
 			return 0;
 		}
 		skip_syscall(th, futex_wake(tr, uaddr, (int)val));
-		return cont(tr, th, 0);
+		return cts_tr_resume(tr, th, 0);
 	case FUTEX_REQUEUE:
 	case FUTEX_CMP_REQUEUE: {
 		if (cmd == FUTEX_CMP_REQUEUE) {
 			uint32_t cur;
 			if (cts_mem_read(th->tid, uaddr, &cur, 4) == 0 && cur != (uint32_t)th->regs.r9) {
 				skip_syscall(th, -EAGAIN);
-				return cont(tr, th, 0);
+				return cts_tr_resume(tr, th, 0);
 			}
 		}
 		int woken = futex_wake(tr, uaddr, (int)val);
 		int moved = futex_requeue(tr, uaddr, th->regs.r8, (int)th->regs.r10);
 		skip_syscall(th, woken + moved);
-		return cont(tr, th, 0);
+		return cts_tr_resume(tr, th, 0);
 	}
 	case FUTEX_WAKE_OP:
 		/* The kernel does the operation on uaddr2; waking is ours, and a
 		 * spurious wake of uaddr2's waiters is allowed by futex semantics. */
 		futex_wake(tr, uaddr, (int)val);
 		futex_wake(tr, th->regs.r8, (int)th->regs.r10);
-		return cont(tr, th, 0);
+		return cts_tr_resume(tr, th, 0);
 	default:
-		return cont(tr, th, 0);
+		return cts_tr_resume(tr, th, 0);
 	}
 }
 
@@ -1029,7 +1045,7 @@ static int on_seccomp(struct cts_tracer *tr, struct thread *th)
 	case SYS_exit_group:
 		if (th->in_proc_exit || tr->proc_exiting) {
 			tr->proc_exiting = true;
-			return cont(tr, th, 0);
+			return cts_tr_resume(tr, th, 0);
 		}
 		op = CTS_OP_PROC_EXIT;
 		break;
@@ -1041,7 +1057,7 @@ static int on_seccomp(struct cts_tracer *tr, struct thread *th)
 		op = CTS_OP_SLEEP;
 		break;
 	default: /* clone, clone3: the clone event follows */
-		return cont(tr, th, 0);
+		return cts_tr_resume(tr, th, 0);
 	}
 	cts_event_init(&th->pending, th->num, op);
 	th->pending.pc = th->regs.rip;
@@ -1153,7 +1169,7 @@ static int on_breakpoint(struct cts_tracer *tr, struct thread *th, struct cts_wa
 	struct bp *b = cts_tr_bp_find(tr, addr);
 	if (!b || !b->active) {
 		/* The program's own int3: deliver SIGTRAP as the kernel would. */
-		return cont(tr, th, SIGTRAP);
+		return cts_tr_resume(tr, th, SIGTRAP);
 	}
 	th->regs.rip = addr;
 	if (cts_tr_setregs(th) != 0)
@@ -1348,7 +1364,7 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 			return cts_access_after_step(tr, th);
 		if (th->stepping)
 			return cts_access_single_step(tr, th);
-		return cont(tr, th, 0);
+		return cts_tr_resume(tr, th, 0);
 	case CTS_WEV_WATCHPOINT:
 		return cts_access_watch_hit(tr, th);
 	case CTS_WEV_SIGNAL:
@@ -1359,16 +1375,16 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 			return cts_access_probe_start(tr, th);
 		}
 		if (ev->sig == SIGSTOP)
-			return cont(tr, th, 0);
+			return cts_tr_resume(tr, th, 0);
 		if (fatal_signal(ev->sig)) {
 			on_crash(tr, th, ev);
 			return 0;
 		}
-		return cont(tr, th, ev->sig);
+		return cts_tr_resume(tr, th, ev->sig);
 	case CTS_WEV_GROUP_STOP:
 		if (th->state == TH_NEW)
 			return on_new_stop(tr, th);
-		return cont(tr, th, 0);
+		return cts_tr_resume(tr, th, 0);
 	case CTS_WEV_SECCOMP:
 		return on_seccomp(tr, th);
 	case CTS_WEV_CLONE: {
@@ -1387,7 +1403,7 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 				break;
 			}
 		}
-		return cont(tr, th, 0);
+		return cts_tr_resume(tr, th, 0);
 	}
 	case CTS_WEV_EXIT:
 		if (th->tid == tr->pid && !tr->proc_exiting) {
@@ -1397,20 +1413,20 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 			if (others) {
 				/* The main thread left with pthread_exit: a zombie until
 				 * the others are done, but gone for scheduling. */
-				cont(tr, th, 0);
+				cts_tr_resume(tr, th, 0);
 				mark_dead(tr, th);
 				return 0;
 			}
 			tr->proc_exiting = true; /* last thread: the process ends */
 		}
-		return cont(tr, th, 0);
+		return cts_tr_resume(tr, th, 0);
 	case CTS_WEV_FORK:
 		add_foreign(tr, (pid_t)ev->msg);
-		return cont(tr, th, 0);
+		return cts_tr_resume(tr, th, 0);
 	case CTS_WEV_SYSCALL:
 	case CTS_WEV_STOP:
 	case CTS_WEV_EXEC:
-		return cont(tr, th, 0);
+		return cts_tr_resume(tr, th, 0);
 	}
 	return 0;
 }
@@ -1537,7 +1553,7 @@ static int tr_step(void *be, struct cts_run_state *st, int tid, bool give_up,
 	}
 	switch (th->at) {
 	case AT_START:
-		rc = cont(tr, th, 0);
+		rc = cts_tr_resume(tr, th, 0);
 		break;
 	case AT_BREAKPOINT:
 		if (th->pending.op == CTS_OP_PROC_EXIT)
@@ -1562,16 +1578,16 @@ static int tr_step(void *be, struct cts_run_state *st, int tid, bool give_up,
 		}
 		switch (th->pending.op) {
 		case CTS_OP_THREAD_EXIT:
-			rc = cont(tr, th, 0);
+			rc = cts_tr_resume(tr, th, 0);
 			break;
 		case CTS_OP_PROC_EXIT:
 			tr->proc_exiting = true;
-			rc = cont(tr, th, 0);
+			rc = cts_tr_resume(tr, th, 0);
 			break;
 		case CTS_OP_YIELD:
 		case CTS_OP_SLEEP:
 			skip_syscall(th, 0);
-			rc = cont(tr, th, 0);
+			rc = cts_tr_resume(tr, th, 0);
 			break;
 		case CTS_OP_FUTEX_WAIT:
 			if (th->fwoken) {
@@ -1593,12 +1609,12 @@ static int tr_step(void *be, struct cts_run_state *st, int tid, bool give_up,
 				done->result = EAGAIN;
 				skip_syscall(th, -EAGAIN);
 			}
-			rc = cont(tr, th, 0);
+			rc = cts_tr_resume(tr, th, 0);
 			break;
 		case CTS_OP_FUTEX_WAKE:
 			done->result = futex_wake(tr, th->pending.obj, (int)th->pending.value);
 			skip_syscall(th, done->result);
-			rc = cont(tr, th, 0);
+			rc = cts_tr_resume(tr, th, 0);
 			break;
 		default: /* parked inside a pthread call, now woken or giving up */
 			if (th->fblocked) {
@@ -1610,7 +1626,7 @@ static int tr_step(void *be, struct cts_run_state *st, int tid, bool give_up,
 				skip_syscall(th, 0);
 			}
 			th->in_call = true;
-			rc = cont(tr, th, 0);
+			rc = cts_tr_resume(tr, th, 0);
 			break;
 		}
 		break;

@@ -128,6 +128,8 @@ struct cts_tracer {
 };
 
 int cts_tr_getregs(struct thread *th);
+int cts_tr_resume(struct cts_tracer *tr, struct thread *th, int sig);
+int cts_tr_step_over(struct cts_tracer *tr, struct thread *th, struct bp *b, bool after);
 int cts_tr_setregs(struct thread *th);
 void cts_tr_hold(struct cts_tracer *tr, struct thread *th, enum held_at at);
 struct bp *cts_tr_bp_find(struct cts_tracer *tr, uint64_t addr);
