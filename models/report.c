@@ -50,6 +50,8 @@ int cts_report_write(const char *path, const struct cts_report_info *info,
 	fprintf(f, "  \"steps\": %" PRIu64 ",\n  \"elapsed_seconds\": %.3f,\n", res->steps,
 		res->elapsed);
 	fprintf(f, "  \"complete\": %s,\n", res->complete ? "true" : "false");
+	if (info->backend_json)
+		fprintf(f, "  \"tracer\": %s,\n", info->backend_json);
 	fprintf(f, "  \"internal_error\": ");
 	if (res->internal_error)
 		json_str(f, res->error);

@@ -12,6 +12,7 @@ struct cts_report_info {
 	const char *mode;
 	uint64_t seed;
 	const char *self;      /* cts-trace path for replay commands */
+	const char *backend_json; /* optional: a JSON object of backend counters */
 };
 
 /* 0 or -1 (errno). Written atomically. */

@@ -389,10 +389,23 @@ int main(int argc, char **argv)
 	struct cts_explore_result res;
 	int rc = cts_explore(&ecfg, &backend, model, strat, &res);
 
+	struct cts_tracer_stats ts;
+	char stats_json[512];
+	cts_tracer_get_stats(tracer, &ts);
+	snprintf(stats_json, sizeof(stats_json),
+		 "{\"stops\": %" PRIu64 ", \"breakpoint_hits\": %" PRIu64
+		 ", \"emulated\": %" PRIu64 ", \"internal_lock_calls\": %" PRIu64
+		 ", \"futex_calls\": %" PRIu64 ", \"shared_accesses\": %" PRIu64
+		 ", \"local_accesses\": %" PRIu64 ", \"retired_breakpoints\": %" PRIu64 "}",
+		 ts.stops, ts.bp_hits, ts.emulated, ts.internal_skips, ts.futex_calls, ts.accesses,
+		 ts.local_accesses, ts.retired);
+	if (cts_verbosity >= 2)
+		fprintf(stderr, "cts-trace: tracer counters %s (%.0f breakpoint hits/s)\n", stats_json,
+			res.elapsed > 0 ? (double)ts.bp_hits / res.elapsed : 0.0);
 	if (report) {
 		struct cts_report_info ri = {
 			.program = path, .argv = prog_argv, .strategy = desc, .mode = mode_name,
-			.seed = seed, .self = ecfg.self,
+			.seed = seed, .self = ecfg.self, .backend_json = stats_json,
 		};
 		if (cts_report_write(report, &ri, &res) != 0)
 			cts_perror_msg("cannot write report %s", report);

@@ -185,7 +185,6 @@ int cts_tr_resume(struct cts_tracer *tr, struct thread *th, int sig)
 {
 	th->regs_valid = false;
 	th->state = TH_RUNNING;
-	tr->stats.stops++;
 	if (ptrace(th->stepping ? PTRACE_SINGLESTEP : PTRACE_CONT, th->tid, 0,
 		   (void *)(long)sig) != 0) {
 		if (errno == ESRCH)
@@ -1499,6 +1498,7 @@ static int pump(struct cts_tracer *tr)
 		}
 		struct cts_wait_event ev;
 		cts_wait_decode(tid, status, &ev);
+		tr->stats.stops++;
 		if (dispatch(tr, &ev) != 0) {
 			if (tr->st->status == CTS_RUN_ACTIVE)
 				set_error(tr, "tracing thread %d failed at %s event: %s", (int)tid,

@@ -42,7 +42,7 @@ void cts_tracer_interrupt(void);
 
 /* Statistics for benchmarks and -v. */
 struct cts_tracer_stats {
-	uint64_t stops;            /* ptrace stops handled */
+	uint64_t stops;            /* ptrace stops handled during steps (launch excluded) */
 	uint64_t bp_hits;          /* int3 hits */
 	uint64_t internal_skips;   /* libc-internal lock calls let through */
 	uint64_t futex_calls;
