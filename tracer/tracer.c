@@ -183,6 +183,7 @@ void cts_tr_hold(struct cts_tracer *tr, struct thread *th, enum held_at at)
  * not an error: the thread is gone and its exit comes through wait. */
 int cts_tr_resume(struct cts_tracer *tr, struct thread *th, int sig)
 {
+	(void)tr;
 	th->regs_valid = false;
 	th->state = TH_RUNNING;
 	if (ptrace(th->stepping ? PTRACE_SINGLESTEP : PTRACE_CONT, th->tid, 0,
