@@ -14,6 +14,7 @@
 #define NAME_MAX_LEN 48
 #define SIM_PC_BASE 0x400000u     /* fake pc of instruction i: base + 16 * i */
 #define SIM_EXIT_PC_BASE 0x800000u /* fake pc of thread definition d's end: base + 16 * d */
+#define SIM_ENTRY_PC_BASE 0x900000u /* and of its entry (START) */
 #define SIM_ADDR_BASE 0x10000u    /* fake addresses of shared words and objects */
 #define SIM_LOCAL_STEPS 1000000   /* local statements between two visible ops */
 
@@ -74,7 +75,7 @@ struct sconst {
 
 struct sthread {
 	int def, ip;
-	bool alive, at_exit, reacquire;
+	bool alive, started, at_exit, reacquire;
 	int64_t *loc;
 	int cap;
 };
@@ -976,8 +977,15 @@ static void make_pending(struct runctx *c)
 	struct sthread *t = &c->sim->th[c->tid];
 	struct cts_event *ev = &c->st->t[c->tid].pending;
 
+	if (!t->started) {
+		/* held before its first instruction, as the tracer holds new threads */
+		cts_event_init(ev, c->tid, CTS_OP_START);
+		ev->pc = SIM_ENTRY_PC_BASE + 16u * (uint64_t)t->def;
+		return;
+	}
 	if (t->at_exit) {
-		cts_event_init(ev, c->tid, CTS_OP_THREAD_EXIT);
+		/* main returning is exit(): the whole process ends */
+		cts_event_init(ev, c->tid, c->tid == 0 ? CTS_OP_PROC_EXIT : CTS_OP_THREAD_EXIT);
 		ev->pc = SIM_EXIT_PC_BASE + 16u * (uint64_t)t->def;
 		return;
 	}
@@ -1094,6 +1102,7 @@ static void init_thread(struct cts_sim *sim, int tid, int def, int64_t arg)
 	t->def = def;
 	t->ip = sim->defs[def].first;
 	t->alive = true;
+	t->started = false;
 	t->at_exit = false;
 	t->reacquire = false;
 }
@@ -1115,7 +1124,7 @@ static int sim_start(void *be, struct cts_run_state *st)
 	init_thread(sim, 0, 0, 0);
 	st->t[0].alive = true;
 	st->t[0].blocked = false;
-	advance(&c);
+	make_pending(&c);
 	return 0;
 }
 
@@ -1144,9 +1153,24 @@ static int sim_step(void *be, struct cts_run_state *st, int tid, bool give_up,
 	}
 	struct sthread *t = &sim->th[tid];
 	*done = st->t[tid].pending;
-	if (done->op == CTS_OP_THREAD_EXIT) {
+	switch (done->op) {
+	case CTS_OP_THREAD_EXIT:
 		thread_exit(&c);
 		return 0;
+	case CTS_OP_PROC_EXIT:
+		for (int i = 0; i < st->nthreads; i++) {
+			st->t[i].alive = false;
+			sim->th[i].alive = false;
+		}
+		st->status = CTS_RUN_EXITED;
+		st->exit_code = 0;
+		return 0;
+	case CTS_OP_START:
+		t->started = true;
+		advance(&c);
+		return st->status == CTS_RUN_ERROR ? -1 : 0;
+	default:
+		break;
 	}
 	const struct instr *in = &sim->ins[t->ip];
 	size_t w;
@@ -1209,9 +1233,7 @@ static int sim_step(void *be, struct cts_run_state *st, int tid, bool give_up,
 		if (in->dst >= 0)
 			t->loc[in->dst] = n;
 		struct runctx child = { .sim = sim, .st = st, .tid = n };
-		advance(&child);
-		if (child.failed)
-			return st->status == CTS_RUN_ERROR ? -1 : 0;
+		make_pending(&child);
 		break;
 	}
 	default:
@@ -1233,10 +1255,13 @@ static void sim_describe_pc(void *be, uint64_t pc, char *buf, size_t len)
 {
 	struct cts_sim *sim = be;
 	buf[0] = 0;
-	if (pc >= SIM_EXIT_PC_BASE && (pc - SIM_EXIT_PC_BASE) % 16 == 0 &&
-	    (pc - SIM_EXIT_PC_BASE) / 16 < (uint64_t)sim->ndefs) {
-		snprintf(buf, len, "%s (end)", sim->defs[(pc - SIM_EXIT_PC_BASE) / 16].name);
-		return;
+	for (int k = 0; k < 2; k++) {
+		uint64_t base = k ? SIM_ENTRY_PC_BASE : SIM_EXIT_PC_BASE;
+		if (pc >= base && (pc - base) % 16 == 0 && (pc - base) / 16 < (uint64_t)sim->ndefs) {
+			snprintf(buf, len, "%s (%s)", sim->defs[(pc - base) / 16].name,
+				 k ? "start" : "end");
+			return;
+		}
 	}
 	if (pc < SIM_PC_BASE || (pc - SIM_PC_BASE) % 16 || (pc - SIM_PC_BASE) / 16 >= (uint64_t)sim->nins)
 		return;

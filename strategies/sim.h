@@ -33,9 +33,11 @@
  *
  * Each visible operation is one event, as the live tracer reports it: threads
  * are numbered 0,1,2... in creation order, each live thread has one pending
- * event, a thread's end is a THREAD_EXIT step, CREATE's done.target is the
- * new thread, and the run ends (CTS_RUN_EXITED, status 0) when every thread
- * has exited. Blocking (locks, joins, conds, semaphores, barriers) is decided
+ * event, every thread is first held at a START (before its first statement),
+ * CREATE's done.target is the new thread, a thread's end is a THREAD_EXIT
+ * step, except thread 0's: its end is a PROC_EXIT (main returning = exit()),
+ * which ends the run (CTS_RUN_EXITED, status 0) even if other threads still
+ * run, so scripts join the threads they wait for. Blocking (locks, joins, conds, semaphores, barriers) is decided
  * by the object model given to cts_sim_backend: create it with
  * cts_objmodel_new(false). Every shared word and object has its own fake
  * address; every statement has a fake pc that describe_pc names. */

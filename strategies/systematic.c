@@ -455,9 +455,10 @@ static void add_backtrack(struct search *s, uint64_t i, int p)
 	ts_or(&st->backtrack, &st->enabled);
 }
 
-/* The latest event of thread u, before `limit`, that does not happen before
- * p's pending event and that `race` accepts; -1 if none. Walks u's chain
- * back from the newest and stops at the first event p already saw. */
+/* The latest event of thread u on `word`, after `floor`, that races with
+ * p's pending event: dependent, may be co-enabled, not happening before it,
+ * accepted by the hook; -1 if none. Walks u's chain back from the newest
+ * and stops at the first event p has already seen. */
 static int64_t latest_race_of(struct search *s, uint64_t word, int u, const struct cts_event *pend,
 			      int64_t floor)
 {
@@ -524,8 +525,9 @@ static bool same_pending(const struct cts_event *a, const struct cts_event *b)
 }
 
 /* updatebacktrack for DPOR at fresh state k: every live thread's pending
- * event against the trace. A thread whose pending event was analysed at the
- * previous state and has not run since can only race with the newest event. */
+ * event against the trace. A thread whose pending event was analysed at an
+ * earlier state and that has not run since can only race with the events
+ * executed after that, and dpor_newest checked each of those as it ran. */
 static void dpor_update(struct search *s, const struct cts_sched_point *pt, uint64_t k)
 {
 	struct dpor *d = s->dp;
@@ -535,27 +537,40 @@ static void dpor_update(struct search *s, const struct cts_sched_point *pt, uint
 		if (!pt->alive[p])
 			continue;
 		const struct cts_event *pend = &pt->pending[p];
-		bool full = !s->fresh_seen || !d->qvalid[p] || !same_pending(&d->qpend[p], pend) ||
-			    (last && last->tid == p);
-		if (full) {
+		if (!s->fresh_seen || !d->qvalid[p] || !same_pending(&d->qpend[p], pend) ||
+		    (last && last->tid == p))
 			race_query(s, pend);
-		} else if (last && cts_event_dependent(last, pend) && may_coenable(last, pend) &&
-			   accept(s, k - 1, pend)) {
-			add_backtrack(s, k - 1, p);
-		}
 		d->qpend[p] = *pend;
 		d->qvalid[p] = true;
 	}
 }
 
+/* Event k just ran: the other threads' pending events (unchanged by it)
+ * against it. Done here rather than at the next state because a run may end
+ * with this step (exit, assert, deadlock) and the explorer shows no final state. */
+static void dpor_newest(struct search *s, const struct cts_sched_point *pt, uint64_t k)
+{
+	const struct cts_event *ev = &s->stack[k].ev;
+	for (int p = 0; p < pt->nthreads; p++) {
+		const struct cts_event *pend = &pt->pending[p];
+		if (p == ev->tid || !pt->alive[p])
+			continue;
+		if (cts_event_dependent(ev, pend) && may_coenable(ev, pend) && accept(s, k, pend))
+			add_backtrack(s, k, p);
+	}
+}
+
 /* The explorer does not show us the state a run ends in (a deadlock), so the
- * pending event of the thread that ran last is unknown: back-track at every
- * event it has not seen, a superset of what FG would add for any event. */
+ * pending event of the thread that ran last is unknown. It is blocked, so a
+ * synchronization (or futex) operation, or anything after a barrier wait:
+ * back-track at every such event it has not seen, a superset of what FG
+ * would add for it. */
 static void dpor_final(struct search *s)
 {
 	struct dpor *d = s->dp;
 	const struct cts_event *last = &s->stack[s->depth - 1].ev;
 	int who[2] = { last->tid, last->op == CTS_OP_CREATE ? last->target : -1 };
+	bool any = last->op == CTS_OP_BARRIER_WAIT;
 
 	if (last->op == CTS_OP_THREAD_EXIT || last->op == CTS_OP_PROC_EXIT)
 		who[0] = -1;
@@ -564,8 +579,12 @@ static void dpor_final(struct search *s)
 		if (p < 0 || p >= d->nthreads)
 			continue;
 		for (int u = 0; u < d->nthreads; u++)
-			for (uint32_t k = d->nevl[u]; u != p && k > d->clk[p].c[u]; k--)
-				add_backtrack(s, d->evl[u][k - 1], p);
+			for (uint32_t k = d->nevl[u]; u != p && k > d->clk[p].c[u]; k--) {
+				uint32_t i = d->evl[u][k - 1];
+				cts_op op = s->stack[i].ev.op;
+				if (any || cts_op_is_sync(op) || cts_op_is_access(op))
+					add_backtrack(s, i, p);
+			}
 	}
 }
 
@@ -644,9 +663,46 @@ static int branch_choice(struct search *s, const struct cts_sched_point *pt)
 	return q;
 }
 
+/* The one place the strategies differ (the paper's updatebacktrack): fill
+ * the fresh state k's backtrack set (dpor: earlier states' too) and say which
+ * threads the run may take here. False: none, the run stops (sleep set). */
+static bool updatebacktrack(struct search *s, const struct cts_sched_point *pt, uint64_t k,
+			    struct tset *allowed)
+{
+	struct state *st = &s->stack[k];
+
+	*allowed = st->enabled;
+	switch (s->kind) {
+	case CTS_SEARCH_DFS:
+		st->backtrack = st->enabled;
+		return true;
+	case CTS_SEARCH_PCB:
+	case CTS_SEARCH_IDB:
+		ts_clear(allowed);
+		for (int t = 0; t < pt->nthreads; t++)
+			if (ts_has(&st->enabled, t) &&
+			    (int64_t)st->used + choice_cost(s, k, t) <= (int64_t)s->base.cfg.bound)
+				ts_add(allowed, t);
+		st->backtrack = *allowed;
+		return true;
+	case CTS_SEARCH_DPOR:
+		dpor_update(s, pt, k);
+		for (int i = 0; i < TS_WORDS; i++)
+			allowed->w[i] &= ~st->sleep.w[i];
+		if (ts_empty(allowed)) {
+			s->stats.sleep_blocked++;
+			return false;  /* every enabled thread sleeps: only explored orders ahead */
+		}
+		return true;
+	}
+	return false;
+}
+
 static int fresh_choice(struct search *s, const struct cts_sched_point *pt)
 {
 	uint64_t k = pt->step;
+	struct tset allowed;
+
 	if (k != s->depth)
 		return diverge(s, "step %" PRIu64 ": search stack holds %" PRIu64 " states", k,
 			       s->depth);
@@ -654,44 +710,19 @@ static int fresh_choice(struct search *s, const struct cts_sched_point *pt)
 	set_of_enabled(pt, &st->enabled);
 	st->sleep = s->next_sleep;
 	st->used = s->next_used;
-	if (s->kind == CTS_SEARCH_DPOR) {
+	if (s->dp)
 		for (int t = s->dp->nthreads; t < pt->nthreads; t++)
 			dpor_add_thread(s->dp, t);
-		dpor_update(s, pt, k);
-	}
+	bool go = updatebacktrack(s, pt, k, &allowed);
 	s->fresh_seen = true;
-	if (s->hooks.prune && s->hooks.prune(s->hooks.ctx, pt)) {
+	if (go && s->hooks.prune && s->hooks.prune(s->hooks.ctx, pt)) {
+		s->stats.pruned++;
+		go = false;
+	}
+	if (!go) {
 		s->depth--;
 		s->stopped = true;
-		s->stats.pruned++;
 		return CTS_CHOOSE_STOP;
-	}
-
-	struct tset allowed = st->enabled;
-	switch (s->kind) {
-	case CTS_SEARCH_DFS:
-		st->backtrack = st->enabled;
-		break;
-	case CTS_SEARCH_PCB:
-	case CTS_SEARCH_IDB:
-		ts_clear(&allowed);
-		for (int t = 0; t < pt->nthreads; t++)
-			if (ts_has(&st->enabled, t) &&
-			    (int64_t)st->used + choice_cost(s, k, t) <= (int64_t)s->base.cfg.bound)
-				ts_add(&allowed, t);
-		st->backtrack = allowed;
-		break;
-	case CTS_SEARCH_DPOR:
-		for (int i = 0; i < TS_WORDS; i++)
-			allowed.w[i] &= ~st->sleep.w[i];
-		if (ts_empty(&allowed)) {
-			/* every enabled thread sleeps: this run only repeats explored orders */
-			s->depth--;
-			s->stopped = true;
-			s->stats.sleep_blocked++;
-			return CTS_CHOOSE_STOP;
-		}
-		break;
 	}
 	/* The round-robin choice: costs no preemption or delay. */
 	int q = ts_next_cyclic(&allowed, rr_start(s, k));
@@ -730,6 +761,7 @@ static void s_executed(struct cts_strategy *base, const struct cts_sched_point *
 		/* the next fresh state inherits these */
 		s->next_used = st->used + choice_cost(s, k, ev->tid);
 		if (s->kind == CTS_SEARCH_DPOR) {
+			dpor_newest(s, pt, k);
 			struct tset cur = st->sleep;
 			ts_or(&cur, &st->done);
 			ts_del(&cur, ev->tid);

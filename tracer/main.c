@@ -47,8 +47,9 @@ static void usage(FILE *f)
 "      --timeout SECONDS per-run wall-clock limit (default 10)\n"
 "      --keep-going      do not stop at the first bug\n"
 "      --fail-on-exit    a non-zero exit status of the program is a bug\n"
-"  -m, --mode MODE       sync: pthread calls and futexes only (default);\n"
-"                        break: also shared memory accesses of the program's code;\n"
+"  -m, --mode MODE       sync: pthread calls and futexes only;\n"
+"                        break: also shared memory accesses of the program's code\n"
+"                        (default);\n"
 "                        step: single-step the program's code (slowest, exact)\n"
 "      --races MODE      off, report, fail (default: off in sync mode, report otherwise)\n"
 "      --watch SYM|ADDR[:LEN]  report every access to a variable (hardware watchpoint)\n"
@@ -291,7 +292,7 @@ int main(int argc, char **argv)
 		{ status = EXIT_USAGE; goto out; }
 	}
 	if (!mode_name)
-		mode_name = "sync";
+		mode_name = "break";
 	enum cts_mode mode;
 	if (strcmp(mode_name, "sync") == 0)
 		mode = CTS_MODE_SYNC;
@@ -327,6 +328,9 @@ int main(int argc, char **argv)
 		cts_error_msg("warning: %s has no debug info; reports will show addresses and "
 			      "function names but no source lines (build with -g)", path);
 
+	if (mode == CTS_MODE_SYNC && strcmp(strategy, "dpor") == 0 && cts_verbosity >= 1)
+		cts_error_msg("warning: in sync mode plain memory accesses are invisible, so dpor's "
+			      "\"complete\" covers lock-level interleavings only (use --mode break)");
 	struct cts_strategy_config scfg = {
 		.seed = seed, .depth = (int)depth, .bound = (int)bound, .max_steps = max_steps,
 		.schedule_file = replay,

@@ -10,7 +10,7 @@ plan $((7 * 2 * 4))
 for pk in $progs; do
 	p=${pk%%:*} kind=${pk#*:}
 	for s in random pct; do
-		out=$("$CTS" -s "$s" --seed 1 -n 5000 -o "$T/$p-$s" -- "$PROG/$p" 2>&1)
+		out=$("$CTS" -m sync -s "$s" --seed 1 -n 5000 -o "$T/$p-$s" -- "$PROG/$p" 2>&1)
 		is "$?" 1 "$p/$s: bug found (exit 1)"
 		like "$out" "BUG \\($kind\\)" "$p/$s: reported as $kind"
 		f="$T/$p-$s/$kind-1.sched"

@@ -28,6 +28,17 @@ static bool rig_open(struct rig *r, const char *text)
 	return r->be.ops->start(r->be.be, &r->st) == 0;
 }
 
+static struct cts_event step(struct rig *r, int t);
+
+/* Like the tracer, the sim holds every thread at START before its code. */
+static bool started(struct rig *r, int t)
+{
+	if (r->st.t[t].pending.op != CTS_OP_START)
+		return false;
+	step(r, t);
+	return true;
+}
+
 static void rig_close(struct rig *r)
 {
 	cts_objmodel_free(r->model);
@@ -99,6 +110,10 @@ static void test_memory_and_threads(void)
 		return;
 	struct cts_run_state *st = &r.st;
 	tap_is_int(st->nthreads, 1, "one thread at start");
+	char buf[256];
+	r.be.ops->describe_pc(r.be.be, st->t[0].pending.pc, buf, sizeof(buf));
+	tap_ok(strcmp(buf, "main (start)") == 0, "describe_pc of the entry: %s", buf);
+	tap_ok(started(&r, 0), "main is held at START first");
 	tap_is_int(st->t[0].pending.op, CTS_OP_WRITE, "main's first visible op is the write");
 	tap_ok(st->t[0].pending.obj == cts_sim_addr(r.sim, "a", 3) && st->t[0].pending.obj,
 	       "write goes to a[3]'s fake address");
@@ -114,8 +129,9 @@ static void test_memory_and_threads(void)
 	struct cts_event done = step(&r, 0);
 	tap_is_int(done.target, 1, "CREATE's done.target is the new thread");
 	tap_is_int(st->nthreads, 2, "two threads");
-	tap_ok(st->t[1].alive && st->t[1].pending.op == CTS_OP_READ && st->t[1].pending.tid == 1,
-	       "new thread held at its first op (incr reads first)");
+	tap_ok(st->t[1].alive && st->t[1].pending.tid == 1 && started(&r, 1),
+	       "new thread held at START");
+	tap_ok(st->t[1].pending.op == CTS_OP_READ, "then at its first op (incr reads first)");
 	tap_is_int(st->t[0].pending.op, CTS_OP_JOIN, "main waits to join");
 	tap_is_int(st->t[0].pending.target, 1, "join names thread 1 (the local from create)");
 	tap_ok(!enabled(&r, 0), "join disabled while thread 1 lives");
@@ -143,7 +159,6 @@ static void test_memory_and_threads(void)
 	tap_ok(strstr(st->message, "assertion failed in thread main, line 12") != NULL,
 	       "assert message names thread and line: %s", st->message);
 	tap_is_int(st->fault_tid, 0, "fault_tid is the asserting thread");
-	char buf[256];
 	r.be.ops->describe_pc(r.be.be, st->t[1].pending.pc, buf, sizeof(buf));
 	tap_ok(strstr(buf, "worker") != NULL, "describe_pc of an exit names the thread: %s", buf);
 
@@ -154,12 +169,14 @@ static void test_memory_and_threads(void)
 	tap_ok(cts_sim_value(r.sim, "x", 0) == 5 && cts_sim_value(r.sim, "a", 3) == 0 &&
 	       st->nthreads == 1 && st->status == CTS_RUN_ACTIVE,
 	       "start resets memory and threads");
+	started(&r, 0);
 	r.be.ops->describe_pc(r.be.be, st->t[0].pending.pc, buf, sizeof(buf));
 	tap_ok(strstr(buf, "main (line 9: write a[i] i * 10)") != NULL, "describe_pc: %s", buf);
 	tap_ok(cts_sim_set_const(r.sim, "K", 2) && !cts_sim_set_const(r.sim, "nope", 1),
 	       "set_const knows the script's constants");
 	cts_objmodel_reset(r.model);
 	r.be.ops->start(r.be.be, st);
+	started(&r, 0);
 	tap_ok(st->t[0].pending.obj == cts_sim_addr(r.sim, "a", 2), "K = 2 makes the loop stop at 2");
 	rig_close(&r);
 }
@@ -179,12 +196,14 @@ static void test_sync(void)
 	if (!tap_ok(rig_open(&r, text), "sync script runs"))
 		return;
 	struct cts_run_state *st = &r.st;
+	started(&r, 0);
 	step(&r, 0);
 	tap_is_int(st->t[0].pending.op, CTS_OP_BARRIER_INIT, "barrier init after sem init");
 	tap_is_int(st->t[0].pending.value, 2, "barrier count");
 	step(&r, 0);
 	step(&r, 0);   /* create */
 	step(&r, 0);   /* lock m */
+	started(&r, 1);
 	tap_is_int(st->t[1].pending.op, CTS_OP_TRYLOCK, "t tries the lock");
 	struct cts_event done = step(&r, 1);
 	tap_is_int(done.result, EBUSY, "trylock of a held mutex gives EBUSY");
@@ -211,9 +230,10 @@ static void test_sync(void)
 	step(&r, 1);   /* barrierwait: releases */
 	tap_ok(enabled(&r, 0), "second arrival releases the first");
 	tap_is_int(st->t[1].pending.op, CTS_OP_THREAD_EXIT, "exit statement ends the thread early");
-	step(&r, 1);
+	tap_is_int(st->t[0].pending.op, CTS_OP_PROC_EXIT, "main's end is the process exit");
 	step(&r, 0);
-	tap_is_int(st->status, CTS_RUN_EXITED, "run exits when every thread has");
+	tap_ok(st->status == CTS_RUN_EXITED && st->exit_code == 0 && !st->t[1].alive,
+	       "main's exit ends the run, other threads with it");
 	tap_is_int(cts_sim_value(r.sim, "never", 0), 0, "statement after exit never ran");
 	rig_close(&r);
 }
@@ -221,14 +241,14 @@ static void test_sync(void)
 static void test_runtime_errors(void)
 {
 	struct rig r;
-	if (rig_open(&r, "var a[2]\nthread main: let i = 2; write a[i] 1\n")) {
+	if (rig_open(&r, "var a[2]\nthread main: let i = 2; write a[i] 1\n") && started(&r, 0)) {
 		tap_is_int(r.st.status, CTS_RUN_ERROR, "out-of-bounds index is a run error");
 		tap_ok(strstr(r.st.message, "out of bounds") != NULL, "message: %s", r.st.message);
 	} else {
 		tap_ok(0, "bounds script");
 	}
 	rig_close(&r);
-	if (rig_open(&r, "thread main:\nL: goto L\n")) {
+	if (rig_open(&r, "thread main:\nL: goto L\n") && started(&r, 0)) {
 		tap_is_int(r.st.status, CTS_RUN_ERROR, "a local endless loop is a run error");
 	} else {
 		tap_ok(0, "loop script");

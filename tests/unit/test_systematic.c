@@ -39,7 +39,7 @@ struct outcome {
 	bool complete;
 	int nbugs;
 	enum cts_bug_kind kind;   /* first bug */
-	char message[256];
+	char message[1024];
 	struct cts_search_stats stats;
 	int rc;
 };
@@ -72,6 +72,8 @@ static void finals_end(void *ctx, const struct cts_run_summary *sum)
 		snprintf(f->seen[f->n++], sizeof(f->seen[0]), "%s", buf);
 }
 
+static uint64_t run_limit;   /* runs per exploration, 0 = until complete */
+
 static struct outcome run(struct cts_sim *sim, enum cts_search_kind kind, int bound, bool stop_on_bug,
 			  uint64_t max_steps, struct finals *fin)
 {
@@ -85,8 +87,8 @@ static struct outcome run(struct cts_sim *sim, enum cts_search_kind kind, int bo
 		fin->n = 0;
 	}
 	struct cts_strategy *s = cts_search_create(kind, &sc, fin ? &hooks : NULL);
-	struct cts_explorer_config cfg = { .max_steps = max_steps, .stop_on_bug = stop_on_bug,
-					   .quiet = true, .log = stderr };
+	struct cts_explorer_config cfg = { .runs = run_limit, .max_steps = max_steps,
+					   .stop_on_bug = stop_on_bug, .quiet = true, .log = stderr };
 	struct cts_explore_result res;
 	o.rc = cts_explore(&cfg, &be, m, s, &res);
 	if (o.rc)
@@ -196,13 +198,14 @@ static void test_exact_counts(void)
 	struct cts_sim *sim;
 	struct outcome o;
 
-	/* same_var.sim: main c1 c2 j1 j2 exit, t1 w1 e1, t2 w2 e2 (e = the
-	 * thread's visible exit). Everything of t1 sits between c1 and j1; k of
-	 * t2's 2 events may come before j1 too: sum over k of C(3 + k, 2)
-	 * = 3 + 6 + 10 = 19 interleavings. */
+	/* same_var.sim: main s c1 c2 j1 j2 exit; t1 s1 w1 e1; t2 s2 w2 e2 (s =
+	 * the thread's START, e = its visible exit). All a = 3 events of t1 sit
+	 * between c1 and j1, interleaved with c2 and the first k of t2's b = 3
+	 * events; the rest of t2 comes before j2 in order. So the count is
+	 * sum over k = 0..b of C(a + 1 + k, a) = 4 + 10 + 20 + 35 = 69. */
 	sim = load("same_var.sim");
 	o = all(sim, CTS_SEARCH_DFS, 0);
-	tap_ok(o.runs == 19 && o.complete, "dfs same_var: 19 interleavings (got %" PRIu64 ")", o.runs);
+	tap_ok(o.runs == 69 && o.complete, "dfs same_var: 69 interleavings (got %" PRIu64 ")", o.runs);
 	o = all(sim, CTS_SEARCH_DPOR, 0);
 	tap_ok(o.runs == 2 && o.complete, "dpor same_var: 2 (the two write orders) (got %" PRIu64 ")",
 	       o.runs);
@@ -212,13 +215,20 @@ static void test_exact_counts(void)
 	tap_ok(o.runs == 3 && o.complete, "pcb 0 same_var: 3 (got %" PRIu64 ")", o.runs);
 	o = all(sim, CTS_SEARCH_IDB, 0);
 	tap_ok(o.runs == 1 && o.complete, "idb 0 same_var: exactly 1 (got %" PRIu64 ")", o.runs);
+	/* with one preemption / delay: 12 / 8 (equal to brute force below) */
+	o = all(sim, CTS_SEARCH_PCB, 1);
+	tap_ok(o.runs == 12 && o.runs == brute(sim, PREEMPTIONS, 1) && o.complete,
+	       "pcb 1 same_var: 12 (got %" PRIu64 ")", o.runs);
+	o = all(sim, CTS_SEARCH_IDB, 1);
+	tap_ok(o.runs == 8 && o.runs == brute(sim, DELAYS, 1) && o.complete,
+	       "idb 1 same_var: 8 (got %" PRIu64 ")", o.runs);
 	cts_sim_free(sim);
 
-	/* two_by_two.sim: t1 and t2 have 3 events each (2 writes + exit):
-	 * sum over k = 0..3 of C(4 + k, 3) = 4 + 10 + 20 + 35 = 69. */
+	/* two_by_two.sim: a = b = 4 (start, 2 writes, exit):
+	 * sum over k = 0..4 of C(5 + k, 4) = 5 + 15 + 35 + 70 + 126 = 251. */
 	sim = load("two_by_two.sim");
 	o = all(sim, CTS_SEARCH_DFS, 0);
-	tap_ok(o.runs == 69 && o.complete, "dfs two_by_two: 69 (got %" PRIu64 ")", o.runs);
+	tap_ok(o.runs == 251 && o.complete, "dfs two_by_two: 251 (got %" PRIu64 ")", o.runs);
 	o = all(sim, CTS_SEARCH_DPOR, 0);
 	tap_ok(o.runs == 1, "dpor two_by_two: 1 (got %" PRIu64 ")", o.runs);
 	cts_sim_free(sim);
@@ -232,6 +242,22 @@ static void test_exact_counts(void)
 	o = all(sim, CTS_SEARCH_DFS, 0);
 	tap_ok(o.runs == want && want > 100, "dfs writers: %" PRIu64 " = brute-force count %" PRIu64,
 	       o.runs, want);
+	cts_sim_free(sim);
+
+	/* n threads on their own variables, n = 8: still one schedule. */
+	char text[2048];
+	size_t off = (size_t)snprintf(text, sizeof(text), "thread main:\n");
+	for (int i = 1; i <= 8; i++)
+		off += (size_t)snprintf(text + off, sizeof(text) - off, "  create w%d\n", i);
+	for (int i = 1; i <= 8; i++)
+		off += (size_t)snprintf(text + off, sizeof(text) - off, "  join w%d\n", i);
+	for (int i = 1; i <= 8; i++)
+		off += (size_t)snprintf(text + off, sizeof(text) - off,
+					"thread w%d: write v%d %d; read v%d -> r\n", i, i, i, i);
+	sim = parse(text);
+	o = all(sim, CTS_SEARCH_DPOR, 0);
+	tap_ok(o.runs == 1 && o.complete, "dpor: 8 threads on own variables = 1 schedule (got %" PRIu64 ")",
+	       o.runs);
 	cts_sim_free(sim);
 }
 
@@ -293,7 +319,7 @@ static void test_bugs(void)
 	o = all(sim, CTS_SEARCH_DPOR, 0);
 	tap_ok(o.runs == 4 && o.complete, "dpor lost_update: 4 classes (got %" PRIu64 ")", o.runs);
 	o = all(sim, CTS_SEARCH_DFS, 0);
-	tap_ok(o.runs == 69, "dfs lost_update: 69, same shape as two_by_two");
+	tap_ok(o.runs == 251, "dfs lost_update: 251, same shape as two_by_two");
 	cts_sim_free(sim);
 
 	sim = load("lost_update_ok.sim");
@@ -347,8 +373,13 @@ static void test_dpor_vs_dfs(void)
 		struct cts_sim *sim = load(de->d_name);
 		if (!sim)
 			continue;
-		cts_sim_set_const(sim, "N", 2);   /* benchmarks: two workers */
+		/* benchmarks: two workers, or one where dfs would take too long */
+		cts_sim_set_const(sim, "N", 2);
+		run_limit = 100000;
 		struct outcome a = run(sim, CTS_SEARCH_DFS, 0, false, 10000, &fd);
+		run_limit = 0;
+		if (!a.complete && cts_sim_set_const(sim, "N", 1))
+			a = run(sim, CTS_SEARCH_DFS, 0, false, 10000, &fd);
 		struct outcome b = run(sim, CTS_SEARCH_DPOR, 0, false, 10000, &fp);
 		bool same = fd.n == fp.n;
 		for (int i = 0; same && i < fd.n; i++) {
@@ -397,8 +428,9 @@ static void test_benchmarks(void)
 
 static void test_divergence_and_completeness(void)
 {
-	struct cts_sim *a = parse("thread main: create t; write x 1\nthread t: write x 2\n");
-	struct cts_sim *b = parse("thread main: write y 0; create t; write x 1\nthread t: write x 2\n");
+	struct cts_sim *a = parse("thread main: create t; write x 1; join t\nthread t: write x 2\n");
+	struct cts_sim *b = parse("thread main: write y 0; create t; write x 1; join t\n"
+				  "thread t: write x 2\n");
 	struct cts_objmodel *m = cts_objmodel_new(false);
 	struct cts_strategy_config sc = { .max_steps = 1000 };
 	struct cts_strategy *s = cts_dpor_create(&sc);
@@ -415,7 +447,7 @@ static void test_divergence_and_completeness(void)
 	be = cts_sim_backend(b, m);
 	cts_explore(&cfg, &be, m, s, &res);
 	tap_ok(res.nbugs == 1 && res.bugs[0].kind == CTS_BUG_DIVERGED &&
-	       strstr(res.bugs[0].message, "step 0: thread 0 was recorded doing 'create") &&
+	       strstr(res.bugs[0].message, "step 1: thread 0 was recorded doing 'create") &&
 	       strstr(res.bugs[0].message, "now does 'write64"),
 	       "replay mismatch is a divergence: %s", res.nbugs ? res.bugs[0].message : "none");
 	tap_ok(!res.complete, "a diverged search is not complete");
@@ -480,6 +512,73 @@ static void test_long_runs(void)
 	cts_sim_free(sim);
 }
 
+/* The extension points HaPSet guidance and state matching will use. */
+struct hook_log {
+	uint64_t observed, accepted_calls, pruned_at;
+	bool refuse;
+};
+
+static void h_observe(void *ctx, uint64_t step, const struct cts_event *ev)
+{
+	(void)step, (void)ev;
+	((struct hook_log *)ctx)->observed++;
+}
+
+static bool h_accept(void *ctx, uint64_t step, const struct cts_event *earlier,
+		     const struct cts_event *later)
+{
+	struct hook_log *h = ctx;
+	(void)step;
+	h->accepted_calls++;
+	return !(h->refuse && earlier->tid != later->tid);
+}
+
+static bool h_prune(void *ctx, const struct cts_sched_point *pt)
+{
+	return pt->step == ((struct hook_log *)ctx)->pruned_at;
+}
+
+static void test_hooks(void)
+{
+	struct cts_sim *sim = load("same_var.sim");
+	struct cts_objmodel *m = cts_objmodel_new(false);
+	struct cts_backend be = cts_sim_backend(sim, m);
+	struct cts_strategy_config sc = { .max_steps = 1000 };
+	struct cts_explorer_config cfg = { .max_steps = 1000, .quiet = true, .log = stderr };
+	struct cts_explore_result res;
+	struct cts_search_stats st;
+	struct hook_log h = { .pruned_at = UINT64_MAX };
+	struct cts_search_hooks hooks = { .ctx = &h, .observe = h_observe, .accept_race = h_accept,
+					  .prune = h_prune };
+
+	struct cts_strategy *s = cts_search_create(CTS_SEARCH_DPOR, &sc, &hooks);
+	cts_explore(&cfg, &be, m, s, &res);
+	tap_ok(res.runs == 2 && h.observed == res.steps && h.accepted_calls > 0,
+	       "hooks: observe sees all %" PRIu64 " steps, accept_race is asked", res.steps);
+	cts_explore_result_free(&res);
+	cts_strategy_destroy(s);
+
+	h = (struct hook_log){ .refuse = true, .pruned_at = UINT64_MAX };
+	s = cts_search_create(CTS_SEARCH_DPOR, &sc, &hooks);
+	cts_explore(&cfg, &be, m, s, &res);
+	tap_ok(res.runs == 1 && res.complete, "accept_race refusing every race leaves one run");
+	cts_explore_result_free(&res);
+	cts_strategy_destroy(s);
+
+	h = (struct hook_log){ .pruned_at = 3 };
+	s = cts_search_create(CTS_SEARCH_DFS, &sc, &hooks);
+	cts_explore(&cfg, &be, m, s, &res);
+	cts_search_get_stats(s, &st);
+	tap_ok(st.pruned == res.runs && res.steps == 3 * res.runs && res.complete,
+	       "prune at step 3 cuts every run there (%" PRIu64 " runs), space still complete",
+	       res.runs);
+	cts_explore_result_free(&res);
+	cts_strategy_destroy(s);
+	tap_ok(!cts_search_get_stats(NULL, &st), "stats of a non-search strategy: false");
+	cts_objmodel_free(m);
+	cts_sim_free(sim);
+}
+
 int main(int argc, char **argv)
 {
 	char self[512];
@@ -493,5 +592,6 @@ int main(int argc, char **argv)
 	test_benchmarks();
 	test_divergence_and_completeness();
 	test_long_runs();
+	test_hooks();
 	return tap_done();
 }
