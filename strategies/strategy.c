@@ -1,10 +1,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "strategies/strategy.h"
-#if __has_include("strategies/systematic.h")
 #include "strategies/systematic.h"
-#define HAVE_SYSTEMATIC 1
-#endif
 
 struct entry {
 	const char *name;
@@ -14,13 +11,11 @@ struct entry {
 static const struct entry table[] = {
 	{ "random", cts_random_create },
 	{ "pct", cts_pct_create },
-#ifdef HAVE_SYSTEMATIC
 	/* systematic strategies (strategies/systematic.h) */
 	{ "dfs", cts_dfs_create },
 	{ "dpor", cts_dpor_create },
 	{ "pcb", cts_pcb_create },
 	{ "idb", cts_idb_create },
-#endif
 };
 
 const char *cts_strategy_names(void)
