@@ -202,6 +202,11 @@ bool cts_objmodel_available(const struct cts_objmodel *m, const struct cts_event
 	case CTS_OP_TRYLOCK:
 		return mutex_free_for(o, p->tid, p->op);
 	case CTS_OP_COND_REACQUIRE:
+		/* Live: a woken waiter first runs glibc's wake-up bookkeeping
+		 * (a broadcaster may be waiting for it) and only then needs the
+		 * mutex; value 1 marks a waiter parked on the mutex itself. */
+		if (m->futex_driven && !p->value)
+			return true;
 		return mutex_free_for(find(m, p->obj2), p->tid, CTS_OP_LOCK);
 	case CTS_OP_RDLOCK:
 	case CTS_OP_TRYRDLOCK:

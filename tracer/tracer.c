@@ -539,11 +539,21 @@ static struct thread *new_thread(struct cts_tracer *tr, pid_t tid)
 	return th;
 }
 
+static int futex_wake(struct cts_tracer *tr, uint64_t uaddr, int n);
+
+/* glibc 2.36's struct pthread keeps the thread's tid at this offset from the
+ * thread pointer: CLONE_CHILD_CLEARTID clears it and futex-wakes it when the
+ * thread dies (the wake pthread_join waits for). */
+#define GLIBC_TID_OFFSET 0x2d0
+
 static void mark_dead(struct cts_tracer *tr, struct thread *th)
 {
 	th->state = TH_DEAD;
 	th->fblocked = false;
 	publish(tr, th);
+	/* The kernel's exit-time wake never passes through our futex model. */
+	if (th->handle && th->tid != tr->pid)
+		futex_wake(tr, th->handle + GLIBC_TID_OFFSET, INT32_MAX);
 }
 
 /* exec the program and run it to its ELF entry point (libc is mapped by
@@ -700,10 +710,6 @@ static int run_to_main(struct cts_tracer *tr, struct user_regs_struct *regs)
 		ptrace(PTRACE_CONT, pid, 0, (void *)(long)sig);
 	}
 }
-
-/* glibc 2.36's struct pthread keeps the thread's tid at this offset from the
- * thread pointer; fork must set it in the child (CLONE_CHILD_SETTID). */
-#define GLIBC_TID_OFFSET 0x2d0
 
 /* Make the process stopped at main the fork server, if glibc looks as
  * expected. */
@@ -977,9 +983,13 @@ static int on_futex(struct cts_tracer *tr, struct thread *th)
 		struct cts_event last = th->pending;
 		uint64_t pc = last.pc;
 		if (last.op == CTS_OP_COND_WAIT || last.op == CTS_OP_COND_REACQUIRE) {
+			/* value 0: parked on the condition (glibc's post-wake
+			 * bookkeeping runs first, without the mutex); value 1:
+			 * parked on the mutex itself, which it needs free. */
 			cts_event_init(&th->pending, th->num, CTS_OP_COND_REACQUIRE);
 			th->pending.obj = last.obj;
 			th->pending.obj2 = last.obj2;
+			th->pending.value = last.op == CTS_OP_COND_REACQUIRE;
 		} else {
 			cts_event_init(&th->pending, th->num, CTS_OP_RESUME);
 			th->pending.obj = last.obj;
@@ -1067,9 +1077,11 @@ static int on_seccomp(struct cts_tracer *tr, struct thread *th)
 
 /* ---- breakpoints hit ------------------------------------------------------ */
 
+/* glibc reuses a dead thread's descriptor (and so its pthread_t) for a new
+ * thread: the newest thread with that handle is the one meant. */
 static struct thread *handle_of(struct cts_tracer *tr, uint64_t handle)
 {
-	for (int i = 0; i < tr->nthreads; i++)
+	for (int i = tr->nthreads - 1; i >= 0; i--)
 		if (tr->th[i].handle == handle)
 			return &tr->th[i];
 	return NULL;
