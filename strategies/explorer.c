@@ -235,6 +235,12 @@ static void report_bug(struct explorer *x, const struct cts_bug *bug)
 	if (x->cfg->quiet)
 		return;
 	clear_progress(x);
+	if (bug->kind == CTS_BUG_DIVERGED) {
+		/* Not a bug of the program: the schedule does not fit it. */
+		fprintf(log, "cts-trace: %s\n", bug->message);
+		fflush(log);
+		return;
+	}
 	fprintf(log, "cts-trace: BUG (%s) in run %" PRIu64 " after %" PRIu64 " steps: %s\n",
 		cts_bug_kind_name(bug->kind), bug->run, bug->steps, bug->message);
 	if (bug->detail[0])
