@@ -414,6 +414,20 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug, bool *
 			.step = step, .nthreads = st->nthreads, .alive = x->alive,
 			.enabled = x->enabled, .pending = x->pending, .last = last,
 		};
+		if (cts_verbosity >= 3) {
+			char en[CTS_MAX_THREADS + 1], pend[96];
+			int i;
+			for (i = 0; i < st->nthreads; i++)
+				en[i] = x->enabled[i] ? 'E' : x->alive[i] ? (st->t[i].blocked ? 'b' : 'd') : '-';
+			en[i] = 0;
+			cts_debug_msg("run %" PRIu64 " step %" PRIu64 " threads %s", run, step, en);
+			for (i = 0; i < st->nthreads; i++)
+				if (x->alive[i])
+					cts_debug_msg("  thread %d: %s%s", i,
+						      cts_event_str(&x->pending[i], pend, sizeof(pend)),
+						      x->pending[i].op == CTS_OP_COND_REACQUIRE &&
+						      x->pending[i].value ? " (on the mutex)" : "");
+		}
 		int c = s->ops->choose(s, &pt);
 		if (c == CTS_CHOOSE_DIVERGED) {
 			bug->kind = CTS_BUG_DIVERGED;

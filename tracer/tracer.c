@@ -1650,6 +1650,17 @@ static int tr_step(void *be, struct cts_run_state *st, int tid, bool give_up,
 	}
 	if (pump(tr) != 0)
 		return -1;
+	/* A join reached before its target's first stop was seen (both happen
+	 * in the same step, in either order) is resolved now that every new
+	 * thread has been collected. */
+	for (int i = 0; i < tr->nthreads; i++) {
+		struct thread *j = &tr->th[i];
+		if (j->state == TH_HELD && j->pending.op == CTS_OP_JOIN && j->pending.target < 0) {
+			struct thread *t = handle_of(tr, j->pending.obj);
+			j->pending.target = t ? t->num : -1;
+			publish(tr, j);
+		}
+	}
 	if (done->op == CTS_OP_CREATE)
 		done->target = tr->last_created;
 	if (cts_op_is_write(done->op) && th->acc_capture)

@@ -24,4 +24,14 @@ for c in $cases; do
 	is "$rc" 0 "${p}_ok ($m): 300 schedules, no bug"
 	[ $rc -eq 0 ] || printf '%s\n' "$out" | head -n 12 | sed 's/^/#   /'
 done
+
+# Systematic search replays a stored prefix on every run: the program must
+# do exactly the same thing each time (a join reached in the same step as
+# its target's creation used to resolve its target only sometimes).
+out=$("$CTS" -m sync -s dfs -n 400 -o "$T/dfs" -- "$T/bounded_buffer_ok" 2>&1)
+is $? 0 "bounded_buffer_ok: 400 dfs runs, every prefix replayed exactly"
+[ -z "$(printf '%s' "$out" | grep diverged)" ]
+ok $? "bounded_buffer_ok: no divergence"
+out=$("$CTS" -m sync -s dpor -o "$T/dpor" -- "$T/bounded_buffer" 2>&1)
+is $? 1 "bounded_buffer: dpor finds the bug"
 done_testing
