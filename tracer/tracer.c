@@ -435,6 +435,10 @@ static void kill_and_reap(struct cts_tracer *tr)
 	 * still reported while dying are continued. The fork server, stopped,
 	 * reports nothing meanwhile. */
 	for (;;) {
+		/* The leader may have been reaped already (its status consumed
+		 * elsewhere): never block on a process that is gone. */
+		if (kill(tr->pid, 0) != 0 && errno == ESRCH)
+			break;
 		pid_t r = waitpid(-1, &status, __WALL);
 		if (r < 0) {
 			if (errno == EINTR)
@@ -1474,9 +1478,10 @@ static int pump(struct cts_tracer *tr)
 {
 	while (busy(tr)) {
 		int status;
-		/* A signal that came outside waitpid is seen here, or at the
-		 * next tick at the latest. */
-		pid_t tid = user_interrupt ? (errno = EINTR, -1) : waitpid(-1, &status, __WALL);
+		/* A signal that came outside waitpid (a busy stream of stops
+		 * leaves little time inside it) is seen here. */
+		pid_t tid = user_interrupt || alarm_fired ? (errno = EINTR, -1) :
+			    waitpid(-1, &status, __WALL);
 		if (tid < 0) {
 			if (errno == EINTR) {
 				if (user_interrupt) {
