@@ -6,6 +6,8 @@
 #   BENCH_OUT   directory for result tables (default: benchmarks/results, or
 #               benchmarks/results/quick in quick mode)
 #   BENCH_WORK  build and scratch directory (default: benchmarks/work, gitignored)
+#   BENCH_PROGRAMS  throughput.sh, time_to_bug.sh: only these bug programs
+#               (e.g. "deadlock dcl"; default: quick set or all with an _ok twin)
 
 set -u
 export LC_ALL=C		# perf and printf: no thousands separators, '.' decimals
@@ -27,10 +29,17 @@ need_tool() {
 		die "'$1' not found in PATH; it is needed for $2 (Debian: apt-get install $3)"
 }
 
+# need_cts: check the cts-trace binary and run a private copy of it, so that a
+# rebuild by someone else in the shared tree cannot change (or remove) the
+# binary in the middle of a measurement.  CTS_ID identifies what was measured.
 need_cts() {
 	[ -e "$CTS" ] || die "cts-trace binary not found at $CTS: build it with 'make' in $ROOT (or set CTS_TRACE)"
 	[ -x "$CTS" ] || die "$CTS is not executable"
 	"$CTS" --version >/dev/null 2>&1 || die "$CTS --version failed: is it a working cts-trace build?"
+	CTS_ORIG=$CTS
+	cp "$CTS" "$SCRATCH/cts-trace" || die "cannot copy $CTS to $SCRATCH"
+	CTS=$SCRATCH/cts-trace
+	CTS_ID="sha256 $(sha256sum "$CTS" | cut -c1-12), built $(date -u -r "$CTS_ORIG" '+%Y-%m-%d %H:%M UTC')"
 }
 
 # bench_init MODE: parse quick|full, set RESULTS (the table file) and SCRATCH.
@@ -126,10 +135,26 @@ machine_header() {
 	else
 		printf -- '- Hardware performance counters: **no** (`perf stat -e cycles` is not supported here); software counters only\n'
 	fi
-	printf -- '- cts-trace: %s (%s), commit %s\n' "$("$CTS" --version 2>&1 | head -n 1)" "$CTS" \
-		"$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+	printf -- '- cts-trace: %s (%s, %s); repository HEAD %s\n' "$("$CTS" --version 2>&1 | head -n 1)" \
+		"${CTS_ORIG:-$CTS}" "${CTS_ID:-?}" "$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
 	printf -- '- Compiler: %s; programs built with `gcc %s`\n' "$(gcc --version | head -n 1)" "$CFLAGS_BENCH"
 	printf -- '- Noise: 2-core VM shared with other engineers running test suites; treat differences under ~20%% as noise.\n\n'
+}
+
+# run_cts LIMIT ARGS...: cts-trace under `timeout -k 5 LIMIT`.  Exit 126/127
+# means the binary could not be executed: in a shared tree another engineer's
+# `make` may be relinking it at that moment, so wait and try once more.
+run_cts() {
+	lim=$1
+	shift
+	timeout -k 5 "$lim" "$CTS" "$@"
+	rc=$?
+	if [ $rc -eq 126 ] || [ $rc -eq 127 ]; then
+		sleep 3
+		timeout -k 5 "$lim" "$CTS" "$@"
+		rc=$?
+	fi
+	return $rc
 }
 
 # json FILE FILTER: one jq query on a cts-trace report ("-" when unreadable).

@@ -15,11 +15,18 @@ STRATEGIES="random pct dfs dpor pcb idb"
 REPS=3
 if [ "$BENCH_MODE" = quick ]; then
 	BUDGET=0.25
-	TWINS="deadlock_ok check_act_ok lost_update_ok"
+	TWINS="deadlock_ok lost_update_ok"
 else
 	BUDGET=2
 	TWINS=$(cd "$PROGS" && ls *_ok.c | sed 's/\.c$//')
 fi
+# BENCH_PROGRAMS="deadlock dcl" restricts the run to the twins of some programs.
+if [ -n "${BENCH_PROGRAMS:-}" ]; then
+	TWINS=$(for p in $BENCH_PROGRAMS; do echo "${p%_ok}_ok"; done)
+fi
+for t in $TWINS; do
+	[ -f "$PROGS/$t.c" ] || die "no twin $t.c in $PROGS"
+done
 [ -n "$TWINS" ] || die "no *_ok.c twins in $PROGS"
 
 # mode_of TWIN: the mode its buggy sibling needs ("Minimal mode: sync|break").
@@ -52,7 +59,7 @@ for t in $TWINS; do
 		for seed in $(seq 1 $REPS); do
 			r=$SCRATCH/r.json
 			rm -f "$r"
-			timeout -k 5 60 "$CTS" -q $(opts_of "$s") -m "$m" -n 0 -t "$BUDGET" --seed "$seed" \
+			run_cts 60 -q $(opts_of "$s") -m "$m" -n 0 -t "$BUDGET" --seed "$seed" \
 				--keep-going --report "$r" -o "$SCRATCH/cts-out" "$BIN/$t" >/dev/null 2>"$SCRATCH/err"
 			rc=$?
 			if [ -s "$r" ]; then

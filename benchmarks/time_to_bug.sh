@@ -18,14 +18,21 @@ need_tool valgrind "the helgrind and drd comparison" valgrind
 STRATEGIES="random pct dfs dpor pcb idb"
 SEEDS="1 2 3"
 if [ "$BENCH_MODE" = quick ]; then
-	BUGS="deadlock check_act lost_update"
-	STRESS_N=300 STRESS_T=1.5 STRESS_PT=1 STRESS_TRIALS=1
+	# quick: two programs (one sync, one break) and one seed per strategy.
+	BUGS="deadlock lost_update"
+	SEEDS="1"
+	STRESS_N=300 STRESS_T=1 STRESS_PT=2 STRESS_TRIALS=1
 	CTS_T=2 TOOL_T=30 BASE_K=10 TWIN_N=20
 else
-	BUGS=$(cd "$PROGS" && ls *_ok.c | sed 's/_ok\.c$//')
-	STRESS_N=5000 STRESS_T=10 STRESS_PT=2 STRESS_TRIALS=3
+	BUGS=$(cd "$PROGS" && ls *_ok.c | sed 's/_ok\.c$//' | tr '\n' ' ')
+	STRESS_N=5000 STRESS_T=10 STRESS_PT=3 STRESS_TRIALS=3
 	CTS_T=10 TOOL_T=60 BASE_K=20 TWIN_N=100
 fi
+# BENCH_PROGRAMS="deadlock dcl" restricts the run to some programs.
+BUGS=${BENCH_PROGRAMS:-$BUGS}
+for p in $BUGS; do
+	[ -f "$PROGS/$p.c" ] && [ -f "$PROGS/${p}_ok.c" ] || die "no bug program $p (with twin ${p}_ok) in $PROGS"
+done
 [ -n "$BUGS" ] || die "no bug programs (with *_ok.c twins) in $PROGS"
 
 mode_of() {
@@ -39,9 +46,20 @@ mode_of() {
 # "-" where the program takes no argument.
 amplified() {
 	case $1 in
-	bank3 | bounded_buffer | deadlock | lost_update) echo 1000 ;;
+	bank3 | deadlock | lost_update) echo 100000 ;;
+	bounded_buffer) echo 1000 ;;
 	check_act | pool_shutdown | ws_deque) echo 64 ;;
 	*) echo - ;;
+	esac
+}
+# expected: the kind of bug each program's header describes ("Exposing
+# schedule: ... -> deadlock" or "... assert fails").  Only a bug of this kind
+# counts as found: anything else cts-trace reports first (a replay divergence,
+# a deadlock where an assert was expected) is recorded as such.
+expected() {
+	case $1 in
+	bank3 | deadlock | lost_wakeup | pool_shutdown) echo deadlock ;;
+	*) echo assert ;;
 	esac
 }
 opts_of() {
@@ -54,12 +72,13 @@ opts_of() {
 # ThreadSanitizer: needs libtsan; try to install it once (as root) if missing.
 TSAN=yes
 tsan_build() { build "$PROGS/$1.c" "$BIN/$1.tsan" -fsanitize=thread; }
-if ! tsan_build "${BUGS%% *}" 2>/dev/null; then
+first=$(echo $BUGS | cut -d' ' -f1)
+if ! tsan_build "$first" 2>/dev/null; then
 	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 		log "gcc -fsanitize=thread failed; trying apt-get install -y libtsan2 once"
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libtsan2 >/dev/null 2>&1
 	fi
-	tsan_build "${BUGS%% *}" 2>/dev/null || TSAN="not available (gcc -fsanitize=thread fails: libtsan missing)"
+	tsan_build "$first" 2>/dev/null || TSAN="not available (gcc -fsanitize=thread fails: libtsan missing)"
 fi
 [ "$TSAN" = yes ] || log "ThreadSanitizer: $TSAN"
 
@@ -122,34 +141,39 @@ baseline() {
 cts_trial() {
 	p=$1 s=$2 seed=$3 m=$(mode_of "$1") r=$SCRATCH/r.json
 	rm -f "$r"
-	timeout -k 5 $((CTS_T + 30)) "$CTS" -q $(opts_of "$s") -m "$m" -n 0 -t "$CTS_T" --seed "$seed" \
+	run_cts $((CTS_T + 30)) -q $(opts_of "$s") -m "$m" -n 0 -t "$CTS_T" --seed "$seed" \
 		--report "$r" -o "$SCRATCH/cts-out" "$BIN/$p" >/dev/null 2>&1
 	rc=$?
 	if [ ! -s "$r" ]; then
 		echo "cts $p $s $seed error - - no-report(exit$rc)" >>"$DATA"
 		return
 	fi
-	kind=$(json "$r" '.bugs[0].kind // "-"')
-	if [ "$kind" = divergence ]; then
-		# a replay divergence is a cts-trace problem, not the program's bug:
-		# search again past it and take the first real bug (seconds estimated
-		# in proportion to runs, marked ~).
+	set -- $(json "$r" '"\(.bugs[0].kind // "-") \(.runs) \(.elapsed_seconds) \(.complete) \((.bugs[0].run // -1) + 1)"')
+	kind=${1:--} runs=${2:--} el=${3:--} complete=${4:-false} brun=${5:--}
+	want=$(expected "$p")
+	if [ "$kind" != - ] && [ "$kind" != "$want" ]; then
+		# cts-trace stopped at something other than the program's bug (a
+		# replay divergence is a cts-trace problem; another kind is a false
+		# alarm or a different failure): search again past it with
+		# --keep-going and count the first bug of the expected kind, seconds
+		# estimated in proportion to runs (marked ~ in the table).
+		first_kind=$kind
 		rm -f "$r"
-		timeout -k 5 $((CTS_T + 30)) "$CTS" -q $(opts_of "$s") -m "$m" -n 0 -t "$CTS_T" --seed "$seed" \
+		run_cts $((CTS_T + 30)) -q $(opts_of "$s") -m "$m" -n 0 -t "$CTS_T" --seed "$seed" \
 			--keep-going --report "$r" -o "$SCRATCH/cts-out" "$BIN/$p" >/dev/null 2>&1
-		line=$(json "$r" '([.bugs[] | select(.kind != "divergence")] | sort_by(.run) | first) as $b
+		line=$(jq -r --arg want "$want" '([.bugs[] | select(.kind == $want)] | sort_by(.run) | first) as $b
 			| if $b == null then "none \(.runs) \(.elapsed_seconds) -"
-			  else "found \($b.run + 1) \(.elapsed_seconds * ($b.run + 1) / .runs) \($b.kind)" end')
-		set -- $line
-		echo "cts $p $s $seed $1 $2 $3 $4 divergence-first" >>"$DATA"
+			  else "found \($b.run + 1) \(.elapsed_seconds * ($b.run + 1) / .runs) \($b.kind)" end' "$r" 2>/dev/null)
+		set -- ${line:-error - - no-report}
+		echo "cts $p $s $seed $1 $2 $3 $4 first:$first_kind" >>"$DATA"
 		return
 	fi
 	if [ "$kind" = - ]; then
 		st=none
-		[ "$(json "$r" .complete)" = true ] && st=exhausted
-		echo "cts $p $s $seed $st $(json "$r" .runs) $(json "$r" .elapsed_seconds) -" >>"$DATA"
+		[ "$complete" = true ] && st=exhausted
+		echo "cts $p $s $seed $st $runs $el -" >>"$DATA"
 	else
-		echo "cts $p $s $seed found $(json "$r" '.bugs[0].run + 1') $(json "$r" .elapsed_seconds) $kind" >>"$DATA"
+		echo "cts $p $s $seed found $brun $el $kind" >>"$DATA"
 	fi
 }
 
@@ -166,15 +190,17 @@ peer() {
 		TSAN_OPTIONS="exitcode=66 halt_on_error=0" timeout -s KILL "$TOOL_T" "$bin.tsan" >/dev/null 2>"$log"
 		rc=$?
 		n=$(grep -c 'WARNING: ThreadSanitizer' "$log")
-		cat=$(grep -m1 -o 'ThreadSanitizer: [a-z-]*' "$log" | sed 's/ThreadSanitizer: //')
+		cat=$(grep -m1 -o 'ThreadSanitizer: [a-z -]*' "$log" | sed 's/ThreadSanitizer: //; s/ *$//' | tr ' ' '_')
 		;;
 	*)
 		timeout -s KILL "$TOOL_T" valgrind --tool="$tool" --error-exitcode=99 --log-file="$log" \
 			"$bin" >/dev/null 2>&1
 		rc=$?
 		n=$(sed -n 's/.*ERROR SUMMARY: \([0-9]*\) errors.*/\1/p' "$log" | tail -n 1)
-		# the first error header, without pid, thread number and addresses
-		cat=$(grep -m1 -i 'data race\|conflicting\|lock order\|not locked\|dubious\|is not a\|deadlock' "$log" |
+		# the first error header (not a stack frame: those are indented),
+		# without pid, thread number and addresses
+		cat=$(grep -v '^==[0-9]*==  \|Command:\|reduced accuracy\|Copyright\|Using Valgrind' "$log" |
+			grep -m1 -i 'data race\|conflicting\|lock order\|not locked\|dubious\|is not a\|deadlock' |
 			sed 's/^==[0-9]*== //; s/Thread #[0-9]*:* *//; s/0x[0-9A-Fa-f]*//g; s/"[^"]*"//g; s/  */ /g' |
 			cut -c1-40 | sed 's/ *$//' | tr ' ' '_')
 		;;
@@ -187,15 +213,15 @@ peer() {
 twin_cts() {
 	p=$1 m=$(mode_of "$1") r=$SCRATCH/r.json
 	rm -f "$r"
-	timeout -k 5 $((CTS_T + 30)) "$CTS" -s random -m "$m" -n "$TWIN_N" -t "$CTS_T" --keep-going \
+	run_cts $((CTS_T + 30)) -s random -m "$m" -n "$TWIN_N" -t "$CTS_T" --keep-going \
 		--report "$r" -o "$SCRATCH/cts-out" "$BIN/${p}_ok" >/dev/null 2>"$SCRATCH/twin.err"
 	rc=$?
 	races=$(grep -c 'data race' "$SCRATCH/twin.err")
-	echo "twincts $p $rc $(json "$r" .runs) $(json "$r" .elapsed_seconds) $(json "$r" '.bugs | length') $races" >>"$DATA"
+	echo "twincts $p $rc $(json "$r" .runs) $(json "$r" .elapsed_seconds) $(json "$r" '[.bugs[].hits] | add // 0') $races" >>"$DATA"
 }
 
 log "mode $BENCH_MODE: $(echo $BUGS | wc -w) bug programs; stress <= $STRESS_N runs / ${STRESS_T}s x $STRESS_TRIALS," \
-	"cts -t $CTS_T x 6 strategies x 3 seeds, tools <= ${TOOL_T}s"
+	"cts -t $CTS_T x 6 strategies x seeds $SEEDS, tools <= ${TOOL_T}s"
 for p in $BUGS; do
 	log "$p ($(mode_of "$p")): native baseline and stress"
 	echo "base $p bug $(baseline "$BIN/$p")" >>"$DATA"
@@ -231,6 +257,8 @@ for p in $BUGS; do
 done
 
 # ---- tables ----
+# xfmt RATIO: 0.48 -> 0.5×, 53.2 -> 53×
+xfmt() { [ "$1" = - ] && echo - || awk -v r="$1" 'BEGIN { printf (r < 10 ? "%.1f×" : "%.0f×"), r }'; }
 field() { awk -v k="$1" -v p="$2" "\$1 == k && \$2 == p $3 { print \$$4 }" "$DATA"; }
 {
 	machine_header "Time to first bug: stress testing, cts-trace strategies, helgrind, drd, ThreadSanitizer"
@@ -240,7 +268,7 @@ field() { awk -v k="$1" -v p="$2" "\$1 == k && \$2 == p $3 { print \$$4 }" "$DAT
 	printf '## (a) Native stress testing\n\n'
 	printf 'Run the binary in a loop until a run fails (non-zero exit, signal, or killed by a %s s per-run timeout = hang), ' "$STRESS_PT"
 	printf 'at most %s runs or %s s per trial; median (min–max) over up to %s trials (a trial that sees nothing in its whole budget ends the series). ' "$STRESS_N" "$STRESS_T" "$STRESS_TRIALS"
-	printf 'The amplified input makes the racy section run many times per process (e.g. 1000 iterations), which is how one would stress-test in practice; cts-trace and the peer tools use the default input.\n\n'
+	printf 'The amplified input makes the racy section run many times per process (100000 iterations, or the largest allowed input), which is how one would stress-test in practice; cts-trace and the peer tools use the default input.\n\n'
 	printf '| program | mode | default input: runs to failure | seconds | failure | amplified input | runs to failure | seconds | failure |\n'
 	printf '|---|---|---:|---:|---|---:|---:|---:|---|\n'
 	for p in $BUGS; do
@@ -272,16 +300,15 @@ field() { awk -v k="$1" -v p="$2" "\$1 == k && \$2 == p $3 { print \$$4 }" "$DAT
 	done
 
 	printf '\n## (b) cts-trace: runs to the first bug, per strategy\n\n'
-	printf 'Each cell: median runs (min–max) / median seconds over seeds %s, with a budget of `-t %s` s per search; ' "$(echo $SEEDS | tr ' ' ',')" "$CTS_T"
-	printf '"k/3" when only k seeds found it; "not found" = budget exhausted; "exhausted" = the bounded space was fully explored without the bug; ~ = a replay divergence was reported first and the search was repeated with --keep-going (seconds prorated). pcb and idb use `--bound 1`.\n\n'
-	printf '| program | mode | bug kind |'
+	printf 'Each cell: median runs (min–max) / median seconds over seeds %s (k/N when only k of the N seeds found it), with a budget of `-t %s` s per search; ' "$(echo $SEEDS | tr ' ' ',')" "$CTS_T"
+	printf '"not found" = budget exhausted; "exhausted" = the bounded space was fully explored without the bug; ~ = cts-trace first reported something else (listed below the table) and the search was repeated with `--keep-going` to the first bug of the expected kind (seconds prorated). pcb and idb use `--bound 1`.\n\n'
+	printf '| program | mode | expected bug |'
 	for s in $STRATEGIES; do printf ' %s |' "$s"; done
 	printf '\n|---|---|---|'
 	for s in $STRATEGIES; do printf -- '---:|'; done
 	printf '\n'
 	for p in $BUGS; do
-		kinds=$(awk -v p="$p" '$1 == "cts" && $2 == p && $5 == "found" { print $8 }' "$DATA" | sort | uniq -c | sort -rn | awk '{ printf "%s%s", (NR > 1 ? ", " : ""), $2 }')
-		printf '| %s | %s | %s |' "$p" "$(mode_of "$p")" "${kinds:--}"
+		printf '| %s | %s | %s |' "$p" "$(mode_of "$p")" "$(expected "$p")"
 		for s in $STRATEGIES; do
 			nf=$(awk -v p="$p" -v s="$s" '$1 == "cts" && $2 == p && $3 == s && $5 == "found"' "$DATA" | wc -l)
 			nt=$(awk -v p="$p" -v s="$s" '$1 == "cts" && $2 == p && $3 == s' "$DATA" | wc -l)
@@ -299,7 +326,7 @@ field() { awk -v k="$1" -v p="$2" "\$1 == k && \$2 == p $3 { print \$$4 }" "$DAT
 			r=$(mmm %.0f "$1" "$2" "$3")
 			sec=$(awk -v p="$p" -v s="$s" '$1 == "cts" && $2 == p && $3 == s && $5 == "found" { print $7 }' "$DATA" | stats | cut -d' ' -f1)
 			mark=
-			awk -v p="$p" -v s="$s" '$1 == "cts" && $2 == p && $3 == s && $9 == "divergence-first"' "$DATA" | grep -q . && mark="~"
+			awk -v p="$p" -v s="$s" '$1 == "cts" && $2 == p && $3 == s && $9 ~ /^first:/' "$DATA" | grep -q . && mark="~"
 			part=
 			[ "$nf" -lt "$nt" ] && part=" ($nf/$nt)"
 			printf ' %s / %s%.2f s%s |' "$r" "$mark" "$sec" "$part"
@@ -307,17 +334,20 @@ field() { awk -v k="$1" -v p="$2" "\$1 == k && \$2 == p $3 { print \$$4 }" "$DAT
 		printf '\n'
 	done
 
+	printf '\nReported before the expected bug (searches marked ~ or not found):\n\n'
+	awk '$1 == "cts" && $9 ~ /^first:/ { sub(/^first:/, "", $9); printf "- %s, %s seed %s: first report `%s`; then %s\n", $2, $3, $4, $9, ($5 == "found" ? "expected bug at run " $6 : $5 " in " $6 " runs") ; n++ }
+		END { if (!n) print "- nothing: every search stopped at the expected bug." }' "$DATA"
 	printf '\n## (c) Peer tools vs cts-trace and stress testing\n\n'
 	printf 'One run per tool per binary (default input), under a %s s timeout. ' "$TOOL_T"
 	printf 'detected = the tool reported an error on the buggy program (helgrind/drd: valgrind ERROR SUMMARY > 0; tsan: a "WARNING: ThreadSanitizer" report), or the program itself failed under the tool (shown as "program failed"); '
 	printf 'false alarm = any report (or failure) on the correct twin. '
 	printf 'slowdown = wall time of one run under the tool / mean wall time of one native run of the same program (%s runs; both include process start-up and `timeout`). ' "$BASE_K"
-	printf 'For cts-trace: detected = any seed of the `random` strategy found the bug (other strategies in table b); false alarm = bugs or data-race reports in %s random runs of the twin (`--keep-going`); slowdown = wall time per cts-trace run (one schedule) on the twin / native run of the twin. ' "$TWIN_N"
+	printf 'For cts-trace: detected = any seed of the `random` strategy found the bug (other strategies in table b); detected counts only a bug of the kind the program header describes; false alarm = bugs or data-race reports in %s random runs of the twin (`--keep-going`); slowdown = wall time per cts-trace run (one schedule) on the twin / native run of the twin. ' "$TWIN_N"
 	printf 'Stress: detected within the default-input stress budget.\n\n'
 	if [ "$TSAN" != yes ]; then
 		printf 'ThreadSanitizer: %s.\n\n' "$TSAN"
 	fi
-	printf '| program | tool | detected (first report) | false alarm on twin | seconds (buggy run) | slowdown vs native |\n'
+	printf '| program | tool | detected (first report) | false alarm on twin | seconds (buggy run) | slowdown vs native (per run) |\n'
 	printf '|---|---|---|---|---:|---:|\n'
 	for p in $BUGS; do
 		nat=$(field base "$p" '&& $3 == "bug"' 4)
@@ -328,15 +358,15 @@ field() { awk -v k="$1" -v p="$2" "\$1 == k && \$2 == p $3 { print \$$4 }" "$DAT
 		printf '| %s | native stress | %s | — | — | 1× |\n' "$p" "$sd"
 		# cts-trace random
 		rf=$(awk -v p="$p" '$1 == "cts" && $2 == p && $3 == "random" && $5 == "found"' "$DATA" | wc -l)
-		rk=$(awk -v p="$p" '$1 == "cts" && $2 == p && $3 == "random" && $5 == "found" { print $8; exit }' "$DATA")
+		rk=$(expected "$p")
 		rsec=$(awk -v p="$p" '$1 == "cts" && $2 == p && $3 == "random" && $5 == "found" { print $7 }' "$DATA" | stats | cut -d' ' -f1)
-		[ "$rf" -gt 0 ] && cd="yes, $rf/3 seeds ($rk)" || cd="no"
+		[ "$rf" -gt 0 ] && cd="yes, $rf/$(echo $SEEDS | wc -w) seeds ($rk)" || cd="no"
 		set -- $(awk -v p="$p" '$1 == "twincts" && $2 == p { print $4, $5, $6, $7 }' "$DATA")
-		tw="${3:-?} bugs, ${4:-?} race reports in ${1:-?} runs"
+		tw="${3:-?} runs with a bug, ${4:-?} race reports in ${1:-?} runs"
 		case "${3:-x}${4:-x}" in 00) tw="no ($tw)" ;; *) tw="**yes** ($tw)" ;; esac
 		per=$(fdiv "${2:--}" "${1:--}")
 		slow=$(fdiv "$per" "$nat_twin")
-		[ "$slow" != - ] && slow=$(printf '%.0f×' "$slow")
+		slow=$(xfmt "$slow")
 		[ "$rsec" = - ] || rsec=$(printf '%.2f (to bug)' "$rsec")
 		printf '| %s | cts-trace -s random -m %s | %s | %s | %s | %s |\n' "$p" "$(mode_of "$p")" "$cd" "$tw" "$rsec" "$slow"
 		for tool in helgrind drd tsan; do
@@ -361,7 +391,7 @@ field() { awk -v k="$1" -v p="$2" "\$1 == k && \$2 == p $3 { print \$$4 }" "$DAT
 			base=$nat
 			[ "$tool" = tsan ] && label="tsan (gcc -fsanitize=thread)" || label="valgrind --tool=$tool"
 			slow=$(fdiv "$bsec" "$base")
-			[ "$slow" != - ] && slow=$(printf '%.0f×' "$slow")
+			slow=$(xfmt "$slow")
 			printf '| %s | %s | %s | %s | %s | %s |\n' "$p" "$label" "$det" "$fa" "$bsec" "$slow"
 		done
 	done
