@@ -56,12 +56,6 @@ struct cts_access_state {
 	struct cts_hw_set hwset;
 };
 
-/* Per-breakpoint decoded instruction, indexed by bp address. */
-struct insn_cache {
-	uint64_t pc;
-	struct cts_insn in;
-};
-
 static bool traced_pc(const struct cts_access_state *a, uint64_t pc)
 {
 	for (int i = 0; i < a->nranges; i++)
