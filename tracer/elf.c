@@ -131,6 +131,55 @@ static bool default_version(Elf_Data *versym, size_t idx)
 	return !(vs & 0x8000);
 }
 
+/* Call fn for every defined symbol of the sections of one type (SHT_DYNSYM
+ * or SHT_SYMTAB) with its name and index; returns how many fn accepted. */
+static int each_symbol(Elf *e, GElf_Word type,
+		       bool (*fn)(const GElf_Sym *sym, const char *name, size_t idx, void *arg),
+		       void *arg)
+{
+	int taken = 0;
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e, scn));) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != type || !sh.sh_entsize)
+			continue;
+		Elf_Data *data = elf_getdata(scn, NULL);
+		size_t count = sh.sh_size / sh.sh_entsize;
+		for (size_t i = 0; data && i < count; i++) {
+			GElf_Sym sym;
+			const char *name;
+			if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
+			    !sym.st_value || !(name = elf_strptr(e, sh.sh_link, sym.st_name)))
+				continue;
+			taken += fn(&sym, name, i, arg);
+		}
+	}
+	return taken;
+}
+
+struct lookup_ctx {
+	const char *const *names;
+	int n;
+	uint64_t *values, *sizes;
+	Elf_Data *versym;   /* NULL: accept every version (.symtab) */
+};
+
+static bool lookup_one(const GElf_Sym *sym, const char *name, size_t idx, void *arg)
+{
+	struct lookup_ctx *c = arg;
+	bool took = false;
+	if (c->versym && !default_version(c->versym, idx))
+		return false;
+	for (int i = 0; i < c->n; i++) {
+		if (c->values[i] || strcmp(name, c->names[i]) != 0)
+			continue;
+		c->values[i] = sym->st_value;
+		if (c->sizes)
+			c->sizes[i] = sym->st_size;
+		took = true;
+	}
+	return took;
+}
+
 int cts_elf_lookup(const char *path, const char *const *names, int n, uint64_t *values,
 		   uint64_t *sizes)
 {
@@ -149,37 +198,29 @@ int cts_elf_lookup(const char *path, const char *const *names, int n, uint64_t *
 		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_GNU_versym)
 			versym = elf_getdata(scn, NULL);
 	}
-	for (int pass = 0; pass < 2; pass++) {
-		GElf_Word want = pass == 0 ? SHT_DYNSYM : SHT_SYMTAB;
-		for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e, scn));) {
-			GElf_Shdr sh;
-			if (!gelf_getshdr(scn, &sh) || sh.sh_type != want || !sh.sh_entsize)
-				continue;
-			Elf_Data *data = elf_getdata(scn, NULL);
-			size_t count = sh.sh_size / sh.sh_entsize;
-			for (size_t s = 0; data && s < count; s++) {
-				GElf_Sym sym;
-				if (!gelf_getsym(data, (int)s, &sym) || sym.st_shndx == SHN_UNDEF ||
-				    !sym.st_value)
-					continue;
-				if (pass == 0 && !default_version(versym, s))
-					continue;
-				const char *name = elf_strptr(e, sh.sh_link, sym.st_name);
-				if (!name)
-					continue;
-				for (int i = 0; i < n; i++) {
-					if (values[i] || strcmp(name, names[i]) != 0)
-						continue;
-					values[i] = sym.st_value;
-					if (sizes)
-						sizes[i] = sym.st_size;
-					found++;
-				}
-			}
-		}
-	}
+	struct lookup_ctx c = { names, n, values, sizes, versym };
+	found = each_symbol(e, SHT_DYNSYM, lookup_one, &c);
+	c.versym = NULL;
+	found += each_symbol(e, SHT_SYMTAB, lookup_one, &c);
 	close_elf(e, fd);
 	return found;
+}
+
+struct range_ctx {
+	uint64_t lo, hi;
+	void (*fn)(uint64_t, uint64_t, void *);
+	void *arg;
+};
+
+static bool range_one(const GElf_Sym *sym, const char *name, size_t idx, void *arg)
+{
+	struct range_ctx *c = arg;
+	(void)name, (void)idx;
+	if (GELF_ST_TYPE(sym->st_info) != STT_FUNC || !sym->st_size || sym->st_value < c->lo ||
+	    sym->st_value + sym->st_size > c->hi)
+		return false;
+	c->fn(sym->st_value, sym->st_size, c->arg);
+	return true;
 }
 
 int cts_elf_code_ranges(const char *path, uint64_t *lowest_vaddr,
@@ -218,25 +259,10 @@ int cts_elf_code_ranges(const char *path, uint64_t *lowest_vaddr,
 		return 0;
 	}
 	/* Prefer .symtab (all functions), else .dynsym (exported ones). */
-	for (int pass = 0; pass < 2 && !n; pass++) {
-		GElf_Word want = pass == 0 ? SHT_SYMTAB : SHT_DYNSYM;
-		for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e, scn));) {
-			GElf_Shdr sh;
-			if (!gelf_getshdr(scn, &sh) || sh.sh_type != want || !sh.sh_entsize)
-				continue;
-			Elf_Data *data = elf_getdata(scn, NULL);
-			size_t count = sh.sh_size / sh.sh_entsize;
-			for (size_t i = 0; data && i < count; i++) {
-				GElf_Sym sym;
-				if (!gelf_getsym(data, (int)i, &sym) ||
-				    GELF_ST_TYPE(sym.st_info) != STT_FUNC || !sym.st_size ||
-				    sym.st_value < text_lo || sym.st_value + sym.st_size > text_hi)
-					continue;
-				fn(sym.st_value, sym.st_size, arg);
-				n++;
-			}
-		}
-	}
+	struct range_ctx c = { text_lo, text_hi, fn, arg };
+	n = each_symbol(e, SHT_SYMTAB, range_one, &c);
+	if (!n)
+		n = each_symbol(e, SHT_DYNSYM, range_one, &c);
 	if (!n) {
 		fn(text_lo, text_hi - text_lo, arg);
 		n = 1;
