@@ -9,7 +9,8 @@
 
 struct replay_strategy {
 	struct cts_strategy base;
-	struct cts_schedule *sched;
+	const struct cts_schedule *sched;
+	struct cts_schedule *owned;  /* loaded here, freed here */
 	bool ran;
 	char why[512];
 };
@@ -87,7 +88,7 @@ static const char *replay_diverged(const struct cts_strategy *s)
 static void replay_destroy(struct cts_strategy *s)
 {
 	struct replay_strategy *r = (struct replay_strategy *)s;
-	cts_schedule_free(r->sched);
+	cts_schedule_free(r->owned);
 	free(r);
 }
 
@@ -105,16 +106,17 @@ static const struct cts_strategy_ops replay_ops = {
 struct cts_strategy *cts_replay_create(const struct cts_strategy_config *cfg, char *err,
 				       size_t errlen)
 {
-	struct cts_schedule *sched;
-	if (!cfg->schedule_file) {
+	struct cts_schedule *sched = NULL;
+	if (!cfg->schedule && !cfg->schedule_file) {
 		snprintf(err, errlen, "replay needs a schedule file");
 		return NULL;
 	}
-	if (cts_schedule_load(cfg->schedule_file, &sched, err, errlen) != 0)
+	if (!cfg->schedule && cts_schedule_load(cfg->schedule_file, &sched, err, errlen) != 0)
 		return NULL;
 	struct replay_strategy *r = cts_xcalloc(1, sizeof(*r));
 	r->base.ops = &replay_ops;
 	r->base.cfg = *cfg;
-	r->sched = sched;
+	r->owned = sched;
+	r->sched = sched ? sched : cfg->schedule;
 	return &r->base;
 }

@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include "models/event.h"
 
+struct cts_schedule;
+
 /* What the explorer shows a strategy when a choice is due. */
 struct cts_sched_point {
 	uint64_t step;                   /* index of this decision in the run */
@@ -29,7 +31,8 @@ struct cts_strategy_config {
 	int depth;           /* pct: bug depth d (default 3) */
 	int bound;           /* pcb/idb: preemption or delay bound */
 	uint64_t max_steps;  /* run step budget, a hint for pct's k */
-	const char *schedule_file; /* replay */
+	const char *schedule_file; /* replay: the file to load, unless... */
+	const struct cts_schedule *schedule; /* ...the caller parsed it already (borrowed) */
 };
 
 #define CTS_CHOOSE_DIVERGED (-2) /* replaying strategy: program did something else */

@@ -333,7 +333,7 @@ int main(int argc, char **argv)
 			      "\"complete\" covers lock-level interleavings only (use --mode break)");
 	struct cts_strategy_config scfg = {
 		.seed = seed, .depth = (int)depth, .bound = (int)bound, .max_steps = max_steps,
-		.schedule_file = replay,
+		.schedule_file = replay, .schedule = sched,
 	};
 	strat = cts_strategy_create(strategy, &scfg, err, sizeof(err));
 	if (!strat) {
