@@ -48,7 +48,7 @@ struct cts_access_state {
 	uint64_t lo[MAX_RANGES], hi[MAX_RANGES]; /* traced code */
 	int nranges;
 	struct cts_mapping *maps;    /* snapshot of the current run's mappings */
-	size_t nmaps;
+	size_t nmaps, last_map;
 	pid_t maps_pid;
 	struct watch watch[4];
 	int nwatch;
@@ -116,6 +116,7 @@ static int refresh_maps(struct cts_tracer *tr)
 	free(a->maps);
 	a->maps = NULL;
 	a->nmaps = 0;
+	a->last_map = 0;
 	a->maps_pid = tr->pid;
 	return cts_maps_read(tr->pid, &a->maps, &a->nmaps);
 }
@@ -125,9 +126,16 @@ static const struct cts_mapping *mapping_of(struct cts_tracer *tr, uint64_t addr
 	struct cts_access_state *a = tr->acc;
 	for (int pass = 0; pass < 2; pass++) {
 		if (a->maps_pid == tr->pid) {
-			for (size_t i = 0; i < a->nmaps; i++)
-				if (addr >= a->maps[i].lo && addr < a->maps[i].hi)
+			/* Consecutive accesses mostly hit the same mapping. */
+			if (a->last_map < a->nmaps && addr >= a->maps[a->last_map].lo &&
+			    addr < a->maps[a->last_map].hi)
+				return &a->maps[a->last_map];
+			for (size_t i = 0; i < a->nmaps; i++) {
+				if (addr >= a->maps[i].lo && addr < a->maps[i].hi) {
+					a->last_map = i;
 					return &a->maps[i];
+				}
+			}
 		}
 		if (pass == 0 && refresh_maps(tr) != 0)
 			return NULL;
@@ -647,6 +655,8 @@ int cts_access_probe_step(struct cts_tracer *tr, struct thread *th)
 			}
 		}
 	}
+	if (cts_tr_flush_regs(th) != 0)
+		return -1;
 	th->regs_valid = false;
 	if (ptrace(PTRACE_SINGLESTEP, th->tid, 0, 0) != 0 && errno != ESRCH)
 		return -1;

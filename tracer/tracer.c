@@ -124,9 +124,6 @@ static struct thread *by_tid(struct cts_tracer *tr, pid_t tid)
 	for (int i = 0; i < tr->nthreads; i++)
 		if (tr->th[i].tid == tid)
 			return &tr->th[i];
-	for (int i = 0; i < tr->nearly; i++)
-		if (tr->early[i] == tid)
-			return NULL;
 	return NULL;
 }
 
@@ -142,7 +139,20 @@ int cts_tr_getregs(struct thread *th)
 
 int cts_tr_setregs(struct thread *th)
 {
+	th->regs_dirty = false;
 	return ptrace(PTRACE_SETREGS, th->tid, 0, &th->regs);
+}
+
+/* A breakpoint hit only rewinds rip in the cached registers: most hits are
+ * then emulated (one SETREGS with the final rip), so the rewind is written
+ * only when the thread really resumes at the breakpoint. */
+int cts_tr_flush_regs(struct thread *th)
+{
+	if (!th->regs_dirty)
+		return 0;
+	if (cts_tr_setregs(th) != 0 && errno != ESRCH)
+		return -1;
+	return 0;
 }
 
 static void set_error(struct cts_tracer *tr, const char *fmt, ...)
@@ -184,6 +194,8 @@ void cts_tr_hold(struct cts_tracer *tr, struct thread *th, enum held_at at)
 int cts_tr_resume(struct cts_tracer *tr, struct thread *th, int sig)
 {
 	(void)tr;
+	if (cts_tr_flush_regs(th) != 0)
+		return -1;
 	th->regs_valid = false;
 	th->state = TH_RUNNING;
 	if (ptrace(th->stepping ? PTRACE_SINGLESTEP : PTRACE_CONT, th->tid, 0,
@@ -325,6 +337,8 @@ int cts_tr_step_over(struct cts_tracer *tr, struct thread *th, struct bp *b, boo
 		if (bp_unplant(tr, b) != 0)
 			return -1;
 	}
+	if (cts_tr_flush_regs(th) != 0)
+		return -1;
 	th->stepping_bp = b ? b->addr : 0;
 	th->after_step = after;
 	th->regs_valid = false;
@@ -896,7 +910,7 @@ static void skip_syscall(struct thread *th, long ret)
 {
 	th->regs.orig_rax = (unsigned long long)-1;
 	th->regs.rax = (unsigned long long)ret;
-	ptrace(PTRACE_SETREGS, th->tid, 0, &th->regs);
+	cts_tr_setregs(th);
 }
 
 /* Wake up to n threads parked on uaddr, oldest first. */
@@ -1188,8 +1202,7 @@ static int on_breakpoint(struct cts_tracer *tr, struct thread *th, struct cts_wa
 		return cts_tr_resume(tr, th, SIGTRAP);
 	}
 	th->regs.rip = addr;
-	if (cts_tr_setregs(th) != 0)
-		return errno == ESRCH ? 0 : -1;
+	th->regs_dirty = true;
 	switch (b->kind) {
 	case BP_SYNC:
 		return on_sync_bp(tr, th, b);

@@ -35,6 +35,7 @@ struct thread {
 	struct cts_event pending;  /* its next visible operation */
 	struct user_regs_struct regs;
 	bool regs_valid;
+	bool regs_dirty;           /* regs changed here, not yet written back */
 	uint64_t handle;           /* pthread_t (= fs_base) */
 	uint64_t bp_addr;          /* breakpoint it is held on */
 	uint64_t stepping_bp;      /* stepping over this breakpoint */
@@ -131,6 +132,7 @@ int cts_tr_getregs(struct thread *th);
 int cts_tr_resume(struct cts_tracer *tr, struct thread *th, int sig);
 int cts_tr_step_over(struct cts_tracer *tr, struct thread *th, struct bp *b, bool after);
 int cts_tr_setregs(struct thread *th);
+int cts_tr_flush_regs(struct thread *th);
 void cts_tr_hold(struct cts_tracer *tr, struct thread *th, enum held_at at);
 struct bp *cts_tr_bp_find(struct cts_tracer *tr, uint64_t addr);
 struct bp *cts_tr_bp_add(struct cts_tracer *tr, uint64_t addr, enum bp_kind kind, int fn);
