@@ -44,6 +44,9 @@ deps:
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$need) >/dev/null || exit 1; \
 	fi
 
+# Nothing compiles before the headers are there (make -j on a fresh machine).
+$(LIB_OBJS) tracer/main.o: | deps-check
+
 libcts.a: $(LIB_OBJS)
 	$(AR) rcs $@ $^
 
