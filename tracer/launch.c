@@ -1,0 +1,342 @@
+/* Starting a run by exec: the seccomp filter, the vfork child, running it to
+ * its entry point (libc mapped, breakpoints planted) and on to main, and
+ * killing and reaping a run's process. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/personality.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "models/error.h"
+#include "models/symbolize.h"
+#include "tracer/access.h"
+#include "tracer/proc.h"
+#include "tracer/tracer_int.h"
+#include "tracer/wait.h"
+
+/* The filter is compiled once in the tracer and loaded in the child with a
+ * bare prctl, because the child is a vfork child: it must not allocate. */
+int cts_tr_build_seccomp(struct cts_tracer *tr)
+{
+	static const int traced[] = {
+		SCMP_SYS(futex), SCMP_SYS(clone), SCMP_SYS(clone3), SCMP_SYS(exit),
+		SCMP_SYS(exit_group), SCMP_SYS(sched_yield), SCMP_SYS(nanosleep),
+		SCMP_SYS(clock_nanosleep),
+	};
+	int rc = -1;
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+	if (!ctx)
+		return -1;
+	for (size_t i = 0; i < sizeof(traced) / sizeof(traced[0]); i++)
+		if (seccomp_rule_add(ctx, SCMP_ACT_TRACE(0), traced[i], 0) != 0)
+			goto out;
+	/* seccomp_export_bpf writes to an fd: a temporary file gives it one. */
+	FILE *tmp = tmpfile();
+	if (!tmp)
+		goto out;
+	if (seccomp_export_bpf(ctx, fileno(tmp)) == 0) {
+		off_t n = lseek(fileno(tmp), 0, SEEK_END);
+		if (n > 0 && n % (off_t)sizeof(struct sock_filter) == 0) {
+			tr->bpf = cts_xmalloc((size_t)n);
+			if (pread(fileno(tmp), tr->bpf, (size_t)n, 0) == n) {
+				tr->bpf_prog.len = (unsigned short)(n / (off_t)sizeof(struct sock_filter));
+				tr->bpf_prog.filter = tr->bpf;
+				rc = 0;
+			}
+		}
+	}
+	fclose(tmp);
+out:
+	seccomp_release(ctx);
+	return rc;
+}
+
+/* Runs in the vfork child: system calls only, then exec. */
+static void child_exec(struct cts_tracer *tr, volatile int *child_errno)
+{
+	int fd = open("/dev/null", O_RDWR);
+	if (fd >= 0) {
+		dup2(fd, 0);
+		if (!tr->cfg.show_output) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		if (fd > 2)
+			close(fd);
+	}
+	/* Its own process group: a terminal's ^C or a supervisor's group-wide
+	 * SIGTERM reaches cts-trace, which kills and reaps the program itself
+	 * instead of reporting its death as a crash. */
+	setpgid(0, 0);
+	/* exec under TRACEME stops the child with SIGTRAP: the tracer then
+	 * sets its options before the program runs a single instruction. */
+	if (ptrace(PTRACE_TRACEME, 0, 0, 0) != 0)
+		goto fail;
+	if (personality(ADDR_NO_RANDOMIZE) == -1)
+		goto fail;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &tr->bpf_prog) != 0)
+		goto fail;
+	execv(tr->cfg.path, tr->cfg.argv);
+fail:
+	*child_errno = errno;
+	_exit(127);
+}
+
+static int wait_for(pid_t pid, int *status)
+{
+	for (;;) {
+		pid_t r = waitpid(pid, status, __WALL);
+		if (r == pid)
+			return 0;
+		if (r < 0 && errno != EINTR)
+			return -1;
+	}
+}
+
+void cts_tr_kill_and_reap(struct cts_tracer *tr)
+{
+	int status;
+	if (tr->pid <= 0)
+		return;
+	if (tr->pid_reaped) { /* the leader's exit was seen: nothing is left */
+		tr->pid = 0;
+		return;
+	}
+	kill(tr->pid, SIGKILL);
+	/* Reap every thread up to the leader (its status comes last); stops
+	 * still reported while dying are continued. The fork server, stopped,
+	 * reports nothing meanwhile. */
+	for (;;) {
+		/* The leader may have been reaped already (its status consumed
+		 * elsewhere): never block on a process that is gone. */
+		if (kill(tr->pid, 0) != 0 && errno == ESRCH)
+			break;
+		pid_t r = waitpid(-1, &status, __WALL);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			break; /* ECHILD: all gone */
+		}
+		if (WIFSTOPPED(status)) {
+			ptrace(PTRACE_CONT, r, 0, 0);
+			continue;
+		}
+		if (r == tr->pid)
+			break;
+	}
+	tr->pid = 0;
+}
+
+/* First run: find libc and ld.so, resolve the entry points, create breakpoints. */
+static int setup_libc(struct cts_tracer *tr)
+{
+	struct cts_mapping *maps;
+	size_t n;
+	char libc_path[256] = "";
+	uint64_t libc_base = 0;
+
+	if (cts_maps_read(tr->pid, &maps, &n) != 0) {
+		cts_tr_set_error(tr, "cannot read /proc/%d/maps", (int)tr->pid);
+		return -1;
+	}
+	tr->nlibc_ranges = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *base = strrchr(maps[i].path, '/');
+		base = base ? base + 1 : maps[i].path;
+		bool is_libc = strncmp(base, "libc.so", 7) == 0 || strncmp(base, "libc-", 5) == 0;
+		bool is_ld = strncmp(base, "ld-linux", 8) == 0 || strncmp(base, "ld-", 3) == 0;
+		if (maps[i].off == 0 && !tr->exe_base && strcmp(maps[i].path, tr->cfg.path) == 0)
+			tr->exe_base = maps[i].lo;
+		if (is_libc && maps[i].off == 0 && !libc_base) {
+			libc_base = maps[i].lo;
+			snprintf(libc_path, sizeof(libc_path), "%s", maps[i].path);
+		}
+		if ((is_libc || is_ld) && maps[i].perms[2] == 'x' && tr->nlibc_ranges < 4) {
+			tr->libc_lo[tr->nlibc_ranges] = maps[i].lo;
+			tr->libc_hi[tr->nlibc_ranges] = maps[i].hi;
+			tr->nlibc_ranges++;
+		}
+	}
+	free(maps);
+	if (!libc_base) {
+		cts_tr_set_error(tr, "libc is not mapped in %s (statically linked or unusual loader?)",
+			  tr->cfg.path);
+		tr->st->bad_input = true;
+		return -1;
+	}
+	if (tr->libc_base == libc_base && tr->nbps)
+		return 0; /* same layout as the first run (ASLR is off) */
+	if (tr->libc_base && tr->libc_base != libc_base) {
+		cts_tr_set_error(tr, "libc moved between runs (0x%" PRIx64 " -> 0x%" PRIx64
+			  "): address randomisation is not disabled", tr->libc_base, libc_base);
+		return -1;
+	}
+	tr->libc_base = libc_base;
+	return cts_tr_sync_resolve(tr, libc_path, libc_base);
+}
+
+/* exec the program and run it to its ELF entry point (libc is mapped by
+ * then): resolve libc's entry points, create and plant every breakpoint.
+ * The process is left stopped there with *entry_regs its registers. */
+int cts_tr_launch(struct cts_tracer *tr, struct user_regs_struct *entry_regs)
+{
+	int status;
+	volatile int child_errno = 0;
+
+	/* vfork: the tracer's address space (libdw's debug info) is large, and
+	 * copying its page tables made fork the most expensive part of a run. */
+	pid_t pid = vfork();
+	if (pid < 0) {
+		cts_tr_set_error(tr, "vfork: %s", strerror(errno));
+		return -1;
+	}
+	if (pid == 0)
+		child_exec(tr, &child_errno);
+	tr->pid = pid;
+	if (child_errno) {
+		wait_for(pid, &status);
+		tr->pid = 0;
+		cts_tr_set_error(tr, "cannot run %s: %s", tr->cfg.path, strerror(child_errno));
+		tr->st->bad_input = true;
+		return -1;
+	}
+	if (wait_for(pid, &status) != 0 || !WIFSTOPPED(status)) {
+		tr->pid = 0;
+		cts_tr_set_error(tr, "%s did not stop after exec", tr->cfg.path);
+		return -1;
+	}
+	long opts = PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC |
+		    PTRACE_O_TRACEEXIT | PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACESECCOMP |
+		    PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK;
+	if (ptrace(PTRACE_SETOPTIONS, pid, 0, (void *)opts) != 0) {
+		cts_tr_set_error(tr, "PTRACE_SETOPTIONS: %s", strerror(errno));
+		return -1;
+	}
+
+	/* Run to the program's entry point: by then libc is mapped. */
+	uint64_t entry = cts_auxv_entry(pid);
+	uint8_t orig, cc = 0xCC;
+	if (!entry || cts_mem_read(pid, entry, &orig, 1) != 0 ||
+	    cts_mem_write(pid, entry, &cc, 1) != 0) {
+		cts_tr_set_error(tr, "cannot set a breakpoint at the entry point of %s", tr->cfg.path);
+		return -1;
+	}
+	ptrace(PTRACE_CONT, pid, 0, 0);
+	for (;;) {
+		if (wait_for(pid, &status) != 0) {
+			cts_tr_set_error(tr, "lost the child before its entry point");
+			return -1;
+		}
+		struct cts_wait_event ev;
+		cts_wait_decode(pid, status, &ev);
+		if (ev.kind == CTS_WEV_BREAKPOINT)
+			break;
+		if (ev.kind == CTS_WEV_EXITED || ev.kind == CTS_WEV_KILLED) {
+			cts_tr_set_error(tr, "%s died before reaching its entry point", tr->cfg.path);
+			tr->st->bad_input = true;
+			tr->pid = 0;
+			return -1;
+		}
+		int sig = ev.kind == CTS_WEV_SIGNAL ? ev.sig : 0;
+		ptrace(PTRACE_CONT, pid, 0, (void *)(long)sig);
+	}
+	cts_mem_write(pid, entry, &orig, 1);
+	if (ptrace(PTRACE_GETREGS, pid, 0, entry_regs) != 0) {
+		cts_tr_set_error(tr, "PTRACE_GETREGS: %s", strerror(errno));
+		return -1;
+	}
+	entry_regs->rip = entry;
+	ptrace(PTRACE_SETREGS, pid, 0, entry_regs);
+	if (setup_libc(tr) != 0)
+		return -1;
+	if (tr->cfg.symbolize && !tr->sym)
+		tr->sym = cts_sym_new(pid);
+	/* access.c looks at thread 0 (its stack, its watchpoints). */
+	struct thread *t0 = cts_tr_new_thread(tr, pid);
+	t0->regs = *entry_regs;
+	t0->regs_valid = true;
+	if (cts_access_setup(tr) != 0)
+		return -1;
+	tr->nthreads = 0;
+	if (cts_tr_bp_plant_all(tr) != 0) {
+		cts_tr_set_error(tr, "cannot plant breakpoints: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Run the single-threaded start-up (constructors, libc init) invisibly up to
+ * main, so a run's schedule starts at main whether it was forked from the
+ * server or exec'd. 0 at main (regs filled), 1 if main cannot be used (no
+ * symbol, or a thread was created before main), -1 on error. */
+int cts_tr_run_to_main(struct cts_tracer *tr, struct user_regs_struct *regs)
+{
+	pid_t pid = tr->pid;
+	int status;
+
+	if (!tr->main_addr)
+		return 1;
+	struct bp *mb = cts_tr_bp_find(tr, tr->main_addr);
+	uint8_t orig = 0, cc = 0xCC;
+	bool own = !mb || !mb->active;
+	if (own && (cts_mem_read(pid, tr->main_addr, &orig, 1) != 0 ||
+		    cts_mem_write(pid, tr->main_addr, &cc, 1) != 0))
+		return 1;
+	ptrace(PTRACE_CONT, pid, 0, 0);
+	for (;;) {
+		if (wait_for(pid, &status) != 0) {
+			cts_tr_set_error(tr, "lost the program before main");
+			return -1;
+		}
+		struct cts_wait_event ev;
+		cts_wait_decode(pid, status, &ev);
+		int sig = 0;
+		switch (ev.kind) {
+		case CTS_WEV_EXITED:
+		case CTS_WEV_KILLED:
+			tr->pid = 0;
+			cts_tr_set_error(tr, "%s ended before main", tr->cfg.path);
+			tr->st->bad_input = true;
+			return -1;
+		case CTS_WEV_CLONE:
+			return 1; /* threads before main: schedule from the entry point */
+		case CTS_WEV_BREAKPOINT:
+			if (ptrace(PTRACE_GETREGS, pid, 0, regs) != 0)
+				return -1;
+			regs->rip--;
+			ptrace(PTRACE_SETREGS, pid, 0, regs);
+			if (regs->rip == tr->main_addr) {
+				if (own)
+					cts_mem_write(pid, tr->main_addr, &orig, 1);
+				return 0;
+			}
+			/* One of ours in start-up code: step over it quietly. */
+			struct bp *b = cts_tr_bp_find(tr, regs->rip);
+			if (!b)
+				return 1;
+			cts_tr_bp_unplant(tr, b);
+			ptrace(PTRACE_SINGLESTEP, pid, 0, 0);
+			if (wait_for(pid, &status) != 0)
+				return -1;
+			cts_tr_bp_plant(tr, b);
+			break;
+		case CTS_WEV_SIGNAL:
+			sig = ev.sig;
+			break;
+		default:
+			break;
+		}
+		ptrace(PTRACE_CONT, pid, 0, (void *)(long)sig);
+	}
+}

@@ -1,0 +1,115 @@
+/* The fork server: a copy of the program stopped at main from which every
+ * run after the first is forked (an injected clone(2)), instead of exec'd. */
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include "tracer/proc.h"
+#include "tracer/tracer_int.h"
+#include "tracer/wait.h"
+
+/* Make the process stopped at main the fork server, if glibc looks as
+ * expected. */
+bool cts_tr_become_server(struct cts_tracer *tr, const struct user_regs_struct *regs)
+{
+	uint32_t tid = 0;
+	if (cts_mem_read(tr->pid, regs->fs_base + GLIBC_TID_OFFSET, &tid, 4) != 0 ||
+	    tid != (uint32_t)tr->pid)
+		return false;
+	long opts = PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXIT |
+		    PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACESECCOMP | PTRACE_O_TRACEFORK;
+	if (ptrace(PTRACE_SETOPTIONS, tr->pid, 0, (void *)opts) != 0)
+		return false;
+	tr->server = tr->pid;
+	tr->server_regs = *regs;
+	tr->pid = 0;
+	for (size_t i = 0; i < tr->bpcap; i++)
+		tr->bps[i].in_server = tr->bps[i].addr && tr->bps[i].active;
+	tr->bps_dirty = false;
+	return true;
+}
+
+/* One run's process: the server runs an injected clone(2) the way glibc's
+ * fork does, and the child, stopped at main, is the program (PTRACE-NOTES'
+ * fork-server recipe). Breakpoints, the seccomp filter and ASLR-off come with
+ * the copy. Returns the child's pid, or -1. */
+pid_t cts_tr_fork_from_server(struct cts_tracer *tr)
+{
+	static const uint8_t code[3] = { 0x0f, 0x05, 0xcc }; /* syscall; int3 */
+	pid_t srv = tr->server, child = 0;
+	struct user_regs_struct r = tr->server_regs;
+	uint8_t saved[3];
+	int status;
+	bool child_stopped = false, server_back = false;
+
+	if (cts_mem_read(srv, r.rip, saved, 3) != 0 || cts_mem_write(srv, r.rip, code, 3) != 0)
+		return -1;
+	r.rax = SYS_clone;
+	r.rdi = CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID | CLONE_PARENT | SIGCHLD;
+	r.rsi = 0;
+	r.rdx = 0;
+	r.r10 = tr->server_regs.fs_base + GLIBC_TID_OFFSET;
+	r.r8 = 0;
+	if (ptrace(PTRACE_SETREGS, srv, 0, &r) != 0 || ptrace(PTRACE_CONT, srv, 0, 0) != 0)
+		goto fail;
+	while (!server_back || !child_stopped) {
+		pid_t w = waitpid(-1, &status, __WALL);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			goto fail;
+		}
+		struct cts_wait_event ev;
+		cts_wait_decode(w, status, &ev);
+		if (w == srv) {
+			if (ev.kind == CTS_WEV_FORK) {
+				child = (pid_t)ev.msg;
+			} else if (ev.kind == CTS_WEV_BREAKPOINT) {
+				server_back = true;
+				continue;
+			} else if (ev.kind == CTS_WEV_EXITED || ev.kind == CTS_WEV_KILLED) {
+				tr->server = 0;
+				return -1;
+			}
+			ptrace(PTRACE_CONT, srv, 0, 0);
+		} else if (ev.kind == CTS_WEV_SIGNAL || ev.kind == CTS_WEV_GROUP_STOP ||
+			   ev.kind == CTS_WEV_STOP) {
+			child = child ? child : w;
+			child_stopped = true;
+		} else if (ev.kind == CTS_WEV_EXITED || ev.kind == CTS_WEV_KILLED) {
+			goto fail;
+		}
+	}
+	cts_mem_write(srv, tr->server_regs.rip, saved, 3);
+	ptrace(PTRACE_SETREGS, srv, 0, &tr->server_regs);
+	/* The child is a copy made mid-injection: put main back in it too. */
+	cts_mem_write(child, tr->server_regs.rip, saved, 3);
+	ptrace(PTRACE_SETREGS, child, 0, &tr->server_regs);
+	long opts = PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXIT |
+		    PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACESECCOMP | PTRACE_O_TRACEFORK |
+		    PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC; /* its forks: followed, run free */
+	ptrace(PTRACE_SETOPTIONS, child, 0, (void *)opts);
+	return child;
+fail:
+	cts_mem_write(srv, tr->server_regs.rip, saved, 3);
+	ptrace(PTRACE_SETREGS, srv, 0, &tr->server_regs);
+	if (child > 0) {
+		kill(child, SIGKILL);
+		waitpid(child, &status, __WALL);
+	}
+	return -1;
+}
+
+void cts_tr_stop_server(struct cts_tracer *tr)
+{
+	int status;
+	if (tr->server <= 0)
+		return;
+	kill(tr->server, SIGKILL);
+	while (waitpid(tr->server, &status, __WALL) == tr->server && WIFSTOPPED(status))
+		ptrace(PTRACE_CONT, tr->server, 0, 0);
+	tr->server = 0;
+}
