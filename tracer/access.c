@@ -426,7 +426,10 @@ static bool classify(struct cts_tracer *tr, struct thread *th, const struct cts_
 	return true;
 }
 
-int cts_access_emulate(struct cts_tracer *tr, struct thread *th, struct bp *b)
+/* Perform the plain move displaced by breakpoint b (th is held on it) in
+ * the tracer instead of single-stepping it: 1 done (registers set, rip past
+ * it), 0 not possible (step it), -1 error. */
+static int emulate(struct cts_tracer *tr, struct thread *th, struct bp *b)
 {
 	if (th->stepping || tr->no_emulate)
 		return 0;
@@ -454,6 +457,22 @@ int cts_access_emulate(struct cts_tracer *tr, struct thread *th, struct bp *b)
 	return 1;
 }
 
+int cts_access_step_over(struct cts_tracer *tr, struct thread *th, struct bp *b, bool after)
+{
+	if (b && b->active) {
+		int e = emulate(tr, th, b);
+		if (e < 0)
+			return -1;
+		if (e > 0) {
+			th->stepping_bp = 0;
+			if (after)
+				return cts_access_after_step(tr, th);
+			return cts_tr_resume(tr, th, 0);
+		}
+	}
+	return cts_tr_single_step_over(tr, th, b, after);
+}
+
 /* An access th is about to make at pc (from a breakpoint, or stepping). */
 static int on_access(struct cts_tracer *tr, struct thread *th, uint64_t pc, struct bp *b)
 {
@@ -462,7 +481,7 @@ static int on_access(struct cts_tracer *tr, struct thread *th, uint64_t pc, stru
 	struct cts_event ev;
 
 	if (!in || !cts_disasm_may_share(in))
-		return cts_tr_step_over(tr, th, b, false);
+		return cts_access_step_over(tr, th, b, false);
 	bool shared = classify(tr, th, in, pc, &ev);
 	th->watch_idx = -1;
 	th->acc_capture = false;
@@ -493,7 +512,7 @@ static int on_access(struct cts_tracer *tr, struct thread *th, uint64_t pc, stru
 		b->shared_hits++;
 	}
 	if (!visible)
-		return cts_tr_step_over(tr, th, b, th->watch_idx >= 0);
+		return cts_access_step_over(tr, th, b, th->watch_idx >= 0);
 	tr->stats.accesses++;
 	th->pending = ev;
 	th->acc_capture = cts_op_is_write(ev.op) && ev.size <= 8;
@@ -507,7 +526,7 @@ int cts_access_hit(struct cts_tracer *tr, struct thread *th, struct bp *b)
 	if (b->kind == BP_RETURN) {
 		/* Back in traced code from an untraced call: step again. */
 		th->stepping = true;
-		return cts_tr_step_over(tr, th, b, false);
+		return cts_access_step_over(tr, th, b, false);
 	}
 	if (tr->cfg.mode == CTS_MODE_STEP)
 		th->stepping = true;
@@ -518,7 +537,7 @@ int cts_access_execute(struct cts_tracer *tr, struct thread *th, struct cts_even
 {
 	(void)done; /* the written value is filled in after the step */
 	struct bp *b = th->bp_addr ? cts_tr_bp_find(tr, th->bp_addr) : NULL;
-	return cts_tr_step_over(tr, th, b, true);
+	return cts_access_step_over(tr, th, b, true);
 }
 
 int cts_access_after_step(struct cts_tracer *tr, struct thread *th)

@@ -15,6 +15,10 @@ int cts_access_setup(struct cts_tracer *tr);
 int cts_access_hit(struct cts_tracer *tr, struct thread *th, struct bp *b);
 /* Execute th's pending access: step the instruction, fill done's value. */
 int cts_access_execute(struct cts_tracer *tr, struct thread *th, struct cts_event *done);
+/* Execute the instruction displaced by breakpoint b (b NULL: the one at rip,
+ * in step mode): performed here when it is a plain move, else single-stepped
+ * (cts_tr_single_step_over). after: see the result (cts_access_after_step). */
+int cts_access_step_over(struct cts_tracer *tr, struct thread *th, struct bp *b, bool after);
 /* th finished single-stepping an instruction access.c asked to see. */
 int cts_access_after_step(struct cts_tracer *tr, struct thread *th);
 /* Step mode: th stopped after one single-step. */
@@ -27,10 +31,6 @@ int cts_access_watch_hit(struct cts_tracer *tr, struct thread *th);
  * breakpoint (the "learned hot address"), so spin loops cannot hang a run. */
 int cts_access_probe_start(struct cts_tracer *tr, struct thread *th);
 int cts_access_probe_step(struct cts_tracer *tr, struct thread *th);
-/* Perform the plain move displaced by breakpoint b (th is held on it) in
- * the tracer instead of single-stepping it: 1 done (registers set, rip past
- * it), 0 not possible (step it), -1 error. */
-int cts_access_emulate(struct cts_tracer *tr, struct thread *th, struct bp *b);
 /* Learn a load at pc ahead of time (replaying a schedule that used one). */
 void cts_access_learn(struct cts_tracer *tr, uint64_t pc);
 

@@ -6,7 +6,6 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include "models/error.h"
-#include "tracer/access.h"
 #include "tracer/proc.h"
 #include "tracer/tracer_int.h"
 
@@ -118,26 +117,15 @@ void cts_tr_bp_sync_server(struct cts_tracer *tr)
 	tr->bps_dirty = false;
 }
 
-/* Execute the instruction displaced by breakpoint b (b NULL: the one at rip,
- * in step mode): perform it here when it is a plain move, else restore the
- * byte and single-step it (the SINGLESTEP handler puts int3 back). Every
- * other thread is stopped, so no hit is lost. after: access.c wants to see
- * the result (cts_access_after_step). */
-int cts_tr_step_over(struct cts_tracer *tr, struct thread *th, struct bp *b, bool after)
+/* Single-step th over the instruction displaced by breakpoint b (b NULL: the
+ * one at rip, in step mode): restore the byte and step it; the SINGLESTEP
+ * handler puts int3 back. Every other thread is stopped, so no hit is lost.
+ * after: access.c wants to see the result (cts_access_after_step).
+ * cts_access_step_over tries emulating the instruction first. */
+int cts_tr_single_step_over(struct cts_tracer *tr, struct thread *th, struct bp *b, bool after)
 {
-	if (b && b->active) {
-		int e = cts_access_emulate(tr, th, b);
-		if (e < 0)
-			return -1;
-		if (e > 0) {
-			th->stepping_bp = 0;
-			if (after)
-				return cts_access_after_step(tr, th);
-			return cts_tr_resume(tr, th, 0);
-		}
-		if (cts_tr_bp_unplant(tr, b) != 0)
-			return -1;
-	}
+	if (b && b->active && cts_tr_bp_unplant(tr, b) != 0)
+		return -1;
 	if (cts_tr_flush_regs(th) != 0)
 		return -1;
 	th->stepping_bp = b ? b->addr : 0;

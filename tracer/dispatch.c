@@ -14,7 +14,7 @@
 #include "models/symbolize.h"
 #include "tracer/access.h"
 #include "tracer/proc.h"
-#include "tracer/tracer_int.h"
+#include "tracer/run_int.h"
 #include "tracer/wait.h"
 
 static volatile sig_atomic_t alarm_fired, user_interrupt;

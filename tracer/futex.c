@@ -7,7 +7,7 @@
 #include <sys/syscall.h>
 #include "models/objmodel.h"
 #include "tracer/proc.h"
-#include "tracer/tracer_int.h"
+#include "tracer/run_int.h"
 
 /* th is gone (exited or killed): anything joining it is woken. */
 void cts_tr_mark_dead(struct cts_tracer *tr, struct thread *th)

@@ -21,7 +21,7 @@
 #include "models/symbolize.h"
 #include "tracer/access.h"
 #include "tracer/proc.h"
-#include "tracer/tracer_int.h"
+#include "tracer/run_int.h"
 #include "tracer/wait.h"
 
 /* The filter is compiled once in the tracer and loaded in the child with a

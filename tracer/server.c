@@ -8,7 +8,7 @@
 #include <sys/user.h>
 #include <sys/wait.h>
 #include "tracer/proc.h"
-#include "tracer/tracer_int.h"
+#include "tracer/run_int.h"
 #include "tracer/wait.h"
 
 /* Make the process stopped at main the fork server, if glibc looks as

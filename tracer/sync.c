@@ -5,9 +5,10 @@
 #include <string.h>
 #include "models/error.h"
 #include "models/objmodel.h"
+#include "tracer/access.h"
 #include "tracer/elf.h"
 #include "tracer/proc.h"
-#include "tracer/tracer_int.h"
+#include "tracer/run_int.h"
 
 enum { F_TIMED = 1, F_INTERNAL_OK = 2, F_SPIN = 4, F_ASSERT = 8, F_READ_KIND = 16 };
 
@@ -72,7 +73,7 @@ static bool in_ranges(const struct cts_tracer *tr, uint64_t pc)
 /* Let th past the libc entry point it is held on. */
 int cts_tr_step_over_at(struct cts_tracer *tr, struct thread *th, uint64_t addr)
 {
-	return cts_tr_step_over(tr, th, cts_tr_bp_find(tr, addr), false);
+	return cts_access_step_over(tr, th, cts_tr_bp_find(tr, addr), false);
 }
 
 static void on_assert(struct cts_tracer *tr, struct thread *th)

@@ -20,8 +20,8 @@
 #include "tracer/access.h"
 #include "tracer/elf.h"
 #include "tracer/proc.h"
+#include "tracer/run_int.h"
 #include "tracer/tracer.h"
-#include "tracer/tracer_int.h"
 
 static int tr_start(void *be, struct cts_run_state *st)
 {

@@ -1,5 +1,7 @@
-/* Internal state of the live backend and the functions its files share
- * (the files of tracer/ only; docs/design.md, "tracer/ layering"). */
+/* Internal state of the live backend and its lower layer: thread control
+ * blocks, registers, the breakpoint table and single-stepping over it
+ * (thread.c, bp.c). Every file of tracer/ may use these; access.c uses
+ * nothing else of the backend (docs/design.md, "tracer/ layering"). */
 #ifndef CTS_TRACER_INT_H
 #define CTS_TRACER_INT_H
 
@@ -129,15 +131,6 @@ struct cts_tracer {
 	struct sock_fprog bpf_prog;
 };
 
-/* glibc 2.36's struct pthread keeps the thread's tid at this offset from the
- * thread pointer: CLONE_CHILD_CLEARTID clears it and futex-wakes it when the
- * thread dies (the wake pthread_join waits for). */
-#define GLIBC_TID_OFFSET 0x2d0
-
-/* A thread running this long without a visible operation is probed for a
- * busy-wait loop (access.c learns its load as a breakpoint). */
-#define SLICE_US 200000
-
 /* thread.c: control blocks, registers, hold/resume */
 struct thread *cts_tr_by_tid(struct cts_tracer *tr, pid_t tid);
 struct thread *cts_tr_new_thread(struct cts_tracer *tr, pid_t tid);
@@ -151,7 +144,7 @@ void cts_tr_publish(struct cts_tracer *tr, struct thread *th);
 void cts_tr_hold(struct cts_tracer *tr, struct thread *th, enum held_at at);
 int cts_tr_resume(struct cts_tracer *tr, struct thread *th, int sig);
 
-/* bp.c: the breakpoint table, step-over */
+/* bp.c: the breakpoint table, single-stepping over a breakpoint */
 struct bp *cts_tr_bp_find(struct cts_tracer *tr, uint64_t addr);
 struct bp *cts_tr_bp_add(struct cts_tracer *tr, uint64_t addr, enum bp_kind kind, int fn);
 int cts_tr_bp_plant(struct cts_tracer *tr, struct bp *b);
@@ -159,37 +152,6 @@ int cts_tr_bp_unplant(struct cts_tracer *tr, struct bp *b);
 int cts_tr_bp_plant_all(struct cts_tracer *tr);
 void cts_tr_bp_retire(struct cts_tracer *tr, struct bp *b);
 void cts_tr_bp_sync_server(struct cts_tracer *tr);
-int cts_tr_step_over(struct cts_tracer *tr, struct thread *th, struct bp *b, bool after);
-
-/* launch.c: exec a run, run it to main, kill it */
-int cts_tr_build_seccomp(struct cts_tracer *tr);
-int cts_tr_launch(struct cts_tracer *tr, struct user_regs_struct *entry_regs);
-int cts_tr_run_to_main(struct cts_tracer *tr, struct user_regs_struct *regs);
-void cts_tr_kill_and_reap(struct cts_tracer *tr);
-
-/* server.c: the fork server */
-bool cts_tr_become_server(struct cts_tracer *tr, const struct user_regs_struct *regs);
-pid_t cts_tr_fork_from_server(struct cts_tracer *tr);
-void cts_tr_stop_server(struct cts_tracer *tr);
-
-/* sync.c: libc entry points */
-int cts_tr_sync_resolve(struct cts_tracer *tr, const char *libc_path, uint64_t libc_base);
-int cts_tr_on_sync_bp(struct cts_tracer *tr, struct thread *th, struct bp *b);
-int cts_tr_step_over_at(struct cts_tracer *tr, struct thread *th, uint64_t addr);
-void cts_tr_enter_call(struct thread *th);
-
-/* futex.c: the futex model, seccomp stops */
-void cts_tr_skip_syscall(struct thread *th, long ret);
-int cts_tr_futex_wake(struct cts_tracer *tr, uint64_t uaddr, int n);
-void cts_tr_park(struct cts_tracer *tr, struct thread *th, uint64_t uaddr, bool timed);
-int cts_tr_on_seccomp(struct cts_tracer *tr, struct thread *th);
-void cts_tr_mark_dead(struct cts_tracer *tr, struct thread *th);
-
-/* dispatch.c: the event pump */
-int cts_tr_pump(struct cts_tracer *tr);
-double cts_tr_now_s(void);
-void cts_tr_catch_alarm(void);
-void cts_tr_clear_alarm(void);
-void cts_tr_kill_foreign(struct cts_tracer *tr);
+int cts_tr_single_step_over(struct cts_tracer *tr, struct thread *th, struct bp *b, bool after);
 
 #endif
