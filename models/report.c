@@ -17,6 +17,7 @@ struct cts_report_out {
 	char *target;  /* where the report ends up (symlinks resolved) */
 	char *tmp;     /* temporary file renamed over target; NULL: written in place */
 	int fd;        /* open on tmp or target; -1 for standard output */
+	bool keep;     /* an inherited descriptor: never truncated */
 };
 
 /* ---- strings -------------------------------------------------------------- */
@@ -243,8 +244,27 @@ struct cts_report_out *cts_report_open(const char *path, char *err, size_t errle
 	struct stat sb;
 
 	o->fd = -1;
-	if (strcmp(path, "-") == 0) {
-		o->target = cts_xstrdup("-");
+	if (strcmp(path, "-") == 0 || strcmp(path, "/dev/stdout") == 0) {
+		o->target = cts_xstrdup(path);
+		return o;
+	}
+	/* A descriptor we already have (/dev/stderr, /dev/fd/N): write to it
+	 * as it is, neither reopened from offset 0 nor truncated. */
+	int n = -1, len = 0;
+	if (strcmp(path, "/dev/stderr") == 0)
+		n = 2;
+	else if ((sscanf(path, "/dev/fd/%d%n", &n, &len) == 1 ||
+		  sscanf(path, "/proc/self/fd/%d%n", &n, &len) == 1) && path[len])
+		n = -1;
+	if (n >= 0) {
+		o->target = cts_xstrdup(path);
+		o->fd = n == 1 ? -1 : fcntl(n, F_DUPFD_CLOEXEC, 3);
+		if (n != 1 && o->fd < 0) {
+			say(err, errlen, "cannot write report %s: %s", path, strerror(errno));
+			out_free(o);
+			return NULL;
+		}
+		o->keep = true;
 		return o;
 	}
 	/* Follow symlinks to what they name: the link itself stays. */
@@ -332,7 +352,8 @@ int cts_report_write(struct cts_report_out *o, const struct cts_report_info *inf
 	}
 	o->fd = -1; /* f owns it now */
 	/* In place on a regular file (a dangling symlink's new target). */
-	if (f != stdout && !o->tmp && fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode))
+	if (f != stdout && !o->tmp && !o->keep && fstat(fileno(f), &sb) == 0 &&
+	    S_ISREG(sb.st_mode))
 		(void)ftruncate(fileno(f), 0);
 	errno = 0;
 	if (json_dumpf(root, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) == 0 &&

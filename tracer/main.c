@@ -162,7 +162,9 @@ struct out_dir {
 static int prepare_out_dir(const char *dir, struct out_dir *od, char *err, size_t errlen)
 {
 	char tmp[PATH_MAX];
-	if (snprintf(tmp, sizeof(tmp), "%s", dir) >= (int)sizeof(tmp)) {
+	/* Room for "/KIND-N.sched" in a bug's schedule_path. */
+	size_t room = sizeof(((struct cts_bug *)0)->schedule_path) - 32;
+	if (strlen(dir) > room || snprintf(tmp, sizeof(tmp), "%s", dir) >= (int)sizeof(tmp)) {
 		snprintf(err, errlen, "--out %.64s...: name too long", dir);
 		return -1;
 	}
@@ -183,8 +185,8 @@ static int prepare_out_dir(const char *dir, struct out_dir *od, char *err, size_
 			break;
 	}
 	char probe[PATH_MAX];
-	snprintf(probe, sizeof(probe), "%s/.cts-probe-%d", dir, (int)getpid());
-	int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	snprintf(probe, sizeof(probe), "%s/.cts-probe-XXXXXX", dir);
+	int fd = mkostemp(probe, O_CLOEXEC);
 	if (fd < 0) {
 		snprintf(err, errlen, "--out %s: cannot write there: %s", dir, strerror(errno));
 		return -1;

@@ -125,16 +125,23 @@ echo '{}' > "$T/real.json" && ln -s real.json "$T/link.json"
 [ -L "$T/link.json" ] && grep -q '"runs": 2' "$T/real.json"
 ok $? "--report through a symlink: the link stays, its target gets the report"
 mkfifo "$T/fifo"
-timeout 60 cat "$T/fifo" > "$T/fifo.json" &
-reader=$!
+exec 7<>"$T/fifo" # a reader from the start (read-write: opening it never blocks)
 "$CTS" -q -n 2 --report "$T/fifo" -- "$PROG/deadlock_ok" 2>/dev/null
 is $? 0 "--report to a FIFO: exit 0"
-wait $reader
-[ -p "$T/fifo" ] && python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$T/fifo.json"
+[ -p "$T/fifo" ] && python3 -c 'import fcntl, json, os
+fcntl.fcntl(7, fcntl.F_SETFL, fcntl.fcntl(7, fcntl.F_GETFL) | os.O_NONBLOCK)
+json.loads(os.read(7, 1 << 20))'
 ok $? "--report to a FIFO: still a FIFO, the reader got valid JSON"
+exec 7<&-
+out=$("$CTS" -q -n 2 --report "$T/fifo" -- "$PROG/deadlock_ok" 2>&1)
+is $? 2 "--report to a FIFO nobody reads: exit 2 at once"
 out=$("$CTS" -q -n 2 --report - -- "$PROG/deadlock_ok" 2>/dev/null)
 printf '%s' "$out" | python3 -c 'import json,sys; assert json.load(sys.stdin)["runs"] == 2'
 ok $? "--report -: the JSON report on standard output"
+echo kept > "$T/log"
+"$CTS" -q -n 2 --report /dev/fd/1 -- "$PROG/deadlock_ok" >> "$T/log" 2>/dev/null
+[ "$(head -n 1 "$T/log")" = kept ] && tail -n +2 "$T/log" | python3 -c 'import json,sys; json.load(sys.stdin)'
+ok $? "--report /dev/fd/1 appending to a log: written to the descriptor, the log kept"
 
 # Outputs that cannot be written are found before exploring (6): exit 2 at once.
 for a in "--out=" "--report=" "-o /dev/null/sub" "--report $T/no/such/dir/r.json" "--report $T"; do

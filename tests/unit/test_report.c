@@ -233,6 +233,25 @@ static void test_report_files(void)
 	tap_ok(o && cts_report_write(o, &info, &res, ERR, sizeof(ERR)) == 0 &&
 	       stat("/dev/null", &sb) == 0 && S_ISCHR(sb.st_mode), "/dev/null: written in place");
 
+	/* /proc/self/fd/N: the descriptor itself, at its offset, not truncated. */
+	int fds[2];
+	char path[64], buf[4096];
+	if (pipe(fds) == 0) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fds[1]);
+		o = cts_report_open(path, ERR, sizeof(ERR));
+		tap_ok(o && cts_report_write(o, &info, &res, ERR, sizeof(ERR)) == 0,
+		       "write to %s", path);
+		close(fds[1]);
+		ssize_t n = read(fds[0], buf, sizeof(buf) - 1);
+		buf[n > 0 ? n : 0] = 0;
+		root = json_loads(buf, 0, NULL);
+		tap_ok(root != NULL, "  the pipe got the report");
+		json_decref(root);
+		close(fds[0]);
+	}
+	o = cts_report_open("/dev/fd/999", ERR, sizeof(ERR));
+	tap_ok(!o && strstr(ERR, "Bad file descriptor"), "a closed descriptor: %s", ERR);
+
 	/* A FIFO nobody reads is refused at open instead of hanging. */
 	mkfifo(path_of("fifo"), 0600);
 	o = cts_report_open(path_of("fifo"), ERR, sizeof(ERR));
