@@ -228,6 +228,8 @@ struct thread {
 struct pair {
 	uint64_t lo, hi;
 	bool used;
+	int race;          /* its report, for the count of runs */
+	uint64_t last_run; /* last run that counted */
 };
 
 struct cts_race_detector {
@@ -395,7 +397,7 @@ static struct pair *pair_slot(struct pair *tab, uint32_t cap, uint64_t lo, uint6
 	return &tab[i];
 }
 
-static bool pair_add(struct cts_race_detector *d, uint64_t lo, uint64_t hi)
+static bool pair_add(struct cts_race_detector *d, uint64_t lo, uint64_t hi, int race)
 {
 	if ((d->pn + 1) * 2 > d->pcap) {
 		uint32_t ncap = d->pcap * 2;
@@ -415,6 +417,8 @@ static bool pair_add(struct cts_race_detector *d, uint64_t lo, uint64_t hi)
 	p->lo = lo;
 	p->hi = hi;
 	p->used = true;
+	p->race = race;
+	p->last_run = d->run;
 	d->pn++;
 	return true;
 }
@@ -449,7 +453,13 @@ static void report(struct cts_race_detector *d, const struct rec *r, const struc
 	uint64_t lo = r->pc < ev->pc ? r->pc : ev->pc;
 	uint64_t hi = r->pc < ev->pc ? ev->pc : r->pc;
 
-	if (pair_slot(d->pairs, d->pcap, lo, hi)->used) {
+	struct pair *seen = pair_slot(d->pairs, d->pcap, lo, hi);
+
+	if (seen->used) {
+		if (seen->last_run != d->run) {
+			seen->last_run = d->run;
+			race_at(d, seen->race)->runs++;
+		}
 		/* The same pair again in the next granule of one wide access:
 		 * grow the report instead of dropping the bytes. */
 		for (int i = d->call_start; i < d->nraces; i++) {
@@ -465,7 +475,7 @@ static void report(struct cts_race_detector *d, const struct rec *r, const struc
 	}
 	struct cts_race *x = race_slot(d);
 
-	if (!x || !pair_add(d, lo, hi)) {
+	if (!x || !pair_add(d, lo, hi, d->nraces)) {
 		d->oom = true;
 		return;
 	}
@@ -475,7 +485,7 @@ static void report(struct cts_race_detector *d, const struct rec *r, const struc
 		.op1 = (cts_op)r->op, .op2 = ev->op,
 		.pc1 = r->pc, .pc2 = ev->pc,
 		.step1 = r->step, .step2 = step,
-		.run = d->run,
+		.run = d->run, .runs = 1,
 	};
 	d->nraces++;
 }
@@ -807,4 +817,16 @@ const struct cts_race *cts_race_get(const struct cts_race_detector *d, int i)
 	if (!d || i < 0 || i >= d->nraces)
 		return NULL;
 	return race_at(d, i);
+}
+
+int cts_race_each(const struct cts_race_detector *d,
+		  int (*fn)(const struct cts_race *r, void *arg), void *arg)
+{
+	for (int i = 0; i < cts_race_count(d); i++) {
+		int rc = fn(race_at(d, i), arg);
+
+		if (rc)
+			return rc;
+	}
+	return 0;
 }

@@ -19,6 +19,7 @@ struct cts_race {
 	uint64_t pc1, pc2;
 	uint64_t step1, step2; /* positions in the run, as passed to observe */
 	uint64_t run;          /* run number given to cts_race_begin_run */
+	uint64_t runs;         /* runs in which this pc pair raced (the first included) */
 };
 
 struct cts_race_detector;
@@ -41,5 +42,11 @@ int cts_race_observe(struct cts_race_detector *d, const struct cts_event *ev, ui
 int cts_race_count(const struct cts_race_detector *d);
 /* Race i (0 <= i < count), NULL otherwise. Pointers stay valid until cts_race_free. */
 const struct cts_race *cts_race_get(const struct cts_race_detector *d, int i);
+
+/* Read-only walk over every distinct race, in the order found: calls
+ * fn(race, arg) for each until fn returns non-zero, and returns that value
+ * (0 when all were visited). */
+int cts_race_each(const struct cts_race_detector *d,
+		  int (*fn)(const struct cts_race *r, void *arg), void *arg);
 
 #endif

@@ -188,17 +188,17 @@ static void mkdir_p(const char *dir)
 	mkdir(tmp, 0777);
 }
 
-static void save_schedule(struct explorer *x, struct cts_bug *bug, int index)
+static void save_schedule(struct explorer *x, struct cts_bug *bug)
 {
 	const struct cts_explorer_config *cfg = x->cfg;
 	if (!cfg->out_dir)
 		return;
 	mkdir_p(cfg->out_dir);
-	snprintf(bug->schedule_path, sizeof(bug->schedule_path), "%s/%s-%d.sched", cfg->out_dir,
-		 cts_bug_kind_name(bug->kind), index);
 	cts_schedule_set(&x->sched->bug, bug->message);
-	if (cts_schedule_save(x->sched, bug->schedule_path) != 0) {
-		cts_perror_msg("cannot save schedule %s", bug->schedule_path);
+	/* KIND-N.sched with the first free N: never over another run's file. */
+	if (cts_schedule_save_new(x->sched, cfg->out_dir, cts_bug_kind_name(bug->kind),
+				  bug->schedule_path, sizeof(bug->schedule_path)) != 0) {
+		cts_perror_msg("cannot save a schedule in %s", cfg->out_dir);
 		bug->schedule_path[0] = 0;
 	}
 }
@@ -264,7 +264,7 @@ static bool record_bug(struct explorer *x, struct cts_bug *bug)
 		}
 	}
 	bug->hits = 1;
-	save_schedule(x, bug, res->nbugs + 1);
+	save_schedule(x, bug);
 	res->bugs = cts_xrealloc(res->bugs, ((size_t)res->nbugs + 1) * sizeof(*res->bugs));
 	res->bugs[res->nbugs++] = *bug;
 	report_bug(x, bug);
@@ -509,6 +509,8 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 	}
 	cts_schedule_set(&x.sched->mode, cfg->mode);
 	cts_schedule_set(&x.sched->strategy, cfg->strategy_desc);
+	if (cfg->options)
+		cts_schedule_copy_options(x.sched, cfg->options);
 
 	for (uint64_t run = 0;; run++) {
 		if (interrupted)
@@ -549,7 +551,7 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 	clear_progress(&x);
 	res->complete = !res->internal_error && strategy->ops->complete(strategy);
 	res->elapsed = now() - x.start;
-	cts_race_free(x.races);
+	res->races = x.races; /* for the report */
 	cts_schedule_free(x.sched);
 	free(x.st);
 	return rc;
@@ -560,4 +562,6 @@ void cts_explore_result_free(struct cts_explore_result *res)
 	free(res->bugs);
 	res->bugs = NULL;
 	res->nbugs = 0;
+	cts_race_free(res->races);
+	res->races = NULL;
 }

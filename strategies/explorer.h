@@ -10,6 +10,8 @@
 #include "strategies/strategy.h"
 
 struct cts_objmodel;
+struct cts_race_detector;
+struct cts_schedule;
 
 enum cts_bug_kind {
 	CTS_BUG_NONE = 0,
@@ -51,6 +53,7 @@ struct cts_explorer_config {
 	FILE *log;                /* human output, usually stderr */
 	int races;                /* 0 off, 1 report, 2 a race is a bug */
 	const char *self;         /* path of cts-trace, for replay commands */
+	const struct cts_schedule *options; /* run options to record in saved schedules, or NULL */
 };
 
 struct cts_explore_result {
@@ -63,6 +66,7 @@ struct cts_explore_result {
 	bool internal_error;
 	bool bad_input;           /* the error is about the program (cannot exec it...) */
 	char error[512];
+	struct cts_race_detector *races; /* every race seen, NULL with races off */
 };
 
 struct cts_explorer;

@@ -15,6 +15,7 @@ enum cts_elf_problem {
 	CTS_ELF_32BIT,
 	CTS_ELF_NOTX86,
 	CTS_ELF_STATIC,       /* no PT_INTERP: statically linked */
+	CTS_ELF_INVALID,      /* truncated, or no executable code at the entry point */
 };
 
 struct cts_elf_info {
@@ -31,6 +32,15 @@ enum cts_elf_problem cts_elf_check(const char *path, struct cts_elf_info *info, 
  * missing, sizes[i] = st_size (sizes may be NULL). Returns how many were found, -1 on error. */
 int cts_elf_lookup(const char *path, const char *const *names, int n, uint64_t *values,
 		   uint64_t *sizes);
+
+/* A symbol's place before the program runs: the program's own symbol
+ * tables first, then those of the libraries it needs (DT_NEEDED, breadth
+ * first, searched along LD_LIBRARY_PATH, DT_RUNPATH/DT_RPATH and the system
+ * library directories), as cts_elf_lookup sees them. 0 with the symbol's
+ * st_value in that file, its st_size and the file's path in where (may be
+ * NULL); -1 when no file defines it. */
+int cts_elf_find_symbol(const char *path, const char *name, uint64_t *value, uint64_t *size,
+			char *where, size_t wherelen);
 
 /* Code worth instrumenting: fn(vaddr, size) for every function symbol
  * inside .text, or .text as a whole when the file has no symbols. Linear
