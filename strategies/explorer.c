@@ -280,8 +280,13 @@ static void judge_end(struct explorer *x, struct cts_bug *bug)
 	case CTS_RUN_EXITED:
 		if (x->cfg->fail_on_exit && st->exit_code != 0) {
 			bug->kind = CTS_BUG_EXIT;
-			snprintf(bug->message, sizeof(bug->message), "program exited with status %d",
-				 st->exit_code);
+			if (st->exit_sig)
+				snprintf(bug->message, sizeof(bug->message), "program %s signal %d (%s)",
+					 st->exit_sig_self ? "killed itself by" : "ended by",
+					 st->exit_sig, strsignal(st->exit_sig));
+			else
+				snprintf(bug->message, sizeof(bug->message),
+					 "program exited with status %d", st->exit_code);
 		}
 		break;
 	case CTS_RUN_SIGNALED:

@@ -170,17 +170,21 @@ static pid_t tgid_of(pid_t tid)
 	return tgid;
 }
 
-static int foreign_event(struct cts_tracer *tr, const struct cts_wait_event *ev)
+/* Let a thread we do not schedule go on, with the signal it stopped for. */
+static int run_free(const struct cts_wait_event *ev)
 {
-	int sig = 0;
-	add_foreign(tr, ev->tid);
-	if (ev->kind == CTS_WEV_FORK)
-		add_foreign(tr, (pid_t)ev->msg);
-	if (ev->kind == CTS_WEV_SIGNAL && ev->sig != SIGSTOP)
-		sig = ev->sig;
+	int sig = ev->kind == CTS_WEV_SIGNAL && ev->sig != SIGSTOP ? ev->sig : 0;
 	if (ptrace(PTRACE_CONT, ev->tid, 0, (void *)(long)sig) != 0 && errno != ESRCH)
 		return -1;
 	return 0;
+}
+
+static int foreign_event(struct cts_tracer *tr, const struct cts_wait_event *ev)
+{
+	add_foreign(tr, ev->tid);
+	if (ev->kind == CTS_WEV_FORK)
+		add_foreign(tr, (pid_t)ev->msg);
+	return run_free(ev);
 }
 
 void cts_tr_kill_foreign(struct cts_tracer *tr)
@@ -195,8 +199,82 @@ void cts_tr_kill_foreign(struct cts_tracer *tr)
 	tr->nforeign = 0;
 }
 
+/* The program's process is gone (the leader's status, which comes last).
+ * How a death by signal is judged (docs/design.md, "How a run ends"): the
+ * crash signals are seen at their delivery (on_crash) and are bugs; any other
+ * signal (SIGTERM, SIGINT, SIGKILL, SIGPIPE...) ends the run like an exit
+ * with status 128+N, a bug only with --fail-on-exit. */
+static void process_gone(struct cts_tracer *tr, const struct cts_wait_event *ev)
+{
+	struct cts_run_state *st = tr->st;
+	for (int i = 0; i < tr->nthreads; i++)
+		if (tr->th[i].state != TH_DEAD)
+			cts_tr_mark_dead(tr, &tr->th[i]);
+	tr->pid_reaped = true;
+	if (st->status != CTS_RUN_ACTIVE)
+		return;
+	if (user_interrupt) {
+		st->status = CTS_RUN_INTERRUPTED;
+		snprintf(st->message, sizeof(st->message), "interrupted");
+	} else if (ev->kind == CTS_WEV_EXITED) {
+		st->status = CTS_RUN_EXITED;
+		st->exit_code = ev->code;
+	} else if (fatal_signal(ev->sig)) {
+		/* Not seen at delivery: a crash of the image an exec started. */
+		st->status = CTS_RUN_SIGNALED;
+		st->sig = ev->sig;
+		st->fault_tid = tr->running ? tr->running->num : 0;
+		snprintf(st->message, sizeof(st->message),
+			 "    in the program thread %d exec'd\n", st->fault_tid);
+	} else {
+		st->status = CTS_RUN_EXITED;
+		st->exit_code = 128 + ev->sig;
+		st->exit_sig = ev->sig;
+		st->exit_sig_self = ev->sig == tr->self_sig;
+	}
+}
+
+/* A signal some thread is about to take: remember whether the program (its
+ * process or a process it forked) sent it, for process_gone. */
+static void note_sender(struct cts_tracer *tr, const struct cts_wait_event *ev)
+{
+	pid_t from = ev->info.si_pid;
+	if (ev->info.si_code <= 0 && (from == tr->pid || is_foreign(tr, from)))
+		tr->self_sig = ev->sig;
+}
+
+/* A thread exec'd: execve ended every other thread, and the execing thread
+ * now has the leader's tid. The new image is another program, not the one
+ * under test: it runs free (untraced but for this pass-through) to its end,
+ * and its exit is the run's (docs/design.md, "How a run ends"). */
+static int on_exec(struct cts_tracer *tr, const struct cts_wait_event *ev)
+{
+	for (int i = 0; i < tr->nthreads; i++)
+		if (tr->th[i].state != TH_DEAD)
+			cts_tr_mark_dead(tr, &tr->th[i]);
+	tr->exec_free = true;
+	tr->proc_exiting = true;
+	return run_free(ev);
+}
+
+static int after_exec_event(struct cts_tracer *tr, const struct cts_wait_event *ev)
+{
+	bool gone = ev->kind == CTS_WEV_EXITED || ev->kind == CTS_WEV_KILLED;
+	if (gone && ev->tid == tr->pid)
+		process_gone(tr, ev);
+	else if (gone || ev->kind == CTS_WEV_GONE)
+		forget_foreign(tr, ev->tid);
+	else if (ev->kind == CTS_WEV_FORK)
+		add_foreign(tr, (pid_t)ev->msg);
+	if (gone || ev->kind == CTS_WEV_GONE)
+		return 0;
+	return run_free(ev);
+}
+
 static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 {
+	if (tr->exec_free)
+		return after_exec_event(tr, ev);
 	struct thread *th = cts_tr_by_tid(tr, ev->tid);
 
 	if (!th) {
@@ -216,24 +294,7 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 	case CTS_WEV_EXITED:
 	case CTS_WEV_KILLED:
 		if (th->tid == tr->pid) {
-			/* The process is gone. */
-			for (int i = 0; i < tr->nthreads; i++)
-				if (tr->th[i].state != TH_DEAD)
-					cts_tr_mark_dead(tr, &tr->th[i]);
-			if (tr->st->status == CTS_RUN_ACTIVE && user_interrupt) {
-				tr->st->status = CTS_RUN_INTERRUPTED;
-				snprintf(tr->st->message, sizeof(tr->st->message), "interrupted");
-			} else if (tr->st->status == CTS_RUN_ACTIVE) {
-				if (ev->kind == CTS_WEV_EXITED) {
-					tr->st->status = CTS_RUN_EXITED;
-					tr->st->exit_code = ev->code;
-				} else {
-					tr->st->status = CTS_RUN_SIGNALED;
-					tr->st->sig = ev->sig;
-					tr->st->fault_tid = tr->running ? tr->running->num : 0;
-				}
-			}
-			tr->pid_reaped = true;
+			process_gone(tr, ev);
 			return 0;
 		}
 		cts_tr_mark_dead(tr, th);
@@ -271,6 +332,7 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 			on_crash(tr, th, ev);
 			return 0;
 		}
+		note_sender(tr, ev);
 		return cts_tr_resume(tr, th, ev->sig);
 	case CTS_WEV_GROUP_STOP:
 		if (th->state == TH_NEW)
@@ -297,6 +359,11 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 		return cts_tr_resume(tr, th, 0);
 	}
 	case CTS_WEV_EXIT:
+		/* A held thread cannot leave by itself, and a signal's death is
+		 * the whole process's: it is ending (a fatal signal, exit_group,
+		 * execve). Wait for every thread and the leader's status. */
+		if (th->state == TH_HELD || WIFSIGNALED((int)ev->msg))
+			tr->proc_exiting = true;
 		if (th->tid == tr->pid && !tr->proc_exiting) {
 			bool others = false;
 			for (int i = 0; i < tr->nthreads; i++)
@@ -314,9 +381,10 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 	case CTS_WEV_FORK:
 		add_foreign(tr, (pid_t)ev->msg);
 		return cts_tr_resume(tr, th, 0);
+	case CTS_WEV_EXEC:
+		return on_exec(tr, ev);
 	case CTS_WEV_SYSCALL:
 	case CTS_WEV_STOP:
-	case CTS_WEV_EXEC:
 		return cts_tr_resume(tr, th, 0);
 	}
 	return 0;

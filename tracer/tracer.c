@@ -32,6 +32,8 @@ static int tr_start(void *be, struct cts_run_state *st)
 	tr->nthreads = 0;
 	tr->nearly = 0;
 	tr->proc_exiting = false;
+	tr->exec_free = false;
+	tr->self_sig = 0;
 	tr->fseq = 0;
 	cts_tr_clear_alarm();
 	st->status = CTS_RUN_ACTIVE;

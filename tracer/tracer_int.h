@@ -98,6 +98,8 @@ struct cts_tracer {
 	pid_t pid;
 	bool pid_reaped;
 	bool proc_exiting;
+	bool exec_free;             /* a thread exec'd: the new image runs free */
+	int self_sig;               /* last signal the program sent itself */
 	struct thread th[CTS_MAX_THREADS];
 	int nthreads;
 	pid_t early[CTS_MAX_THREADS]; /* first stops seen before their clone event */

@@ -1,0 +1,62 @@
+#!/bin/bash
+# timeout: 240
+# Launch, exec, signals and the end of a run (issue 17): an exec that fails is
+# a one-line error (exit 2), never a hang; a program cannot stop, signal or
+# ptrace its tracer; a thread's exec or a signal the program sends itself
+# ends the run as what it is, never as a false bug. Each cts-trace runs under
+# a short timeout: the defects here were hangs.
+. "$(dirname "$0")/lib.sh"
+
+# run SECONDS ARGS...: cts-trace under a timeout (124/137 = it hung).
+run() { local s=$1; shift; timeout -k 2 "$s" "$CTS" "$@"; }
+
+# 1. exec fails with ETXTBSY: the program file is open for writing.
+cp "$PROG/deadlock_ok" "$T/busy"
+out=$(exec 3>>"$T/busy"; run 20 -n 1 -o "$T/o" -- "$T/busy" 2>&1)
+is $? 2 "program open for writing: exit 2, no hang"
+like "$out" "^cts-trace: cannot run .*busy: Text file busy$" "program open for writing: one-line error"
+out=$(exec 3>>"$T/busy"; run 20 --no-fork-server -n 3 -o "$T/o" -- "$T/busy" 2>&1)
+is $? 2 "program open for writing (exec mode): exit 2"
+
+# 2. exec fails with E2BIG: a schedule file with a 200,000-byte argument.
+"$CTS" -q -n 500 -o "$T/dl" -- "$PROG/deadlock"
+big=$(head -c 200000 /dev/zero | tr '\0' a)
+{ sed '/^mode /,$d' "$T/dl/deadlock-1.sched"; printf 'arg %s\n' "$big"
+  sed -n '/^mode /,$p' "$T/dl/deadlock-1.sched"; } >"$T/big.sched"
+out=$(run 20 --replay "$T/big.sched" 2>&1)
+is $? 2 "argument over 128 KiB: exit 2, no hang"
+like "$out" "^cts-trace: cannot run .*: Argument list too long$" "argument over 128 KiB: one-line error"
+
+# 3. The program attacks its tracer (kill, tgkill, tkill, ptrace,
+# process_vm_writev, pidfd_open, /proc/<tracer>/mem, kill(-1)): every attempt
+# is refused (it asserts so), in both launch modes.
+run 60 -q -n 20 -o "$T/h" -- "$PROG/hostile"
+is $? 0 "hostile program: every attack on the tracer refused"
+run 60 -q --no-fork-server -n 5 -o "$T/h" -- "$PROG/hostile"
+is $? 0 "hostile program (exec mode): every attack refused"
+
+# 8. A thread execs: the run follows the new image to its end.
+run 60 -q -s dfs -n 200 --timeout 10 -o "$T/ex" -- "$PROG/exec_thread"
+is $? 0 "exec from a thread: clean on every schedule (was a timeout)"
+run 60 -q --no-fork-server -n 10 --timeout 10 -o "$T/ex" -- "$PROG/exec_thread"
+is $? 0 "exec from a thread (exec mode): clean"
+out=$(run 60 --fail-on-exit -n 3 --timeout 10 -o "$T/ex2" -- "$PROG/exec_thread" /bin/sh -c 'exit 4' 2>&1)
+is $? 1 "exec from a thread: the new image's exit status counts (--fail-on-exit)"
+like "$out" "program exited with status 4" "exec from a thread: says the new image's status"
+
+# 11. The program ends itself with a signal: the end of the run, not a bug.
+for how in term kill0 int; do
+	run 60 -q -s dfs -n 200 -o "$T/sk" -- "$PROG/selfkill" $how
+	is $? 0 "selfkill $how: clean on every schedule"
+done
+run 60 -q --no-fork-server -n 10 -o "$T/sk" -- "$PROG/selfkill" kill0
+is $? 0 "selfkill kill0 (exec mode): clean"
+out=$(run 60 --fail-on-exit -n 3 -o "$T/sk2" -- "$PROG/selfkill" term 2>&1)
+is $? 1 "selfkill term with --fail-on-exit: a bug"
+like "$out" "program killed itself by signal 15" "selfkill term: says it killed itself"
+out=$(run 60 -n 3 -o "$T/sk3" -- "$PROG/selfkill" segv 2>&1)
+is $? 1 "selfkill segv: SIGSEGV is a crash"
+like "$out" "BUG \\(crash\\).*thread 2 killed by Segmentation fault" "selfkill segv: says crash"
+is "$(leftovers selfkill)" no "selfkill: nothing left running"
+
+done_testing
