@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "models/objmodel.h"
 #include "models/symbolize.h"
 #include "tracer/access.h"
 #include "tracer/proc.h"
@@ -388,6 +389,81 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 		return cts_tr_resume(tr, th, 0);
 	}
 	return 0;
+}
+
+/* Is SIGCANCEL pending for this thread of pid? */
+static bool sigcancel_pending(pid_t pid, pid_t tid)
+{
+	char path[64], line[128];
+	unsigned long long pend = 0;
+	bool found = false;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "SigPnd: %llx", &pend) == 1;
+	fclose(f);
+	return found && (pend >> (CTS_SIGCANCEL - 1)) & 1;
+}
+
+/* Will th act on a cancel at its next cancellation point? glibc 2.36's
+ * cancelhandling: cancelled, cancellation enabled, not already exiting. */
+static bool cancel_due(const struct thread *th)
+{
+	uint32_t ch;
+	if (!th->handle || cts_mem_read(th->tid, th->handle + GLIBC_CANCEL_OFFSET, &ch, 4) != 0)
+		return false;
+	return (ch & GLIBC_CANCELED) && !(ch & GLIBC_CANCEL_DISABLED) && !(ch & GLIBC_EXITING);
+}
+
+/* After a pthread_cancel in this run, tell the model which held threads
+ * will unwind at their next cancellation point instead of blocking there
+ * (they may get there, or enable cancellation, long after the cancel). */
+void cts_tr_note_cancels(struct cts_tracer *tr)
+{
+	for (int i = 0; i < tr->nthreads; i++) {
+		struct thread *t = &tr->th[i];
+		if (t->state == TH_HELD && cancel_due(t))
+			cts_objmodel_cancel(tr->model, t->num);
+	}
+}
+
+/* The running thread's pthread_cancel(target) is done. glibc signals
+ * (SIGCANCEL) a target in asynchronous mode, which includes one inside a
+ * cancellable blocking call; natively it acts at once, but a held thread
+ * would take the signal only when scheduled. So: a thread parked in a futex
+ * wait is interrupted (the wait returns EINTR when it runs, and a
+ * cancellable wait unwinds from there; a cond wait's cleanup takes the mutex
+ * back as its cond_reacquire), and one held at a breakpoint takes the signal
+ * now (it unwinds to its cleanup handlers' first visible operation). A
+ * deferred cancel sends nothing: cts_tr_note_cancels covers it. */
+int cts_tr_cancel_sent(struct cts_tracer *tr, int target)
+{
+	tr->cancel_seen = true;
+	if (target < 0 || target >= tr->nthreads)
+		return 0;
+	struct thread *t = &tr->th[target];
+	if (t->state != TH_HELD || !sigcancel_pending(tr->pid, t->tid))
+		return 0;
+	if (t->fblocked) {
+		t->fblocked = false;
+		t->sig_interrupt = true;
+		if (t->pending.op == CTS_OP_COND_REACQUIRE)
+			cts_objmodel_cond_woken(tr->model, t->num);
+		cts_objmodel_cancel(tr->model, t->num);
+		cts_tr_publish(tr, t);
+		return 0;
+	}
+	if (t->at != AT_BREAKPOINT)
+		return 0; /* takes it when it next runs, before its operation */
+	struct thread *was = tr->running;
+	tr->running = t;
+	int rc = cts_tr_resume(tr, t, 0);
+	if (rc == 0)
+		rc = cts_tr_pump(tr);
+	tr->running = was;
+	return rc;
 }
 
 /* Is anything still in flight? */

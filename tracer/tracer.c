@@ -34,6 +34,7 @@ static int tr_start(void *be, struct cts_run_state *st)
 	tr->proc_exiting = false;
 	tr->exec_free = false;
 	tr->self_sig = 0;
+	tr->cancel_seen = false;
 	tr->fseq = 0;
 	cts_tr_clear_alarm();
 	st->status = CTS_RUN_ACTIVE;
@@ -152,7 +153,11 @@ static int tr_step(void *be, struct cts_run_state *st, int tid, bool give_up,
 			rc = cts_tr_resume(tr, th, 0);
 			break;
 		case CTS_OP_FUTEX_WAIT:
-			if (th->fwoken) {
+			if (th->sig_interrupt) {
+				th->sig_interrupt = false;
+				done->result = EINTR;
+				cts_tr_skip_syscall(th, -EINTR);
+			} else if (th->fwoken) {
 				th->fwoken = false;
 				cts_tr_skip_syscall(th, 0);
 			} else if (give_up) {
@@ -179,7 +184,10 @@ static int tr_step(void *be, struct cts_run_state *st, int tid, bool give_up,
 			rc = cts_tr_resume(tr, th, 0);
 			break;
 		default: /* parked inside a pthread call, now woken or giving up */
-			if (th->fblocked) {
+			if (th->sig_interrupt) {
+				th->sig_interrupt = false;
+				cts_tr_skip_syscall(th, -EINTR);
+			} else if (th->fblocked) {
 				th->fblocked = false;
 				done->result = ETIMEDOUT;
 				cts_tr_skip_syscall(th, -ETIMEDOUT);
@@ -199,17 +207,27 @@ static int tr_step(void *be, struct cts_run_state *st, int tid, bool give_up,
 	}
 	if (cts_tr_pump(tr) != 0)
 		return -1;
+	if (done->op == CTS_OP_CANCEL && st->status == CTS_RUN_ACTIVE) {
+		struct thread *t = done->target < 0 ? cts_tr_handle_of(tr, done->obj) : NULL;
+		if (t)
+			done->target = t->num;
+		if (cts_tr_cancel_sent(tr, done->target) != 0)
+			return -1;
+	}
 	/* A join reached before its target's first stop was seen (both happen
 	 * in the same step, in either order) is resolved now that every new
 	 * thread has been collected. */
 	for (int i = 0; i < tr->nthreads; i++) {
 		struct thread *j = &tr->th[i];
-		if (j->state == TH_HELD && j->pending.op == CTS_OP_JOIN && j->pending.target < 0) {
+		if (j->state == TH_HELD && (j->pending.op == CTS_OP_JOIN || j->pending.op == CTS_OP_CANCEL) &&
+		    j->pending.target < 0) {
 			struct thread *t = cts_tr_handle_of(tr, j->pending.obj);
 			j->pending.target = t ? t->num : -1;
 			cts_tr_publish(tr, j);
 		}
 	}
+	if (tr->cancel_seen && st->status == CTS_RUN_ACTIVE)
+		cts_tr_note_cancels(tr);
 	if (done->op == CTS_OP_CREATE)
 		done->target = tr->last_created;
 	if (cts_op_is_write(done->op) && th->acc_capture)

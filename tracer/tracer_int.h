@@ -50,6 +50,7 @@ struct thread {
 	bool in_proc_exit;
 	/* futex model */
 	bool fblocked, fwoken;
+	bool sig_interrupt;        /* a signal came while parked: the wait returns EINTR */
 	uint64_t fwait_addr, fseq;
 	/* shared accesses (access.c) */
 	bool stepping;             /* step mode: single-stepping traced code */
@@ -100,6 +101,7 @@ struct cts_tracer {
 	bool proc_exiting;
 	bool exec_free;             /* a thread exec'd: the new image runs free */
 	int self_sig;               /* last signal the program sent itself */
+	bool cancel_seen;           /* a pthread_cancel ran in this run */
 	struct thread th[CTS_MAX_THREADS];
 	int nthreads;
 	pid_t early[CTS_MAX_THREADS]; /* first stops seen before their clone event */

@@ -59,4 +59,20 @@ is $? 1 "selfkill segv: SIGSEGV is a crash"
 like "$out" "BUG \\(crash\\).*thread 2 killed by Segmentation fault" "selfkill segv: says crash"
 is "$(leftovers selfkill)" no "selfkill: nothing left running"
 
+# 9. Cancellation: deferred at a cond wait, a join and a sleep, and
+# asynchronous; clean on every schedule. The twin without a cleanup handler
+# leaves the mutex locked: a deadlock on every schedule.
+for how in cond join sleep async; do
+	run 120 -q -s dfs -n 200 --timeout 10 -o "$T/c" -- "$PROG/cancel_ok" $how
+	is $? 0 "cancel_ok $how: clean on every schedule"
+done
+run 60 -q -m sync -s pct -n 100 --timeout 10 -o "$T/c" -- "$PROG/cancel_ok" cond
+is $? 0 "cancel_ok cond (sync mode, pct): clean"
+out=$(run 60 -s dfs -n 50 -o "$T/cb" -- "$PROG/cancel" 2>&1)
+is $? 1 "cancel (no cleanup handler): found"
+like "$out" "BUG \\(deadlock\\).*thread 0 waits for mutex 0x[0-9a-f]+ held by thread 1" \
+	"cancel: main waits for the mutex the cancelled thread kept"
+r=$(run 30 --replay "$T/cb/deadlock-1.sched" 2>&1)
+is $? 1 "cancel: replay reproduces it"
+
 done_testing
