@@ -18,12 +18,7 @@
 #include "tracer/run_int.h"
 #include "tracer/wait.h"
 
-static volatile sig_atomic_t alarm_fired, user_interrupt;
-
-void cts_tracer_interrupt(void)
-{
-	user_interrupt = 1;
-}
+static volatile sig_atomic_t alarm_fired;
 
 static void on_alarm(int sig)
 {
@@ -214,7 +209,7 @@ static void process_gone(struct cts_tracer *tr, const struct cts_wait_event *ev)
 	tr->pid_reaped = true;
 	if (st->status != CTS_RUN_ACTIVE)
 		return;
-	if (user_interrupt) {
+	if (cts_tr_interrupted()) {
 		st->status = CTS_RUN_INTERRUPTED;
 		snprintf(st->message, sizeof(st->message), "interrupted");
 	} else if (ev->kind == CTS_WEV_EXITED) {
@@ -499,11 +494,11 @@ int cts_tr_pump(struct cts_tracer *tr)
 		int status;
 		/* A signal that came outside waitpid (a busy stream of stops
 		 * leaves little time inside it) is seen here. */
-		pid_t tid = user_interrupt || alarm_fired ? (errno = EINTR, -1) :
+		pid_t tid = cts_tr_interrupted() || alarm_fired ? (errno = EINTR, -1) :
 			    waitpid(-1, &status, __WALL);
 		if (tid < 0) {
 			if (errno == EINTR) {
-				if (user_interrupt) {
+				if (cts_tr_interrupted()) {
 					tr->st->status = CTS_RUN_INTERRUPTED;
 					snprintf(tr->st->message, sizeof(tr->st->message), "interrupted");
 					return 0;

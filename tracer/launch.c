@@ -149,7 +149,7 @@ static int wait_for(pid_t pid, int *status)
 		pid_t r = waitpid(pid, status, __WALL);
 		if (r == pid)
 			return 0;
-		if (r < 0 && errno != EINTR)
+		if (r < 0 && (errno != EINTR || cts_tr_interrupted()))
 			return -1;
 	}
 }

@@ -2,6 +2,7 @@
  * registers, holding a thread at its next visible operation and resuming it.
  * The bottom layer: it calls nothing else in tracer/. */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,6 +10,22 @@
 #include <sys/user.h>
 #include "models/event.h"
 #include "tracer/tracer_int.h"
+
+static volatile sig_atomic_t user_interrupt;
+
+/* From a signal handler: SIGINT/SIGTERM. Every loop of the tracer that can
+ * last (the event pump, planting breakpoints, scanning code, start-up
+ * phases) looks at cts_tr_interrupted(), so an interrupt is served within
+ * milliseconds. */
+void cts_tracer_interrupt(void)
+{
+	user_interrupt = 1;
+}
+
+bool cts_tr_interrupted(void)
+{
+	return user_interrupt != 0;
+}
 
 struct thread *cts_tr_by_tid(struct cts_tracer *tr, pid_t tid)
 {

@@ -23,7 +23,7 @@
 #include "tracer/run_int.h"
 #include "tracer/tracer.h"
 
-static int tr_start(void *be, struct cts_run_state *st)
+static int start_run(void *be, struct cts_run_state *st)
 {
 	struct cts_tracer *tr = be;
 	struct user_regs_struct regs;
@@ -70,14 +70,14 @@ static int tr_start(void *be, struct cts_run_state *st)
 		/* Threads before main: start over, scheduling from the entry point. */
 		tr->no_main = true;
 		cts_tr_kill_and_reap(tr);
-		return tr_start(be, st);
+		return start_run(be, st);
 	}
 	if (r == 0 && !tr->no_server && !tr->server && cts_tr_become_server(tr, &regs)) {
 		pid_t child = cts_tr_fork_from_server(tr);
 		if (child <= 0) {
 			cts_tr_stop_server(tr);
 			tr->no_server = true;
-			return tr_start(be, st);
+			return start_run(be, st);
 		}
 		tr->pid = child;
 	}
@@ -96,6 +96,20 @@ ready:;
 	setitimer(ITIMER_REAL, &it, NULL);
 	tr->run_started = cts_tr_now_s();
 	return 0;
+}
+
+/* An interrupt during start-up (exec, scanning code, planting breakpoints,
+ * the program's own start-up code) ends the run as interrupted at once, not
+ * as an error; stop() kills whatever was started. */
+static int tr_start(void *be, struct cts_run_state *st)
+{
+	int rc = start_run(be, st);
+	if (cts_tr_interrupted()) {
+		st->status = CTS_RUN_INTERRUPTED;
+		snprintf(st->message, sizeof(st->message), "interrupted");
+		return 0;
+	}
+	return rc;
 }
 
 static int tr_step(void *be, struct cts_run_state *st, int tid, bool give_up,

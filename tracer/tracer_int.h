@@ -135,7 +135,8 @@ struct cts_tracer {
 	struct sock_fprog bpf_prog;
 };
 
-/* thread.c: control blocks, registers, hold/resume */
+/* thread.c: control blocks, registers, hold/resume, the interrupt flag */
+bool cts_tr_interrupted(void);
 struct thread *cts_tr_by_tid(struct cts_tracer *tr, pid_t tid);
 struct thread *cts_tr_new_thread(struct cts_tracer *tr, pid_t tid);
 struct thread *cts_tr_handle_of(struct cts_tracer *tr, uint64_t handle);

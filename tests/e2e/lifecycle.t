@@ -75,4 +75,35 @@ like "$out" "BUG \\(deadlock\\).*thread 0 waits for mutex 0x[0-9a-f]+ held by th
 r=$(run 30 --replay "$T/cb/deadlock-1.sched" 2>&1)
 is $? 1 "cancel: replay reproduces it"
 
+# 15. An interrupt is served at once wherever the tracer is: SIGTERM during
+# start-up (scanning code, planting a thousand breakpoints, the program's
+# seconds-long constructor) and during the exploration ends cts-trace with
+# 130 well within a second, nothing left running. (Before: it waited for main.)
+# Each point waits until the program is exec'd, so the handlers are in place.
+interrupt_at() { # DELAY PROGRAM ARGS...
+	local d=$1; shift
+	"$CTS" -q -n 0 --timeout 60 -o "$T/lat" -- "$@" >/dev/null 2>&1 &
+	local pid=$! i
+	for i in $(seq 300); do pgrep -f "^$1" >/dev/null && break; sleep 0.02; done
+	sleep "$d"
+	local t0=$EPOCHREALTIME
+	kill -TERM $pid
+	wait $pid
+	local rc=$? t1=$EPOCHREALTIME
+	ms=$(( (${t1/./} - ${t0/./}) / 1000 ))
+	return $rc
+}
+for d in 0 0.2 0.5; do
+	interrupt_at $d "$PROG/slow_start"
+	is $? 130 "SIGTERM ${d}s into start-up: exit 130"
+	ok $((ms > 500)) "SIGTERM ${d}s into start-up: served in ${ms} ms (bound 500)"
+done
+is "$(leftovers slow_start)" no "start-up interrupts: nothing left running"
+for d in 0.3 1; do
+	interrupt_at $d "$PROG/sync_heavy" 100000 2
+	is $? 130 "SIGTERM ${d}s into exploring: exit 130"
+	ok $((ms > 500)) "SIGTERM ${d}s into exploring: served in ${ms} ms (bound 500)"
+done
+is "$(leftovers sync_heavy)" no "exploring interrupts: nothing left running"
+
 done_testing
