@@ -227,6 +227,34 @@ static void test_breakpoint_singlestep(void)
 	reap_all();
 }
 
+static void body_step_syscall(void)
+{
+	long r;
+	__asm__ volatile("int3\n\tsyscall" : "=a"(r) : "a"((long)SYS_getpid) : "rcx", "r11", "memory");
+	_exit(r == getpid() ? 7 : 8);
+}
+
+/* A single step over a syscall instruction (a spin probe stepping a thread
+ * that was in wait4) reports SIGTRAP with si_code TRAP_BRKPT, not
+ * TRAP_TRACE: still a single step, never a crash. */
+static void test_step_over_syscall(void)
+{
+	struct cts_wait_event ev = { 0 };
+	pid_t p = start_traced(body_step_syscall, 0);
+	if (p > 0 && ptrace(PTRACE_CONT, p, 0, 0) == 0) {
+		wait_ev(p, &ev);
+		is_kind(&ev, CTS_WEV_BREAKPOINT, "child stops at its int3");
+		tap_is_int(ptrace(PTRACE_SINGLESTEP, p, 0, 0), 0, "step the syscall instruction");
+		wait_ev(p, &ev);
+		is_kind(&ev, CTS_WEV_SINGLESTEP, "a step over a syscall is a single step");
+		tap_is_int(ev.info.si_code, TRAP_BRKPT, "  si_code TRAP_BRKPT");
+		tap_is_int(run_to_exit(p), 7, "child exits 7 (the syscall ran once)");
+	} else {
+		tap_ok(0, "start step-syscall child");
+	}
+	reap_all();
+}
+
 static volatile uint32_t wt_watched __attribute__((aligned(8)));
 
 static void body_watch(void)
@@ -597,6 +625,7 @@ int main(void)
 	test_exited_killed();
 	test_signal();
 	test_breakpoint_singlestep();
+	test_step_over_syscall();
 	test_watchpoint();
 	test_sigtrap_codes();
 	test_syscall();
