@@ -454,6 +454,7 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug, bool *
 		struct cts_event done = x->pending[c];
 		if (x->backend->ops->step(x->backend->be, st, c, give_up, &done) != 0) {
 			snprintf(x->res->error, sizeof(x->res->error), "%s", st->message);
+			x->res->bad_input = st->bad_input;
 			return -1;
 		}
 		cts_objmodel_apply(x->model, &done);

@@ -340,7 +340,11 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 		pid_t ntid = (pid_t)ev->msg;
 		struct thread *nt = cts_tr_new_thread(tr, ntid);
 		if (!nt) {
-			cts_tr_set_error(tr, "more than %d threads", CTS_MAX_THREADS);
+			/* A limit of cts, not a fault of it nor of the program. */
+			cts_tr_set_error(tr, "%s creates more than %d threads in one run (counting "
+					 "every thread created): not supported", tr->cfg.path,
+					 CTS_MAX_THREADS);
+			tr->st->bad_input = true;
 			return -1;
 		}
 		tr->last_created = nt->num;
