@@ -70,7 +70,8 @@ static void usage(FILE *f)
 "\n"
 "Exit status: 0 no bug found; 1 bug found (or reproduced by --replay);\n"
 "2 usage error or bad input (no such program, not executable, not ELF, 32-bit,\n"
-"statically linked, corrupt schedule, replay diverged); 3 internal error;\n"
+"statically linked, exec failed, over 128 threads, corrupt schedule, replay\n"
+"diverged); 3 internal error;\n"
 "130 interrupted.\n",
 		cts_strategy_names());
 }
