@@ -514,6 +514,14 @@ int cts_tr_pump(struct cts_tracer *tr)
 						slice_expired(tr, t);
 						continue;
 					}
+					if (tr->exec_free) {
+						/* Not the program under test: a command it
+						 * exec'd that runs long. Killed, no verdict. */
+						tr->st->status = CTS_RUN_EXITED;
+						tr->st->exit_code = 128 + SIGKILL;
+						tr->st->exit_sig = SIGKILL;
+						return 0;
+					}
 					tr->st->status = CTS_RUN_TIMEOUT;
 					snprintf(tr->st->message, sizeof(tr->st->message),
 						 "run timed out after %.1f s (a thread ran without reaching a "

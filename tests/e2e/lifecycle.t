@@ -44,6 +44,9 @@ out=$(run 60 --fail-on-exit -n 3 --timeout 10 -o "$T/ex2" -- "$PROG/exec_thread"
 is $? 1 "exec from a thread: the new image's exit status counts (--fail-on-exit)"
 like "$out" "program exited with status 4" "exec from a thread: says the new image's status"
 
+run 60 -q -n 2 --timeout 1 -o "$T/ex3" -- "$PROG/exec_thread" /bin/sleep 30
+is $? 0 "exec from a thread: a long-running new image is no timeout bug"
+
 # 11. The program ends itself with a signal: the end of the run, not a bug.
 for how in term kill0 int; do
 	run 60 -q -s dfs -n 200 -o "$T/sk" -- "$PROG/selfkill" $how
