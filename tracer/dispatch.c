@@ -195,6 +195,13 @@ void cts_tr_kill_foreign(struct cts_tracer *tr)
 	tr->nforeign = 0;
 }
 
+static void mark_all_dead(struct cts_tracer *tr)
+{
+	for (int i = 0; i < tr->nthreads; i++)
+		if (tr->th[i].state != TH_DEAD)
+			cts_tr_mark_dead(tr, &tr->th[i]);
+}
+
 /* The program's process is gone (the leader's status, which comes last).
  * How a death by signal is judged (docs/design.md, "How a run ends"): the
  * crash signals are seen at their delivery (on_crash) and are bugs; any other
@@ -203,9 +210,7 @@ void cts_tr_kill_foreign(struct cts_tracer *tr)
 static void process_gone(struct cts_tracer *tr, const struct cts_wait_event *ev)
 {
 	struct cts_run_state *st = tr->st;
-	for (int i = 0; i < tr->nthreads; i++)
-		if (tr->th[i].state != TH_DEAD)
-			cts_tr_mark_dead(tr, &tr->th[i]);
+	mark_all_dead(tr);
 	tr->pid_reaped = true;
 	if (st->status != CTS_RUN_ACTIVE)
 		return;
@@ -245,9 +250,7 @@ static void note_sender(struct cts_tracer *tr, const struct cts_wait_event *ev)
  * and its exit is the run's (docs/design.md, "How a run ends"). */
 static int on_exec(struct cts_tracer *tr, const struct cts_wait_event *ev)
 {
-	for (int i = 0; i < tr->nthreads; i++)
-		if (tr->th[i].state != TH_DEAD)
-			cts_tr_mark_dead(tr, &tr->th[i]);
+	mark_all_dead(tr);
 	tr->exec_free = true;
 	tr->proc_exiting = true;
 	return run_free(ev);
