@@ -323,6 +323,9 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 			return on_new_stop(tr, th);
 		if (ev->sig == SIGSTOP && th->probe_requested) {
 			th->probe_requested = false;
+			/* Mid-step over a breakpoint: finish the step, probe later. */
+			if (th->stepping_bp || th->after_step)
+				return cts_tr_resume(tr, th, 0);
 			return cts_access_probe_start(tr, th);
 		}
 		if (ev->sig == SIGSTOP)

@@ -95,8 +95,11 @@ void cts_tr_hold(struct cts_tracer *tr, struct thread *th, enum held_at at)
 	cts_tr_publish(tr, th);
 }
 
-/* Let th run on (single-stepping in step mode) to its next stop. ESRCH is
- * not an error: the thread is gone and its exit comes through wait. */
+/* Let th run on (single-stepping in step mode) to its next stop. A thread
+ * stopped by a signal in the middle of a step over a displaced instruction
+ * goes on stepping: continued, it would run past the breakpoint left
+ * unplanted. ESRCH is not an error: the thread is gone and its exit comes
+ * through wait. */
 int cts_tr_resume(struct cts_tracer *tr, struct thread *th, int sig)
 {
 	(void)tr;
@@ -104,8 +107,8 @@ int cts_tr_resume(struct cts_tracer *tr, struct thread *th, int sig)
 		return -1;
 	th->regs_valid = false;
 	th->state = TH_RUNNING;
-	if (ptrace(th->stepping ? PTRACE_SINGLESTEP : PTRACE_CONT, th->tid, 0,
-		   (void *)(long)sig) != 0) {
+	bool step = th->stepping || th->stepping_bp || th->after_step;
+	if (ptrace(step ? PTRACE_SINGLESTEP : PTRACE_CONT, th->tid, 0, (void *)(long)sig) != 0) {
 		if (errno == ESRCH)
 			return 0; /* gone: its exit status comes through wait */
 		return -1;
