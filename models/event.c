@@ -37,6 +37,7 @@ static const char *const op_names[CTS_OP__COUNT] = {
 	[CTS_OP_RMW] = "rmw",
 	[CTS_OP_ATOMIC] = "atomic",
 	[CTS_OP_RESUME] = "resume",
+	[CTS_OP_CANCEL] = "cancel",
 };
 
 const char *cts_op_name(cts_op op)
@@ -112,6 +113,10 @@ bool cts_event_dependent(const struct cts_event *a, const struct cts_event *b)
 	if ((a->op == CTS_OP_JOIN && a->target == b->tid) ||
 	    (b->op == CTS_OP_JOIN && b->target == a->tid))
 		return true;
+	/* A cancel changes what its target does next. */
+	if ((a->op == CTS_OP_CANCEL && a->target == b->tid) ||
+	    (b->op == CTS_OP_CANCEL && b->target == a->tid))
+		return true;
 	if (a->op == CTS_OP_PROC_EXIT || b->op == CTS_OP_PROC_EXIT)
 		return true;
 	if (cts_op_is_access(a->op) && cts_op_is_access(b->op))
@@ -130,6 +135,7 @@ char *cts_event_str(const struct cts_event *ev, char *buf, size_t len)
 	switch (ev->op) {
 	case CTS_OP_CREATE:
 	case CTS_OP_JOIN:
+	case CTS_OP_CANCEL:
 		if (ev->target >= 0) {
 			snprintf(buf, len, "%s thread %d", cts_op_name(ev->op), ev->target);
 			break;

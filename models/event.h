@@ -43,6 +43,7 @@ typedef enum cts_op {
 	CTS_OP_RMW,           /* non-atomic read-modify-write */
 	CTS_OP_ATOMIC,        /* locked RMW: synchronizes on obj */
 	CTS_OP_RESUME,        /* thread parked inside a sync call (barrier) continues; obj = object */
+	CTS_OP_CANCEL,        /* pthread_cancel; obj = pthread_t, target = cancelled thread */
 	CTS_OP__COUNT
 } cts_op;
 

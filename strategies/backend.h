@@ -31,6 +31,8 @@ struct cts_run_state {
 	struct cts_thread_view t[CTS_MAX_THREADS];
 	enum cts_run_status status;
 	int exit_code;
+	int exit_sig;        /* CTS_RUN_EXITED by this signal (exit_code 128+sig), 0 */
+	bool exit_sig_self;  /* ... which the program sent itself */
 	int sig;
 	uint64_t fault_pc;
 	uint64_t fault_addr;

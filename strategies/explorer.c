@@ -280,8 +280,13 @@ static void judge_end(struct explorer *x, struct cts_bug *bug)
 	case CTS_RUN_EXITED:
 		if (x->cfg->fail_on_exit && st->exit_code != 0) {
 			bug->kind = CTS_BUG_EXIT;
-			snprintf(bug->message, sizeof(bug->message), "program exited with status %d",
-				 st->exit_code);
+			if (st->exit_sig)
+				snprintf(bug->message, sizeof(bug->message), "program %s signal %d (%s)",
+					 st->exit_sig_self ? "killed itself by" : "ended by",
+					 st->exit_sig, strsignal(st->exit_sig));
+			else
+				snprintf(bug->message, sizeof(bug->message),
+					 "program exited with status %d", st->exit_code);
 		}
 		break;
 	case CTS_RUN_SIGNALED:
@@ -449,6 +454,7 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug, bool *
 		struct cts_event done = x->pending[c];
 		if (x->backend->ops->step(x->backend->be, st, c, give_up, &done) != 0) {
 			snprintf(x->res->error, sizeof(x->res->error), "%s", st->message);
+			x->res->bad_input = st->bad_input;
 			return -1;
 		}
 		cts_objmodel_apply(x->model, &done);

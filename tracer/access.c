@@ -168,6 +168,8 @@ static void scan_range(uint64_t vaddr, uint64_t size, void *arg)
 	struct scan_ctx *c = arg;
 	struct cts_access_state *a = c->tr->acc;
 	uint64_t lo = c->base - c->lowest + vaddr;
+	if (cts_tr_interrupted())
+		return; /* tr_start sees it and ends the run */
 	uint8_t *code = cts_xmalloc(size);
 	if (cts_mem_read(c->tr->pid, lo, code, size) == 0)
 		cts_disasm_scan(a->dis, lo, code, size, scan_one, c);

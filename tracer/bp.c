@@ -87,6 +87,10 @@ int cts_tr_bp_plant_all(struct cts_tracer *tr)
 			continue;
 		if (cts_tr_bp_plant(tr, b) != 0)
 			return -1;
+		if ((i & 255) == 0 && cts_tr_interrupted()) {
+			errno = EINTR; /* tens of thousands take a while */
+			return -1;
+		}
 	}
 	return 0;
 }

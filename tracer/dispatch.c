@@ -11,18 +11,14 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "models/objmodel.h"
 #include "models/symbolize.h"
 #include "tracer/access.h"
 #include "tracer/proc.h"
 #include "tracer/run_int.h"
 #include "tracer/wait.h"
 
-static volatile sig_atomic_t alarm_fired, user_interrupt;
-
-void cts_tracer_interrupt(void)
-{
-	user_interrupt = 1;
-}
+static volatile sig_atomic_t alarm_fired;
 
 static void on_alarm(int sig)
 {
@@ -170,17 +166,21 @@ static pid_t tgid_of(pid_t tid)
 	return tgid;
 }
 
-static int foreign_event(struct cts_tracer *tr, const struct cts_wait_event *ev)
+/* Let a thread we do not schedule go on, with the signal it stopped for. */
+static int run_free(const struct cts_wait_event *ev)
 {
-	int sig = 0;
-	add_foreign(tr, ev->tid);
-	if (ev->kind == CTS_WEV_FORK)
-		add_foreign(tr, (pid_t)ev->msg);
-	if (ev->kind == CTS_WEV_SIGNAL && ev->sig != SIGSTOP)
-		sig = ev->sig;
+	int sig = ev->kind == CTS_WEV_SIGNAL && ev->sig != SIGSTOP ? ev->sig : 0;
 	if (ptrace(PTRACE_CONT, ev->tid, 0, (void *)(long)sig) != 0 && errno != ESRCH)
 		return -1;
 	return 0;
+}
+
+static int foreign_event(struct cts_tracer *tr, const struct cts_wait_event *ev)
+{
+	add_foreign(tr, ev->tid);
+	if (ev->kind == CTS_WEV_FORK)
+		add_foreign(tr, (pid_t)ev->msg);
+	return run_free(ev);
 }
 
 void cts_tr_kill_foreign(struct cts_tracer *tr)
@@ -195,8 +195,85 @@ void cts_tr_kill_foreign(struct cts_tracer *tr)
 	tr->nforeign = 0;
 }
 
+static void mark_all_dead(struct cts_tracer *tr)
+{
+	for (int i = 0; i < tr->nthreads; i++)
+		if (tr->th[i].state != TH_DEAD)
+			cts_tr_mark_dead(tr, &tr->th[i]);
+}
+
+/* The program's process is gone (the leader's status, which comes last).
+ * How a death by signal is judged (docs/design.md, "How a run ends"): the
+ * crash signals are seen at their delivery (on_crash) and are bugs; any other
+ * signal (SIGTERM, SIGINT, SIGKILL, SIGPIPE...) ends the run like an exit
+ * with status 128+N, a bug only with --fail-on-exit. */
+static void process_gone(struct cts_tracer *tr, const struct cts_wait_event *ev)
+{
+	struct cts_run_state *st = tr->st;
+	mark_all_dead(tr);
+	tr->pid_reaped = true;
+	if (st->status != CTS_RUN_ACTIVE)
+		return;
+	if (cts_tr_interrupted()) {
+		st->status = CTS_RUN_INTERRUPTED;
+		snprintf(st->message, sizeof(st->message), "interrupted");
+	} else if (ev->kind == CTS_WEV_EXITED) {
+		st->status = CTS_RUN_EXITED;
+		st->exit_code = ev->code;
+	} else if (fatal_signal(ev->sig)) {
+		/* Not seen at delivery: a crash of the image an exec started. */
+		st->status = CTS_RUN_SIGNALED;
+		st->sig = ev->sig;
+		st->fault_tid = tr->running ? tr->running->num : 0;
+		snprintf(st->message, sizeof(st->message),
+			 "    in the program thread %d exec'd\n", st->fault_tid);
+	} else {
+		st->status = CTS_RUN_EXITED;
+		st->exit_code = 128 + ev->sig;
+		st->exit_sig = ev->sig;
+		st->exit_sig_self = ev->sig == tr->self_sig;
+	}
+}
+
+/* A signal some thread is about to take: remember whether the program (its
+ * process or a process it forked) sent it, for process_gone. */
+static void note_sender(struct cts_tracer *tr, const struct cts_wait_event *ev)
+{
+	pid_t from = ev->info.si_pid;
+	if (ev->info.si_code <= 0 && (from == tr->pid || is_foreign(tr, from)))
+		tr->self_sig = ev->sig;
+}
+
+/* A thread exec'd: execve ended every other thread, and the execing thread
+ * now has the leader's tid. The new image is another program, not the one
+ * under test: it runs free (untraced but for this pass-through) to its end,
+ * and its exit is the run's (docs/design.md, "How a run ends"). */
+static int on_exec(struct cts_tracer *tr, const struct cts_wait_event *ev)
+{
+	mark_all_dead(tr);
+	tr->exec_free = true;
+	tr->proc_exiting = true;
+	return run_free(ev);
+}
+
+static int after_exec_event(struct cts_tracer *tr, const struct cts_wait_event *ev)
+{
+	bool gone = ev->kind == CTS_WEV_EXITED || ev->kind == CTS_WEV_KILLED;
+	if (gone && ev->tid == tr->pid)
+		process_gone(tr, ev);
+	else if (gone || ev->kind == CTS_WEV_GONE)
+		forget_foreign(tr, ev->tid);
+	else if (ev->kind == CTS_WEV_FORK)
+		add_foreign(tr, (pid_t)ev->msg);
+	if (gone || ev->kind == CTS_WEV_GONE)
+		return 0;
+	return run_free(ev);
+}
+
 static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 {
+	if (tr->exec_free)
+		return after_exec_event(tr, ev);
 	struct thread *th = cts_tr_by_tid(tr, ev->tid);
 
 	if (!th) {
@@ -216,24 +293,7 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 	case CTS_WEV_EXITED:
 	case CTS_WEV_KILLED:
 		if (th->tid == tr->pid) {
-			/* The process is gone. */
-			for (int i = 0; i < tr->nthreads; i++)
-				if (tr->th[i].state != TH_DEAD)
-					cts_tr_mark_dead(tr, &tr->th[i]);
-			if (tr->st->status == CTS_RUN_ACTIVE && user_interrupt) {
-				tr->st->status = CTS_RUN_INTERRUPTED;
-				snprintf(tr->st->message, sizeof(tr->st->message), "interrupted");
-			} else if (tr->st->status == CTS_RUN_ACTIVE) {
-				if (ev->kind == CTS_WEV_EXITED) {
-					tr->st->status = CTS_RUN_EXITED;
-					tr->st->exit_code = ev->code;
-				} else {
-					tr->st->status = CTS_RUN_SIGNALED;
-					tr->st->sig = ev->sig;
-					tr->st->fault_tid = tr->running ? tr->running->num : 0;
-				}
-			}
-			tr->pid_reaped = true;
+			process_gone(tr, ev);
 			return 0;
 		}
 		cts_tr_mark_dead(tr, th);
@@ -263,6 +323,9 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 			return on_new_stop(tr, th);
 		if (ev->sig == SIGSTOP && th->probe_requested) {
 			th->probe_requested = false;
+			/* Mid-step over a breakpoint: finish the step, probe later. */
+			if (th->stepping_bp || th->after_step)
+				return cts_tr_resume(tr, th, 0);
 			return cts_access_probe_start(tr, th);
 		}
 		if (ev->sig == SIGSTOP)
@@ -271,6 +334,7 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 			on_crash(tr, th, ev);
 			return 0;
 		}
+		note_sender(tr, ev);
 		return cts_tr_resume(tr, th, ev->sig);
 	case CTS_WEV_GROUP_STOP:
 		if (th->state == TH_NEW)
@@ -282,7 +346,11 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 		pid_t ntid = (pid_t)ev->msg;
 		struct thread *nt = cts_tr_new_thread(tr, ntid);
 		if (!nt) {
-			cts_tr_set_error(tr, "more than %d threads", CTS_MAX_THREADS);
+			/* A limit of cts, not a fault of it nor of the program. */
+			cts_tr_set_error(tr, "%s creates more than %d threads in one run (counting "
+					 "every thread created): not supported", tr->cfg.path,
+					 CTS_MAX_THREADS);
+			tr->st->bad_input = true;
 			return -1;
 		}
 		tr->last_created = nt->num;
@@ -297,6 +365,11 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 		return cts_tr_resume(tr, th, 0);
 	}
 	case CTS_WEV_EXIT:
+		/* A held thread cannot leave by itself, and a signal's death is
+		 * the whole process's: it is ending (a fatal signal, exit_group,
+		 * execve). Wait for every thread and the leader's status. */
+		if (th->state == TH_HELD || WIFSIGNALED((int)ev->msg))
+			tr->proc_exiting = true;
 		if (th->tid == tr->pid && !tr->proc_exiting) {
 			bool others = false;
 			for (int i = 0; i < tr->nthreads; i++)
@@ -314,12 +387,88 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 	case CTS_WEV_FORK:
 		add_foreign(tr, (pid_t)ev->msg);
 		return cts_tr_resume(tr, th, 0);
+	case CTS_WEV_EXEC:
+		return on_exec(tr, ev);
 	case CTS_WEV_SYSCALL:
 	case CTS_WEV_STOP:
-	case CTS_WEV_EXEC:
 		return cts_tr_resume(tr, th, 0);
 	}
 	return 0;
+}
+
+/* Is SIGCANCEL pending for this thread of pid? */
+static bool sigcancel_pending(pid_t pid, pid_t tid)
+{
+	char path[64], line[128];
+	unsigned long long pend = 0;
+	bool found = false;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "SigPnd: %llx", &pend) == 1;
+	fclose(f);
+	return found && (pend >> (CTS_SIGCANCEL - 1)) & 1;
+}
+
+/* Will th act on a cancel at its next cancellation point? glibc 2.36's
+ * cancelhandling: cancelled, cancellation enabled, not already exiting. */
+static bool cancel_due(const struct thread *th)
+{
+	uint32_t ch;
+	if (!th->handle || cts_mem_read(th->tid, th->handle + GLIBC_CANCEL_OFFSET, &ch, 4) != 0)
+		return false;
+	return (ch & GLIBC_CANCELED) && !(ch & GLIBC_CANCEL_DISABLED) && !(ch & GLIBC_EXITING);
+}
+
+/* After a pthread_cancel in this run, tell the model which held threads
+ * will unwind at their next cancellation point instead of blocking there
+ * (they may get there, or enable cancellation, long after the cancel). */
+void cts_tr_note_cancels(struct cts_tracer *tr)
+{
+	for (int i = 0; i < tr->nthreads; i++) {
+		struct thread *t = &tr->th[i];
+		if (t->state == TH_HELD && cancel_due(t))
+			cts_objmodel_cancel(tr->model, t->num);
+	}
+}
+
+/* The running thread's pthread_cancel(target) is done. glibc signals
+ * (SIGCANCEL) a target in asynchronous mode, which includes one inside a
+ * cancellable blocking call; natively it acts at once, but a held thread
+ * would take the signal only when scheduled. So: a thread parked in a futex
+ * wait is interrupted (the wait returns EINTR when it runs, and a
+ * cancellable wait unwinds from there; a cond wait's cleanup takes the mutex
+ * back as its cond_reacquire), and one held at a breakpoint takes the signal
+ * now (it unwinds to its cleanup handlers' first visible operation). A
+ * deferred cancel sends nothing: cts_tr_note_cancels covers it. */
+int cts_tr_cancel_sent(struct cts_tracer *tr, int target)
+{
+	tr->cancel_seen = true;
+	if (target < 0 || target >= tr->nthreads)
+		return 0;
+	struct thread *t = &tr->th[target];
+	if (t->state != TH_HELD || !sigcancel_pending(tr->pid, t->tid))
+		return 0;
+	if (t->fblocked) {
+		t->fblocked = false;
+		t->sig_interrupt = true;
+		if (t->pending.op == CTS_OP_COND_REACQUIRE)
+			cts_objmodel_cond_woken(tr->model, t->num);
+		cts_objmodel_cancel(tr->model, t->num);
+		cts_tr_publish(tr, t);
+		return 0;
+	}
+	if (t->at != AT_BREAKPOINT)
+		return 0; /* takes it when it next runs, before its operation */
+	struct thread *was = tr->running;
+	tr->running = t;
+	int rc = cts_tr_resume(tr, t, 0);
+	if (rc == 0)
+		rc = cts_tr_pump(tr);
+	tr->running = was;
+	return rc;
 }
 
 /* Is anything still in flight? */
@@ -355,11 +504,11 @@ int cts_tr_pump(struct cts_tracer *tr)
 		int status;
 		/* A signal that came outside waitpid (a busy stream of stops
 		 * leaves little time inside it) is seen here. */
-		pid_t tid = user_interrupt || alarm_fired ? (errno = EINTR, -1) :
+		pid_t tid = cts_tr_interrupted() || alarm_fired ? (errno = EINTR, -1) :
 			    waitpid(-1, &status, __WALL);
 		if (tid < 0) {
 			if (errno == EINTR) {
-				if (user_interrupt) {
+				if (cts_tr_interrupted()) {
 					tr->st->status = CTS_RUN_INTERRUPTED;
 					snprintf(tr->st->message, sizeof(tr->st->message), "interrupted");
 					return 0;
@@ -370,6 +519,14 @@ int cts_tr_pump(struct cts_tracer *tr)
 					if (tr->cfg.timeout <= 0 || t - tr->run_started < tr->cfg.timeout) {
 						slice_expired(tr, t);
 						continue;
+					}
+					if (tr->exec_free) {
+						/* Not the program under test: a command it
+						 * exec'd that runs long. Killed, no verdict. */
+						tr->st->status = CTS_RUN_EXITED;
+						tr->st->exit_code = 128 + SIGKILL;
+						tr->st->exit_sig = SIGKILL;
+						return 0;
 					}
 					tr->st->status = CTS_RUN_TIMEOUT;
 					snprintf(tr->st->message, sizeof(tr->st->message),

@@ -48,7 +48,8 @@ static void usage(FILE *f)
 "      --max-steps N     per-run step budget; exceeding it is a livelock (default 100000)\n"
 "      --timeout SECONDS per-run wall-clock limit (default 10; 0 = no limit)\n"
 "      --keep-going      do not stop at the first bug\n"
-"      --fail-on-exit    a non-zero exit status of the program is a bug\n"
+"      --fail-on-exit    a non-zero exit status of the program (or its death by\n"
+"                        a signal such as SIGTERM it sent itself) is a bug\n"
 "  -m, --mode MODE       sync: pthread calls and futexes only;\n"
 "                        break: also shared memory accesses of the program's code\n"
 "                        (default);\n"
@@ -76,10 +77,10 @@ static void usage(FILE *f)
 "\n"
 "Exit status: 0 no bug found; 1 bug found (or reproduced by --replay);\n"
 "2 usage error or bad input (no such program, not executable, not a valid\n"
-"x86-64 ELF, statically linked, bad --watch, --out or --report not writable,\n"
-"corrupt schedule, replay diverged; a report that cannot be written at the end\n"
-"when no bug was found); 3 internal error; 130 interrupted (SIGINT, SIGTERM,\n"
-"SIGHUP).\n",
+"x86-64 ELF, statically linked, exec failed, over 128 threads, bad --watch,\n"
+"--out or --report not writable, corrupt schedule, replay diverged; a report\n"
+"that cannot be written at the end when no bug was found); 3 internal error;\n"
+"130 interrupted (SIGINT, SIGTERM, SIGHUP).\n",
 		cts_strategy_names());
 }
 

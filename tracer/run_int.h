@@ -12,6 +12,14 @@
  * thread pointer: CLONE_CHILD_CLEARTID clears it and futex-wakes it when the
  * thread dies (the wake pthread_join waits for). */
 #define GLIBC_TID_OFFSET 0x2d0
+/* glibc's cancellation signal (SIGRTMIN-2 of the kernel's numbering), and
+ * struct pthread's cancelhandling word with the bits pthread_cancel and the
+ * cancellation points use. */
+#define CTS_SIGCANCEL 32
+#define GLIBC_CANCEL_OFFSET 0x308
+#define GLIBC_CANCEL_DISABLED 0x1
+#define GLIBC_CANCELED 0x8
+#define GLIBC_EXITING 0x10
 
 /* A thread running this long without a visible operation is probed for a
  * busy-wait loop (access.c learns its load as a breakpoint). */
@@ -43,6 +51,8 @@ void cts_tr_mark_dead(struct cts_tracer *tr, struct thread *th);
 
 /* dispatch.c: the event pump */
 int cts_tr_pump(struct cts_tracer *tr);
+int cts_tr_cancel_sent(struct cts_tracer *tr, int target);
+void cts_tr_note_cancels(struct cts_tracer *tr);
 double cts_tr_now_s(void);
 void cts_tr_catch_alarm(void);
 void cts_tr_clear_alarm(void);

@@ -24,6 +24,7 @@ struct syncfn {
 static const struct syncfn syncfns[] = {
 	{ "pthread_create", CTS_OP_CREATE, 0, 0 },
 	{ "pthread_join", CTS_OP_JOIN, 0, 0 },
+	{ "pthread_cancel", CTS_OP_CANCEL, 0, 0 },
 	{ "pthread_mutex_lock", CTS_OP_LOCK, F_INTERNAL_OK | F_READ_KIND, 40 },
 	{ "pthread_mutex_trylock", CTS_OP_TRYLOCK, F_INTERNAL_OK | F_READ_KIND, 40 },
 	{ "pthread_mutex_timedlock", CTS_OP_LOCK, F_TIMED | F_INTERNAL_OK | F_READ_KIND, 40 },
@@ -116,6 +117,7 @@ int cts_tr_on_sync_bp(struct cts_tracer *tr, struct thread *th, struct bp *b)
 	case CTS_OP_CREATE:
 		p->obj = 0;
 		break;
+	case CTS_OP_CANCEL:
 	case CTS_OP_JOIN: {
 		struct thread *t = cts_tr_handle_of(tr, th->regs.rdi);
 		p->target = t ? t->num : -1;

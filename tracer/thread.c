@@ -2,6 +2,7 @@
  * registers, holding a thread at its next visible operation and resuming it.
  * The bottom layer: it calls nothing else in tracer/. */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,6 +10,22 @@
 #include <sys/user.h>
 #include "models/event.h"
 #include "tracer/tracer_int.h"
+
+static volatile sig_atomic_t user_interrupt;
+
+/* From a signal handler: SIGINT/SIGTERM. Every loop of the tracer that can
+ * last (the event pump, planting breakpoints, scanning code, start-up
+ * phases) looks at cts_tr_interrupted(), so an interrupt is served within
+ * milliseconds. */
+void cts_tracer_interrupt(void)
+{
+	user_interrupt = 1;
+}
+
+bool cts_tr_interrupted(void)
+{
+	return user_interrupt != 0;
+}
 
 struct thread *cts_tr_by_tid(struct cts_tracer *tr, pid_t tid)
 {
@@ -78,8 +95,11 @@ void cts_tr_hold(struct cts_tracer *tr, struct thread *th, enum held_at at)
 	cts_tr_publish(tr, th);
 }
 
-/* Let th run on (single-stepping in step mode) to its next stop. ESRCH is
- * not an error: the thread is gone and its exit comes through wait. */
+/* Let th run on (single-stepping in step mode) to its next stop. A thread
+ * stopped by a signal in the middle of a step over a displaced instruction
+ * goes on stepping: continued, it would run past the breakpoint left
+ * unplanted. ESRCH is not an error: the thread is gone and its exit comes
+ * through wait. */
 int cts_tr_resume(struct cts_tracer *tr, struct thread *th, int sig)
 {
 	(void)tr;
@@ -87,8 +107,8 @@ int cts_tr_resume(struct cts_tracer *tr, struct thread *th, int sig)
 		return -1;
 	th->regs_valid = false;
 	th->state = TH_RUNNING;
-	if (ptrace(th->stepping ? PTRACE_SINGLESTEP : PTRACE_CONT, th->tid, 0,
-		   (void *)(long)sig) != 0) {
+	bool step = th->stepping || th->stepping_bp || th->after_step;
+	if (ptrace(step ? PTRACE_SINGLESTEP : PTRACE_CONT, th->tid, 0, (void *)(long)sig) != 0) {
 		if (errno == ESRCH)
 			return 0; /* gone: its exit status comes through wait */
 		return -1;

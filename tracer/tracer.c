@@ -23,7 +23,7 @@
 #include "tracer/run_int.h"
 #include "tracer/tracer.h"
 
-static int tr_start(void *be, struct cts_run_state *st)
+static int start_run(void *be, struct cts_run_state *st)
 {
 	struct cts_tracer *tr = be;
 	struct user_regs_struct regs;
@@ -32,6 +32,9 @@ static int tr_start(void *be, struct cts_run_state *st)
 	tr->nthreads = 0;
 	tr->nearly = 0;
 	tr->proc_exiting = false;
+	tr->exec_free = false;
+	tr->self_sig = 0;
+	tr->cancel_seen = false;
 	tr->fseq = 0;
 	cts_tr_clear_alarm();
 	st->status = CTS_RUN_ACTIVE;
@@ -67,14 +70,14 @@ static int tr_start(void *be, struct cts_run_state *st)
 		/* Threads before main: start over, scheduling from the entry point. */
 		tr->no_main = true;
 		cts_tr_kill_and_reap(tr);
-		return tr_start(be, st);
+		return start_run(be, st);
 	}
 	if (r == 0 && !tr->no_server && !tr->server && cts_tr_become_server(tr, &regs)) {
 		pid_t child = cts_tr_fork_from_server(tr);
 		if (child <= 0) {
 			cts_tr_stop_server(tr);
 			tr->no_server = true;
-			return tr_start(be, st);
+			return start_run(be, st);
 		}
 		tr->pid = child;
 	}
@@ -93,6 +96,20 @@ ready:;
 	setitimer(ITIMER_REAL, &it, NULL);
 	tr->run_started = cts_tr_now_s();
 	return 0;
+}
+
+/* An interrupt during start-up (exec, scanning code, planting breakpoints,
+ * the program's own start-up code) ends the run as interrupted at once, not
+ * as an error; stop() kills whatever was started. */
+static int tr_start(void *be, struct cts_run_state *st)
+{
+	int rc = start_run(be, st);
+	if (cts_tr_interrupted()) {
+		st->status = CTS_RUN_INTERRUPTED;
+		snprintf(st->message, sizeof(st->message), "interrupted");
+		return 0;
+	}
+	return rc;
 }
 
 static int tr_step(void *be, struct cts_run_state *st, int tid, bool give_up,
@@ -150,7 +167,11 @@ static int tr_step(void *be, struct cts_run_state *st, int tid, bool give_up,
 			rc = cts_tr_resume(tr, th, 0);
 			break;
 		case CTS_OP_FUTEX_WAIT:
-			if (th->fwoken) {
+			if (th->sig_interrupt) {
+				th->sig_interrupt = false;
+				done->result = EINTR;
+				cts_tr_skip_syscall(th, -EINTR);
+			} else if (th->fwoken) {
 				th->fwoken = false;
 				cts_tr_skip_syscall(th, 0);
 			} else if (give_up) {
@@ -177,7 +198,10 @@ static int tr_step(void *be, struct cts_run_state *st, int tid, bool give_up,
 			rc = cts_tr_resume(tr, th, 0);
 			break;
 		default: /* parked inside a pthread call, now woken or giving up */
-			if (th->fblocked) {
+			if (th->sig_interrupt) {
+				th->sig_interrupt = false;
+				cts_tr_skip_syscall(th, -EINTR);
+			} else if (th->fblocked) {
 				th->fblocked = false;
 				done->result = ETIMEDOUT;
 				cts_tr_skip_syscall(th, -ETIMEDOUT);
@@ -197,17 +221,27 @@ static int tr_step(void *be, struct cts_run_state *st, int tid, bool give_up,
 	}
 	if (cts_tr_pump(tr) != 0)
 		return -1;
+	if (done->op == CTS_OP_CANCEL && st->status == CTS_RUN_ACTIVE) {
+		struct thread *t = done->target < 0 ? cts_tr_handle_of(tr, done->obj) : NULL;
+		if (t)
+			done->target = t->num;
+		if (cts_tr_cancel_sent(tr, done->target) != 0)
+			return -1;
+	}
 	/* A join reached before its target's first stop was seen (both happen
 	 * in the same step, in either order) is resolved now that every new
 	 * thread has been collected. */
 	for (int i = 0; i < tr->nthreads; i++) {
 		struct thread *j = &tr->th[i];
-		if (j->state == TH_HELD && j->pending.op == CTS_OP_JOIN && j->pending.target < 0) {
+		if (j->state == TH_HELD && (j->pending.op == CTS_OP_JOIN || j->pending.op == CTS_OP_CANCEL) &&
+		    j->pending.target < 0) {
 			struct thread *t = cts_tr_handle_of(tr, j->pending.obj);
 			j->pending.target = t ? t->num : -1;
 			cts_tr_publish(tr, j);
 		}
 	}
+	if (tr->cancel_seen && st->status == CTS_RUN_ACTIVE)
+		cts_tr_note_cancels(tr);
 	if (done->op == CTS_OP_CREATE)
 		done->target = tr->last_created;
 	if (cts_op_is_write(done->op) && th->acc_capture)

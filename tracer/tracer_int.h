@@ -50,6 +50,7 @@ struct thread {
 	bool in_proc_exit;
 	/* futex model */
 	bool fblocked, fwoken;
+	bool sig_interrupt;        /* a signal came while parked: the wait returns EINTR */
 	uint64_t fwait_addr, fseq;
 	/* shared accesses (access.c) */
 	bool stepping;             /* step mode: single-stepping traced code */
@@ -98,6 +99,9 @@ struct cts_tracer {
 	pid_t pid;
 	bool pid_reaped;
 	bool proc_exiting;
+	bool exec_free;             /* a thread exec'd: the new image runs free */
+	int self_sig;               /* last signal the program sent itself */
+	bool cancel_seen;           /* a pthread_cancel ran in this run */
 	struct thread th[CTS_MAX_THREADS];
 	int nthreads;
 	pid_t early[CTS_MAX_THREADS]; /* first stops seen before their clone event */
@@ -131,7 +135,8 @@ struct cts_tracer {
 	struct sock_fprog bpf_prog;
 };
 
-/* thread.c: control blocks, registers, hold/resume */
+/* thread.c: control blocks, registers, hold/resume, the interrupt flag */
+bool cts_tr_interrupted(void);
 struct thread *cts_tr_by_tid(struct cts_tracer *tr, pid_t tid);
 struct thread *cts_tr_new_thread(struct cts_tracer *tr, pid_t tid);
 struct thread *cts_tr_handle_of(struct cts_tracer *tr, uint64_t handle);
