@@ -40,6 +40,9 @@ int cts_tr_build_seccomp(struct cts_tracer *tr)
 	for (size_t i = 0; i < sizeof(traced) / sizeof(traced[0]); i++)
 		if (seccomp_rule_add(ctx, SCMP_ACT_TRACE(0), traced[i], 0) != 0)
 			goto out;
+	/* Signals and calls that may sleep: syscall.c's own list. */
+	if (cts_tr_sys_seccomp_rules(ctx) != 0)
+		goto out;
 	/* seccomp_export_bpf writes to an fd: a temporary file gives it one. */
 	FILE *tmp = tmpfile();
 	if (!tmp)
