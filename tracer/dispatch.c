@@ -170,10 +170,34 @@ static pid_t tgid_of(pid_t tid)
 	return tgid;
 }
 
+/* A forked child runs a copy of our breakpoints (a vfork child runs on the
+ * very same text): step it over the original instruction, as if none. */
+static int foreign_breakpoint(struct cts_tracer *tr, pid_t pid)
+{
+	struct user_regs_struct regs;
+	int status;
+	if (ptrace(PTRACE_GETREGS, pid, 0, &regs) != 0)
+		return errno == ESRCH ? 0 : -1;
+	struct bp *b = cts_tr_bp_find(tr, regs.rip - 1);
+	if (!b)
+		return ptrace(PTRACE_CONT, pid, 0, (void *)(long)SIGTRAP) == 0 || errno == ESRCH ? 0 : -1;
+	uint8_t cc = 0xCC;
+	regs.rip--;
+	if (ptrace(PTRACE_SETREGS, pid, 0, &regs) != 0 || cts_mem_write(pid, b->addr, &b->orig, 1) != 0 ||
+	    ptrace(PTRACE_SINGLESTEP, pid, 0, 0) != 0)
+		return errno == ESRCH ? 0 : -1;
+	if (waitpid(pid, &status, __WALL) != pid || !WIFSTOPPED(status))
+		return 0; /* gone */
+	cts_mem_write(pid, b->addr, &cc, 1);
+	return ptrace(PTRACE_CONT, pid, 0, 0) == 0 || errno == ESRCH ? 0 : -1;
+}
+
 static int foreign_event(struct cts_tracer *tr, const struct cts_wait_event *ev)
 {
 	int sig = 0;
 	add_foreign(tr, ev->tid);
+	if (ev->kind == CTS_WEV_BREAKPOINT)
+		return foreign_breakpoint(tr, ev->tid);
 	if (ev->kind == CTS_WEV_FORK)
 		add_foreign(tr, (pid_t)ev->msg);
 	if (ev->kind == CTS_WEV_SIGNAL && ev->sig != SIGSTOP)

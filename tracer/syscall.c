@@ -456,6 +456,16 @@ int cts_tr_sys_entry(struct cts_tracer *tr, struct thread *th, long nr)
 	return 0;
 }
 
+/* What a thread does once back from its call (signal waits too). */
+static void set_io_return(struct thread *th)
+{
+	uint64_t pc = th->pending.pc;
+	cts_event_init(&th->pending, th->num, CTS_OP_IO_RETURN);
+	th->pending.obj = cts_syscall_has_fd(th->sys_nr) ? (uint64_t)(int)th->sys_arg[0] : 0;
+	th->pending.value = (uint64_t)th->sys_nr;
+	th->pending.pc = pc;
+}
+
 int cts_tr_sys_exit_stop(struct cts_tracer *tr, struct thread *th)
 {
 	if (!th->in_kcall)
@@ -466,12 +476,14 @@ int cts_tr_sys_exit_stop(struct cts_tracer *tr, struct thread *th)
 		record_channels(tr, th);
 		return cts_tr_resume(tr, th, 0);
 	}
-	if (th->state != TH_OUTSIDE)
-		return cts_tr_resume(tr, th, 0); /* returned within its own step */
-	/* Back from the kernel (pending: its io_return): held here until the
-	 * schedule picks it. */
+	/* Held at the exit (pending: its io_return) until the schedule picks
+	 * it, whether the call slept or not: a schedule has the same steps
+	 * however long the kernel took, and replay only waits for the return. */
+	if (th->state == TH_OUTSIDE)
+		tr->came_back = true;
+	else
+		set_io_return(th);
 	cts_tr_hold(tr, th, AT_SYSEXIT);
-	tr->came_back = true;
 	return 0;
 }
 
@@ -481,12 +493,7 @@ bool cts_tr_sys_went_outside(struct cts_tracer *tr, struct thread *th)
 		return false;
 	th->state = TH_OUTSIDE;
 	th->sys_blocked = true;
-	/* What it does once back; signal waits gone to sleep come back the same way. */
-	struct cts_event call = th->pending;
-	cts_event_init(&th->pending, th->num, CTS_OP_IO_RETURN);
-	th->pending.obj = cts_syscall_has_fd(th->sys_nr) ? (uint64_t)(int)th->sys_arg[0] : 0;
-	th->pending.value = (uint64_t)th->sys_nr;
-	th->pending.pc = call.pc;
+	set_io_return(th);
 	cts_tr_publish(tr, th);
 	return true;
 }
