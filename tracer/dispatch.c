@@ -254,7 +254,8 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 				} else {
 					tr->st->status = CTS_RUN_SIGNALED;
 					tr->st->sig = ev->sig;
-					tr->st->fault_tid = tr->running ? tr->running->num : 0;
+					if (!tr->st->fault_pc)
+						tr->st->fault_tid = tr->running ? tr->running->num : 0;
 				}
 			}
 			tr->pid_reaped = true;
@@ -299,8 +300,9 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 		 * every thread's exit must be waited for, held ones included. */
 		if (cts_tr_sys_signal_kills(th, ev->sig)) {
 			tr->proc_exiting = true;
+			tr->st->fault_tid = th->num; /* who it was delivered to, and where */
 			if (cts_tr_getregs(th) == 0)
-				tr->st->fault_pc = th->regs.rip; /* where it was when it died */
+				tr->st->fault_pc = th->regs.rip;
 		}
 		return cts_tr_resume(tr, th, ev->sig);
 	case CTS_WEV_GROUP_STOP:
@@ -374,9 +376,13 @@ static bool busy(struct cts_tracer *tr)
 static void slice_expired(struct cts_tracer *tr, double t)
 {
 	struct thread *th = tr->running;
-	if (!th || th->state != TH_RUNNING || th->probe_requested || th->probing)
+	if (!th || th->state != TH_RUNNING || th->probe_requested || th->probing || th->in_kcall)
 		return;
 	if (t - tr->step_started < SLICE_US * 1e-6)
+		return;
+	/* Asleep in a call cts does not model, not spinning: a stop signal
+	 * would only interrupt the call. The run's timeout names it. */
+	if (cts_tr_sys_asleep(th))
 		return;
 	th->probe_requested = true;
 	syscall(SYS_tgkill, tr->pid, th->tid, SIGSTOP);

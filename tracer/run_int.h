@@ -54,6 +54,7 @@ int cts_tr_sys_execute(struct cts_tracer *tr, struct thread *th, bool give_up,
 int cts_tr_sys_after_step(struct cts_tracer *tr);
 int cts_tr_sys_wait(struct cts_tracer *tr, double limit_s);
 bool cts_tr_sys_signal_kills(const struct thread *th, int sig);
+bool cts_tr_sys_asleep(const struct thread *th);
 size_t cts_tr_sys_describe_outside(const struct cts_tracer *tr, char *buf, size_t len);
 
 /* dispatch.c: the event pump */

@@ -54,11 +54,12 @@
 /* glibc's own signals (cancellation, setxid): not the program's business. */
 #define GLIBC_SIGS (SIGBIT(32) | SIGBIT(33))
 
-/* The calls an io operation can be. fcntl only as F_SETLKW/F_OFD_SETLKW
- * (filtered by argument). Channel creators run invisibly but stop at their
+/* The calls an io operation can be; also write and writev (not to fds 1
+ * and 2) and fcntl as F_SETLKW/F_OFD_SETLKW, filtered by argument. Channel
+ * creators run invisibly but stop at their
  * exit, so their fds are known to be the program's own. */
 static const int io_calls[] = {
-	SCMP_SYS(read), SCMP_SYS(write), SCMP_SYS(readv), SCMP_SYS(writev),
+	SCMP_SYS(read), SCMP_SYS(readv),
 	SCMP_SYS(recvfrom), SCMP_SYS(recvmsg), SCMP_SYS(recvmmsg), SCMP_SYS(sendto),
 	SCMP_SYS(sendmsg), SCMP_SYS(sendmmsg), SCMP_SYS(accept), SCMP_SYS(accept4),
 	SCMP_SYS(connect), SCMP_SYS(poll), SCMP_SYS(ppoll), SCMP_SYS(select), SCMP_SYS(pselect6),
@@ -86,6 +87,17 @@ int cts_tr_sys_seccomp_rules(void *scmp_ctx)
 		for (size_t i = 0; i < lens[l]; i++)
 			if (seccomp_rule_add(scmp_ctx, SCMP_ACT_TRACE(0), lists[l][i], 0) != 0)
 				return -1;
+	/* Writes to the standard output and error never stop: they are not
+	 * communication between threads, and they are the most frequent. */
+	if (seccomp_rule_add(scmp_ctx, SCMP_ACT_TRACE(0), SCMP_SYS(write), 1,
+			     SCMP_A0(SCMP_CMP_GE, 3)) != 0 ||
+	    seccomp_rule_add(scmp_ctx, SCMP_ACT_TRACE(0), SCMP_SYS(writev), 1,
+			     SCMP_A0(SCMP_CMP_GE, 3)) != 0 ||
+	    seccomp_rule_add(scmp_ctx, SCMP_ACT_TRACE(0), SCMP_SYS(write), 1,
+			     SCMP_A0(SCMP_CMP_EQ, 0)) != 0 ||
+	    seccomp_rule_add(scmp_ctx, SCMP_ACT_TRACE(0), SCMP_SYS(writev), 1,
+			     SCMP_A0(SCMP_CMP_EQ, 0)) != 0)
+		return -1;
 	if (seccomp_rule_add(scmp_ctx, SCMP_ACT_TRACE(0), SCMP_SYS(fcntl), 1,
 			     SCMP_A1(SCMP_CMP_EQ, F_SETLKW)) != 0 ||
 	    seccomp_rule_add(scmp_ctx, SCMP_ACT_TRACE(0), SCMP_SYS(fcntl), 1,
@@ -419,7 +431,7 @@ static bool is_io_call(long nr)
 	for (size_t i = 0; i < sizeof(io_calls) / sizeof(io_calls[0]); i++)
 		if (io_calls[i] == nr)
 			return true;
-	return nr == SYS_fcntl;
+	return nr == SYS_fcntl || nr == SYS_write || nr == SYS_writev;
 }
 
 int cts_tr_sys_entry(struct cts_tracer *tr, struct thread *th, long nr)
@@ -774,6 +786,29 @@ int cts_tr_sys_wait(struct cts_tracer *tr, double limit_s)
 	return 0;
 }
 
+/* The running thread asleep in a call nothing traps (open of a FIFO,
+ * io_uring...): its system call number, or -1. */
+static long asleep_in(const struct thread *th)
+{
+	char path[64], buf[64];
+	long nr = -1;
+	if (th->state != TH_RUNNING || th->in_kcall || cts_proc_state(th->tid) != 'S')
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)th->tid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f) || sscanf(buf, "%ld", &nr) != 1)
+		nr = -1;
+	fclose(f);
+	return nr;
+}
+
+bool cts_tr_sys_asleep(const struct thread *th)
+{
+	return asleep_in(th) >= 0;
+}
+
 /* For a timed-out run's message: who was outside the schedule. */
 size_t cts_tr_sys_describe_outside(const struct cts_tracer *tr, char *buf, size_t len)
 {
@@ -783,6 +818,14 @@ size_t cts_tr_sys_describe_outside(const struct cts_tracer *tr, char *buf, size_
 	for (int i = 0; i < tr->nthreads && off + 1 < len; i++) {
 		const struct thread *t = &tr->th[i];
 		char fd[32] = "";
+		long nr = asleep_in(t);
+		if (nr >= 0) {
+			int w = snprintf(buf + off, len - off, "%sthread %d asleep in system call %ld, "
+					 "which cts does not model", off ? "; " : "", t->num, nr);
+			if (w > 0)
+				off = off + (size_t)w < len ? off + (size_t)w : len - 1;
+			continue;
+		}
 		if (t->state != TH_OUTSIDE && !(t->state == TH_RUNNING && t->in_kcall))
 			continue;
 		if (cts_syscall_has_fd(t->sys_nr))
