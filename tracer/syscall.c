@@ -2,8 +2,9 @@
  *
  * Signals between the program's threads are visible operations: a send
  * (kill, tkill, tgkill, sigqueue) runs at its step, and a wait (sigwait and
- * friends, sigsuspend, pause) is held at its entry until a signal it takes is
- * pending, so every delivery happens in schedule order.
+ * friends, sigsuspend, pause) runs at its own: a signal pending by then is
+ * taken before or by the call, in schedule order; with none, the call
+ * sleeps in the kernel like any I/O below.
  *
  * Every other call that can sleep (pipes, sockets, ttys, poll, select, epoll,
  * wait4, file locks, SysV IPC...) is a visible "io" operation that runs for
@@ -56,8 +57,8 @@
 
 /* The calls an io operation can be; also write and writev (not to fds 1
  * and 2) and fcntl as F_SETLKW/F_OFD_SETLKW, filtered by argument. Channel
- * creators run invisibly but stop at their
- * exit, so their fds are known to be the program's own. */
+ * creators run invisibly but stop at their exit, so that their fds are
+ * known to be the program's own. */
 static const int io_calls[] = {
 	SCMP_SYS(read), SCMP_SYS(readv),
 	SCMP_SYS(recvfrom), SCMP_SYS(recvmsg), SCMP_SYS(recvmmsg), SCMP_SYS(sendto),
@@ -158,11 +159,13 @@ enum fd_kind {
 	FD_CHANNEL,  /* pipe, FIFO, socket, eventfd and other anonymous inodes */
 };
 
-static enum fd_kind fd_kind(const struct cts_tracer *tr, int fd)
+/* The fd table is read through the calling thread: the leader's /proc
+ * entry has no fds once main has left with pthread_exit. */
+static enum fd_kind fd_kind(pid_t tid, int fd)
 {
 	char path[64];
 	struct stat sb;
-	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)tr->pid, fd);
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)tid, fd);
 	if (fd < 0 || stat(path, &sb) != 0)
 		return FD_NONE;
 	switch (sb.st_mode & S_IFMT) {
@@ -179,11 +182,11 @@ static enum fd_kind fd_kind(const struct cts_tracer *tr, int fd)
 
 /* An identity for the channel behind fd that survives dup and fd reuse: the
  * pipe's inode, or the eventfd's id. 0 if it has none we can use. */
-static uint64_t channel_key(const struct cts_tracer *tr, int fd)
+static uint64_t channel_key(pid_t tid, int fd)
 {
 	char path[64], link[64];
 	unsigned long long id;
-	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)tr->pid, fd);
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)tid, fd);
 	ssize_t n = readlink(path, link, sizeof(link) - 1);
 	if (n <= 0)
 		return 0;
@@ -193,7 +196,7 @@ static uint64_t channel_key(const struct cts_tracer *tr, int fd)
 	if (strcmp(link, "anon_inode:[eventfd]") != 0)
 		return 0;
 	char info[512];
-	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", (int)tr->pid, fd);
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", (int)tid, fd);
 	FILE *f = fopen(path, "re");
 	if (!f)
 		return 0;
@@ -205,18 +208,18 @@ static uint64_t channel_key(const struct cts_tracer *tr, int fd)
 	return key;
 }
 
-static bool channel_private(const struct cts_tracer *tr, int fd)
+static bool channel_private(const struct cts_tracer *tr, pid_t tid, int fd)
 {
-	uint64_t key = channel_key(tr, fd);
+	uint64_t key = channel_key(tid, fd);
 	for (int i = 0; key && i < tr->nchannels; i++)
 		if (tr->channels[i] == key)
 			return true;
 	return false;
 }
 
-static void add_channel(struct cts_tracer *tr, int fd)
+static void add_channel(struct cts_tracer *tr, pid_t tid, int fd)
 {
-	uint64_t key = channel_key(tr, fd);
+	uint64_t key = channel_key(tid, fd);
 	if (key && tr->nchannels < MAX_CHANNELS)
 		tr->channels[tr->nchannels++] = key;
 }
@@ -227,14 +230,14 @@ static void record_channels(struct cts_tracer *tr, struct thread *th)
 	if (cts_tr_getregs(th) != 0 || (long)th->regs.rax < 0)
 		return;
 	if (th->sys_nr == SYS_eventfd || th->sys_nr == SYS_eventfd2) {
-		add_channel(tr, (int)th->regs.rax);
+		add_channel(tr, th->tid, (int)th->regs.rax);
 		return;
 	}
 	int fds[2];
 	uint64_t at = th->sys_nr == SYS_socketpair ? th->sys_arg[3] : th->sys_arg[0];
 	if (cts_mem_read(th->tid, at, fds, sizeof(fds)) == 0) {
-		add_channel(tr, fds[0]);
-		add_channel(tr, fds[1]);
+		add_channel(tr, th->tid, fds[0]);
+		add_channel(tr, th->tid, fds[1]);
 	}
 }
 
@@ -261,7 +264,7 @@ static bool is_write_call(long nr)
 }
 
 /* Can this call sleep until another thread (or the world) acts? */
-static bool may_sleep(const struct cts_tracer *tr, const struct thread *th, long nr)
+static bool may_sleep(const struct thread *th, long nr)
 {
 	const uint64_t *a = th->sys_arg;
 	switch (nr) {
@@ -300,7 +303,7 @@ static bool may_sleep(const struct cts_tracer *tr, const struct thread *th, long
 	case SYS_sendfile: {
 		/* splice(in, off, out, ...), tee(in, out, ...), sendfile(out, in, ...) */
 		int f1 = (int)a[0], f2 = nr == SYS_splice ? (int)a[2] : (int)a[1];
-		return fd_kind(tr, f1) >= FD_TTY || fd_kind(tr, f2) >= FD_TTY;
+		return fd_kind(th->tid, f1) >= FD_TTY || fd_kind(th->tid, f2) >= FD_TTY;
 	}
 	default:
 		break;
@@ -311,7 +314,7 @@ static bool may_sleep(const struct cts_tracer *tr, const struct thread *th, long
 	bool write = is_write_call(nr);
 	if (write && (fd == 1 || fd == 2))
 		return false;
-	enum fd_kind k = fd_kind(tr, fd);
+	enum fd_kind k = fd_kind(th->tid, fd);
 	return k == FD_CHANNEL || (k == FD_TTY && !write);
 }
 
@@ -458,7 +461,7 @@ int cts_tr_sys_entry(struct cts_tracer *tr, struct thread *th, long nr)
 	default:
 		break;
 	}
-	if (!is_io_call(nr) || !may_sleep(tr, th, nr))
+	if (!is_io_call(nr) || !may_sleep(th, nr))
 		return cts_tr_resume(tr, th, 0);
 	cts_event_init(&th->pending, th->num, CTS_OP_IO);
 	th->pending.obj = cts_syscall_has_fd(nr) ? (uint64_t)(int)th->sys_arg[0] : 0;
@@ -624,19 +627,19 @@ int cts_tr_sys_after_step(struct cts_tracer *tr)
 /* Could something outside the program's threads write into its channels?
  * A child process (fork), an fd sent away, or a signal handler run by a
  * signal from outside. */
-static bool world_can_reach(const struct cts_tracer *tr)
+static bool world_can_reach(const struct cts_tracer *tr, const struct thread *th)
 {
 	struct cts_sigstate ss;
 	if (tr->channels_shared || tr->nforeign > 0)
 		return true;
-	if (cts_proc_sigstate(tr->pid, &ss) != 0)
+	if (cts_proc_sigstate(th->tid, &ss) != 0)  /* dispositions are the process's */
 		return true;
 	return (ss.cgt & ~GLIBC_SIGS) != 0;
 }
 
-static bool fd_stuck(const struct cts_tracer *tr, int fd)
+static bool fd_stuck(const struct cts_tracer *tr, const struct thread *th, int fd)
 {
-	return fd >= 0 && channel_private(tr, fd);
+	return fd >= 0 && channel_private(tr, th->tid, fd);
 }
 
 static bool poll_stuck(const struct cts_tracer *tr, const struct thread *th)
@@ -648,7 +651,7 @@ static bool poll_stuck(const struct cts_tracer *tr, const struct thread *th)
 	if (!forever || n == 0 || n > 64 || cts_mem_read(th->tid, a[0], pfd, n * sizeof(pfd[0])) != 0)
 		return false;
 	for (uint64_t i = 0; i < n; i++)
-		if (pfd[i].fd >= 0 && !fd_stuck(tr, pfd[i].fd))
+		if (pfd[i].fd >= 0 && !fd_stuck(tr, th, pfd[i].fd))
 			return false;
 	return true;
 }
@@ -667,7 +670,7 @@ static bool select_stuck(const struct cts_tracer *tr, const struct thread *th)
 		if (cts_mem_read(th->tid, a[s], bits, len) != 0)
 			return false;
 		for (int fd = 0; fd < nfds; fd++)
-			if ((bits[fd / 64] >> (fd % 64) & 1) && !fd_stuck(tr, fd))
+			if ((bits[fd / 64] >> (fd % 64) & 1) && !fd_stuck(tr, th, fd))
 				return false;
 	}
 	return true;
@@ -681,14 +684,14 @@ static bool epoll_stuck(const struct cts_tracer *tr, const struct thread *th)
 	int fd, n = 0;
 	if (!forever)
 		return false;
-	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", (int)tr->pid, (int)a[0]);
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", (int)th->tid, (int)a[0]);
 	FILE *f = fopen(path, "re");
 	if (!f)
 		return false;
 	bool stuck = true;
 	while (stuck && fgets(line, sizeof(line), f))
 		if (sscanf(line, "tfd: %d", &fd) == 1 && ++n)
-			stuck = fd_stuck(tr, fd);
+			stuck = fd_stuck(tr, th, fd);
 	fclose(f);
 	return stuck && n > 0;
 }
@@ -702,7 +705,7 @@ static bool io_stuck(const struct cts_tracer *tr, const struct thread *th)
 	case SYS_readv:
 	case SYS_write:
 	case SYS_writev:
-		return fd_stuck(tr, (int)th->sys_arg[0]);
+		return fd_stuck(tr, th, (int)th->sys_arg[0]);
 	case SYS_poll:
 	case SYS_ppoll:
 		return poll_stuck(tr, th);
@@ -747,22 +750,21 @@ static bool sig_stuck(const struct cts_tracer *tr, const struct thread *th)
 
 static bool may_come_back(const struct cts_tracer *tr)
 {
-	int io = 0;
+	const struct thread *io = NULL;
 	for (int i = 0; i < tr->nthreads; i++) {
 		const struct thread *t = &tr->th[i];
 		if (t->state != TH_OUTSIDE)
 			continue;
-		if (t->sys_nr == SYS_rt_sigtimedwait || t->sys_nr == SYS_rt_sigsuspend ||
-		    t->sys_nr == SYS_pause) {
+		if (cts_syscall_waits_signal(t->sys_nr)) {
 			if (!sig_stuck(tr, t))
 				return true;
 		} else if (!io_stuck(tr, t)) {
 			return true;
 		} else {
-			io++;
+			io = t;
 		}
 	}
-	return io > 0 && world_can_reach(tr);
+	return io && world_can_reach(tr, io);
 }
 
 int cts_tr_sys_wait(struct cts_tracer *tr, double limit_s)

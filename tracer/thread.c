@@ -64,8 +64,8 @@ void cts_tr_publish(struct cts_tracer *tr, struct thread *th)
 	struct cts_thread_view *v = &tr->st->t[th->num];
 	v->alive = th->state != TH_DEAD;
 	v->blocked = th->fblocked || th->sys_blocked;
-	/* May come back with no step: the explorer waits for it (tracer wait). */
-	v->outside = th->sys_blocked && th->state != TH_DEAD;
+	/* Asleep in the kernel: may come back with no step (the backend's wait). */
+	v->outside = th->state == TH_OUTSIDE;
 	v->pending = th->pending;
 	if (th->num >= tr->st->nthreads)
 		tr->st->nthreads = th->num + 1;
