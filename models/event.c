@@ -1,6 +1,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include "models/event.h"
 
 static const char *const op_names[CTS_OP__COUNT] = {
@@ -38,6 +39,11 @@ static const char *const op_names[CTS_OP__COUNT] = {
 	[CTS_OP_ATOMIC] = "atomic",
 	[CTS_OP_RESUME] = "resume",
 	[CTS_OP_CANCEL] = "cancel",
+	[CTS_OP_SIGNAL] = "signal",
+	[CTS_OP_SIGWAIT] = "sigwait",
+	[CTS_OP_SIGSUSPEND] = "sigsuspend",
+	[CTS_OP_IO] = "io",
+	[CTS_OP_IO_RETURN] = "io_return",
 };
 
 const char *cts_op_name(cts_op op)
@@ -80,6 +86,60 @@ bool cts_op_is_sync(cts_op op)
 	default:
 		return false;
 	}
+}
+
+/* The calls an io op (or a signal wait gone to sleep) can be: tracer/syscall.c
+ * traps them. x86-64 numbers. */
+static const struct {
+	long nr;
+	const char *name;
+	bool fd;     /* first argument is the file descriptor */
+} syscalls[] = {
+	{ SYS_read, "read", true }, { SYS_write, "write", true }, { SYS_readv, "readv", true },
+	{ SYS_writev, "writev", true }, { SYS_recvfrom, "recvfrom", true },
+	{ SYS_recvmsg, "recvmsg", true }, { SYS_recvmmsg, "recvmmsg", true },
+	{ SYS_sendto, "sendto", true }, { SYS_sendmsg, "sendmsg", true },
+	{ SYS_sendmmsg, "sendmmsg", true }, { SYS_accept, "accept", true },
+	{ SYS_accept4, "accept4", true }, { SYS_connect, "connect", true },
+	{ SYS_poll, "poll", false }, { SYS_ppoll, "ppoll", false }, { SYS_select, "select", false },
+	{ SYS_pselect6, "pselect6", false }, { SYS_epoll_wait, "epoll_wait", true },
+	{ SYS_epoll_pwait, "epoll_pwait", true }, { SYS_epoll_pwait2, "epoll_pwait2", true },
+	{ SYS_wait4, "wait4", false }, { SYS_waitid, "waitid", false },
+	{ SYS_flock, "flock", true }, { SYS_fcntl, "fcntl", true },
+	{ SYS_splice, "splice", true }, { SYS_tee, "tee", true }, { SYS_sendfile, "sendfile", true },
+	{ SYS_msgrcv, "msgrcv", false }, { SYS_msgsnd, "msgsnd", false },
+	{ SYS_semop, "semop", false }, { SYS_semtimedop, "semtimedop", false },
+	{ SYS_mq_timedreceive, "mq_timedreceive", true },
+	{ SYS_mq_timedsend, "mq_timedsend", true },
+	{ SYS_rt_sigtimedwait, "sigtimedwait", false }, { SYS_rt_sigsuspend, "sigsuspend", false },
+	{ SYS_pause, "pause", false },
+};
+
+const char *cts_syscall_name(long nr)
+{
+	for (size_t i = 0; i < sizeof(syscalls) / sizeof(syscalls[0]); i++)
+		if (syscalls[i].nr == nr)
+			return syscalls[i].name;
+	return "syscall";
+}
+
+bool cts_syscall_waits_signal(long nr)
+{
+	return nr == SYS_rt_sigtimedwait || nr == SYS_rt_sigsuspend || nr == SYS_pause;
+}
+
+bool cts_syscall_has_fd(long nr)
+{
+	for (size_t i = 0; i < sizeof(syscalls) / sizeof(syscalls[0]); i++)
+		if (syscalls[i].nr == nr)
+			return syscalls[i].fd;
+	return false;
+}
+
+bool cts_op_is_kernel(cts_op op)
+{
+	return op == CTS_OP_SIGNAL || op == CTS_OP_SIGWAIT || op == CTS_OP_SIGSUSPEND ||
+	       op == CTS_OP_IO || op == CTS_OP_IO_RETURN;
 }
 
 static bool overlap(const struct cts_event *a, const struct cts_event *b)
@@ -127,7 +187,7 @@ bool cts_event_dependent(const struct cts_event *a, const struct cts_event *b)
 		return (cts_op_is_write(a->op) || cts_op_is_write(b->op)) && overlap(a, b);
 	if (cts_op_is_sync(a->op) && cts_op_is_sync(b->op))
 		return sync_objects_meet(a, b);
-	return false;
+	return cts_op_is_kernel(a->op) && cts_op_is_kernel(b->op);
 }
 
 char *cts_event_str(const struct cts_event *ev, char *buf, size_t len)
@@ -159,6 +219,24 @@ char *cts_event_str(const struct cts_event *ev, char *buf, size_t len)
 	case CTS_OP_RMW:
 	case CTS_OP_ATOMIC:
 		snprintf(buf, len, "%s%u 0x%" PRIx64, cts_op_name(ev->op), ev->size * 8, ev->obj);
+		break;
+	case CTS_OP_SIGNAL:
+		if (ev->target >= 0)
+			snprintf(buf, len, "signal %" PRIu64 " to thread %d", ev->obj, ev->target);
+		else
+			snprintf(buf, len, "signal %" PRIu64 " to the process", ev->obj);
+		break;
+	case CTS_OP_SIGWAIT:
+	case CTS_OP_SIGSUSPEND:
+		snprintf(buf, len, "%s (set 0x%" PRIx64 ")", cts_op_name(ev->op), ev->value);
+		break;
+	case CTS_OP_IO:
+	case CTS_OP_IO_RETURN:
+		if (cts_syscall_has_fd((long)ev->value))
+			snprintf(buf, len, "%s %s fd %" PRIu64, cts_op_name(ev->op),
+				 cts_syscall_name((long)ev->value), ev->obj);
+		else
+			snprintf(buf, len, "%s %s", cts_op_name(ev->op), cts_syscall_name((long)ev->value));
 		break;
 	default:
 		snprintf(buf, len, "%s 0x%" PRIx64, cts_op_name(ev->op), ev->obj);

@@ -44,6 +44,13 @@ typedef enum cts_op {
 	CTS_OP_ATOMIC,        /* locked RMW: synchronizes on obj */
 	CTS_OP_RESUME,        /* thread parked inside a sync call (barrier) continues; obj = object */
 	CTS_OP_CANCEL,        /* pthread_cancel; obj = pthread_t, target = cancelled thread */
+	/* Blocking system calls (tracer/syscall.c, docs/design.md "Blocking system calls"). */
+	CTS_OP_SIGNAL,        /* kill/tkill/tgkill/sigqueue: obj = signal, target = thread or -1 */
+	CTS_OP_SIGWAIT,       /* sigwait/sigwaitinfo/sigtimedwait: value = the set waited for */
+	CTS_OP_SIGSUSPEND,    /* sigsuspend/pause: value = the mask while waiting */
+	CTS_OP_IO,            /* a call that may block on a pipe, socket, poll...: obj = fd or 0,
+	                       * value = syscall number */
+	CTS_OP_IO_RETURN,     /* back from such a call that blocked outside the schedule */
 	CTS_OP__COUNT
 } cts_op;
 
@@ -68,6 +75,15 @@ bool cts_op_is_access(cts_op op);
 bool cts_op_is_write(cts_op op);  /* WRITE, RMW, ATOMIC */
 /* Object operations that synchronize on ev->obj (locks, conds, sems, barriers, futexes). */
 bool cts_op_is_sync(cts_op op);
+/* Signals and blocking system calls: all of them meet in the kernel, so any
+ * two are dependent and ordered (one object, not per fd or per signal). */
+bool cts_op_is_kernel(cts_op op);
+/* That one object, for indexes keyed by object (no real address). */
+#define CTS_KERNEL_OBJ 0xfffffffffffffff0ull
+/* Name of a system call an io op performs, and whether its first argument is an fd. */
+const char *cts_syscall_name(long nr);
+bool cts_syscall_has_fd(long nr);
+bool cts_syscall_waits_signal(long nr);  /* sigtimedwait, sigsuspend, pause */
 
 /* Dependence used by DPOR and friends: same thread, conflicting accesses to
  * overlapping bytes, operations on the same sync object, create/join with the

@@ -743,6 +743,17 @@ int cts_race_observe(struct cts_race_detector *d, const struct cts_event *ev, ui
 		on_access(d, ev, step);
 		release(d, t, ev->obj);
 		break;
+	case CTS_OP_SIGNAL:
+	case CTS_OP_SIGWAIT:
+	case CTS_OP_SIGSUSPEND:
+	case CTS_OP_IO:
+	case CTS_OP_IO_RETURN:
+		/* A pipe write and the read that gets it, a signal and its
+		 * waiter: ordered through one object for the whole kernel, so
+		 * no channel is missed (at the cost of some ordering). */
+		acquire(d, t, CTS_KERNEL_OBJ);
+		release(d, t, CTS_KERNEL_OBJ);
+		break;
 	case CTS_OP_READ:
 	case CTS_OP_WRITE:
 	case CTS_OP_RMW:

@@ -13,6 +13,9 @@ struct cts_objmodel;
 struct cts_thread_view {
 	bool alive;              /* created and not yet exited */
 	bool blocked;            /* backend-level block (parked in a futex wait) */
+	bool outside;            /* blocked, but may come back without any step: in a
+	                          * system call in the kernel, or waiting for a signal
+	                          * from outside the program (backend->wait) */
 	struct cts_event pending;/* next visible operation, valid while alive */
 };
 
@@ -40,6 +43,9 @@ struct cts_run_state {
 	char message[512];
 	bool bad_input;      /* with CTS_RUN_ERROR: the program cannot be traced (exec
 	                      * failed, no usable libc), not a fault of cts */
+	bool blocked_outside;/* with CTS_RUN_TIMEOUT: a thread was blocked outside the
+	                      * schedule (message says which): the run may only have
+	                      * been waiting for the world, not stuck */
 	/* Events the backend saw on its own during the last step besides the
 	 * chosen op (e.g. shared accesses inside a step in future modes). */
 };
@@ -52,6 +58,11 @@ struct cts_backend_ops {
 	 * give_up: the op is a timed wait that should time out instead of block.
 	 * On return *done is the executed op with its outcome. 0 or -1 (st->message). */
 	int (*step)(void *be, struct cts_run_state *st, int tid, bool give_up, struct cts_event *done);
+	/* Optional: nothing can run but some thread is outside the schedule
+	 * (st->t[].outside): wait until one comes back or limit_s seconds pass
+	 * (limit_s <= 0: until the run's timeout). 1 if a thread's view changed,
+	 * 0 if none did, -1 on error (st->message). */
+	int (*wait)(void *be, struct cts_run_state *st, double limit_s);
 	/* Tear the run down: kill, reap, nothing left behind. */
 	void (*stop)(void *be, struct cts_run_state *st);
 	/* Optional: pc -> "func (file:line)" for reports; may be NULL. */

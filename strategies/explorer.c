@@ -52,6 +52,8 @@ struct explorer {
 	struct cts_run_state *st;
 	bool alive[CTS_MAX_THREADS];
 	bool enabled[CTS_MAX_THREADS];
+	bool outside[CTS_MAX_THREADS];
+	int noutside;
 	struct cts_event pending[CTS_MAX_THREADS];
 	double start, last_progress;
 	bool progress_shown;
@@ -64,6 +66,11 @@ struct explorer {
  * is spinning: it cannot make progress until someone writes there, so it
  * yields to every other enabled thread, as a fair scheduler would. */
 #define SPIN_LIMIT 3
+
+/* Nothing can run but a timed wait could give up, and a thread is in the
+ * kernel: how long it gets to come back first (time is not modelled; a
+ * call that returns this soon is taken to come before any timeout). */
+#define OUTSIDE_GRACE_S 0.05
 
 static void spin_observe(struct explorer *x, const struct cts_event *ev)
 {
@@ -135,6 +142,14 @@ static void describe_deadlock(struct explorer *x, struct cts_bug *bug)
 		const struct cts_event *p = &st->t[t].pending;
 		if (p->op == CTS_OP_FUTEX_WAIT && st->t[t].blocked)
 			snprintf(what, sizeof(what), "futex 0x%" PRIx64 " (no wake pending)", p->obj);
+		else if (p->op == CTS_OP_IO_RETURN && cts_syscall_waits_signal((long)p->value))
+			snprintf(what, sizeof(what), "a signal in %s (asleep in the kernel; every "
+				 "signal that would wake it was sent and taken already)",
+				 cts_syscall_name((long)p->value));
+		else if (p->op == CTS_OP_IO_RETURN)
+			snprintf(what, sizeof(what), "%s on fd %" PRIu64 " (asleep in the kernel on a "
+				 "pipe or eventfd only the program's own threads use)",
+				 cts_syscall_name((long)p->value), p->obj);
 		else
 			waits_for[t] = cts_objmodel_blocker(x->model, p, what, sizeof(what));
 		describe_pc(x, p->pc, where, sizeof(where));
@@ -349,9 +364,12 @@ static int collect(struct explorer *x, bool *give_up)
 	int n = 0;
 
 	*give_up = false;
+	x->noutside = 0;
 	for (int t = 0; t < st->nthreads; t++) {
 		x->alive[t] = st->t[t].alive;
 		x->pending[t] = st->t[t].pending;
+		x->outside[t] = x->alive[t] && st->t[t].outside;
+		x->noutside += x->outside[t];
 		x->enabled[t] = x->alive[t] && !st->t[t].blocked &&
 				cts_objmodel_enabled(x->model, &st->t[t].pending);
 		n += x->enabled[t];
@@ -403,6 +421,17 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug, bool *
 	while (st->status == CTS_RUN_ACTIVE) {
 		bool give_up;
 		int n = collect(x, &give_up);
+		if ((n == 0 || give_up) && x->noutside && x->backend->ops->wait) {
+			/* Threads in the kernel may still come back: wait for them
+			 * (briefly if a timed wait could give up instead). */
+			int w = x->backend->ops->wait(x->backend->be, st, give_up ? OUTSIDE_GRACE_S : 0);
+			if (w < 0) {
+				snprintf(x->res->error, sizeof(x->res->error), "%s", st->message);
+				return -1;
+			}
+			if (w > 0 || st->status != CTS_RUN_ACTIVE)
+				continue;
+		}
 		if (n == 0) {
 			bug->kind = CTS_BUG_DEADLOCK;
 			describe_deadlock(x, bug);
@@ -418,6 +447,7 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug, bool *
 		struct cts_sched_point pt = {
 			.step = step, .nthreads = st->nthreads, .alive = x->alive,
 			.enabled = x->enabled, .pending = x->pending, .last = last,
+			.outside = x->outside,
 		};
 		if (cts_verbosity >= 3) {
 			char en[CTS_MAX_THREADS + 1], pend[96];
@@ -434,6 +464,15 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug, bool *
 						      x->pending[i].value ? " (on the mutex)" : "");
 		}
 		int c = s->ops->choose(s, &pt);
+		if (c == CTS_CHOOSE_WAIT && x->noutside && x->backend->ops->wait) {
+			if (x->backend->ops->wait(x->backend->be, st, 0) < 0) {
+				snprintf(x->res->error, sizeof(x->res->error), "%s", st->message);
+				return -1;
+			}
+			continue;
+		}
+		if (c == CTS_CHOOSE_WAIT)
+			c = CTS_CHOOSE_DIVERGED; /* a backend that cannot wait */
 		if (c == CTS_CHOOSE_DIVERGED) {
 			bug->kind = CTS_BUG_DIVERGED;
 			snprintf(bug->message, sizeof(bug->message), "replay diverged: %s",

@@ -48,6 +48,10 @@ static int replay_choose(struct cts_strategy *s, const struct cts_sched_point *p
 		return CTS_CHOOSE_DIVERGED;
 	}
 	const struct cts_event *p = &pt->pending[st->tid];
+	/* Blocked in the kernel when the recorded run had it back already: wait for it. */
+	if (pt->outside && pt->outside[st->tid] && !pt->enabled[st->tid] && p->op == st->op &&
+	    p->obj == st->obj)
+		return CTS_CHOOSE_WAIT;
 	if (p->op != st->op || p->obj != st->obj) {
 		cts_event_str(p, got, sizeof(got));
 		snprintf(r->why, sizeof(r->why),

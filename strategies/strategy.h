@@ -15,6 +15,8 @@ struct cts_sched_point {
 	const bool *alive;               /* [nthreads] */
 	const bool *enabled;             /* [nthreads] may run now */
 	const struct cts_event *pending; /* [nthreads] next visible op of each thread */
+	const bool *outside;             /* [nthreads] not enabled, but may become so with no
+	                                  * step: blocked in the kernel (backend.h) */
 	int last;                        /* thread that ran the previous step, -1 at start */
 };
 
@@ -37,6 +39,8 @@ struct cts_strategy_config {
 
 #define CTS_CHOOSE_DIVERGED (-2) /* replaying strategy: program did something else */
 #define CTS_CHOOSE_STOP (-3)     /* strategy wants this run cut short (e.g. bound hit, pruned) */
+#define CTS_CHOOSE_WAIT (-4)     /* replaying: the thread due is outside the schedule; wait
+                                  * for it to come back, then ask again */
 
 struct cts_strategy;
 

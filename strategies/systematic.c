@@ -298,6 +298,8 @@ static size_t event_keys(struct dpor *d, const struct cts_event *e)
 		if ((e->op == CTS_OP_COND_WAIT || e->op == CTS_OP_COND_REACQUIRE) && e->obj2 &&
 		    e->obj2 >> 3 != e->obj >> 3)
 			d->keys[n++] = e->obj2 >> 3;
+	} else if (cts_op_is_kernel(e->op)) {
+		d->keys[n++] = CTS_KERNEL_OBJ >> 3;  /* signals and system calls meet there */
 	}
 	return n;
 }
@@ -624,6 +626,21 @@ static void set_of_enabled(const struct cts_sched_point *pt, struct tset *out)
 			ts_add(out, t);
 }
 
+/* Are the recorded enabled threads missing now only ones still in the kernel? */
+static bool outside_missing(const struct cts_sched_point *pt, const struct tset *now,
+			    const struct tset *recorded)
+{
+	if (!pt->outside)
+		return false;
+	for (int t = 0; t < pt->nthreads && t < CTS_MAX_THREADS; t++) {
+		if (ts_has(now, t) && !ts_has(recorded, t))
+			return false;
+		if (ts_has(recorded, t) && !ts_has(now, t) && !pt->outside[t])
+			return false;
+	}
+	return true;
+}
+
 /* Follow the stored prefix: thread and operation must be what they were. */
 static int replay_choice(struct search *s, const struct cts_sched_point *pt)
 {
@@ -640,6 +657,8 @@ static int replay_choice(struct search *s, const struct cts_sched_point *pt)
 	if (got->op != want->op || got->obj != want->obj || got->tid != t)
 		return diverge(s, "step %" PRIu64 ": thread %d was recorded doing '%s' but now does '%s'",
 			       k, t, w, cts_event_str(got, g, sizeof(g)));
+	if (!pt->enabled[t] && pt->outside && pt->outside[t])
+		return CTS_CHOOSE_WAIT; /* still in the kernel: the explorer waits for it */
 	if (!pt->enabled[t])
 		return diverge(s, "step %" PRIu64 ": thread %d ('%s') is not enabled", k, t, w);
 	return t;
@@ -654,6 +673,8 @@ static int branch_choice(struct search *s, const struct cts_sched_point *pt)
 	int q = st->ev.tid;
 
 	set_of_enabled(pt, &en);
+	if (!ts_equal(&en, &st->enabled) && outside_missing(pt, &en, &st->enabled))
+		return CTS_CHOOSE_WAIT; /* recorded as back from the kernel already: wait */
 	if (!ts_equal(&en, &st->enabled))
 		return diverge(s, "step %" PRIu64 ": the enabled threads differ from the recorded run",
 			       k);

@@ -581,7 +581,7 @@ int cts_access_single_step(struct cts_tracer *tr, struct thread *th)
 				uint8_t orig, cc = 0xCC;
 				if (cts_mem_read(tr->pid, ret, &orig, 1) == 0) {
 					rb->orig = orig;
-					cts_mem_write(tr->pid, ret, &cc, 1);
+					cts_tr_poke(tr, ret, &cc, 1);
 				}
 			}
 		}
@@ -659,7 +659,7 @@ int cts_access_probe_step(struct cts_tracer *tr, struct thread *th)
 					uint8_t orig, cc = 0xCC;
 					if (nb && cts_mem_read(tr->pid, pc, &orig, 1) == 0 && orig != 0xCC) {
 						nb->orig = orig;
-						cts_mem_write(tr->pid, pc, &cc, 1);
+						cts_tr_poke(tr, pc, &cc, 1);
 					}
 					cts_debug_msg("spin probe: thread %d spins on 0x%" PRIx64
 						      " at 0x%" PRIx64 ": learned", th->num, ev.obj, pc);

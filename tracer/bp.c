@@ -69,12 +69,12 @@ int cts_tr_bp_plant(struct cts_tracer *tr, struct bp *b)
 	if (byte != 0xCC)
 		b->orig = byte;
 	uint8_t cc = 0xCC;
-	return cts_mem_write(tr->pid, b->addr, &cc, 1);
+	return cts_tr_poke(tr, b->addr, &cc, 1);
 }
 
 int cts_tr_bp_unplant(struct cts_tracer *tr, struct bp *b)
 {
-	return cts_mem_write(tr->pid, b->addr, &b->orig, 1);
+	return cts_tr_poke(tr, b->addr, &b->orig, 1);
 }
 
 /* Plant every active breakpoint in a freshly started process. Text pages

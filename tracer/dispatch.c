@@ -166,6 +166,28 @@ static pid_t tgid_of(pid_t tid)
 	return tgid;
 }
 
+/* A forked child runs a copy of our breakpoints (a vfork child runs on the
+ * very same text): step it over the original instruction, as if none. */
+static int foreign_breakpoint(struct cts_tracer *tr, pid_t pid)
+{
+	struct user_regs_struct regs;
+	int status;
+	if (ptrace(PTRACE_GETREGS, pid, 0, &regs) != 0)
+		return errno == ESRCH ? 0 : -1;
+	struct bp *b = cts_tr_bp_find(tr, regs.rip - 1);
+	if (!b)
+		return ptrace(PTRACE_CONT, pid, 0, (void *)(long)SIGTRAP) == 0 || errno == ESRCH ? 0 : -1;
+	uint8_t cc = 0xCC;
+	regs.rip--;
+	if (ptrace(PTRACE_SETREGS, pid, 0, &regs) != 0 || cts_mem_write(pid, b->addr, &b->orig, 1) != 0 ||
+	    ptrace(PTRACE_SINGLESTEP, pid, 0, 0) != 0)
+		return errno == ESRCH ? 0 : -1;
+	if (waitpid(pid, &status, __WALL) != pid || !WIFSTOPPED(status))
+		return 0; /* gone */
+	cts_mem_write(pid, b->addr, &cc, 1);
+	return ptrace(PTRACE_CONT, pid, 0, 0) == 0 || errno == ESRCH ? 0 : -1;
+}
+
 /* Let a thread we do not schedule go on, with the signal it stopped for. */
 static int run_free(const struct cts_wait_event *ev)
 {
@@ -178,6 +200,8 @@ static int run_free(const struct cts_wait_event *ev)
 static int foreign_event(struct cts_tracer *tr, const struct cts_wait_event *ev)
 {
 	add_foreign(tr, ev->tid);
+	if (ev->kind == CTS_WEV_BREAKPOINT)
+		return foreign_breakpoint(tr, ev->tid);
 	if (ev->kind == CTS_WEV_FORK)
 		add_foreign(tr, (pid_t)ev->msg);
 	return run_free(ev);
@@ -224,7 +248,8 @@ static void process_gone(struct cts_tracer *tr, const struct cts_wait_event *ev)
 		/* Not seen at delivery: a crash of the image an exec started. */
 		st->status = CTS_RUN_SIGNALED;
 		st->sig = ev->sig;
-		st->fault_tid = tr->running ? tr->running->num : 0;
+		if (!st->fault_pc)
+			st->fault_tid = tr->running ? tr->running->num : 0;
 		snprintf(st->message, sizeof(st->message),
 			 "    in the program thread %d exec'd\n", st->fault_tid);
 	} else {
@@ -335,6 +360,14 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 			return 0;
 		}
 		note_sender(tr, ev);
+		/* A signal sent by the program that ends it (SIGUSR1's default):
+		 * every thread's exit must be waited for, held ones included. */
+		if (cts_tr_sys_signal_kills(th, ev->sig)) {
+			tr->proc_exiting = true;
+			tr->st->fault_tid = th->num; /* who it was delivered to, and where */
+			if (cts_tr_getregs(th) == 0)
+				tr->st->fault_pc = th->regs.rip;
+		}
 		return cts_tr_resume(tr, th, ev->sig);
 	case CTS_WEV_GROUP_STOP:
 		if (th->state == TH_NEW)
@@ -386,10 +419,12 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 		return cts_tr_resume(tr, th, 0);
 	case CTS_WEV_FORK:
 		add_foreign(tr, (pid_t)ev->msg);
+		cts_tr_sys_forked(tr);
 		return cts_tr_resume(tr, th, 0);
 	case CTS_WEV_EXEC:
 		return on_exec(tr, ev);
 	case CTS_WEV_SYSCALL:
+		return cts_tr_sys_exit_stop(tr, th);
 	case CTS_WEV_STOP:
 		return cts_tr_resume(tr, th, 0);
 	}
@@ -490,71 +525,130 @@ static bool busy(struct cts_tracer *tr)
 static void slice_expired(struct cts_tracer *tr, double t)
 {
 	struct thread *th = tr->running;
-	if (!th || th->state != TH_RUNNING || th->probe_requested || th->probing)
+	if (!th || th->state != TH_RUNNING || th->probe_requested || th->probing || th->in_kcall)
 		return;
 	if (t - tr->step_started < SLICE_US * 1e-6)
+		return;
+	/* Asleep in a call cts does not model, not spinning: a stop signal
+	 * would only interrupt the call. The run's timeout names it. */
+	if (cts_tr_sys_asleep(th))
 		return;
 	th->probe_requested = true;
 	syscall(SYS_tgkill, tr->pid, th->tid, SIGSTOP);
 }
 
-int cts_tr_pump(struct cts_tracer *tr)
+/* waitpid with a timeout: SIGCHLD, blocked only meanwhile, marks a new
+ * stop (any stop before the block is seen by the first WNOHANG). 0: none. */
+static pid_t timed_waitpid(int *status, long timeout_us)
 {
-	while (busy(tr)) {
-		int status;
-		/* A signal that came outside waitpid (a busy stream of stops
-		 * leaves little time inside it) is seen here. */
-		pid_t tid = cts_tr_interrupted() || alarm_fired ? (errno = EINTR, -1) :
-			    waitpid(-1, &status, __WALL);
-		if (tid < 0) {
-			if (errno == EINTR) {
-				if (cts_tr_interrupted()) {
-					tr->st->status = CTS_RUN_INTERRUPTED;
-					snprintf(tr->st->message, sizeof(tr->st->message), "interrupted");
-					return 0;
-				}
-				if (alarm_fired) {
-					alarm_fired = 0;
-					double t = cts_tr_now_s();
-					if (tr->cfg.timeout <= 0 || t - tr->run_started < tr->cfg.timeout) {
-						slice_expired(tr, t);
-						continue;
-					}
-					if (tr->exec_free) {
-						/* Not the program under test: a command it
-						 * exec'd that runs long. Killed, no verdict. */
-						tr->st->status = CTS_RUN_EXITED;
-						tr->st->exit_code = 128 + SIGKILL;
-						tr->st->exit_sig = SIGKILL;
-						return 0;
-					}
-					tr->st->status = CTS_RUN_TIMEOUT;
-					snprintf(tr->st->message, sizeof(tr->st->message),
-						 "run timed out after %.1f s (a thread ran without reaching a "
-						 "visible operation: busy loop or blocking call?)",
-						 tr->cfg.timeout);
-					return 0;
-				}
-				continue;
-			}
-			if (errno == ECHILD) {
-				tr->pid_reaped = true;
-				if (tr->st->status == CTS_RUN_ACTIVE)
-					cts_tr_set_error(tr, "program vanished");
+	sigset_t chld, old;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, &old);
+	pid_t tid = waitpid(-1, status, __WALL | WNOHANG);
+	if (tid == 0) {
+		struct timespec ts = { timeout_us / 1000000, (timeout_us % 1000000) * 1000 };
+		int r = sigtimedwait(&chld, NULL, &ts);
+		int err = errno;
+		tid = waitpid(-1, status, __WALL | WNOHANG);
+		if (tid == 0 && r < 0 && err == EINTR) {
+			tid = -1; /* SIGALRM or ^C: the caller looks at them */
+			errno = EINTR;
+		}
+	}
+	int err = errno;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	errno = err;
+	return tid;
+}
+
+static void run_timed_out(struct cts_tracer *tr)
+{
+	char outside[384];
+	if (tr->exec_free) {
+		/* Not the program under test: a command it exec'd that runs
+		 * long. Killed, no verdict. */
+		tr->st->status = CTS_RUN_EXITED;
+		tr->st->exit_code = 128 + SIGKILL;
+		tr->st->exit_sig = SIGKILL;
+		return;
+	}
+	tr->st->status = CTS_RUN_TIMEOUT;
+	if (cts_tr_sys_describe_outside(tr, outside, sizeof(outside))) {
+		tr->st->blocked_outside = true;
+		snprintf(tr->st->message, sizeof(tr->st->message), "run timed out after %.1f s: %s",
+			 tr->cfg.timeout, outside);
+		return;
+	}
+	snprintf(tr->st->message, sizeof(tr->st->message),
+		 "run timed out after %.1f s (a thread ran without reaching a "
+		 "visible operation: busy loop or blocking call?)", tr->cfg.timeout);
+}
+
+int cts_tr_next_event(struct cts_tracer *tr, long timeout_us)
+{
+	int status;
+	/* A signal that came outside waitpid (a busy stream of stops leaves
+	 * little time inside it) is seen here. */
+	pid_t tid = cts_tr_interrupted() || alarm_fired ? (errno = EINTR, -1) :
+		    timeout_us < 0 ? waitpid(-1, &status, __WALL) : timed_waitpid(&status, timeout_us);
+	if (tid == 0)
+		return 0;
+	if (tid < 0) {
+		if (errno == EINTR) {
+			if (cts_tr_interrupted()) {
+				tr->st->status = CTS_RUN_INTERRUPTED;
+				snprintf(tr->st->message, sizeof(tr->st->message), "interrupted");
 				return 0;
 			}
-			cts_tr_set_error(tr, "waitpid: %s", strerror(errno));
-			return -1;
+			if (alarm_fired) {
+				alarm_fired = 0;
+				double t = cts_tr_now_s();
+				if (tr->cfg.timeout <= 0 || t - tr->run_started < tr->cfg.timeout)
+					slice_expired(tr, t);
+				else
+					run_timed_out(tr);
+			}
+			return 0;
 		}
-		struct cts_wait_event ev;
-		cts_wait_decode(tid, status, &ev);
-		tr->stats.stops++;
-		if (dispatch(tr, &ev) != 0) {
+		if (errno == ECHILD) {
+			tr->pid_reaped = true;
 			if (tr->st->status == CTS_RUN_ACTIVE)
-				cts_tr_set_error(tr, "tracing thread %d failed at %s event: %s", (int)tid,
-					  cts_wev_name(ev.kind), strerror(errno));
-			return -1;
+				cts_tr_set_error(tr, "program vanished");
+			return 0;
 		}
+		cts_tr_set_error(tr, "waitpid: %s", strerror(errno));
+		return -1;
+	}
+	struct cts_wait_event ev;
+	cts_wait_decode(tid, status, &ev);
+	tr->stats.stops++;
+	if (dispatch(tr, &ev) != 0) {
+		if (tr->st->status == CTS_RUN_ACTIVE)
+			cts_tr_set_error(tr, "tracing thread %d failed at %s event: %s", (int)tid,
+				  cts_wev_name(ev.kind), strerror(errno));
+		return -1;
+	}
+	return 1;
+}
+
+/* The first look at a thread resumed into a call that may sleep comes this
+ * soon (it shares our CPU: it has run by then), then less and less often. */
+#define SLEEP_POLL_MIN_US 100
+#define SLEEP_POLL_MAX_US 10000
+
+int cts_tr_pump(struct cts_tracer *tr)
+{
+	long poll_us = SLEEP_POLL_MIN_US;
+	while (busy(tr)) {
+		struct thread *th = tr->running;
+		bool in_call = th && th->state == TH_RUNNING && th->in_kcall;
+		int r = cts_tr_next_event(tr, in_call ? poll_us : -1);
+		if (r < 0)
+			return -1;
+		/* Asleep in the call: it leaves the schedule, the step is over. */
+		if (r == 0 && in_call && !cts_tr_sys_went_outside(tr, th) && poll_us < SLEEP_POLL_MAX_US)
+			poll_us *= 2;
 	}
 	return 0;
 }

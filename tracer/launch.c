@@ -81,6 +81,9 @@ int cts_tr_build_seccomp(struct cts_tracer *tr)
 	/* Nor may it open /proc/<tracer>/mem: a non-dumpable process's files
 	 * need CAP_SYS_PTRACE, which the program is run without (child_exec). */
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	/* Signals and calls that may sleep: syscall.c's own list. */
+	if (cts_tr_sys_seccomp_rules(ctx) != 0)
+		goto out;
 	/* seccomp_export_bpf writes to an fd: a temporary file gives it one. */
 	FILE *tmp = tmpfile();
 	if (!tmp)

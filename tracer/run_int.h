@@ -49,10 +49,29 @@ void cts_tr_park(struct cts_tracer *tr, struct thread *th, uint64_t uaddr, bool 
 int cts_tr_on_seccomp(struct cts_tracer *tr, struct thread *th);
 void cts_tr_mark_dead(struct cts_tracer *tr, struct thread *th);
 
+/* syscall.c: signals and calls that may sleep (docs/design.md, "Blocking system calls") */
+int cts_tr_sys_seccomp_rules(void *scmp_ctx);
+void cts_tr_sys_reset(struct cts_tracer *tr);
+void cts_tr_sys_forked(struct cts_tracer *tr);
+int cts_tr_sys_entry(struct cts_tracer *tr, struct thread *th, long nr);
+int cts_tr_sys_exit_stop(struct cts_tracer *tr, struct thread *th);
+bool cts_tr_sys_went_outside(struct cts_tracer *tr, struct thread *th);
+/* 0 resumed, 1 parked (the step is over), -1 error */
+int cts_tr_sys_execute(struct cts_tracer *tr, struct thread *th, bool give_up,
+		       struct cts_event *done);
+int cts_tr_sys_after_step(struct cts_tracer *tr);
+int cts_tr_sys_wait(struct cts_tracer *tr, double limit_s);
+bool cts_tr_sys_signal_kills(const struct thread *th, int sig);
+bool cts_tr_sys_asleep(const struct thread *th);
+size_t cts_tr_sys_describe_outside(const struct cts_tracer *tr, char *buf, size_t len);
+
 /* dispatch.c: the event pump */
 int cts_tr_pump(struct cts_tracer *tr);
 int cts_tr_cancel_sent(struct cts_tracer *tr, int target);
 void cts_tr_note_cancels(struct cts_tracer *tr);
+/* Wait for one stop (timeout_us < 0: block) and dispatch it: 1 done, 0 none
+ * came (or the run ended: interrupt, run timeout), -1 error. */
+int cts_tr_next_event(struct cts_tracer *tr, long timeout_us);
 double cts_tr_now_s(void);
 void cts_tr_catch_alarm(void);
 void cts_tr_clear_alarm(void);

@@ -9,6 +9,7 @@
 #include <sys/ptrace.h>
 #include <sys/user.h>
 #include "models/event.h"
+#include "tracer/proc.h"
 #include "tracer/tracer_int.h"
 
 static volatile sig_atomic_t user_interrupt;
@@ -79,7 +80,9 @@ void cts_tr_publish(struct cts_tracer *tr, struct thread *th)
 {
 	struct cts_thread_view *v = &tr->st->t[th->num];
 	v->alive = th->state != TH_DEAD;
-	v->blocked = th->fblocked;
+	v->blocked = th->fblocked || th->sys_blocked;
+	/* Asleep in the kernel: may come back with no step (the backend's wait). */
+	v->outside = th->state == TH_OUTSIDE;
 	v->pending = th->pending;
 	if (th->num >= tr->st->nthreads)
 		tr->st->nthreads = th->num + 1;
@@ -91,6 +94,7 @@ void cts_tr_hold(struct cts_tracer *tr, struct thread *th, enum held_at at)
 	th->state = TH_HELD;
 	th->at = at;
 	th->in_call = false;
+	th->sys_blocked = false;
 	th->pending.tid = th->num;
 	cts_tr_publish(tr, th);
 }
@@ -138,4 +142,21 @@ struct thread *cts_tr_handle_of(struct cts_tracer *tr, uint64_t handle)
 		if (tr->th[i].handle == handle)
 			return &tr->th[i];
 	return NULL;
+}
+
+/* Text writes go through PTRACE_POKEDATA, which needs a stopped thread of
+ * the process; the leader may be asleep in a system call, outside the
+ * schedule, or gone: then any thread we hold will do. */
+int cts_tr_poke(struct cts_tracer *tr, uint64_t addr, const void *buf, size_t len)
+{
+	if (cts_mem_write(tr->pid, addr, buf, len) == 0)
+		return 0;
+	if (errno != ESRCH)
+		return -1;
+	if (tr->running && cts_mem_write(tr->running->tid, addr, buf, len) == 0)
+		return 0;
+	for (int i = 0; i < tr->nthreads; i++)
+		if (tr->th[i].state == TH_HELD && cts_mem_write(tr->th[i].tid, addr, buf, len) == 0)
+			return 0;
+	return -1;
 }

@@ -3,8 +3,9 @@
  *
  * Visible operations are caught three ways: int3 on libc's pthread entry
  * points (and on the program's memory accesses in break mode), seccomp
- * SECCOMP_RET_TRACE stops for futex/clone/exit/yield/sleeps, and ptrace
- * events for thread creation and exit. This file holds the backend's
+ * SECCOMP_RET_TRACE stops for futex/clone/exit/yield/sleeps, signals and
+ * calls that may sleep (syscall.c), and ptrace events for thread creation
+ * and exit. This file holds the backend's
  * operations (start, step, stop, describe) and its lifetime; the machinery
  * is split by concern (docs/design.md, "tracer/ layering"). */
 #include <errno.h>
@@ -36,6 +37,7 @@ static int start_run(void *be, struct cts_run_state *st)
 	tr->self_sig = 0;
 	tr->cancel_seen = false;
 	tr->fseq = 0;
+	cts_tr_sys_reset(tr);
 	cts_tr_clear_alarm();
 	st->status = CTS_RUN_ACTIVE;
 
@@ -148,6 +150,9 @@ static int tr_step(void *be, struct cts_run_state *st, int tid, bool give_up,
 	case AT_STEP:
 		rc = cts_access_execute(tr, th, done);
 		break;
+	case AT_SYSEXIT: /* io_return */
+		rc = cts_tr_resume(tr, th, 0);
+		break;
 	case AT_SYSCALL:
 		if (cts_tr_getregs(th) != 0) {
 			rc = errno == ESRCH ? 0 : -1;
@@ -197,6 +202,14 @@ static int tr_step(void *be, struct cts_run_state *st, int tid, bool give_up,
 			cts_tr_skip_syscall(th, done->result);
 			rc = cts_tr_resume(tr, th, 0);
 			break;
+		case CTS_OP_SIGNAL:
+		case CTS_OP_SIGWAIT:
+		case CTS_OP_SIGSUSPEND:
+		case CTS_OP_IO:
+			rc = cts_tr_sys_execute(tr, th, give_up, done);
+			if (rc > 0)
+				return 0; /* parked: nothing runs */
+			break;
 		default: /* parked inside a pthread call, now woken or giving up */
 			if (th->sig_interrupt) {
 				th->sig_interrupt = false;
@@ -219,7 +232,7 @@ static int tr_step(void *be, struct cts_run_state *st, int tid, bool give_up,
 		cts_tr_set_error(tr, "cannot resume thread %d: %s", tid, strerror(errno));
 		return -1;
 	}
-	if (cts_tr_pump(tr) != 0)
+	if (cts_tr_pump(tr) != 0 || cts_tr_sys_after_step(tr) != 0)
 		return -1;
 	if (done->op == CTS_OP_CANCEL && st->status == CTS_RUN_ACTIVE) {
 		struct thread *t = done->target < 0 ? cts_tr_handle_of(tr, done->obj) : NULL;
@@ -266,6 +279,13 @@ static void tr_stop(void *be, struct cts_run_state *st)
 	tr->pid_reaped = false;
 }
 
+static int tr_wait(void *be, struct cts_run_state *st, double limit_s)
+{
+	struct cts_tracer *tr = be;
+	tr->st = st;
+	return cts_tr_sys_wait(tr, limit_s);
+}
+
 static void tr_describe_pc(void *be, uint64_t pc, char *buf, size_t len)
 {
 	struct cts_tracer *tr = be;
@@ -286,6 +306,7 @@ static const struct cts_backend_ops tracer_ops = {
 	.name = "ptrace",
 	.start = tr_start,
 	.step = tr_step,
+	.wait = tr_wait,
 	.stop = tr_stop,
 	.describe_pc = tr_describe_pc,
 	.describe_data = tr_describe_data,

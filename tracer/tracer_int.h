@@ -19,6 +19,7 @@ enum th_state {
 	TH_NEW,       /* cloned, first stop not seen yet */
 	TH_HELD,      /* stopped at its next visible operation */
 	TH_RUNNING,
+	TH_OUTSIDE,   /* asleep in a system call, outside the schedule (syscall.c) */
 	TH_DEAD,
 };
 
@@ -27,6 +28,7 @@ enum held_at {
 	AT_BREAKPOINT, /* on an int3 we planted, rip rewound to it */
 	AT_SYSCALL,    /* seccomp stop at syscall entry */
 	AT_STEP,       /* step mode: before an access found by single-stepping */
+	AT_SYSEXIT,    /* syscall-exit stop: back from a call that slept outside */
 };
 
 /* One control block per thread. */
@@ -52,6 +54,15 @@ struct thread {
 	bool fblocked, fwoken;
 	bool sig_interrupt;        /* a signal came while parked: the wait returns EINTR */
 	uint64_t fwait_addr, fseq;
+	/* blocking system calls (syscall.c) */
+	bool in_kcall;             /* resumed into a call that may sleep: its exit stops */
+	bool kcall_creates;        /* ...a call that creates a pipe, eventfd... */
+	bool sys_blocked;          /* TH_OUTSIDE, or a parked timed signal wait */
+	bool sig_parked;           /* timed sigwait parked at its entry (time is not modelled) */
+	int sys_nr;                /* the call in flight or waited in */
+	uint64_t sys_arg[6];
+	uint64_t sys_set;          /* signal wait: the set (sigwait) or mask (sigsuspend, pause) */
+	int early_signals;         /* signals taken before a wait's syscall, in a row */
 	/* shared accesses (access.c) */
 	bool stepping;             /* step mode: single-stepping traced code */
 	bool last_was_call;
@@ -133,6 +144,15 @@ struct cts_tracer {
 	struct cts_tracer_stats stats;
 	struct sock_filter *bpf;        /* compiled seccomp filter */
 	struct sock_fprog bpf_prog;
+	/* blocking system calls (syscall.c), per run */
+	uint64_t sent_sigs;             /* signals the program sent itself (bit n-1) */
+	bool sig_dirty;                 /* parked signal waiters may have become ready */
+	uint64_t steps_since_sig_check;
+	bool came_back;                 /* a thread left its wait: the explorer looks again */
+#define MAX_CHANNELS 64
+	uint64_t channels[MAX_CHANNELS];/* pipes, eventfds the program created this run */
+	int nchannels;
+	bool channels_shared;           /* a fork or fd passing: none is private any more */
 };
 
 /* thread.c: control blocks, registers, hold/resume, the interrupt flag */
@@ -148,6 +168,7 @@ void cts_tr_set_error(struct cts_tracer *tr, const char *fmt, ...)
 void cts_tr_publish(struct cts_tracer *tr, struct thread *th);
 void cts_tr_hold(struct cts_tracer *tr, struct thread *th, enum held_at at);
 int cts_tr_resume(struct cts_tracer *tr, struct thread *th, int sig);
+int cts_tr_poke(struct cts_tracer *tr, uint64_t addr, const void *buf, size_t len);
 
 /* bp.c: the breakpoint table, single-stepping over a breakpoint */
 struct bp *cts_tr_bp_find(struct cts_tracer *tr, uint64_t addr);

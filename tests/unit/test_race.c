@@ -356,6 +356,41 @@ static void test_futex(void)
 	tap_is_int(NEW, 1, "futex wait with no wake orders nothing");
 }
 
+/* A pipe write and the read that got it, a signal and its waiter: ordered
+ * through the kernel (one object for every such operation). */
+static void test_kernel(void)
+{
+	setup(2);
+	acc(1, CTS_OP_WRITE, X, 4, 0x10);
+	sync_ev(1, CTS_OP_IO, 4);
+	sync_ev(2, CTS_OP_IO, 3);
+	sync_ev(2, CTS_OP_IO_RETURN, 3);
+	acc(2, CTS_OP_READ, X, 4, 0x20);
+	tap_is_int(NEW, 0, "io: a write to a pipe orders what came before it for the reader");
+
+	setup(2);
+	acc(1, CTS_OP_WRITE, X, 4, 0x10);
+	sync_ev(1, CTS_OP_SIGNAL, 10);
+	sync_ev(2, CTS_OP_SIGWAIT, 0);
+	acc(2, CTS_OP_WRITE, X, 4, 0x20);
+	tap_is_int(NEW, 0, "signal: a sent signal orders what came before it for its waiter");
+
+	setup(2);
+	sync_ev(2, CTS_OP_SIGWAIT, 0);
+	acc(1, CTS_OP_WRITE, X, 4, 0x10);
+	sync_ev(1, CTS_OP_SIGNAL, 10);
+	acc(2, CTS_OP_READ, X, 4, 0x20);
+	tap_is_int(NEW, 1, "signal: a wait that ended before the send orders nothing");
+
+	struct cts_event a = { .tid = 1, .op = CTS_OP_IO, .obj = 4, .target = -1 };
+	struct cts_event b = { .tid = 2, .op = CTS_OP_SIGSUSPEND, .target = -1 };
+	struct cts_event c = { .tid = 2, .op = CTS_OP_LOCK, .obj = 4, .target = -1 };
+	tap_ok(cts_event_dependent(&a, &b) && !cts_event_dependent(&a, &c),
+	       "dependence: kernel operations meet each other, not locks");
+	tap_ok(cts_op_from_name("io_return") == CTS_OP_IO_RETURN &&
+	       cts_op_from_name("sigsuspend") == CTS_OP_SIGSUSPEND, "names of kernel operations");
+}
+
 static void test_rwlock(void)
 {
 	setup(3);
@@ -527,6 +562,7 @@ int main(void)
 	test_sem();
 	test_barrier();
 	test_futex();
+	test_kernel();
 	test_rwlock();
 	test_overlap();
 	test_dedup();
