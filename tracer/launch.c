@@ -105,11 +105,26 @@ out:
 	return rc;
 }
 
+/* The vfork child's way out after a failed exec. Before the tracer sets
+ * PTRACE_O_TRACESECCOMP, a call the filter traces (exit_group, and kill since
+ * signals are operations) fails with ENOSYS instead of ending the child, and
+ * the parent waits in vfork for ever. A second filter that kills the process
+ * at its next call outranks every trace rule. */
+static void die_untraced(void)
+{
+	static struct sock_filter die[] = {
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+	};
+	static const struct sock_fprog die_prog = { 1, die };
+	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+	prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &die_prog);
+	kill(getpid(), SIGKILL); /* no filter loaded yet: not traced either */
+	_exit(127);
+}
+
 /* Runs in the vfork child: system calls only, then exec. A failure is
  * reported in *child_errno (the parent's memory: it is suspended until the
- * child execs or dies) and the child dies by SIGKILL, which no ptrace stop
- * and no seccomp rule intercepts: an _exit would stop at the filter's
- * exit_group rule, waiting for a tracer that waits in vfork. */
+ * child execs or dies). */
 static void child_exec(struct cts_tracer *tr, volatile int *child_errno)
 {
 	int fd = open("/dev/null", O_RDWR);
@@ -142,8 +157,7 @@ static void child_exec(struct cts_tracer *tr, volatile int *child_errno)
 	execv(tr->cfg.path, tr->cfg.argv);
 fail:
 	*child_errno = errno ? errno : ENOEXEC;
-	kill(getpid(), SIGKILL);
-	_exit(127);
+	die_untraced();
 }
 
 static int wait_for(pid_t pid, int *status)

@@ -335,6 +335,13 @@ static int on_signal_send(struct cts_tracer *tr, struct thread *th, long nr)
 	struct thread *to = NULL;
 	bool ours;
 
+	/* The filter's EPERM rules for sends aimed at the tracer are shadowed
+	 * by the trace rules on the same calls: refuse them here too. */
+	pid_t self = getpid();
+	if (pid == self || (nr == SYS_kill && (pid == -1 || pid == -getpgrp() || pid == -self))) {
+		cts_tr_skip_syscall(th, -EPERM);
+		return cts_tr_resume(tr, th, 0);
+	}
 	switch (nr) {
 	case SYS_kill:
 	case SYS_rt_sigqueueinfo:
