@@ -163,10 +163,12 @@ fail:
 static int wait_for(pid_t pid, int *status)
 {
 	for (;;) {
+		if (cts_tr_interrupted())
+			return -1;
 		pid_t r = waitpid(pid, status, __WALL);
 		if (r == pid)
 			return 0;
-		if (r < 0 && (errno != EINTR || cts_tr_interrupted()))
+		if (r < 0 && errno != EINTR)
 			return -1;
 	}
 }

@@ -92,10 +92,6 @@ ready:;
 	if (tr->acc)
 		cts_access_watch_thread(tr, main_th);
 	cts_tr_hold(tr, main_th, AT_START);
-	/* A periodic tick: the run's wall-clock limit, and the time slice after
-	 * which a thread that reaches no visible operation is probed for a spin. */
-	struct itimerval it = { { 0, SLICE_US }, { 0, SLICE_US } };
-	setitimer(ITIMER_REAL, &it, NULL);
 	tr->run_started = cts_tr_now_s();
 	return 0;
 }
@@ -105,6 +101,12 @@ ready:;
  * as an error; stop() kills whatever was started. */
 static int tr_start(void *be, struct cts_run_state *st)
 {
+	/* A periodic tick: the run's wall-clock limit, the time slice after
+	 * which a thread that reaches no visible operation is probed for a spin,
+	 * and a wake-up for every wait, so an interrupt that lands just before
+	 * one (start-up included) is seen within a tick. */
+	struct itimerval it = { { 0, SLICE_US }, { 0, SLICE_US } };
+	setitimer(ITIMER_REAL, &it, NULL);
 	int rc = start_run(be, st);
 	if (cts_tr_interrupted()) {
 		st->status = CTS_RUN_INTERRUPTED;

@@ -92,8 +92,11 @@ is $? 0 "100 sequential threads: clean"
 # 15. An interrupt is served at once wherever the tracer is: SIGTERM during
 # start-up (scanning code, planting a thousand breakpoints, the program's
 # seconds-long constructor) and during the exploration ends cts-trace with
-# 130 well within a second, nothing left running. (Before: it waited for main.)
-# Each point waits until the program is exec'd, so the handlers are in place.
+# 130 within a bound, nothing left running. (Before: it waited for main, the
+# constructor's 10 s or more.) Unloaded it takes 8-90 ms; the bound of 5 s
+# leaves room for a machine that runs other suites at once and still fails
+# the old wait. Each point waits until the program is exec'd, so the
+# handlers are in place.
 interrupt_at() { # DELAY PROGRAM ARGS...
 	local d=$1; shift
 	"$CTS" -q -n 0 --timeout 60 -o "$T/lat" -- "$@" >/dev/null 2>&1 &
@@ -110,13 +113,13 @@ interrupt_at() { # DELAY PROGRAM ARGS...
 for d in 0 0.2 0.5; do
 	interrupt_at $d "$PROG/slow_start"
 	is $? 130 "SIGTERM ${d}s into start-up: exit 130"
-	ok $((ms > 500)) "SIGTERM ${d}s into start-up: served in ${ms} ms (bound 500)"
+	ok $((ms > 5000)) "SIGTERM ${d}s into start-up: served in ${ms} ms (bound 5000)"
 done
 is "$(leftovers slow_start)" no "start-up interrupts: nothing left running"
 for d in 0.3 1; do
 	interrupt_at $d "$PROG/sync_heavy" 100000 2
 	is $? 130 "SIGTERM ${d}s into exploring: exit 130"
-	ok $((ms > 500)) "SIGTERM ${d}s into exploring: served in ${ms} ms (bound 500)"
+	ok $((ms > 5000)) "SIGTERM ${d}s into exploring: served in ${ms} ms (bound 5000)"
 done
 is "$(leftovers sync_heavy)" no "exploring interrupts: nothing left running"
 

@@ -1,6 +1,6 @@
 /* A big-ish program that is slow to start: 1,000 small functions that touch
  * shared memory (a thousand access breakpoints to plant in break mode) and a
- * constructor that computes for seconds before main (cts-trace runs it
+ * constructor that computes for ~10 s before main (cts-trace runs it
  * invisibly on the way to main). `slow_start [n]`: main then makes two
  * threads do n locked increments each (default 1000). Clean; used by the
  * interrupt-latency test, which sends SIGTERM during start-up and during
@@ -20,11 +20,11 @@ static long count, n = 1000;
 #define F100(i) F10(i##0) F10(i##1) F10(i##2) F10(i##3) F10(i##4) F10(i##5) F10(i##6) F10(i##7) F10(i##8) F10(i##9)
 F100(1) F100(2) F100(3) F100(4) F100(5) F100(6) F100(7) F100(8) F100(9) F100(0)
 
-/* About 3 s natively, in registers only: no stop on the way to main. */
+/* About 10 s natively, in registers only: no stop on the way to main. */
 __attribute__((constructor)) static void warm_up(void)
 {
 	uint64_t x = 1;
-	for (long i = 0; i < 3000000000L; i++)
+	for (long i = 0; i < 10000000000L; i++)
 		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
 	seed = x;
 }
