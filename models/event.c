@@ -63,10 +63,15 @@ bool cts_op_is_access(cts_op op)
 	return op == CTS_OP_READ || op == CTS_OP_WRITE || op == CTS_OP_RMW || op == CTS_OP_ATOMIC;
 }
 
+bool cts_op_is_libcall(cts_op op)
+{
+	return op == CTS_OP_LIB_READ || op == CTS_OP_LIB_WRITE || op == CTS_OP_FREE ||
+	       op == CTS_OP_ALLOC;
+}
+
 bool cts_op_is_range(cts_op op)
 {
-	return cts_op_is_access(op) || op == CTS_OP_LIB_READ || op == CTS_OP_LIB_WRITE ||
-	       op == CTS_OP_FREE || op == CTS_OP_ALLOC;
+	return cts_op_is_access(op) || cts_op_is_libcall(op);
 }
 
 bool cts_op_is_write(cts_op op)

@@ -74,6 +74,8 @@ cts_op cts_op_from_name(const char *name);
 bool cts_op_is_access(cts_op op);
 /* Touches the memory range [obj, obj + size): accesses and library calls. */
 bool cts_op_is_range(cts_op op);
+/* A library call's range: LIB_READ, LIB_WRITE, FREE, ALLOC. */
+bool cts_op_is_libcall(cts_op op);
 /* Writes its range: WRITE, RMW, ATOMIC, LIB_WRITE, FREE, ALLOC. */
 bool cts_op_is_write(cts_op op);
 /* Object operations that synchronize on ev->obj (locks, conds, sems, barriers, futexes). */

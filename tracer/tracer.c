@@ -100,6 +100,7 @@ static int tr_step(void *be, struct cts_run_state *st, int tid, bool give_up,
 {
 	struct cts_tracer *tr = be;
 	struct thread *th = &tr->th[tid];
+	bool libcall = false;
 	int rc = 0;
 
 	tr->st = st;
@@ -120,6 +121,16 @@ static int tr_step(void *be, struct cts_run_state *st, int tid, bool give_up,
 			th->in_proc_exit = true;
 		if (cts_op_is_access(th->pending.op)) {
 			rc = cts_access_execute(tr, th, done);
+			break;
+		}
+		if (cts_op_is_libcall(th->pending.op)) {
+			rc = cts_tr_libcall_execute(tr, th);
+			if (rc > 0) {
+				/* the call's next range event: th has not moved */
+				tr->running = NULL;
+				return 0;
+			}
+			libcall = true;
 			break;
 		}
 		if (th->pending.op == CTS_OP_PROC_EXIT)
@@ -210,8 +221,10 @@ static int tr_step(void *be, struct cts_run_state *st, int tid, bool give_up,
 	}
 	if (done->op == CTS_OP_CREATE)
 		done->target = tr->last_created;
-	if (cts_op_is_write(done->op) && th->acc_capture)
+	if (cts_op_is_access(done->op) && cts_op_is_write(done->op) && th->acc_capture)
 		done->value = th->acc_written;
+	if (libcall)
+		cts_tr_libcall_done(th, done);
 	if (th->state == TH_DEAD && done->op != CTS_OP_THREAD_EXIT &&
 	    st->status == CTS_RUN_ACTIVE && th->tid != tr->pid) {
 		/* Died without passing its exit syscall (killed?): still an exit. */
@@ -300,6 +313,7 @@ void cts_tracer_free(struct cts_tracer *tr)
 	cts_tr_kill_and_reap(tr);
 	cts_tr_stop_server(tr);
 	cts_access_fini(tr);
+	cts_tr_libcalls_free(tr);
 	if (tr->sym)
 		cts_sym_free(tr->sym);
 	free(tr->bps);
