@@ -50,6 +50,13 @@ int cts_report_write(const char *path, const struct cts_report_info *info,
 	fprintf(f, "  \"steps\": %" PRIu64 ",\n  \"elapsed_seconds\": %.3f,\n", res->steps,
 		res->elapsed);
 	fprintf(f, "  \"complete\": %s,\n", res->complete ? "true" : "false");
+	/* complete = exhausted and nothing shared unseen (docs/report-format.md) */
+	fprintf(f, "  \"exhausted\": %s,\n  \"unseen\": ", res->exhausted ? "true" : "false");
+	if (res->unseen[0])
+		json_str(f, res->unseen);
+	else
+		fputs("null", f);
+	fputs(",\n", f);
 	if (info->backend_json)
 		fprintf(f, "  \"tracer\": %s,\n", info->backend_json);
 	fprintf(f, "  \"internal_error\": ");

@@ -547,7 +547,11 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 		show_progress(&x, false);
 	}
 	clear_progress(&x);
-	res->complete = !res->internal_error && strategy->ops->complete(strategy);
+	res->exhausted = !res->internal_error && strategy->ops->complete(strategy);
+	/* Exhausted only covers what the backend showed: say what it could not. */
+	int unseen = backend->ops->unseen ?
+		     backend->ops->unseen(backend->be, res->unseen, sizeof(res->unseen)) : 0;
+	res->complete = res->exhausted && unseen == 0;
 	res->elapsed = now() - x.start;
 	cts_race_free(x.races);
 	cts_schedule_free(x.sched);

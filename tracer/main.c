@@ -447,7 +447,12 @@ int main(int argc, char **argv)
 				"%s, mode %s: %d bug%s found%s\n",
 				res.runs, res.steps, res.elapsed, rate, desc, mode_name, res.nbugs,
 				res.nbugs == 1 ? "" : "s",
-				res.complete ? "; search space exhausted (complete)" : "");
+				res.complete ? "; search space exhausted (complete)" :
+				res.exhausted ? "; search space exhausted for the program's own code and "
+						"modelled library calls, but not complete" : "");
+			if (res.unseen[0])
+				fprintf(stderr, "cts-trace: not seen: %s (--trace-lib shows inside a "
+					"library)\n", res.unseen);
 		}
 		status = res.nbugs ? EXIT_BUG : EXIT_CLEAN;
 	}

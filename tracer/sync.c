@@ -306,6 +306,7 @@ static const struct libfn libfns[] = {
 	{ "strcspn", { RD(0, L_STR, -1, -1), RD(1, L_STR, -1, -1) } },
 	{ "atoi", { RD(0, L_STR, -1, -1) } }, { "atol", { RD(0, L_STR, -1, -1) } },
 	{ "strtol", { RD(0, L_STR, -1, -1) } }, { "strtoul", { RD(0, L_STR, -1, -1) } },
+	{ "strtoll", { RD(0, L_STR, -1, -1) } }, { "strtoull", { RD(0, L_STR, -1, -1) } },
 	{ "strdup", { RD(0, L_STR, -1, -1), NEW } }, { "strndup", { RD(0, L_STRN, 1, -1), NEW } },
 	{ "malloc", { NEW } }, { "calloc", { NEW } }, { "aligned_alloc", { NEW } },
 	{ "memalign", { NEW } }, { "valloc", { NEW } },
@@ -333,8 +334,9 @@ static const struct libfn libfns[] = {
 	{ "__sprintf_chk", { FMT(3, 4), WR(0, L_RET_FMT, 2, -1) } },
 	{ "snprintf", { FMT(2, 3), WR(0, L_RET_FMT, 1, -1) } },
 	{ "__snprintf_chk", { FMT(4, 5), WR(0, L_RET_FMT, 1, -1) } },
-	{ "vsprintf", { RD(1, L_STR, -1, -1), WR(0, L_RET_FMT, -1, -1) } },
-	{ "vsnprintf", { RD(2, L_STR, -1, -1), WR(0, L_RET_FMT, 1, -1) } },
+	{ "vsprintf", { FMT(1, -1), WR(0, L_RET_FMT, -1, -1) } },
+	{ "vsnprintf", { FMT(2, -1), WR(0, L_RET_FMT, 1, -1) } },
+	{ "vprintf", { FMT(0, -1) } }, { "vfprintf", { FMT(1, -1) } },
 	{ "clock_gettime", { WR(1, L_CONST, 16, -1) } }, { "gettimeofday", { WR(0, L_CONST, 16, -1) } },
 	QUIET("sched_yield"), QUIET("usleep"), QUIET("sleep"), QUIET("nanosleep"), QUIET("clock_nanosleep"),
 	QUIET("rand"), QUIET("srand"), QUIET("random"), QUIET("srandom"), QUIET("time"), QUIET("getpid"), QUIET("gettid"),
@@ -376,6 +378,35 @@ static bool is_syncfn(const char *name)
 	return false;
 }
 
+/* The index of name among the unseen-candidates, added when new. */
+static int lc_index(struct cts_libcalls *lc, const char *name)
+{
+	int i;
+	for (i = 0; i < lc->n && strcmp(lc->names[i], name) != 0; i++)
+		;
+	if (i == lc->n) {
+		if (lc->n == lc->cap) {
+			lc->cap = lc->cap ? lc->cap * 2 : 32;
+			lc->names = cts_xrealloc(lc->names, (size_t)lc->cap * sizeof(*lc->names));
+			lc->where = cts_xrealloc(lc->where, (size_t)lc->cap * sizeof(*lc->where));
+		}
+		lc->names[lc->n] = cts_xstrdup(name);
+		lc->where[lc->n++] = 0;
+	}
+	return i;
+}
+
+/* A call (returning to ret) may have touched shared memory nobody saw. */
+static void note_unseen(struct cts_libcalls *lc, int i, uint64_t ret, uint64_t ptr)
+{
+	if (lc->where[i])
+		return;
+	lc->where[i] = ret;
+	lc->nflagged++;
+	cts_debug_msg("%s called at 0x%" PRIx64 " with a pointer to shared memory (0x%" PRIx64
+		      ") it does not show", lc->names[i], ret, ptr);
+}
+
 struct stub_ctx {
 	struct cts_tracer *tr;
 	uint64_t base;     /* where the file's first page is mapped */
@@ -391,20 +422,8 @@ static void add_stub(const char *name, uint64_t stub, void *arg)
 
 	if (is_syncfn(name) || (fn >= 0 && libfns[fn].r[0].acc == A_NONE))
 		return;
-	if (fn < 0) {
-		for (fn = 0; fn < lc->n && strcmp(lc->names[fn], name) != 0; fn++)
-			;
-		if (fn == lc->n) {
-			if (lc->n == lc->cap) {
-				lc->cap = lc->cap ? lc->cap * 2 : 32;
-				lc->names = cts_xrealloc(lc->names, (size_t)lc->cap * sizeof(*lc->names));
-				lc->where = cts_xrealloc(lc->where, (size_t)lc->cap * sizeof(*lc->where));
-			}
-			lc->names[lc->n] = cts_xstrdup(name);
-			lc->where[lc->n++] = 0;
-		}
-		fn += NLIBFN;
-	}
+	if (fn < 0)
+		fn = NLIBFN + lc_index(lc, name);
 	if (!cts_tr_bp_find(c->tr, addr))
 		cts_tr_bp_add(c->tr, addr, BP_LIBCALL, fn);
 }
@@ -600,16 +619,42 @@ static void add_range(struct thread *th, cts_op op, const char *fn, uint64_t sta
 	th->lc_r[th->lc_n++] = (signed char)spec;
 }
 
-/* A printf format at fmt whose variadic arguments start at argument first:
- * every %s argument is read (up to its precision), every %n written. Stops
- * at what it cannot follow (positional arguments, long double). */
+static bool format_followed(struct cts_tracer *tr, struct thread *th, const char *fn,
+			    const char *f, int first);
+
+/* Has the format a conversion that takes a pointer to memory (%s, %n)? */
+static bool pointer_conversion(const char *f)
+{
+	for (const char *c = f; (c = strchr(c, '%'));) {
+		c += 1 + strcspn(c + 1, "diouxXeEfFgGaAcCsSpnm%");
+		if (*c == 's' || *c == 'S' || *c == 'n')
+			return true;
+		if (*c)
+			c++;
+	}
+	return false;
+}
+
+/* A printf format at fmt whose variadic arguments start at argument first
+ * (< 0: a va_list, not followed): every %s argument is read (up to its
+ * precision), every %n written. What it cannot follow (a va_list,
+ * positional arguments, long double) with a pointer argument is unseen. */
 static void format_ranges(struct cts_tracer *tr, struct thread *th, const char *fn, uint64_t fmt,
 			  int first)
 {
 	char f[512];
-	int gp = first, fp = 0;
 	if (cts_mem_read_str(th->tid, fmt, f, sizeof(f)) != 0)
 		return;
+	if (!format_followed(tr, th, fn, f, first) && pointer_conversion(f))
+		note_unseen(tr->lc, lc_index(tr->lc, fn), th->pending.pc + 1, fmt);
+}
+
+static bool format_followed(struct cts_tracer *tr, struct thread *th, const char *fn,
+			    const char *f, int first)
+{
+	int gp = first, fp = 0;
+	if (first < 0)
+		return false;
 	for (const char *c = f; (c = strchr(c, '%'));) {
 		c++;
 		if (*c == '%') {
@@ -622,7 +667,7 @@ static void format_ranges(struct cts_tracer *tr, struct thread *th, const char *
 		else
 			c += strspn(c, "0123456789");
 		if (*c == '$')
-			return;
+			return false;
 		long prec = -1;
 		if (*c == '.') {
 			c++;
@@ -636,15 +681,15 @@ static void format_ranges(struct cts_tracer *tr, struct thread *th, const char *
 		int longs = 0;
 		while (*c && strchr("hlqjztL", *c)) {
 			if (*c == 'L')
-				return;
+				return false;
 			longs += *c == 'l';
 			c++;
 		}
 		if (!*c)
-			return;
+			return true;
 		if (strchr("eEfFgGaA", *c)) {
 			if (++fp > 8)
-				return; /* past the xmm registers: interleaved on the stack */
+				return false; /* past the xmm registers: interleaved on the stack */
 		} else if (*c == 's' && !longs) {
 			uint64_t p = arg_at(th, gp++);
 			uint64_t n = tracee_strnlen(th->tid, p, prec >= 0 ? (uint64_t)prec : NO_LIMIT);
@@ -659,6 +704,7 @@ static void format_ranges(struct cts_tracer *tr, struct thread *th, const char *
 		}
 		c++;
 	}
+	return true;
 }
 
 /* ---- hits ---- */
@@ -672,10 +718,7 @@ static void watch_unmodelled(struct cts_tracer *tr, struct thread *th, struct bp
 	for (int k = 0; k < 6 && i < lc->n && !lc->where[i]; k++) {
 		if (!cts_access_shared(tr, th, th->lc_args[k]))
 			continue;
-		lc->where[i] = ret;
-		lc->nflagged++;
-		cts_debug_msg("%s called at 0x%" PRIx64 " with a pointer to shared memory (0x%" PRIx64
-			      "): it is not traced", lc->names[i], ret, th->lc_args[k]);
+		note_unseen(lc, i, ret, th->lc_args[k]);
 		cts_tr_bp_retire(tr, b); /* known now: no need to stop there again */
 	}
 }

@@ -261,6 +261,11 @@ static void tr_describe_data(void *be, uint64_t addr, char *buf, size_t len)
 		buf[0] = 0;
 }
 
+static int tr_unseen(void *be, char *buf, size_t len)
+{
+	return cts_tr_libcalls_unseen(be, buf, len);
+}
+
 static const struct cts_backend_ops tracer_ops = {
 	.name = "ptrace",
 	.start = tr_start,
@@ -268,6 +273,7 @@ static const struct cts_backend_ops tracer_ops = {
 	.stop = tr_stop,
 	.describe_pc = tr_describe_pc,
 	.describe_data = tr_describe_data,
+	.unseen = tr_unseen,
 };
 
 struct cts_backend cts_tracer_backend(struct cts_tracer *t)
