@@ -49,7 +49,7 @@ static void usage(FILE *f)
 "      --fail-on-exit    a non-zero exit status of the program is a bug\n"
 "  -m, --mode MODE       sync: pthread calls and futexes only;\n"
 "                        break: also shared memory accesses of the program's code\n"
-"                        (default);\n"
+"                        and of the C library calls it makes (default);\n"
 "                        step: single-step the program's code (slowest, exact)\n"
 "      --races MODE      off, report, fail (default: off in sync mode, report otherwise)\n"
 "      --watch SYM|ADDR[:LEN]  report every access to a variable (hardware watchpoint)\n"

@@ -5,6 +5,7 @@
  * write, so it must not claim to be complete: it names swab as called with
  * a pointer to shared memory. Fix (lib_untraced_ok.c): a mutex.
  * Minimal mode: break. */
+#define _GNU_SOURCE /* swab */
 #include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>

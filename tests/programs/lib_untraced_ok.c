@@ -2,6 +2,7 @@
  * free under one mutex. Clean on every schedule, but swab still touches
  * shared memory unseen, so a systematic search says it is not complete.
  * Expected: clean.  Minimal mode: break. */
+#define _GNU_SOURCE /* swab */
 #include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
