@@ -65,14 +65,21 @@ struct explorer {
  * yields to every other enabled thread, as a fair scheduler would. */
 #define SPIN_LIMIT 3
 
+/* What a spinning thread re-reads: a location, or a library call site whose
+ * reads (strcmp's two strings) hash to ev->value; 0 for other events. */
+static uint64_t spin_key(const struct cts_event *ev)
+{
+	return ev->op == CTS_OP_READ ? ev->obj : ev->op == CTS_OP_LIB_READ ? ev->pc : 0;
+}
+
 static void spin_observe(struct explorer *x, const struct cts_event *ev)
 {
 	int t = ev->tid;
-	if (ev->op == CTS_OP_READ) {
-		if (x->spin_count[t] && x->spin_addr[t] == ev->obj && x->spin_val[t] == ev->value) {
+	if (spin_key(ev)) {
+		if (x->spin_count[t] && x->spin_addr[t] == spin_key(ev) && x->spin_val[t] == ev->value) {
 			x->spin_count[t]++;
 		} else {
-			x->spin_addr[t] = ev->obj;
+			x->spin_addr[t] = spin_key(ev);
 			x->spin_val[t] = ev->value;
 			x->spin_count[t] = 1;
 		}
@@ -91,8 +98,7 @@ static void spin_observe(struct explorer *x, const struct cts_event *ev)
 
 static bool spinning(const struct explorer *x, int t)
 {
-	return x->spin_count[t] >= SPIN_LIMIT && x->pending[t].op == CTS_OP_READ &&
-	       x->pending[t].obj == x->spin_addr[t];
+	return x->spin_count[t] >= SPIN_LIMIT && spin_key(&x->pending[t]) == x->spin_addr[t];
 }
 
 static void describe_pc(struct explorer *x, uint64_t pc, char *buf, size_t len)

@@ -619,6 +619,26 @@ static void add_range(struct thread *th, cts_op op, const char *fn, uint64_t sta
 	th->lc_r[th->lc_n++] = (signed char)spec;
 }
 
+/* A call that only reads gets, in every event, a hash of what it reads (the
+ * first bytes of each range): the explorer tells a loop re-reading
+ * unchanged memory through the same call (a spin) by it. */
+static void hash_reads(struct thread *th)
+{
+	uint64_t h = 14695981039346656037ull;
+	for (int i = 0; i < th->lc_n; i++) {
+		const struct cts_event *e = &th->lc_ev[i];
+		unsigned char b[64];
+		size_t n = e->size < sizeof(b) ? e->size : sizeof(b);
+		if (e->op != CTS_OP_LIB_READ)
+			return;
+		if (cts_mem_read(th->tid, e->obj, b, n) == 0)
+			for (size_t k = 0; k < n; k++)
+				h = (h ^ b[k]) * 1099511628211ull;
+	}
+	for (int i = 0; i < th->lc_n; i++)
+		th->lc_ev[i].value = h;
+}
+
 static bool format_followed(struct cts_tracer *tr, struct thread *th, const char *fn,
 			    const char *f, int first);
 
@@ -793,6 +813,7 @@ int cts_tr_on_libcall_bp(struct cts_tracer *tr, struct thread *th, struct bp *b)
 	}
 	if (!th->lc_n)
 		return let_through(tr, th, b);
+	hash_reads(th);
 	th->pending = th->lc_ev[0];
 	cts_tr_hold(tr, th, AT_BREAKPOINT);
 	th->bp_addr = b->addr;

@@ -45,6 +45,13 @@ like "$out" "not complete" "lib_untraced: the summary says not complete"
 is $? 0 "lib_untraced_ok: no bug"
 is "$(field "$T/uo.json" complete)" false "lib_untraced_ok: not complete either"
 
+# A spin that only reads through strcmp is recognised: every schedule ends.
+for s in dfs dpor; do
+	"$CTS" -q -m break -s $s --report "$T/sp.json" -o "$T/sp" -- "$PROG/lib_spin"
+	is $? 0 "lib_spin: $s finds no bug (no step budget, no timeout)"
+	is "$(field "$T/sp.json" complete)" true "lib_spin: $s complete"
+done
+
 # sync mode stays lock-level: no library-call events there.
 "$CTS" -q -m sync -s dpor --report "$T/s.json" -o "$T/s" -- "$PROG/lib_memcpy"
 is "$(field "$T/s.json" runs)" 1 "sync mode: lib_memcpy is one lock-level schedule"
