@@ -2,8 +2,10 @@
 # benchmarks/libcalls.sh OLD_CTS [NEW_CTS] — what library calls as events cost and find.
 # OLD_CTS is a cts-trace built without them (e.g. from the commit before),
 # NEW_CTS defaults to ./cts-trace. Prints markdown tables on stdout:
-#  1. runs/s of `-s random -n RUNS --seed 1` in sync and break mode on every
-#     benchmarks/programs program (median of REPS repetitions, interleaved);
+#  1. per run of `-s random -n RUNS --seed 1` in sync and break mode on every
+#     benchmarks/programs program: scheduling steps and ptrace stops (from
+#     --report, deterministic) and CPU time (median of REPS, interleaved;
+#     CPU, not wall time: the machine may be shared);
 #  2. in break mode, distinct races (`--races report --keep-going`, random,
 #     YRUNS runs) and bugs, and what dpor concludes, old vs new.
 set -u
@@ -13,39 +15,44 @@ NEW=${2:-$ROOT/cts-trace}
 RUNS=${RUNS:-30} REPS=${REPS:-3} YRUNS=${YRUNS:-200}
 W=$(mktemp -d /tmp/cts-libcalls.XXXXXX)
 trap 'rm -rf "$W"' EXIT
-for f in "$ROOT"/benchmarks/programs/*.c; do
+# EXTRA: more program sources, e.g. tests/programs/lib_memcpy_ok.c
+for f in "$ROOT"/benchmarks/programs/*.c ${EXTRA:-}; do
 	gcc -g -O1 -pthread -w -o "$W/$(basename "$f" .c)" "$f" -lm || exit 1
 done
 progs=$(cd "$W" && ls)
 
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
-secs() { # secs BIN MODE PROG: wall seconds of one exploration
-	local t0 t1
-	t0=$(date +%s.%N)
-	"$1" -q -m "$2" -s random --seed 1 -n "$RUNS" -o "$W/o" -- "$W/$3" >/dev/null 2>&1
-	t1=$(date +%s.%N)
-	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", b - a }'
+field() { sed -n "s/.*\"$2\": \\([a-z0-9.]*\\).*/\\1/p" "$1" | head -n 1; }
+# cpu BIN MODE PROG: user+system seconds of cts-trace for one exploration (the
+# runs are children of the fork server, not counted); the deterministic
+# counters go to $W/c.json.
+cpu() {
+	/usr/bin/time -f "%U %S" -o "$W/t" "$1" -q -m "$2" -s random --seed 1 -n "$RUNS" \
+		-o "$W/o" --report "$W/c.json" -- "$W/$3" >/dev/null 2>&1
+	awk '{ printf "%.3f\n", $1 + $2 }' "$W/t"
 }
+per_run() { awk -v a="$1" -v r="$RUNS" 'BEGIN { printf "%.0f", a / r }'; }
 
-echo "### Cost: runs/s, random, $RUNS runs, median of $REPS"
+echo "### Cost: random --seed 1, $RUNS runs: scheduling steps and ptrace stops per run, CPU ms of cts-trace for all runs (median of $REPS)"
 echo
-echo "| program | sync old | sync new | break old | break new | break new/old |"
-echo "| --- | ---: | ---: | ---: | ---: | ---: |"
+echo "| program | mode | steps old | steps new | stops old | stops new | CPU ms old | CPU ms new |"
+echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"
 for p in $progs; do
-	row="| $p"
 	for m in sync break; do
 		: >"$W/old" ; : >"$W/new"
 		for r in $(seq "$REPS"); do
-			secs "$OLD" $m $p >>"$W/old"
-			secs "$NEW" $m $p >>"$W/new"
+			cpu "$OLD" $m $p >>"$W/old"
+			so=$(field "$W/c.json" steps) to=$(field "$W/c.json" stops)
+			cpu "$NEW" $m $p >>"$W/new"
+			sn=$(field "$W/c.json" steps) tn=$(field "$W/c.json" stops)
 		done
 		o=$(median <"$W/old") n=$(median <"$W/new")
-		row="$row | $(awk -v r="$RUNS" -v t="$o" 'BEGIN { printf "%.0f", r / t }') | $(awk -v r="$RUNS" -v t="$n" 'BEGIN { printf "%.0f", r / t }')"
+		echo "| $p | $m | $(per_run "$so") | $(per_run "$sn") | $(per_run "$to") | $(per_run "$tn") |" \
+		     "$(awk -v x="$o" 'BEGIN { printf "%.0f", x * 1000 }') |" \
+		     "$(awk -v x="$n" 'BEGIN { printf "%.0f", x * 1000 }') |"
 	done
-	echo "$row | $(awk -v a="$o" -v b="$n" 'BEGIN { printf "%.2f", a / b }') |"
 done
 
-field() { sed -n "s/.*\"$2\": \\([a-z0-9]*\\).*/\\1/p" "$1" | head -n 1; }
 echo
 echo "### Yield in break mode: random $YRUNS runs (races, bugs); dpor (runs, verdict)"
 echo

@@ -553,7 +553,11 @@ static void range_at_call(struct cts_tracer *tr, struct thread *th, const struct
 		*len = tracee_strnlen(tid, a, r->b >= 0 ? b : NO_LIMIT) + 1;
 		break;
 	case L_CMP: *len = tracee_cmplen(tid, p, a, r->b >= 0 ? b : NO_LIMIT); break;
-	case L_BLOCK: *len = p ? block_size(tid, p) : 0; break;
+	case L_BLOCK: /* a pointer that is no heap block must not make a huge range */
+		*len = p ? block_size(tid, p) : 0;
+		if (*len > cts_access_mapping_end(tr, p) - p)
+			*len = cts_access_mapping_end(tr, p) - p;
+		break;
 	case L_RET_FMT:
 		*len = r->a >= 0 ? a : cts_access_mapping_end(tr, p) - p;
 		break;

@@ -46,7 +46,7 @@ is $? 0 "lib_untraced_ok: no bug"
 is "$(field "$T/uo.json" complete)" false "lib_untraced_ok: not complete either"
 
 # A spin that only reads through strcmp is recognised: every schedule ends.
-for s in dfs dpor; do
+for s in pcb dpor; do
 	"$CTS" -q -m break -s $s --report "$T/sp.json" -o "$T/sp" -- "$PROG/lib_spin"
 	is $? 0 "lib_spin: $s finds no bug (no step budget, no timeout)"
 	is "$(field "$T/sp.json" complete)" true "lib_spin: $s complete"
