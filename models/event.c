@@ -44,6 +44,10 @@ static const char *const op_names[CTS_OP__COUNT] = {
 	[CTS_OP_SIGSUSPEND] = "sigsuspend",
 	[CTS_OP_IO] = "io",
 	[CTS_OP_IO_RETURN] = "io_return",
+	[CTS_OP_LIB_READ] = "lib_read",
+	[CTS_OP_LIB_WRITE] = "lib_write",
+	[CTS_OP_FREE] = "free",
+	[CTS_OP_ALLOC] = "alloc",
 };
 
 const char *cts_op_name(cts_op op)
@@ -66,9 +70,21 @@ bool cts_op_is_access(cts_op op)
 	return op == CTS_OP_READ || op == CTS_OP_WRITE || op == CTS_OP_RMW || op == CTS_OP_ATOMIC;
 }
 
+bool cts_op_is_libcall(cts_op op)
+{
+	return op == CTS_OP_LIB_READ || op == CTS_OP_LIB_WRITE || op == CTS_OP_FREE ||
+	       op == CTS_OP_ALLOC;
+}
+
+bool cts_op_is_range(cts_op op)
+{
+	return cts_op_is_access(op) || cts_op_is_libcall(op);
+}
+
 bool cts_op_is_write(cts_op op)
 {
-	return op == CTS_OP_WRITE || op == CTS_OP_RMW || op == CTS_OP_ATOMIC;
+	return op == CTS_OP_WRITE || op == CTS_OP_RMW || op == CTS_OP_ATOMIC ||
+	       op == CTS_OP_LIB_WRITE || op == CTS_OP_FREE || op == CTS_OP_ALLOC;
 }
 
 bool cts_op_is_sync(cts_op op)
@@ -179,11 +195,14 @@ bool cts_event_dependent(const struct cts_event *a, const struct cts_event *b)
 		return true;
 	if (a->op == CTS_OP_PROC_EXIT || b->op == CTS_OP_PROC_EXIT)
 		return true;
-	if (cts_op_is_access(a->op) && cts_op_is_access(b->op))
+	/* An allocation whose block is not known yet (pending) touches nothing. */
+	if ((a->op == CTS_OP_ALLOC && !a->obj) || (b->op == CTS_OP_ALLOC && !b->obj))
+		return false;
+	if (cts_op_is_range(a->op) && cts_op_is_range(b->op))
 		return (cts_op_is_write(a->op) || cts_op_is_write(b->op)) && overlap(a, b);
 	/* A futex word is also plain memory: a store to it is what a waiter checks. */
-	if ((cts_op_is_access(a->op) && (b->op == CTS_OP_FUTEX_WAIT || b->op == CTS_OP_FUTEX_WAKE)) ||
-	    (cts_op_is_access(b->op) && (a->op == CTS_OP_FUTEX_WAIT || a->op == CTS_OP_FUTEX_WAKE)))
+	if ((cts_op_is_range(a->op) && (b->op == CTS_OP_FUTEX_WAIT || b->op == CTS_OP_FUTEX_WAKE)) ||
+	    (cts_op_is_range(b->op) && (a->op == CTS_OP_FUTEX_WAIT || a->op == CTS_OP_FUTEX_WAKE)))
 		return (cts_op_is_write(a->op) || cts_op_is_write(b->op)) && overlap(a, b);
 	if (cts_op_is_sync(a->op) && cts_op_is_sync(b->op))
 		return sync_objects_meet(a, b);
@@ -237,6 +256,13 @@ char *cts_event_str(const struct cts_event *ev, char *buf, size_t len)
 				 cts_syscall_name((long)ev->value), ev->obj);
 		else
 			snprintf(buf, len, "%s %s", cts_op_name(ev->op), cts_syscall_name((long)ev->value));
+		break;
+	case CTS_OP_LIB_READ:
+	case CTS_OP_LIB_WRITE:
+	case CTS_OP_FREE:
+	case CTS_OP_ALLOC:
+		snprintf(buf, len, "%s %u bytes 0x%" PRIx64 " (%s)", cts_op_name(ev->op), ev->size,
+			 ev->obj, ev->fn ? ev->fn : "library call");
 		break;
 	default:
 		snprintf(buf, len, "%s 0x%" PRIx64, cts_op_name(ev->op), ev->obj);

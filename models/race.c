@@ -11,7 +11,9 @@
  * bytes it still stands for). A write replaces every record of its bytes;
  * a read replaces the reads it is ordered after (its own thread's included),
  * so only the last write and the mutually concurrent reads stay. Mixed sizes
- * work byte-exactly through the masks. */
+ * work byte-exactly through the masks. Library calls arrive as range
+ * accesses (lib_read, lib_write, free = a write of the block); an allocation
+ * forgets the shadow of its block. */
 #include "models/race.h"
 
 #include <stdbool.h>
@@ -543,6 +545,15 @@ static void granule_access(struct cts_race_detector *d, const struct cts_event *
 	*head = i;
 }
 
+/* The bytes of granule g inside [first, last]. */
+static uint8_t granule_mask(uint64_t first, uint64_t last, uint64_t g)
+{
+	unsigned lo = g == first / GRANULE ? first % GRANULE : 0;
+	unsigned hi = g == last / GRANULE ? last % GRANULE : GRANULE - 1;
+
+	return (uint8_t)(((1u << (hi + 1)) - 1) & ~((1u << lo) - 1));
+}
+
 static void on_access(struct cts_race_detector *d, const struct cts_event *ev, uint64_t step)
 {
 	uint64_t first = ev->obj;
@@ -551,12 +562,40 @@ static void on_access(struct cts_race_detector *d, const struct cts_event *ev, u
 	if (last < first)
 		last = UINT64_MAX;
 	for (uint64_t g = first / GRANULE;; g++) {
-		unsigned lo = g == first / GRANULE ? first % GRANULE : 0;
-		unsigned hi = g == last / GRANULE ? last % GRANULE : GRANULE - 1;
-		uint8_t mask = (uint8_t)(((1u << (hi + 1)) - 1) & ~((1u << lo) - 1));
-
-		granule_access(d, ev, step, g, mask);
+		granule_access(d, ev, step, g, granule_mask(first, last, g));
 		if (g == last / GRANULE)
+			break;
+	}
+}
+
+/* A block starts its life (malloc): what was done to a freed block at the
+ * same address is history, ordered by the allocator's own locking. */
+static void forget(struct cts_race_detector *d, const struct cts_event *ev)
+{
+	if (!ev->obj || !ev->size)
+		return;
+	uint64_t last = ev->obj + ev->size - 1;
+
+	if (last < ev->obj)
+		last = UINT64_MAX;
+	for (uint64_t g = ev->obj / GRANULE; g <= last / GRANULE; g++) {
+		uint8_t mask = granule_mask(ev->obj, last, g);
+		uint32_t *link = map_find(&d->shadow, g);
+
+		while (link && *link != NIL) {
+			struct rec *r = &d->recs.r[*link];
+
+			r->mask &= (uint8_t)~mask;
+			if (r->mask) {
+				link = &r->next;
+				continue;
+			}
+			uint32_t dead = *link;
+
+			*link = r->next;
+			pool_release(&d->recs, dead);
+		}
+		if (g == UINT64_MAX / GRANULE)
 			break;
 	}
 }
@@ -757,7 +796,13 @@ int cts_race_observe(struct cts_race_detector *d, const struct cts_event *ev, ui
 	case CTS_OP_READ:
 	case CTS_OP_WRITE:
 	case CTS_OP_RMW:
+	case CTS_OP_LIB_READ:
+	case CTS_OP_LIB_WRITE:
+	case CTS_OP_FREE:
 		on_access(d, ev, step);
+		break;
+	case CTS_OP_ALLOC:
+		forget(d, ev);
 		break;
 	default:
 		break;

@@ -180,6 +180,9 @@ static json_t *report_json(const struct cts_report_info *info, const struct cts_
 	json_object_set_new(root, "steps", jint(res->steps));
 	json_object_set_new(root, "elapsed_seconds", json_real(round(res->elapsed * 1000) / 1000));
 	json_object_set_new(root, "complete", json_boolean(res->complete));
+	/* complete = exhausted and nothing shared unseen (docs/report-format.md) */
+	json_object_set_new(root, "exhausted", json_boolean(res->exhausted));
+	json_object_set_new(root, "unseen", res->unseen[0] ? jstr(res->unseen) : json_null());
 	if (info->backend_json) {
 		json_t *t = json_loads(info->backend_json, 0, NULL);
 		if (t)

@@ -69,6 +69,9 @@ struct cts_backend_ops {
 	void (*describe_pc)(void *be, uint64_t pc, char *buf, size_t len);
 	/* Optional: data address -> "symbol+off", "" if unknown. */
 	void (*describe_data)(void *be, uint64_t addr, char *buf, size_t len);
+	/* Optional: how many things the runs so far may have missed (calls into
+	 * untraced code with pointers to shared memory); buf says which. */
+	int (*unseen)(void *be, char *buf, size_t len);
 };
 
 struct cts_backend {

@@ -72,14 +72,21 @@ struct explorer {
  * call that returns this soon is taken to come before any timeout). */
 #define OUTSIDE_GRACE_S 0.05
 
+/* What a spinning thread re-reads: a location, or a library call site whose
+ * reads (strcmp's two strings) hash to ev->value; 0 for other events. */
+static uint64_t spin_key(const struct cts_event *ev)
+{
+	return ev->op == CTS_OP_READ ? ev->obj : ev->op == CTS_OP_LIB_READ ? ev->pc : 0;
+}
+
 static void spin_observe(struct explorer *x, const struct cts_event *ev)
 {
 	int t = ev->tid;
-	if (ev->op == CTS_OP_READ) {
-		if (x->spin_count[t] && x->spin_addr[t] == ev->obj && x->spin_val[t] == ev->value) {
+	if (spin_key(ev)) {
+		if (x->spin_count[t] && x->spin_addr[t] == spin_key(ev) && x->spin_val[t] == ev->value) {
 			x->spin_count[t]++;
 		} else {
-			x->spin_addr[t] = ev->obj;
+			x->spin_addr[t] = spin_key(ev);
 			x->spin_val[t] = ev->value;
 			x->spin_count[t] = 1;
 		}
@@ -98,8 +105,7 @@ static void spin_observe(struct explorer *x, const struct cts_event *ev)
 
 static bool spinning(const struct explorer *x, int t)
 {
-	return x->spin_count[t] >= SPIN_LIMIT && x->pending[t].op == CTS_OP_READ &&
-	       x->pending[t].obj == x->spin_addr[t];
+	return x->spin_count[t] >= SPIN_LIMIT && spin_key(&x->pending[t]) == x->spin_addr[t];
 }
 
 static void describe_pc(struct explorer *x, uint64_t pc, char *buf, size_t len)
@@ -594,7 +600,11 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 		show_progress(&x, false);
 	}
 	clear_progress(&x);
-	res->complete = !res->internal_error && strategy->ops->complete(strategy);
+	res->exhausted = !res->internal_error && strategy->ops->complete(strategy);
+	/* Exhausted only covers what the backend showed: say what it could not. */
+	int unseen = backend->ops->unseen ?
+		     backend->ops->unseen(backend->be, res->unseen, sizeof(res->unseen)) : 0;
+	res->complete = res->exhausted && unseen == 0;
 	res->elapsed = now() - x.start;
 	res->races = x.races; /* for the report */
 	cts_schedule_free(x.sched);

@@ -60,7 +60,9 @@ struct cts_explore_result {
 	uint64_t runs;
 	uint64_t steps;           /* total decisions over all runs */
 	double elapsed;
-	bool complete;            /* strategy exhausted its space */
+	bool exhausted;           /* strategy exhausted its space */
+	bool complete;            /* exhausted, and nothing shared went unseen */
+	char unseen[1024];        /* what the backend could not see, "" if nothing */
 	int nbugs;
 	struct cts_bug *bugs;     /* distinct bugs found (malloc'd) */
 	bool internal_error;

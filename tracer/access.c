@@ -176,7 +176,7 @@ static void scan_range(uint64_t vaddr, uint64_t size, void *arg)
 	free(code);
 }
 
-static bool lib_wanted(const struct cts_tracer *tr, const char *path)
+bool cts_access_lib_wanted(const struct cts_tracer *tr, const char *path)
 {
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
@@ -198,7 +198,7 @@ static int scan_code(struct cts_tracer *tr)
 		const struct cts_mapping *m = &a->maps[i];
 		if (m->off != 0 || !m->path[0])
 			continue;
-		if (strcmp(m->path, tr->cfg.path) != 0 && !lib_wanted(tr, m->path))
+		if (strcmp(m->path, tr->cfg.path) != 0 && !cts_access_lib_wanted(tr, m->path))
 			continue;
 		/* The executable mappings of this file are the traced code range. */
 		for (size_t j = 0; j < a->nmaps && a->nranges < MAX_RANGES; j++) {
@@ -377,12 +377,31 @@ static bool own_stack(struct cts_tracer *tr, struct thread *th, uint64_t addr)
 	return addr >= th->stack_lo && addr < th->stack_hi;
 }
 
-static int live_threads(const struct cts_tracer *tr)
+int cts_access_live_threads(const struct cts_tracer *tr)
 {
 	int n = 0;
 	for (int i = 0; i < tr->nthreads; i++)
 		n += tr->th[i].state != TH_DEAD;
 	return n;
+}
+
+bool cts_access_shared(struct cts_tracer *tr, struct thread *th, uint64_t addr)
+{
+	if (addr < 0x10000 || addr >= 0x800000000000ull || own_stack(tr, th, addr))
+		return false;
+	const struct cts_mapping *m = mapping_of(tr, addr);
+	return m && m->perms[1] == 'w';
+}
+
+uint64_t cts_access_mapping_end(struct cts_tracer *tr, uint64_t addr)
+{
+	const struct cts_mapping *m = mapping_of(tr, addr);
+	return m ? m->hi : addr;
+}
+
+bool cts_access_traced_pc(const struct cts_tracer *tr, uint64_t pc)
+{
+	return traced_pc(tr->acc, pc);
 }
 
 /* Classify the access th is about to make; fills ev, true if it is shared. */
@@ -501,7 +520,7 @@ static int on_access(struct cts_tracer *tr, struct thread *th, uint64_t pc, stru
 		}
 	}
 	bool visible = shared && (tr->cfg.mode != CTS_MODE_SYNC || (b && b->learned)) &&
-		       live_threads(tr) > 1;
+		       cts_access_live_threads(tr) > 1;
 	if (b && !shared) {
 		tr->stats.local_accesses++;
 		/* Thread-local so far: after enough hits, stop paying for it. */

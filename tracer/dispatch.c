@@ -61,9 +61,15 @@ static int on_breakpoint(struct cts_tracer *tr, struct thread *th, struct cts_wa
 	}
 	th->regs.rip = addr;
 	th->regs_dirty = true;
+	if (th->ret_pc == addr)
+		cts_tr_libcall_returned(tr, th);
 	switch (b->kind) {
 	case BP_SYNC:
 		return cts_tr_on_sync_bp(tr, th, b);
+	case BP_LIBCALL:
+		return cts_tr_on_libcall_bp(tr, th, b);
+	case BP_LIBRET:
+		return cts_tr_on_libret_bp(tr, th, b);
 	case BP_ACCESS:
 	case BP_RETURN:
 		return cts_access_hit(tr, th, b);

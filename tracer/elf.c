@@ -374,6 +374,21 @@ int cts_elf_find_symbol(const char *path, const char *name, uint64_t *value, uin
 	return rc;
 }
 
+/* The first PT_LOAD's page: load bias = mapping base - this. */
+static uint64_t lowest_load(Elf *e)
+{
+	size_t nph;
+	uint64_t lowest = UINT64_MAX;
+	if (elf_getphdrnum(e, &nph) == 0) {
+		for (size_t i = 0; i < nph; i++) {
+			GElf_Phdr ph;
+			if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD && ph.p_vaddr < lowest)
+				lowest = ph.p_vaddr & ~(uint64_t)0xfff;
+		}
+	}
+	return lowest == UINT64_MAX ? 0 : lowest;
+}
+
 struct range_ctx {
 	uint64_t lo, hi;
 	void (*fn)(uint64_t, uint64_t, void *);
@@ -395,21 +410,11 @@ int cts_elf_code_ranges(const char *path, uint64_t *lowest_vaddr,
 			void (*fn)(uint64_t, uint64_t, void *), void *arg)
 {
 	int fd, n = 0;
-	size_t nph, shstrndx;
+	size_t shstrndx;
 	Elf *e = open_elf(path, &fd);
 	if (!e)
 		return -1;
-	*lowest_vaddr = UINT64_MAX;
-	if (elf_getphdrnum(e, &nph) == 0) {
-		for (size_t i = 0; i < nph; i++) {
-			GElf_Phdr ph;
-			if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD &&
-			    ph.p_vaddr < *lowest_vaddr)
-				*lowest_vaddr = ph.p_vaddr & ~(uint64_t)0xfff;
-		}
-	}
-	if (*lowest_vaddr == UINT64_MAX)
-		*lowest_vaddr = 0;
+	*lowest_vaddr = lowest_load(e);
 	uint64_t text_lo = 0, text_hi = 0;
 	if (elf_getshdrstrndx(e, &shstrndx) == 0) {
 		for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e, scn));) {
@@ -434,6 +439,79 @@ int cts_elf_code_ranges(const char *path, uint64_t *lowest_vaddr,
 	if (!n) {
 		fn(text_lo, text_hi - text_lo, arg);
 		n = 1;
+	}
+	close_elf(e, fd);
+	return n;
+}
+
+/* GOT slot -> imported symbol name, from the JUMP_SLOT and GLOB_DAT
+ * relocations; NULL when the slot is not one. */
+static const char *got_name(Elf *e, uint64_t slot)
+{
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e, scn));) {
+		GElf_Shdr sh, symsh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA || !sh.sh_entsize)
+			continue;
+		Elf_Scn *symscn = elf_getscn(e, sh.sh_link);
+		Elf_Data *rel = elf_getdata(scn, NULL), *syms = symscn ? elf_getdata(symscn, NULL) : NULL;
+		if (!rel || !syms || !gelf_getshdr(symscn, &symsh))
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Rela r;
+			GElf_Sym sym;
+			unsigned type;
+			if (!gelf_getrela(rel, (int)i, &r) || r.r_offset != slot)
+				continue;
+			type = (unsigned)GELF_R_TYPE(r.r_info);
+			if ((type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT) ||
+			    !gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &sym))
+				return NULL;
+			return elf_strptr(e, symsh.sh_link, sym.st_name);
+		}
+	}
+	return NULL;
+}
+
+int cts_elf_plt_stubs(const char *path, uint64_t *lowest_vaddr,
+		      void (*fn)(const char *name, uint64_t stub, void *arg), void *arg)
+{
+	int fd, n = 0;
+	size_t shstrndx;
+	Elf *e = open_elf(path, &fd);
+	if (!e)
+		return -1;
+	*lowest_vaddr = lowest_load(e);
+	if (elf_getshdrstrndx(e, &shstrndx) != 0) {
+		close_elf(e, fd);
+		return -1;
+	}
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e, scn));) {
+		GElf_Shdr sh;
+		const char *sname;
+		if (!gelf_getshdr(scn, &sh) || !(sname = elf_strptr(e, shstrndx, sh.sh_name)) ||
+		    (strcmp(sname, ".plt") != 0 && strcmp(sname, ".plt.sec") != 0 &&
+		     strcmp(sname, ".plt.got") != 0))
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		uint64_t esz = sh.sh_entsize ? sh.sh_entsize : 16;
+		if (!d || !d->d_buf || d->d_size < sh.sh_size)
+			continue;
+		const unsigned char *b = d->d_buf;
+		/* Each stub is one entry holding jmp *disp32(%rip) (ff 25). */
+		for (uint64_t off = 0; off + esz <= sh.sh_size; off += esz) {
+			for (uint64_t j = off; j + 6 <= off + esz; j++) {
+				if (b[j] != 0xff || b[j + 1] != 0x25)
+					continue;
+				int32_t disp;
+				memcpy(&disp, b + j + 2, 4);
+				const char *name = got_name(e, sh.sh_addr + j + 6 + (int64_t)disp);
+				if (name && *name) {
+					fn(name, sh.sh_addr + off, arg);
+					n++;
+				}
+				break;
+			}
+		}
 	}
 	close_elf(e, fd);
 	return n;

@@ -53,7 +53,7 @@ static void usage(FILE *f)
 "                        a signal such as SIGTERM it sent itself) is a bug\n"
 "  -m, --mode MODE       sync: pthread calls and futexes only;\n"
 "                        break: also shared memory accesses of the program's code\n"
-"                        (default);\n"
+"                        and of the C library calls it makes (default);\n"
 "                        step: single-step the program's code (slowest, exact)\n"
 "      --races MODE      off, report, fail (default: off in sync mode, report otherwise)\n"
 "      --watch SYM|ADDR[:LEN]  report every access to a variable (hardware watchpoint;\n"
@@ -540,7 +540,12 @@ int main(int argc, char **argv)
 				"%s, mode %s: %d bug%s found%s\n",
 				res.runs, res.steps, res.elapsed, rate, desc, mode_name, res.nbugs,
 				res.nbugs == 1 ? "" : "s",
-				res.complete ? "; search space exhausted (complete)" : "");
+				res.complete ? "; search space exhausted (complete)" :
+				res.exhausted ? "; search space exhausted for the program's own code and "
+						"modelled library calls, but not complete" : "");
+			if (res.unseen[0])
+				fprintf(stderr, "cts-trace: not seen: %s (--trace-lib shows inside a "
+					"library)\n", res.unseen);
 		}
 		status = res.nbugs ? EXIT_BUG : EXIT_CLEAN;
 	}

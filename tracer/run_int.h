@@ -41,6 +41,14 @@ int cts_tr_sync_resolve(struct cts_tracer *tr, const char *libc_path, uint64_t l
 int cts_tr_on_sync_bp(struct cts_tracer *tr, struct thread *th, struct bp *b);
 int cts_tr_step_over_at(struct cts_tracer *tr, struct thread *th, uint64_t addr);
 void cts_tr_enter_call(struct thread *th);
+/* sync.c: library calls as range events (break/step mode) */
+int cts_tr_on_libcall_bp(struct cts_tracer *tr, struct thread *th, struct bp *b);
+int cts_tr_libcall_execute(struct cts_tracer *tr, struct thread *th);
+void cts_tr_libcall_returned(struct cts_tracer *tr, struct thread *th);
+int cts_tr_on_libret_bp(struct cts_tracer *tr, struct thread *th, struct bp *b);
+void cts_tr_libcall_done(struct thread *th, struct cts_event *done);
+int cts_tr_libcalls_unseen(struct cts_tracer *tr, char *buf, size_t len);
+void cts_tr_libcalls_free(struct cts_tracer *tr);
 
 /* futex.c: the futex model, seccomp stops */
 void cts_tr_skip_syscall(struct thread *th, long ret);

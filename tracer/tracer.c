@@ -121,6 +121,7 @@ static int tr_step(void *be, struct cts_run_state *st, int tid, bool give_up,
 {
 	struct cts_tracer *tr = be;
 	struct thread *th = &tr->th[tid];
+	bool libcall = false;
 	int rc = 0;
 
 	tr->st = st;
@@ -141,6 +142,16 @@ static int tr_step(void *be, struct cts_run_state *st, int tid, bool give_up,
 			th->in_proc_exit = true;
 		if (cts_op_is_access(th->pending.op)) {
 			rc = cts_access_execute(tr, th, done);
+			break;
+		}
+		if (cts_op_is_libcall(th->pending.op)) {
+			rc = cts_tr_libcall_execute(tr, th);
+			if (rc > 0) {
+				/* the call's next range event: th has not moved */
+				tr->running = NULL;
+				return 0;
+			}
+			libcall = true;
 			break;
 		}
 		if (th->pending.op == CTS_OP_PROC_EXIT)
@@ -259,8 +270,10 @@ static int tr_step(void *be, struct cts_run_state *st, int tid, bool give_up,
 		cts_tr_note_cancels(tr);
 	if (done->op == CTS_OP_CREATE)
 		done->target = tr->last_created;
-	if (cts_op_is_write(done->op) && th->acc_capture)
+	if (cts_op_is_access(done->op) && cts_op_is_write(done->op) && th->acc_capture)
 		done->value = th->acc_written;
+	if (libcall)
+		cts_tr_libcall_done(th, done);
 	if (th->state == TH_DEAD && done->op != CTS_OP_THREAD_EXIT &&
 	    st->status == CTS_RUN_ACTIVE && th->tid != tr->pid) {
 		/* Died without passing its exit syscall (killed?): still an exit. */
@@ -304,6 +317,11 @@ static void tr_describe_data(void *be, uint64_t addr, char *buf, size_t len)
 		buf[0] = 0;
 }
 
+static int tr_unseen(void *be, char *buf, size_t len)
+{
+	return cts_tr_libcalls_unseen(be, buf, len);
+}
+
 static const struct cts_backend_ops tracer_ops = {
 	.name = "ptrace",
 	.start = tr_start,
@@ -312,6 +330,7 @@ static const struct cts_backend_ops tracer_ops = {
 	.stop = tr_stop,
 	.describe_pc = tr_describe_pc,
 	.describe_data = tr_describe_data,
+	.unseen = tr_unseen,
 };
 
 struct cts_backend cts_tracer_backend(struct cts_tracer *t)
@@ -357,6 +376,7 @@ void cts_tracer_free(struct cts_tracer *tr)
 	cts_tr_kill_and_reap(tr);
 	cts_tr_stop_server(tr);
 	cts_access_fini(tr);
+	cts_tr_libcalls_free(tr);
 	if (tr->sym)
 		cts_sym_free(tr->sym);
 	free(tr->bps);

@@ -31,6 +31,10 @@ enum held_at {
 	AT_SYSEXIT,    /* syscall-exit stop: back from a call that slept outside */
 };
 
+/* Range events one library call makes (sync.c): memcpy reads, then writes;
+ * a printf reads its format and each %s argument. */
+#define LC_MAX_EVENTS 8
+
 /* One control block per thread. */
 struct thread {
 	pid_t tid;
@@ -50,6 +54,15 @@ struct thread {
 	int call_fn;
 	uint64_t call_lo[2], call_hi[2];
 	bool in_proc_exit;
+	/* a library call's range events (sync.c), lc_i the pending one */
+	struct cts_event lc_ev[LC_MAX_EVENTS];
+	int lc_n, lc_i, lc_fn;
+	signed char lc_r[LC_MAX_EVENTS]; /* table range of each, -1 a %s argument */
+	uint64_t lc_args[6], lc_sp;
+	uint64_t ret_pc, ret_sp;   /* armed return breakpoint of that call */
+	int ret_spec;              /* its range that waits for the result, -1 none */
+	bool ret_seen;             /* returned: the exact range is ret_start/len */
+	uint64_t ret_start, ret_len;
 	/* futex model */
 	bool fblocked, fwoken;
 	bool sig_interrupt;        /* a signal came while parked: the wait returns EINTR */
@@ -85,6 +98,8 @@ enum bp_kind {
 	BP_SYNC,      /* libc entry point */
 	BP_ACCESS,    /* instruction that may touch shared memory */
 	BP_RETURN,    /* step mode: return from an untraced call */
+	BP_LIBCALL,   /* PLT stub of an imported function (sync.c) */
+	BP_LIBRET,    /* return address of a library call whose result is needed */
 };
 
 struct cts_insn;
@@ -93,7 +108,7 @@ struct bp {
 	uint64_t addr;     /* 0 = empty slot */
 	uint8_t orig;
 	enum bp_kind kind;
-	int fn;            /* BP_SYNC: index into the entry-point table */
+	int fn;            /* BP_SYNC, BP_LIBCALL: index into sync.c's tables */
 	bool active;
 	uint32_t local_hits, shared_hits;
 	struct cts_insn *insn;  /* BP_ACCESS: decoded once (access.c) */
@@ -102,6 +117,7 @@ struct bp {
 };
 
 struct cts_access_state;
+struct cts_libcalls;
 
 struct cts_tracer {
 	struct cts_tracer_config cfg;
@@ -141,6 +157,7 @@ struct cts_tracer {
 	int nlibc_ranges;
 	struct cts_sym *sym;
 	struct cts_access_state *acc;
+	struct cts_libcalls *lc;        /* sync.c: imported functions, what was unseen */
 	struct cts_tracer_stats stats;
 	struct sock_filter *bpf;        /* compiled seccomp filter */
 	struct sock_fprog bpf_prog;
