@@ -232,11 +232,20 @@ static void mark_all_dead(struct cts_tracer *tr)
 			cts_tr_mark_dead(tr, &tr->th[i]);
 }
 
+/* Signals that ask a process to end: a death by one is the program's (or
+ * its sender's) choice, not a fault. */
+static bool termination_request(int sig)
+{
+	return sig == SIGTERM || sig == SIGKILL || sig == SIGINT || sig == SIGHUP;
+}
+
 /* The program's process is gone (the leader's status, which comes last).
  * How a death by signal is judged (docs/design.md, "How a run ends"): the
- * crash signals are seen at their delivery (on_crash) and are bugs; any other
- * signal (SIGTERM, SIGINT, SIGKILL, SIGPIPE...) ends the run like an exit
- * with status 128+N, a bug only with --fail-on-exit. */
+ * crash signals are seen at their delivery (on_crash) and are bugs; a
+ * termination request (SIGTERM, SIGINT, SIGHUP, SIGKILL) ends the run like an
+ * exit with status 128+N, a bug only with --fail-on-exit; any other signal
+ * whose default action ended the process (SIGUSR1 with no handler, SIGPIPE,
+ * SIGALRM) arrived where the program did not expect it: a crash. */
 static void process_gone(struct cts_tracer *tr, const struct cts_wait_event *ev)
 {
 	struct cts_run_state *st = tr->st;
@@ -258,6 +267,11 @@ static void process_gone(struct cts_tracer *tr, const struct cts_wait_event *ev)
 			st->fault_tid = tr->running ? tr->running->num : 0;
 		snprintf(st->message, sizeof(st->message),
 			 "    in the program thread %d exec'd\n", st->fault_tid);
+	} else if (!termination_request(ev->sig) && !tr->exec_free) {
+		st->status = CTS_RUN_SIGNALED;
+		st->sig = ev->sig;
+		if (!st->fault_pc)
+			st->fault_tid = tr->running ? tr->running->num : 0;
 	} else {
 		st->status = CTS_RUN_EXITED;
 		st->exit_code = 128 + ev->sig;
