@@ -82,7 +82,23 @@ int cts_report_write(const char *path, const struct cts_report_info *info,
 		}
 		fprintf(f, "\n    }");
 	}
-	fprintf(f, "%s]\n}\n", res->nbugs ? "\n  " : "");
+	fprintf(f, "%s],\n  \"inconclusive\": {\"count\": %" PRIu64 ", \"runs\": [",
+		res->nbugs ? "\n  " : "", res->ninconclusive);
+	for (int i = 0; i < res->nlisted; i++) {
+		const struct cts_inconclusive *c = &res->inconclusive[i];
+		fprintf(f, "%s\n    {\"run\": %" PRIu64 ", \"steps\": %" PRIu64 ", \"kind\": ",
+			i ? "," : "", c->run, c->steps);
+		json_str(f, cts_inconclusive_kind_name(c->kind));
+		fprintf(f, ", \"reason\": ");
+		json_str(f, c->reason);
+		fprintf(f, ", \"schedule\": ");
+		if (c->schedule_path[0])
+			json_str(f, c->schedule_path);
+		else
+			fputs("null", f);
+		fputc('}', f);
+	}
+	fprintf(f, "%s]}\n}\n", res->nlisted ? "\n  " : "");
 	int bad = ferror(f);
 	if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
 		int e = errno;

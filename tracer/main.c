@@ -23,6 +23,7 @@ enum {
 	EXIT_BUG = 1,        /* at least one bug found (or reproduced) */
 	EXIT_USAGE = 2,      /* usage error or bad input */
 	EXIT_INTERNAL = 3,   /* internal error */
+	EXIT_INCONCLUSIVE = 4, /* no bug, but runs cut short (--fail-on-inconclusive) */
 	EXIT_INTERRUPTED = 130,
 };
 
@@ -34,7 +35,8 @@ static void usage(FILE *f)
 "\n"
 "Runs an uninstrumented multithreaded x86-64 program one thread at a time under\n"
 "ptrace, explores thread schedules, and reports concurrency bugs (crashes, failed\n"
-"asserts, deadlocks, livelocks, data races) with a schedule that replays each one.\n"
+"asserts, deadlocks, livelocks, data races, wrong output) with a schedule that\n"
+"replays each one.\n"
 "\n"
 "Exploration:\n"
 "  -s, --strategy NAME   %s (default random)\n"
@@ -43,10 +45,15 @@ static void usage(FILE *f)
 "      --seed N          random seed (default 1)\n"
 "      --depth D         pct: bug depth d (default 3)\n"
 "      --bound K         pcb/idb: preemption or delay bound (default 1)\n"
-"      --max-steps N     per-run step budget; exceeding it is a livelock (default 100000)\n"
+"      --max-steps N     per-run step budget (default 100000)\n"
 "      --timeout SECONDS per-run wall-clock limit (default 10)\n"
+"                        a run that exceeds either is inconclusive, not a bug\n"
+"      --fail-on-inconclusive  exit 4 when no bug was found but runs were inconclusive\n"
 "      --keep-going      do not stop at the first bug\n"
 "      --fail-on-exit    a non-zero exit status of the program is a bug\n"
+"      --check CMD       after each run that exits, run CMD with /bin/sh in the\n"
+"                        current directory (CTS_EXIT_STATUS = the program's exit\n"
+"                        status, CTS_RUN = run number); non-zero is a bug\n"
 "  -m, --mode MODE       sync: pthread calls and futexes only;\n"
 "                        break: also shared memory accesses of the program's code\n"
 "                        (default);\n"
@@ -67,10 +74,12 @@ static void usage(FILE *f)
 "  -h, --help            this text\n"
 "  -V, --version\n"
 "\n"
-"Exit status: 0 no bug found; 1 bug found (or reproduced by --replay);\n"
-"2 usage error or bad input (no such program, not executable, not ELF, 32-bit,\n"
-"statically linked, corrupt schedule, replay diverged); 3 internal error;\n"
-"130 interrupted.\n",
+"Exit status: 0 no bug found (runs cut by --max-steps or --timeout without a\n"
+"deadlock or livelock are inconclusive and only warned about); 1 bug found (or\n"
+"reproduced by --replay); 2 usage error or bad input (no such program, not\n"
+"executable, not ELF, 32-bit, statically linked, corrupt schedule, replay\n"
+"diverged); 3 internal error; 4 no bug but inconclusive runs, with\n"
+"--fail-on-inconclusive; 130 interrupted.\n",
 		cts_strategy_names());
 }
 
@@ -147,7 +156,8 @@ static const char *self_path(const char *argv0)
 int main(int argc, char **argv)
 {
 	enum { O_SEED = 256, O_DEPTH, O_BOUND, O_MAXSTEPS, O_TIMEOUT, O_REPORT, O_REPLAY,
-	       O_FAILEXIT, O_KEEPGOING, O_RACES, O_WATCH, O_TRACELIB, O_OUTPUT, O_NOFORK };
+	       O_FAILEXIT, O_KEEPGOING, O_RACES, O_WATCH, O_TRACELIB, O_OUTPUT, O_NOFORK,
+	       O_FAILINC, O_CHECK };
 	static const struct option opts[] = {
 		{ "strategy", required_argument, 0, 's' },
 		{ "runs", required_argument, 0, 'n' },
@@ -159,6 +169,8 @@ int main(int argc, char **argv)
 		{ "timeout", required_argument, 0, O_TIMEOUT },
 		{ "keep-going", no_argument, 0, O_KEEPGOING },
 		{ "fail-on-exit", no_argument, 0, O_FAILEXIT },
+		{ "fail-on-inconclusive", no_argument, 0, O_FAILINC },
+		{ "check", required_argument, 0, O_CHECK },
 		{ "mode", required_argument, 0, 'm' },
 		{ "races", required_argument, 0, O_RACES },
 		{ "watch", required_argument, 0, O_WATCH },
@@ -180,7 +192,8 @@ int main(int argc, char **argv)
 	uint64_t runs = 1000, seed = 1, depth = 3, bound = 1, max_steps = 100000;
 	double time_limit = 0, timeout = 10;
 	bool runs_given = false, keep_going = false, fail_on_exit = false, output = false;
-	bool no_fork_server = false;
+	bool no_fork_server = false, fail_on_inconclusive = false;
+	const char *check = NULL;
 	const char *watch[4];
 	int nwatch = 0;
 	const char *trace_libs[16];
@@ -232,6 +245,8 @@ int main(int argc, char **argv)
 			break;
 		case O_KEEPGOING: keep_going = true; break;
 		case O_FAILEXIT: fail_on_exit = true; break;
+		case O_FAILINC: fail_on_inconclusive = true; break;
+		case O_CHECK: check = optarg; break;
 		case 'm': mode_name = optarg; break;
 		case O_RACES: races_arg = optarg; break;
 		case O_WATCH:
@@ -387,7 +402,7 @@ int main(int argc, char **argv)
 		.mode = mode_name, .strategy_desc = desc, .quiet = cts_verbosity == 0,
 		.verbose = cts_verbosity >= 2,
 		.progress = cts_verbosity >= 1 && isatty(2) && !replay, .log = stderr,
-		.races = races, .self = self_path(argv[0]),
+		.races = races, .self = self_path(argv[0]), .check = check,
 	};
 	struct cts_backend backend = cts_tracer_backend(tracer);
 	struct cts_explore_result res;
@@ -435,21 +450,28 @@ int main(int argc, char **argv)
 			status = EXIT_BUG;
 		} else {
 			if (cts_verbosity >= 1)
-				fprintf(stderr, "cts-trace: replay finished without a bug%s%s\n",
+				fprintf(stderr, "cts-trace: replay finished without a bug%s%s%s\n",
+					res.ninconclusive ? " (the run was inconclusive)" : "",
 					sched->bug ? "; recorded: " : "", sched->bug ? sched->bug : "");
-			status = EXIT_CLEAN;
+			status = fail_on_inconclusive && res.ninconclusive ? EXIT_INCONCLUSIVE :
+									    EXIT_CLEAN;
 		}
 	} else {
 		if (cts_verbosity >= 1) {
 			double rate = res.elapsed > 0 ? (double)res.runs / res.elapsed : 0;
+			char inc[96] = "";
+			if (res.ninconclusive)
+				snprintf(inc, sizeof(inc), "; %" PRIu64 " run%s inconclusive", res.ninconclusive,
+					 res.ninconclusive == 1 ? "" : "s");
 			fprintf(stderr,
 				"cts-trace: %" PRIu64 " runs, %" PRIu64 " steps, %.2f s (%.0f runs/s), "
-				"%s, mode %s: %d bug%s found%s\n",
+				"%s, mode %s: %d bug%s found%s%s\n",
 				res.runs, res.steps, res.elapsed, rate, desc, mode_name, res.nbugs,
-				res.nbugs == 1 ? "" : "s",
+				res.nbugs == 1 ? "" : "s", inc,
 				res.complete ? "; search space exhausted (complete)" : "");
 		}
-		status = res.nbugs ? EXIT_BUG : EXIT_CLEAN;
+		status = res.nbugs ? EXIT_BUG :
+			 fail_on_inconclusive && res.ninconclusive ? EXIT_INCONCLUSIVE : EXIT_CLEAN;
 	}
 	cts_explore_result_free(&res);
 out:
