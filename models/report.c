@@ -158,6 +158,8 @@ static int race_json(const struct cts_race *r, void *arg)
 	json_object_set_new(o, "accesses", acc);
 	json_object_set_new(o, "first_run", jint(r->run));
 	json_object_set_new(o, "runs", jint(r->runs));
+	/* both plain moves: may be a C11 atomic a binary cannot tell apart */
+	json_object_set_new(o, "plain", json_boolean(r->plain));
 	json_array_append_new(c->list, o);
 	return 0;
 }
@@ -194,6 +196,21 @@ static json_t *report_json(const struct cts_report_info *info, const struct cts_
 		json_array_append_new(bugs, bug_json(&res->bugs[i],
 						     info->self ? info->self : "cts-trace"));
 	json_object_set_new(root, "bugs", bugs);
+	json_t *inc = json_object(), *incl = json_array();
+	json_object_set_new(inc, "count", jint(res->ninconclusive));
+	for (int i = 0; i < res->nlisted; i++) {
+		const struct cts_inconclusive *c = &res->inconclusive[i];
+		json_t *o = json_object();
+		json_object_set_new(o, "run", jint(c->run));
+		json_object_set_new(o, "steps", jint(c->steps));
+		json_object_set_new(o, "kind", jstr(cts_inconclusive_kind_name(c->kind)));
+		json_object_set_new(o, "reason", jstr(c->reason));
+		json_object_set_new(o, "schedule", c->schedule_path[0] ? jstr(c->schedule_path) :
+									json_null());
+		json_array_append_new(incl, o);
+	}
+	json_object_set_new(inc, "runs", incl);
+	json_object_set_new(root, "inconclusive", inc);
 	struct race_ctx rc = { info->backend, json_array() };
 	cts_race_each(res->races, race_json, &rc);
 	json_object_set_new(root, "races", rc.list);

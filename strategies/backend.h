@@ -72,6 +72,14 @@ struct cts_backend_ops {
 	/* Optional: how many things the runs so far may have missed (calls into
 	 * untraced code with pointers to shared memory); buf says which. */
 	int (*unseen)(void *be, char *buf, size_t len);
+	/* Optional: a hash of held thread tid's own state (live: registers and
+	 * the top of its stack; sim: statement and locals). Equal hashes before
+	 * two reads of an unchanged location prove the thread made no progress in
+	 * between: the explorer then treats it as blocked on that location, and
+	 * only with this proof does a run where every thread spins end as a
+	 * livelock. 0, or -1 when the backend cannot tell (e.g. its stores are
+	 * invisible); without it spins are recognised by counting alone. */
+	int (*thread_state)(void *be, int tid, uint64_t *hash);
 };
 
 struct cts_backend {

@@ -82,6 +82,7 @@ struct state {
 	struct tset backtrack;  /* choices to try here, some run */
 	struct tset done;       /* choices tried here */
 	struct tset sleep;      /* dpor: asleep on arrival */
+	struct tset spinning;   /* held back: their next step would change nothing */
 	struct cts_event ev;    /* what ran here (ev.tid = the choice) */
 	uint32_t used;          /* pcb/idb: preemptions/delays spent before this state */
 };
@@ -500,6 +501,14 @@ static void add_backtrack(struct search *s, uint64_t i, int p)
 	struct dpor *d = s->dp;
 	struct state *st = &s->stack[i];
 
+	/* p spun at pre(i) and has not moved since: its pending event there was
+	 * a re-read that changes nothing, so running it before i reaches the
+	 * states this run reaches anyway (docs/systematic.md). */
+	if (ts_has(&st->spinning, p) && p < d->nthreads &&
+	    (!d->nevl[p] || d->evl[p][d->nevl[p] - 1] < i)) {
+		s->stats.spin_skips++;
+		return;
+	}
 	s->stats.races++;
 	if (ts_has(&st->enabled, p)) {
 		ts_add(&st->backtrack, p);
@@ -797,6 +806,9 @@ static int fresh_choice(struct search *s, const struct cts_sched_point *pt)
 			       s->depth);
 	struct state *st = push_state(s);
 	set_of_enabled(pt, &st->enabled);
+	for (int t = 0; pt->spinning && t < pt->nthreads && t < CTS_MAX_THREADS; t++)
+		if (pt->spinning[t])
+			ts_add(&st->spinning, t);
 	st->sleep = s->next_sleep;
 	st->used = s->next_used;
 	if (s->dp)

@@ -536,7 +536,9 @@ static int on_access(struct cts_tracer *tr, struct thread *th, uint64_t pc, stru
 		return cts_access_step_over(tr, th, b, th->watch_idx >= 0);
 	tr->stats.accesses++;
 	th->pending = ev;
-	th->acc_capture = cts_op_is_write(ev.op) && ev.size <= 8;
+	/* reads too: the value a held read shows was read when it stopped,
+	 * before the other threads ran; the spin proof needs what it loaded. */
+	th->acc_capture = ev.size <= 8;
 	th->bp_addr = b ? b->addr : 0;
 	cts_tr_hold(tr, th, b ? AT_BREAKPOINT : AT_STEP);
 	return 0;

@@ -11,7 +11,7 @@
 
 enum {
 	O_SEED = 256, O_DEPTH, O_BOUND, O_MAXSTEPS, O_TIMEOUT, O_REPORT, O_REPLAY, O_FAILEXIT,
-	O_KEEPGOING, O_RACES, O_WATCH, O_TRACELIB, O_OUTPUT, O_NOFORK,
+	O_KEEPGOING, O_RACES, O_WATCH, O_TRACELIB, O_OUTPUT, O_NOFORK, O_FAILINC, O_CHECK,
 };
 
 static const struct option opts[] = {
@@ -25,6 +25,8 @@ static const struct option opts[] = {
 	{ "timeout", required_argument, 0, O_TIMEOUT },
 	{ "keep-going", no_argument, 0, O_KEEPGOING },
 	{ "fail-on-exit", no_argument, 0, O_FAILEXIT },
+	{ "fail-on-inconclusive", no_argument, 0, O_FAILINC },
+	{ "check", required_argument, 0, O_CHECK },
 	{ "mode", required_argument, 0, 'm' },
 	{ "races", required_argument, 0, O_RACES },
 	{ "watch", required_argument, 0, O_WATCH },
@@ -173,6 +175,8 @@ static int one_option(struct cts_cli *c, int opt, const char *arg, char *err, si
 		return parse_seconds(arg, "--timeout", &c->timeout, err, errlen);
 	case O_KEEPGOING: c->keep_going = true; return 0;
 	case O_FAILEXIT: c->fail_on_exit = c->fail_on_exit_given = true; return 0;
+	case O_FAILINC: c->fail_on_inconclusive = true; return 0;
+	case O_CHECK: return nonempty(arg, "--check", err, errlen) ?: (c->check = arg, 0);
 	case 'm':
 		if (strcmp(arg, "sync") && strcmp(arg, "break") && strcmp(arg, "step"))
 			return bad(err, errlen, "--mode: unknown mode '%.64s' (sync, break, step)", arg);

@@ -25,6 +25,8 @@ struct cts_cli {
 	double time_limit;             /* seconds, 0 = none */
 	double timeout;                /* per run, seconds, 0 = none */
 	bool keep_going, fail_on_exit, output, no_fork_server;
+	bool fail_on_inconclusive;     /* exit 4 when runs were inconclusive and no bug found */
+	const char *check;             /* --check CMD, NULL */
 	const char *mode;              /* "sync", "break", "step"; NULL = not given */
 	int races;                     /* 0 off, 1 report, 2 fail; -1 = not given */
 	const char *watch[CTS_CLI_MAX_WATCH];

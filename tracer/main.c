@@ -25,6 +25,7 @@ enum {
 	EXIT_BUG = 1,        /* at least one bug found (or reproduced) */
 	EXIT_USAGE = 2,      /* usage error or bad input */
 	EXIT_INTERNAL = 3,   /* internal error */
+	EXIT_INCONCLUSIVE = 4, /* no bug, but runs cut short (--fail-on-inconclusive) */
 	EXIT_INTERRUPTED = 130,
 };
 
@@ -36,7 +37,8 @@ static void usage(FILE *f)
 "\n"
 "Runs an uninstrumented multithreaded x86-64 program one thread at a time under\n"
 "ptrace, explores thread schedules, and reports concurrency bugs (crashes, failed\n"
-"asserts, deadlocks, livelocks, data races) with a schedule that replays each one.\n"
+"asserts, deadlocks, livelocks, data races, wrong output) with a schedule that\n"
+"replays each one.\n"
 "\n"
 "Exploration:\n"
 "  -s, --strategy NAME   %s (default random)\n"
@@ -45,12 +47,17 @@ static void usage(FILE *f)
 "      --seed N          random seed (default 1)\n"
 "      --depth D         pct: bug depth d (default 3)\n"
 "      --bound K         pcb/idb: preemption or delay bound (default 1)\n"
-"      --max-steps N     per-run step budget; exceeding it is a livelock (default 100000)\n"
+"      --max-steps N     per-run step budget (default 100000)\n"
 "      --timeout SECONDS per-run wall-clock limit (default 10; 0 = no limit),\n"
-"                        also on threads asleep in the kernel\n"
+"                        also on threads asleep in the kernel; a run that\n"
+"                        exceeds either is inconclusive, not a bug\n"
+"      --fail-on-inconclusive  exit 4 when no bug was found but runs were inconclusive\n"
 "      --keep-going      do not stop at the first bug\n"
 "      --fail-on-exit    a non-zero exit status of the program (or its death by\n"
 "                        a signal such as SIGTERM it sent itself) is a bug\n"
+"      --check CMD       after each run that exits, run CMD with /bin/sh in the\n"
+"                        current directory (CTS_EXIT_STATUS = the program's exit\n"
+"                        status, CTS_RUN = run number); non-zero is a bug\n"
 "  -m, --mode MODE       sync: pthread calls and futexes only;\n"
 "                        break: also shared memory accesses of the program's code\n"
 "                        and of the C library calls it makes (default);\n"
@@ -81,7 +88,9 @@ static void usage(FILE *f)
 "x86-64 ELF, statically linked, exec failed, over 128 threads, bad --watch,\n"
 "--out or --report not writable, corrupt schedule, replay diverged; a report\n"
 "that cannot be written at the end when no bug was found); 3 internal error;\n"
-"130 interrupted (SIGINT, SIGTERM, SIGHUP).\n",
+"4 no bug but inconclusive runs, with --fail-on-inconclusive (without it, runs\n"
+"cut by --max-steps or --timeout without a deadlock or livelock are only warned\n"
+"about); 130 interrupted (SIGINT, SIGTERM, SIGHUP).\n",
 		cts_strategy_names());
 }
 
@@ -486,6 +495,7 @@ int main(int argc, char **argv)
 		.quiet = cts_verbosity == 0, .verbose = cts_verbosity >= 2,
 		.progress = cts_verbosity >= 1 && isatty(2) && !cli.replay, .log = stderr,
 		.races = races, .self = self_path(argv[0]), .options = options,
+		.check = cli.check,
 	};
 	struct cts_backend backend = cts_tracer_backend(tracer);
 	struct cts_explore_result res;
@@ -528,18 +538,24 @@ int main(int argc, char **argv)
 			status = EXIT_BUG;
 		} else {
 			if (cts_verbosity >= 1)
-				fprintf(stderr, "cts-trace: replay finished without a bug%s%s\n",
+				fprintf(stderr, "cts-trace: replay finished without a bug%s%s%s\n",
+					res.ninconclusive ? " (the run was inconclusive)" : "",
 					sched->bug ? "; recorded: " : "", sched->bug ? sched->bug : "");
-			status = EXIT_CLEAN;
+			status = cli.fail_on_inconclusive && res.ninconclusive ? EXIT_INCONCLUSIVE :
+										 EXIT_CLEAN;
 		}
 	} else {
 		if (cts_verbosity >= 1) {
 			double rate = res.elapsed > 0 ? (double)res.runs / res.elapsed : 0;
+			char inc[96] = "";
+			if (res.ninconclusive)
+				snprintf(inc, sizeof(inc), "; %" PRIu64 " run%s inconclusive",
+					 res.ninconclusive, res.ninconclusive == 1 ? "" : "s");
 			fprintf(stderr,
 				"cts-trace: %" PRIu64 " runs, %" PRIu64 " steps, %.2f s (%.0f runs/s), "
-				"%s, mode %s: %d bug%s found%s\n",
+				"%s, mode %s: %d bug%s found%s%s\n",
 				res.runs, res.steps, res.elapsed, rate, desc, mode_name, res.nbugs,
-				res.nbugs == 1 ? "" : "s",
+				res.nbugs == 1 ? "" : "s", inc,
 				res.complete ? "; search space exhausted (complete)" :
 				res.exhausted ? "; search space exhausted for the program's own code and "
 						"modelled library calls, but not complete" : "");
@@ -547,7 +563,8 @@ int main(int argc, char **argv)
 				fprintf(stderr, "cts-trace: not seen: %s (--trace-lib shows inside a "
 					"library)\n", res.unseen);
 		}
-		status = res.nbugs ? EXIT_BUG : EXIT_CLEAN;
+		status = res.nbugs ? EXIT_BUG :
+			 cli.fail_on_inconclusive && res.ninconclusive ? EXIT_INCONCLUSIVE : EXIT_CLEAN;
 	}
 	if (report) {
 		struct cts_report_info ri = {

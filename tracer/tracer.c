@@ -22,6 +22,7 @@
 #include "tracer/elf.h"
 #include "tracer/proc.h"
 #include "tracer/run_int.h"
+#include "tracer/spinstate.h"
 #include "tracer/tracer.h"
 
 static int start_run(void *be, struct cts_run_state *st)
@@ -270,7 +271,7 @@ static int tr_step(void *be, struct cts_run_state *st, int tid, bool give_up,
 		cts_tr_note_cancels(tr);
 	if (done->op == CTS_OP_CREATE)
 		done->target = tr->last_created;
-	if (cts_op_is_access(done->op) && cts_op_is_write(done->op) && th->acc_capture)
+	if (cts_op_is_access(done->op) && th->acc_capture)
 		done->value = th->acc_written;
 	if (libcall)
 		cts_tr_libcall_done(th, done);
@@ -331,6 +332,7 @@ static const struct cts_backend_ops tracer_ops = {
 	.describe_pc = tr_describe_pc,
 	.describe_data = tr_describe_data,
 	.unseen = tr_unseen,
+	.thread_state = cts_tr_thread_state,
 };
 
 struct cts_backend cts_tracer_backend(struct cts_tracer *t)

@@ -103,6 +103,7 @@ static void racy_run(struct cts_race_detector *d, uint64_t run, bool race)
 		ev(d, 2, CTS_OP_WRITE, -1, 0x1000, 0x4022);
 		ev(d, 1, CTS_OP_WRITE, -1, 0x1000, 0x4011); /* the same pair again: one run */
 	}
+	cts_race_flush(d); /* the explorer's end of a run: candidates become races */
 }
 
 static json_t *get(json_t *o, const char *key)
