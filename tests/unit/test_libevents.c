@@ -166,8 +166,9 @@ static void s_stop(void *be, struct cts_run_state *st)
 	(void)be, (void)st;
 }
 
-static const struct cts_backend_ops script_ops = { "script", s_start, s_step, s_stop,
-						    NULL, NULL, NULL };
+static const struct cts_backend_ops script_ops = {
+	.name = "script", .start = s_start, .step = s_step, .stop = s_stop,
+};
 
 /* Which orders of the two workers' events the runs took: bit 0 worker 1's
  * first, bit 1 worker 2's first. */
