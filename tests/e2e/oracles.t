@@ -24,7 +24,7 @@ like "$out" "warning: run 0 inconclusive after 50 steps: step budget of 50 exhau
 	"step budget: a warning says the run is inconclusive and why"
 like "$out" "schedule: $T/ll/inconclusive-1.sched" "step budget: its schedule is saved"
 like "$out" "0 bugs found; 2 runs inconclusive" "step budget: the summary counts it"
-like "$(tr -d '\n' < "$T/ll.json")" '"inconclusive": \{"count": 2, "runs": \[ *\{"run": 0, "steps": 50, "kind": "max-steps", "reason": "step budget' \
+like "$(tr -d '\n' < "$T/ll.json")" '"inconclusive": \{ *"count": 2, *"runs": \[ *\{ *"run": 0, *"steps": 50, *"kind": "max-steps", *"reason": "step budget' \
 	"step budget: the report lists it"
 "$CTS" -q --max-steps 50 -n 2 --fail-on-inconclusive -o "$T/ll2" -- "$PROG/sync_heavy"
 is $? 4 "--fail-on-inconclusive: exit 4"
