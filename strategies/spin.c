@@ -181,8 +181,13 @@ bool cts_spin_last_change(const struct cts_spin *sp, uint64_t addr, int *tid, ui
 
 /* ---- threads ---- */
 
+/* A library call that only reads (strcmp, strlen) carries a hash of all it
+ * read in value (tracer/sync.c): re-running it on unchanged memory is a
+ * re-read like a load's. */
 static bool read_like(const struct cts_event *ev)
 {
+	if (ev->op == CTS_OP_LIB_READ)
+		return ev->size != 0;
 	return (ev->op == CTS_OP_READ || ev->op == CTS_OP_ATOMIC || ev->op == CTS_OP_RMW) &&
 	       ev->size && ev->size <= 8;
 }
@@ -349,9 +354,9 @@ void cts_spin_executed(struct cts_spin *sp, const struct cts_event *ev, uint64_t
 
 	/* Silent: a load, a yield, or a store of what the location already held. */
 	bool silent;
-	if (ev->op == CTS_OP_READ) {
+	if (ev->op == CTS_OP_READ || ev->op == CTS_OP_LIB_READ) {
 		silent = true;
-		if (ev->size && ev->size <= 8)
+		if (ev->op == CTS_OP_READ && ev->size && ev->size <= 8)
 			remember(sp, ev, false, step);
 	} else if (cts_op_is_write(ev->op) && ev->size && ev->size <= 8) {
 		silent = known_equal(sp, ev->obj, ev->size, ev->value);
