@@ -85,8 +85,9 @@ rc=$?
 ok $? "sys_world: ends with a verdict, not an error (exit $rc)"
 like "$out" "timed out after 1.0 s: thread 1 blocked in read on fd 3 outside the schedule" \
 	"sys_world: the timeout names the thread blocked outside the schedule"
-printf '%s' "$out" | grep -q "deadlock"
+printf '%s' "$out" | grep -q "BUG (deadlock)"
 ok $((!$?)) "sys_world: not reported as a deadlock"
+like "$out" "run 0 inconclusive" "sys_world: the run is inconclusive, not a bug"
 is "$(leftovers sys_world)" no "sys_world: no process left behind"
 
 done_testing
