@@ -24,9 +24,9 @@ for p in cxx_queue omp_sum glib_pool; do
 done
 
 if [ "$BENCH_MODE" = quick ]; then
-	REPS=3 RUNS=2
+	REPS=2 RUNS=2
 else
-	REPS=5 RUNS=3
+	REPS=3 RUNS=3
 fi
 RUN_TIMEOUT=10	# cts-trace's default per-run limit
 IN=$SCRATCH/in.txt
@@ -94,7 +94,7 @@ verdicts() {
 	printf 'each giving wall time / runs made (start-up and the fork server are paid once per invocation); median (min–max) of those. '
 	printf 'ratio = median traced / median native. steps = visible operations per run (JSON report). '
 	printf 'verdicts: how the invocations ended (clean, or the first bug kind reported): every program here is correct, so any bug is a false alarm of the tool, and the time of such a run is mostly its %s s timeout or its step budget. ' "$RUN_TIMEOUT"
-	printf 'Input of the compressors: the 9.9 KB text of `corpus_input` in tests/corpus/lib.sh.\n\n'
+	printf 'Input of the compressors: the 3.8 KB text of `corpus_input` in tests/corpus/lib.sh.\n\n'
 	printf '| program | command | native ms | sync ms/run | sync ratio | sync steps | sync verdicts | break ms/run | break ratio | break steps | break verdicts |\n'
 	printf '|---|---|---:|---:|---:|---:|---|---:|---:|---:|---|\n'
 	for p in $CORPUS_NAMES; do
