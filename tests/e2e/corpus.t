@@ -97,7 +97,7 @@ done
 # tool should follow the exec chain to the ELF and test that.
 printf '#!/bin/sh\nexec /usr/bin/xz "$@"\n' >"$T/xz-wrapper"
 chmod +x "$T/xz-wrapper"
-cts_run 120 -m sync -s random --seed 1 -n $RUNS --timeout 5 --fail-on-exit --output \
+cts_run 120 -m sync -s random --seed 1 -n $RUNS --timeout 10 --fail-on-exit --output \
 	-o "$T/o" -- "$T/xz-wrapper" -T4 --block-size=1KiB -c "$T/in.txt"
 clean
 check $? "wrapper/xz" "a /bin/sh script that execs xz is followed to the ELF, no bug"
