@@ -8,11 +8,10 @@ CORPUS=${TOP:-$ROOT}/tests/corpus
 
 # cts_run LIMIT ARGS...: cts-trace ARGS with a JSON report, under
 # `timeout LIMIT`.  Sets RC, ERR (cts-trace's stderr), $T/stdout (the
-# program's output with --output), SECS (its wall time), SEEN (the verdict in a
-# few words), RUNS_DONE,
-# BUGS, KIND (the first bug's kind), INCONCLUSIVE (runs that ran out of steps
-# or time without a bug, once the report counts them) and the race report
-# lines in RACE_LINES.
+# program's output with --output), SECS (wall time), SEEN (the verdict in a
+# few words), RUNS_DONE, BUGS, KIND (the first bug's kind), INCONCLUSIVE (runs
+# that ran out of steps or time without a bug, once the tool counts them) and
+# RACE_LINES (the race reports).
 cts_run() {
 	local limit=$1
 	shift
