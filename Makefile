@@ -4,6 +4,7 @@
 # make asan       the suite under address + undefined sanitizers
 # make demo       find, save and replay a bug in a bundled example
 # make deps       install the Debian packages the build and the tests need (as root)
+# make fuzz       fuzz the schedule and command-line parsers (FUZZ_SECONDS each)
 
 CC      ?= gcc
 WERROR  ?= -Werror
@@ -13,13 +14,14 @@ CFLAGS  ?= -O2 -g
 # The flags cts needs whatever CFLAGS the caller passes (make asan overrides CFLAGS).
 ALL_CFLAGS = -std=gnu11 $(WARN) $(if $(filter true,$(CI)),-Werror,$(WERROR)) -I. -D_GNU_SOURCE \
              $(CFLAGS)
-LDLIBS  := -lcapstone -ldw -lelf -lseccomp -lm
+LDLIBS  := -lcapstone -ldw -lelf -lseccomp -ljansson -lm
 PROVE   ?= prove
 JOBS    ?= 2
 
-DEB_PKGS := libcapstone-dev libdw-dev libelf-dev libseccomp-dev
+DEB_PKGS := libcapstone-dev libdw-dev libelf-dev libseccomp-dev libjansson-dev \
+            clang libclang-rt-14-dev
 DEB_HDRS := /usr/include/capstone/capstone.h /usr/include/elfutils/libdwfl.h \
-            /usr/include/gelf.h /usr/include/seccomp.h
+            /usr/include/gelf.h /usr/include/seccomp.h /usr/include/jansson.h
 # What the tests need besides the build: compilers and libraries of the
 # tests/corpus programs, the real programs of the corpus and their
 # decompressors, jq for the JSON reports.
@@ -30,6 +32,16 @@ TEST_FILES := /usr/bin/g++ /usr/bin/pkg-config /usr/include/glib-2.0/glib.h /usr
 LIB_SRCS := $(wildcard models/*.c hw/*.c disasm/*.c strategies/*.c) \
             $(filter-out tracer/main.c,$(wildcard tracer/*.c))
 LIB_OBJS := $(LIB_SRCS:.c=.o)
+FUZZ_PKGS := clang libclang-rt-14-dev
+# libFuzzer targets (tests/fuzz): built with clang when it has libFuzzer.
+FUZZ_CC   ?= clang
+FUZZ_CFLAGS = -std=gnu11 $(WARN) $(WERROR) -Wno-unknown-warning-option \
+               -Wno-format-nonliteral -I. -D_GNU_SOURCE -g -O1 \
+               -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+FUZZ_SCHEDULE_SRCS := tests/fuzz/fuzz_schedule.c models/schedule.c models/event.c models/error.c
+FUZZ_CLI_SRCS := tests/fuzz/fuzz_cli.c tracer/cli.c hw/hw.c
+FUZZ_BINS := tests/fuzz/fuzz_schedule tests/fuzz/fuzz_cli
+FUZZ_SECONDS ?= 300
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:.c=)
 PROG_SRCS := $(wildcard tests/programs/*.c)
@@ -39,8 +51,12 @@ CORPUS_BINS := tests/corpus/cxx_queue tests/corpus/omp_sum tests/corpus/glib_poo
 
 all: deps-check cts-trace
 
+# Headers missing: install (the build needs them). As root, also when the
+# fuzzing packages are missing (without them only the fuzz test skips).
 deps-check:
 	@missing=""; for h in $(DEB_HDRS); do [ -e $$h ] || missing=1; done; \
+	if [ -z "$$missing" ] && [ "$$(id -u)" = 0 ]; then \
+	  dpkg -s $(FUZZ_PKGS) >/dev/null 2>&1 || missing=1; fi; \
 	if [ -n "$$missing" ]; then $(MAKE) --no-print-directory deps; fi
 
 test-deps-check:
@@ -84,7 +100,30 @@ tests/corpus/glib_pool: tests/corpus/glib_pool.c | test-deps-check
 
 programs: $(PROG_BINS) $(CORPUS_BINS)
 
-check: all $(UNIT_BINS) programs
+tests/fuzz/fuzz_schedule: $(FUZZ_SCHEDULE_SRCS) $(wildcard */*.h)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(FUZZ_SCHEDULE_SRCS)
+
+tests/fuzz/fuzz_cli: $(FUZZ_CLI_SRCS) $(wildcard */*.h)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(FUZZ_CLI_SRCS)
+
+# The fuzzers when clang can link libFuzzer; otherwise tests/e2e/fuzz.t skips.
+fuzzers:
+	@if printf 'int LLVMFuzzerTestOneInput(const char *d, long n){return 0;}\n' | \
+	   $(FUZZ_CC) -fsanitize=fuzzer -x c - -o /dev/null >/dev/null 2>&1; then \
+	  $(MAKE) --no-print-directory $(FUZZ_BINS); \
+	else echo "fuzzers: skipped ($(FUZZ_CC) with libFuzzer not found; make deps)"; fi
+
+# A longer campaign: FUZZ_SECONDS per target; new inputs go to tests/fuzz/found/.
+fuzz: fuzzers
+	@for t in schedule cli; do \
+	  mkdir -p tests/fuzz/found/$$t; \
+	  echo "fuzz_$$t: $(FUZZ_SECONDS) s"; \
+	  tests/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	    -dict=tests/fuzz/$$t.dict -artifact_prefix=tests/fuzz/found/ -print_final_stats=1 \
+	    tests/fuzz/found/$$t tests/fuzz/corpus/$$t || exit 1; \
+	done
+
+check: all $(UNIT_BINS) programs fuzzers
 	$(PROVE) -j$(JOBS) --exec tests/run-one $(UNIT_BINS) $(wildcard tests/e2e/*.t)
 
 asan:
@@ -102,7 +141,7 @@ bench-quick: all programs
 	@sh benchmarks/run-all.sh quick
 
 clean:
-	rm -f cts-trace libcts.a */*.o tests/unit/*.o $(UNIT_BINS) $(PROG_BINS) $(CORPUS_BINS)
+	rm -f cts-trace libcts.a */*.o tests/unit/*.o $(UNIT_BINS) $(PROG_BINS) $(CORPUS_BINS) $(FUZZ_BINS)
 	rm -rf cts-out
 
-.PHONY: all deps deps-check test-deps-check check asan demo bench bench-quick clean programs
+.PHONY: all deps deps-check test-deps-check check asan demo bench bench-quick clean programs fuzzers fuzz

@@ -1,6 +1,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include "models/event.h"
 
 static const char *const op_names[CTS_OP__COUNT] = {
@@ -37,6 +38,16 @@ static const char *const op_names[CTS_OP__COUNT] = {
 	[CTS_OP_RMW] = "rmw",
 	[CTS_OP_ATOMIC] = "atomic",
 	[CTS_OP_RESUME] = "resume",
+	[CTS_OP_CANCEL] = "cancel",
+	[CTS_OP_SIGNAL] = "signal",
+	[CTS_OP_SIGWAIT] = "sigwait",
+	[CTS_OP_SIGSUSPEND] = "sigsuspend",
+	[CTS_OP_IO] = "io",
+	[CTS_OP_IO_RETURN] = "io_return",
+	[CTS_OP_LIB_READ] = "lib_read",
+	[CTS_OP_LIB_WRITE] = "lib_write",
+	[CTS_OP_FREE] = "free",
+	[CTS_OP_ALLOC] = "alloc",
 };
 
 const char *cts_op_name(cts_op op)
@@ -59,9 +70,21 @@ bool cts_op_is_access(cts_op op)
 	return op == CTS_OP_READ || op == CTS_OP_WRITE || op == CTS_OP_RMW || op == CTS_OP_ATOMIC;
 }
 
+bool cts_op_is_libcall(cts_op op)
+{
+	return op == CTS_OP_LIB_READ || op == CTS_OP_LIB_WRITE || op == CTS_OP_FREE ||
+	       op == CTS_OP_ALLOC;
+}
+
+bool cts_op_is_range(cts_op op)
+{
+	return cts_op_is_access(op) || cts_op_is_libcall(op);
+}
+
 bool cts_op_is_write(cts_op op)
 {
-	return op == CTS_OP_WRITE || op == CTS_OP_RMW || op == CTS_OP_ATOMIC;
+	return op == CTS_OP_WRITE || op == CTS_OP_RMW || op == CTS_OP_ATOMIC ||
+	       op == CTS_OP_LIB_WRITE || op == CTS_OP_FREE || op == CTS_OP_ALLOC;
 }
 
 bool cts_op_is_sync(cts_op op)
@@ -79,6 +102,60 @@ bool cts_op_is_sync(cts_op op)
 	default:
 		return false;
 	}
+}
+
+/* The calls an io op (or a signal wait gone to sleep) can be: tracer/syscall.c
+ * traps them. x86-64 numbers. */
+static const struct {
+	long nr;
+	const char *name;
+	bool fd;     /* first argument is the file descriptor */
+} syscalls[] = {
+	{ SYS_read, "read", true }, { SYS_write, "write", true }, { SYS_readv, "readv", true },
+	{ SYS_writev, "writev", true }, { SYS_recvfrom, "recvfrom", true },
+	{ SYS_recvmsg, "recvmsg", true }, { SYS_recvmmsg, "recvmmsg", true },
+	{ SYS_sendto, "sendto", true }, { SYS_sendmsg, "sendmsg", true },
+	{ SYS_sendmmsg, "sendmmsg", true }, { SYS_accept, "accept", true },
+	{ SYS_accept4, "accept4", true }, { SYS_connect, "connect", true },
+	{ SYS_poll, "poll", false }, { SYS_ppoll, "ppoll", false }, { SYS_select, "select", false },
+	{ SYS_pselect6, "pselect6", false }, { SYS_epoll_wait, "epoll_wait", true },
+	{ SYS_epoll_pwait, "epoll_pwait", true }, { SYS_epoll_pwait2, "epoll_pwait2", true },
+	{ SYS_wait4, "wait4", false }, { SYS_waitid, "waitid", false },
+	{ SYS_flock, "flock", true }, { SYS_fcntl, "fcntl", true },
+	{ SYS_splice, "splice", true }, { SYS_tee, "tee", true }, { SYS_sendfile, "sendfile", true },
+	{ SYS_msgrcv, "msgrcv", false }, { SYS_msgsnd, "msgsnd", false },
+	{ SYS_semop, "semop", false }, { SYS_semtimedop, "semtimedop", false },
+	{ SYS_mq_timedreceive, "mq_timedreceive", true },
+	{ SYS_mq_timedsend, "mq_timedsend", true },
+	{ SYS_rt_sigtimedwait, "sigtimedwait", false }, { SYS_rt_sigsuspend, "sigsuspend", false },
+	{ SYS_pause, "pause", false },
+};
+
+const char *cts_syscall_name(long nr)
+{
+	for (size_t i = 0; i < sizeof(syscalls) / sizeof(syscalls[0]); i++)
+		if (syscalls[i].nr == nr)
+			return syscalls[i].name;
+	return "syscall";
+}
+
+bool cts_syscall_waits_signal(long nr)
+{
+	return nr == SYS_rt_sigtimedwait || nr == SYS_rt_sigsuspend || nr == SYS_pause;
+}
+
+bool cts_syscall_has_fd(long nr)
+{
+	for (size_t i = 0; i < sizeof(syscalls) / sizeof(syscalls[0]); i++)
+		if (syscalls[i].nr == nr)
+			return syscalls[i].fd;
+	return false;
+}
+
+bool cts_op_is_kernel(cts_op op)
+{
+	return op == CTS_OP_SIGNAL || op == CTS_OP_SIGWAIT || op == CTS_OP_SIGSUSPEND ||
+	       op == CTS_OP_IO || op == CTS_OP_IO_RETURN;
 }
 
 static bool overlap(const struct cts_event *a, const struct cts_event *b)
@@ -112,17 +189,24 @@ bool cts_event_dependent(const struct cts_event *a, const struct cts_event *b)
 	if ((a->op == CTS_OP_JOIN && a->target == b->tid) ||
 	    (b->op == CTS_OP_JOIN && b->target == a->tid))
 		return true;
+	/* A cancel changes what its target does next. */
+	if ((a->op == CTS_OP_CANCEL && a->target == b->tid) ||
+	    (b->op == CTS_OP_CANCEL && b->target == a->tid))
+		return true;
 	if (a->op == CTS_OP_PROC_EXIT || b->op == CTS_OP_PROC_EXIT)
 		return true;
-	if (cts_op_is_access(a->op) && cts_op_is_access(b->op))
+	/* An allocation whose block is not known yet (pending) touches nothing. */
+	if ((a->op == CTS_OP_ALLOC && !a->obj) || (b->op == CTS_OP_ALLOC && !b->obj))
+		return false;
+	if (cts_op_is_range(a->op) && cts_op_is_range(b->op))
 		return (cts_op_is_write(a->op) || cts_op_is_write(b->op)) && overlap(a, b);
 	/* A futex word is also plain memory: a store to it is what a waiter checks. */
-	if ((cts_op_is_access(a->op) && (b->op == CTS_OP_FUTEX_WAIT || b->op == CTS_OP_FUTEX_WAKE)) ||
-	    (cts_op_is_access(b->op) && (a->op == CTS_OP_FUTEX_WAIT || a->op == CTS_OP_FUTEX_WAKE)))
+	if ((cts_op_is_range(a->op) && (b->op == CTS_OP_FUTEX_WAIT || b->op == CTS_OP_FUTEX_WAKE)) ||
+	    (cts_op_is_range(b->op) && (a->op == CTS_OP_FUTEX_WAIT || a->op == CTS_OP_FUTEX_WAKE)))
 		return (cts_op_is_write(a->op) || cts_op_is_write(b->op)) && overlap(a, b);
 	if (cts_op_is_sync(a->op) && cts_op_is_sync(b->op))
 		return sync_objects_meet(a, b);
-	return false;
+	return cts_op_is_kernel(a->op) && cts_op_is_kernel(b->op);
 }
 
 char *cts_event_str(const struct cts_event *ev, char *buf, size_t len)
@@ -130,6 +214,7 @@ char *cts_event_str(const struct cts_event *ev, char *buf, size_t len)
 	switch (ev->op) {
 	case CTS_OP_CREATE:
 	case CTS_OP_JOIN:
+	case CTS_OP_CANCEL:
 		if (ev->target >= 0) {
 			snprintf(buf, len, "%s thread %d", cts_op_name(ev->op), ev->target);
 			break;
@@ -153,6 +238,31 @@ char *cts_event_str(const struct cts_event *ev, char *buf, size_t len)
 	case CTS_OP_RMW:
 	case CTS_OP_ATOMIC:
 		snprintf(buf, len, "%s%u 0x%" PRIx64, cts_op_name(ev->op), ev->size * 8, ev->obj);
+		break;
+	case CTS_OP_SIGNAL:
+		if (ev->target >= 0)
+			snprintf(buf, len, "signal %" PRIu64 " to thread %d", ev->obj, ev->target);
+		else
+			snprintf(buf, len, "signal %" PRIu64 " to the process", ev->obj);
+		break;
+	case CTS_OP_SIGWAIT:
+	case CTS_OP_SIGSUSPEND:
+		snprintf(buf, len, "%s (set 0x%" PRIx64 ")", cts_op_name(ev->op), ev->value);
+		break;
+	case CTS_OP_IO:
+	case CTS_OP_IO_RETURN:
+		if (cts_syscall_has_fd((long)ev->value))
+			snprintf(buf, len, "%s %s fd %" PRIu64, cts_op_name(ev->op),
+				 cts_syscall_name((long)ev->value), ev->obj);
+		else
+			snprintf(buf, len, "%s %s", cts_op_name(ev->op), cts_syscall_name((long)ev->value));
+		break;
+	case CTS_OP_LIB_READ:
+	case CTS_OP_LIB_WRITE:
+	case CTS_OP_FREE:
+	case CTS_OP_ALLOC:
+		snprintf(buf, len, "%s %u bytes 0x%" PRIx64 " (%s)", cts_op_name(ev->op), ev->size,
+			 ev->obj, ev->fn ? ev->fn : "library call");
 		break;
 	default:
 		snprintf(buf, len, "%s 0x%" PRIx64, cts_op_name(ev->op), ev->obj);

@@ -32,6 +32,7 @@ struct cts_objmodel {
 	size_t cap, used;
 	bool exited[CTS_MAX_THREADS];
 	bool waiting[CTS_MAX_THREADS];
+	bool cancelled[CTS_MAX_THREADS]; /* acts on a cancel at its next cancellation point */
 	uint64_t wait_obj[CTS_MAX_THREADS];
 	uint64_t wait_seq[CTS_MAX_THREADS];
 	uint64_t seq;
@@ -133,6 +134,7 @@ void cts_objmodel_reset(struct cts_objmodel *m)
 	clear_objs(m);
 	memset(m->exited, 0, sizeof(m->exited));
 	memset(m->waiting, 0, sizeof(m->waiting));
+	memset(m->cancelled, 0, sizeof(m->cancelled));
 	memset(m->wait_obj, 0, sizeof(m->wait_obj));
 	m->seq = 0;
 }
@@ -224,8 +226,35 @@ bool cts_objmodel_available(const struct cts_objmodel *m, const struct cts_event
 	}
 }
 
+/* The blocking calls that are cancellation points (pthreads(7)): a thread
+ * with a cancel pending does not block there, it unwinds. A parked cond
+ * waiter (cond_reacquire on the condition) is inside pthread_cond_wait. */
+static bool cancellation_point(const struct cts_event *p)
+{
+	switch (p->op) {
+	case CTS_OP_JOIN:
+	case CTS_OP_COND_WAIT:
+	case CTS_OP_SEM_WAIT:
+	case CTS_OP_SLEEP:
+	case CTS_OP_RESUME:
+		return true;
+	case CTS_OP_COND_REACQUIRE:
+		return !p->value;
+	default:
+		return false;
+	}
+}
+
+static bool cancels_at(const struct cts_objmodel *m, const struct cts_event *p)
+{
+	return p->tid >= 0 && p->tid < CTS_MAX_THREADS && m->cancelled[p->tid] &&
+	       cancellation_point(p);
+}
+
 bool cts_objmodel_enabled(const struct cts_objmodel *m, const struct cts_event *p)
 {
+	if (cancels_at(m, p))
+		return true;
 	if (p->tid >= 0 && p->tid < CTS_MAX_THREADS && m->waiting[p->tid])
 		return false;
 	switch (p->op) {
@@ -294,6 +323,12 @@ void cts_objmodel_apply(struct cts_objmodel *m, struct cts_event *ev)
 
 	if (tid < 0 || tid >= CTS_MAX_THREADS)
 		return;
+	if (cancels_at(m, ev) && ev->op != CTS_OP_COND_REACQUIRE) {
+		/* It unwinds instead: a cond wait's cleanup takes the mutex
+		 * back, so it keeps it; a join or sem_wait takes nothing. */
+		ev->result = ECANCELED;
+		return;
+	}
 	switch (ev->op) {
 	case CTS_OP_LOCK:
 	case CTS_OP_TRYLOCK:
@@ -419,10 +454,17 @@ void cts_objmodel_apply(struct cts_objmodel *m, struct cts_event *ev)
 		break;
 	case CTS_OP_THREAD_EXIT:
 		m->exited[tid] = true;
+		m->cancelled[tid] = false;
 		break;
 	default:
 		break;
 	}
+}
+
+void cts_objmodel_cancel(struct cts_objmodel *m, int tid)
+{
+	if (tid >= 0 && tid < CTS_MAX_THREADS)
+		m->cancelled[tid] = true;
 }
 
 void cts_objmodel_cond_woken(struct cts_objmodel *m, int tid)

@@ -41,6 +41,10 @@ void cts_objmodel_apply(struct cts_objmodel *m, struct cts_event *ev);
 
 /* A cond waiter was woken (live: by a futex wake on the condition). */
 void cts_objmodel_cond_woken(struct cts_objmodel *m, int tid);
+/* A cancel reached tid with its cancellation enabled (live: SIGCANCEL is
+ * pending for it): its next cancellation point (join, cond wait, sem_wait,
+ * sleep) does not block; the thread unwinds and exits instead. */
+void cts_objmodel_cancel(struct cts_objmodel *m, int tid);
 /* Thread is parked by a cond wait or barrier and not yet released. */
 bool cts_objmodel_waiting(const struct cts_objmodel *m, int tid);
 bool cts_objmodel_thread_exited(const struct cts_objmodel *m, int tid);

@@ -11,7 +11,22 @@
  * bytes it still stands for). A write replaces every record of its bytes;
  * a read replaces the reads it is ordered after (its own thread's included),
  * so only the last write and the mutually concurrent reads stay. Mixed sizes
- * work byte-exactly through the masks. */
+ * work byte-exactly through the masks. Library calls arrive as range
+ * accesses (lib_read, lib_write, free = a write of the block); an allocation
+ * forgets the shadow of its block.
+ *
+ * Synchronization variables (a set of bytes that lives across runs, since
+ * addresses repeat with ASLR off): every byte a locked RMW (lock-prefixed,
+ * xchg, cmpxchg) touched, and every location the explorer saw a thread
+ * busy-wait on. On x86-64 a C11 atomic load of any order, and a store up to
+ * release (gcc: seq_cst too, as mov + mfence), is a plain mov: a binary
+ * cannot tell it from a racy access. So a plain load of a synchronization
+ * variable is taken as an acquire and a plain store as a release, and races
+ * between such accesses (plain or locked) are dropped; a non-atomic RMW is
+ * never a C11 atomic operation and still races. Races are therefore pending
+ * until cts_race_flush, when the run has shown which variables synchronize;
+ * a plain store racing with a plain load of a variable never seen as atomic
+ * is reported with `plain` set: it may be such an atomic all the same. */
 #include "models/race.h"
 
 #include <stdbool.h>
@@ -224,10 +239,12 @@ struct thread {
 	uint64_t barrier, barrier_round, mutex;
 };
 
-/* An unordered pc pair already reported. */
+/* An unordered pc pair already reported (pending pairs: used == gen). */
 struct pair {
 	uint64_t lo, hi;
-	bool used;
+	uint32_t used;
+	int race;          /* confirmed pairs: its report, for the count of runs */
+	uint64_t last_run; /* last run that counted */
 };
 
 struct cts_race_detector {
@@ -251,9 +268,32 @@ struct cts_race_detector {
 	struct pair *pairs;
 	uint32_t pcap, pn;
 
+	struct map syncloc; /* granule -> mask of synchronization bytes; kept across runs */
+
+	/* Races found since the last flush, and their pc pairs. */
+	struct cts_race *pend;
+	int npend, cappend;
+	struct pair *ppairs;
+	uint32_t ppcap, ppn, pgen;
+
 	struct cts_race **chunks;
 	int nchunks, nraces;
-	int call_start; /* first race found by the current observe call */
+	int call_start; /* first pending race found by the current observe call */
+	/* Per thread, its clock at its plain writes (a new entry only when the
+	 * other components changed), so a load reading from one acquires what
+	 * the writer knew then: snaps[t][i] covers t's epochs from .clock on. */
+	struct snap {
+		uint32_t clock, n;
+		size_t off;          /* into pool */
+	} *snaps[CTS_MAX_THREADS];
+	uint32_t nsnap[CTS_MAX_THREADS], capsnap[CTS_MAX_THREADS];
+	uint32_t *pool;
+	size_t npool, cappool;
+
+	/* The current read takes its bytes from these unordered plain writes. */
+	int nrf;
+	uint8_t rf_tid[16];
+	uint32_t rf_clock[16];
 };
 
 static struct sync_obj *sync_find(struct cts_race_detector *d, uint64_t addr)
@@ -386,36 +426,39 @@ static struct cts_race *race_at(const struct cts_race_detector *d, int i)
 	return &d->chunks[i / RACE_CHUNK][i % RACE_CHUNK];
 }
 
-static struct pair *pair_slot(struct pair *tab, uint32_t cap, uint64_t lo, uint64_t hi)
+static struct pair *pair_slot(struct pair *tab, uint32_t cap, uint32_t gen, uint64_t lo,
+			      uint64_t hi)
 {
 	uint32_t i = (uint32_t)hash64(lo * 31 + hash64(hi)) & (cap - 1);
 
-	while (tab[i].used && (tab[i].lo != lo || tab[i].hi != hi))
+	while (tab[i].used == gen && (tab[i].lo != lo || tab[i].hi != hi))
 		i = (i + 1) & (cap - 1);
 	return &tab[i];
 }
 
-static bool pair_add(struct cts_race_detector *d, uint64_t lo, uint64_t hi)
+/* Add (lo, hi) to a pair table whose live entries carry `gen`. */
+static bool pair_add(struct pair **tab, uint32_t *cap, uint32_t *n, uint32_t gen, uint64_t lo,
+		     uint64_t hi)
 {
-	if ((d->pn + 1) * 2 > d->pcap) {
-		uint32_t ncap = d->pcap * 2;
+	if ((*n + 1) * 2 > *cap) {
+		uint32_t ncap = *cap * 2;
 		struct pair *nt = calloc(ncap, sizeof(*nt));
 
 		if (!nt)
 			return false;
-		for (uint32_t i = 0; i < d->pcap; i++)
-			if (d->pairs[i].used)
-				*pair_slot(nt, ncap, d->pairs[i].lo, d->pairs[i].hi) = d->pairs[i];
-		free(d->pairs);
-		d->pairs = nt;
-		d->pcap = ncap;
+		for (uint32_t i = 0; i < *cap; i++)
+			if ((*tab)[i].used == gen)
+				*pair_slot(nt, ncap, gen, (*tab)[i].lo, (*tab)[i].hi) = (*tab)[i];
+		free(*tab);
+		*tab = nt;
+		*cap = ncap;
 	}
-	struct pair *p = pair_slot(d->pairs, d->pcap, lo, hi);
+	struct pair *p = pair_slot(*tab, *cap, gen, lo, hi);
 
 	p->lo = lo;
 	p->hi = hi;
-	p->used = true;
-	d->pn++;
+	p->used = gen;
+	(*n)++;
 	return true;
 }
 
@@ -439,7 +482,7 @@ static struct cts_race *race_slot(struct cts_race_detector *d)
 }
 
 /* Record r and the current access overlap on bytes ov of granule gbase and
- * are unordered. */
+ * are unordered: a pending race until the next flush. */
 static void report(struct cts_race_detector *d, const struct rec *r, const struct cts_event *ev,
 		   uint64_t step, uint64_t gbase, uint8_t ov)
 {
@@ -449,11 +492,19 @@ static void report(struct cts_race_detector *d, const struct rec *r, const struc
 	uint64_t lo = r->pc < ev->pc ? r->pc : ev->pc;
 	uint64_t hi = r->pc < ev->pc ? ev->pc : r->pc;
 
-	if (pair_slot(d->pairs, d->pcap, lo, hi)->used) {
+	struct pair *seen = pair_slot(d->pairs, d->pcap, 1, lo, hi);
+	if (seen->used == 1) {
+		if (seen->last_run != d->run) {
+			seen->last_run = d->run;
+			race_at(d, seen->race)->runs++;
+		}
+		return;
+	}
+	if (pair_slot(d->ppairs, d->ppcap, d->pgen, lo, hi)->used == d->pgen) {
 		/* The same pair again in the next granule of one wide access:
 		 * grow the report instead of dropping the bytes. */
-		for (int i = d->call_start; i < d->nraces; i++) {
-			struct cts_race *x = race_at(d, i);
+		for (int i = d->call_start; i < d->npend; i++) {
+			struct cts_race *x = &d->pend[i];
 
 			if (x->pc1 == r->pc && x->pc2 == ev->pc && x->tid1 == r->tid &&
 			    x->addr + x->size == addr) {
@@ -463,24 +514,176 @@ static void report(struct cts_race_detector *d, const struct rec *r, const struc
 		}
 		return;
 	}
-	struct cts_race *x = race_slot(d);
+	if (d->npend == d->cappend) {
+		int ncap = d->cappend ? d->cappend * 2 : 16;
+		struct cts_race *np = realloc(d->pend, (size_t)ncap * sizeof(*np));
 
-	if (!x || !pair_add(d, lo, hi)) {
+		if (!np) {
+			d->oom = true;
+			return;
+		}
+		d->pend = np;
+		d->cappend = ncap;
+	}
+	if (!pair_add(&d->ppairs, &d->ppcap, &d->ppn, d->pgen, lo, hi)) {
 		d->oom = true;
 		return;
 	}
-	*x = (struct cts_race){
+	cts_op op1 = (cts_op)r->op, op2 = ev->op;
+	d->pend[d->npend++] = (struct cts_race){
 		.addr = addr, .size = len,
 		.tid1 = r->tid, .tid2 = ev->tid,
-		.op1 = (cts_op)r->op, .op2 = ev->op,
+		.op1 = op1, .op2 = op2,
 		.pc1 = r->pc, .pc2 = ev->pc,
 		.step1 = r->step, .step2 = step,
-		.run = d->run,
+		.run = d->run, .runs = 1,
+		.plain = (op1 == CTS_OP_READ || op1 == CTS_OP_WRITE) &&
+			 (op2 == CTS_OP_READ || op2 == CTS_OP_WRITE),
 	};
-	d->nraces++;
+}
+
+/* ---- synchronization variables ------------------------------------------- */
+
+static bool sync_bytes(const struct cts_race_detector *d, uint64_t addr, uint64_t size)
+{
+	for (uint64_t g = addr / GRANULE; g <= (addr + size - 1) / GRANULE; g++) {
+		uint32_t *m = map_find(&d->syncloc, g);
+		if (!m)
+			continue;
+		for (uint64_t a = g * GRANULE; a < g * GRANULE + GRANULE; a++)
+			if (a >= addr && a < addr + size && (*m >> (a % GRANULE) & 1))
+				return true;
+	}
+	return false;
+}
+
+static void mark_sync(struct cts_race_detector *d, uint64_t addr, uint64_t size)
+{
+	for (uint64_t a = addr; a < addr + size; a++) {
+		uint32_t *m = map_get(&d->syncloc, a / GRANULE, 0);
+		if (!m) {
+			d->oom = true;
+			return;
+		}
+		*m |= 1u << (a % GRANULE);
+	}
+}
+
+void cts_race_sync_location(struct cts_race_detector *d, uint64_t addr, uint32_t size)
+{
+	if (!d || !size)
+		return;
+	mark_sync(d, addr, size);
+	/* The writes already made to it were releases after all. */
+	struct sync_obj *o = sync_get(d, addr);
+	if (!o)
+		return;
+	for (uint64_t g = addr / GRANULE; g <= (addr + size - 1) / GRANULE; g++) {
+		uint32_t *head = map_find(&d->shadow, g);
+		for (uint32_t i = head ? *head : NIL; i != NIL; i = d->recs.r[i].next) {
+			const struct rec *r = &d->recs.r[i];
+			if (cts_op_is_write((cts_op)r->op) && r->clock > cts_vc_get(&o->vc, r->tid))
+				o->vc.c[r->tid] = r->clock;
+		}
+	}
+}
+
+int cts_race_flush(struct cts_race_detector *d)
+{
+	if (!d)
+		return 0;
+	int before = d->nraces;
+	for (int i = 0; i < d->npend; i++) {
+		struct cts_race *x = &d->pend[i];
+		if (x->op1 != CTS_OP_RMW && x->op2 != CTS_OP_RMW && sync_bytes(d, x->addr, x->size))
+			continue;   /* accesses to a synchronization variable */
+		uint64_t lo = x->pc1 < x->pc2 ? x->pc1 : x->pc2;
+		uint64_t hi = x->pc1 < x->pc2 ? x->pc2 : x->pc1;
+		struct cts_race *slot = race_slot(d);
+		if (!slot || !pair_add(&d->pairs, &d->pcap, &d->pn, 1, lo, hi)) {
+			d->oom = true;
+			break;
+		}
+		struct pair *p = pair_slot(d->pairs, d->pcap, 1, lo, hi);
+		p->race = d->nraces;
+		p->last_run = d->run;
+		*slot = *x;
+		d->nraces++;
+	}
+	d->npend = 0;
+	d->ppn = 0;
+	if (++d->pgen == 0) {
+		memset(d->ppairs, 0, (size_t)d->ppcap * sizeof(*d->ppairs));
+		d->pgen = 1;
+	}
+	return d->nraces - before;
 }
 
 /* ---- accesses ------------------------------------------------------------ */
+
+static void on_granules(struct cts_race_detector *d, const struct cts_event *ev, uint64_t step);
+
+/* Remember t's clock for its plain write at the current epoch. */
+static void snapshot(struct cts_race_detector *d, int t)
+{
+	const struct cts_vc *v = &d->th[t].vc;
+	uint32_t n = (uint32_t)d->nthreads;
+
+	if (d->nsnap[t]) {
+		const struct snap *l = &d->snaps[t][d->nsnap[t] - 1];
+		bool same = l->n == n;
+		for (uint32_t u = 0; same && u < n; u++)
+			same = (int)u == t || d->pool[l->off + u] == v->c[u];
+		if (same)
+			return;
+	}
+	if (d->nsnap[t] == d->capsnap[t]) {
+		uint32_t ncap = d->capsnap[t] ? d->capsnap[t] * 2 : 64;
+		struct snap *ns = realloc(d->snaps[t], (size_t)ncap * sizeof(*ns));
+		if (!ns) {
+			d->oom = true;
+			return;
+		}
+		d->snaps[t] = ns;
+		d->capsnap[t] = ncap;
+	}
+	if (d->npool + n > d->cappool) {
+		size_t ncap = d->cappool ? d->cappool * 2 : 4096;
+		while (ncap < d->npool + n)
+			ncap *= 2;
+		uint32_t *np = realloc(d->pool, ncap * sizeof(*np));
+		if (!np) {
+			d->oom = true;
+			return;
+		}
+		d->pool = np;
+		d->cappool = ncap;
+	}
+	d->snaps[t][d->nsnap[t]++] = (struct snap){ .clock = v->c[t], .n = n, .off = d->npool };
+	memcpy(d->pool + d->npool, v->c, n * sizeof(uint32_t));
+	d->npool += n;
+}
+
+/* Join into v what thread u knew at its epoch c (a plain write of it). */
+static void acquire_epoch(struct cts_race_detector *d, struct cts_vc *v, int u, uint32_t c)
+{
+	uint32_t lo = 0, hi = d->nsnap[u];
+	while (lo < hi) {   /* the last snapshot with clock <= c */
+		uint32_t mid = (lo + hi) / 2;
+		if (d->snaps[u][mid].clock <= c)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo) {
+		const struct snap *sn = &d->snaps[u][lo - 1];
+		for (uint32_t i = 0; i < sn->n; i++)
+			if (d->pool[sn->off + i] > v->c[i])
+				v->c[i] = d->pool[sn->off + i];
+	}
+	if (c > v->c[u])
+		v->c[u] = c;
+}
 
 static void granule_access(struct cts_race_detector *d, const struct cts_event *ev, uint64_t step,
 			   uint64_t g, uint8_t mask)
@@ -506,6 +709,12 @@ static void granule_access(struct cts_race_detector *d, const struct cts_event *
 
 			if (!ordered && (rw || w) && !(atomic && r->op == CTS_OP_ATOMIC))
 				report(d, r, ev, step, g * GRANULE, ov);
+			/* One thread runs at a time, so a load reads from the last
+			 * store of its bytes: this one. */
+			if (!ordered && ev->op == CTS_OP_READ && r->op == CTS_OP_WRITE && d->nrf < 16) {
+				d->rf_tid[d->nrf] = r->tid;
+				d->rf_clock[d->nrf++] = r->clock;
+			}
 			/* A write stands for all earlier accesses of its bytes; a
 			 * read only for the reads it is ordered after. */
 			if (w || (!rw && ordered))
@@ -533,7 +742,32 @@ static void granule_access(struct cts_race_detector *d, const struct cts_event *
 	*head = i;
 }
 
+/* The bytes of granule g inside [first, last]. */
+static uint8_t granule_mask(uint64_t first, uint64_t last, uint64_t g)
+{
+	unsigned lo = g == first / GRANULE ? first % GRANULE : 0;
+	unsigned hi = g == last / GRANULE ? last % GRANULE : GRANULE - 1;
+
+	return (uint8_t)(((1u << (hi + 1)) - 1) & ~((1u << lo) - 1));
+}
+
 static void on_access(struct cts_race_detector *d, const struct cts_event *ev, uint64_t step)
+{
+	struct cts_vc *cv = &d->th[ev->tid].vc;
+
+	d->nrf = 0;
+	on_granules(d, ev, step);
+	/* A load that reads from an unordered plain store is reported (above)
+	 * and then taken as an acquire of that store: if the pair was a hand-off
+	 * (a C11 release/acquire pair compiles to these plain moves), what it
+	 * published is ordered, so one hand-off is one report, not one per
+	 * variable it carried. */
+	for (int i = 0; i < d->nrf; i++)
+		if (d->rf_clock[i] > cts_vc_get(cv, d->rf_tid[i]))
+			acquire_epoch(d, cv, d->rf_tid[i], d->rf_clock[i]);
+}
+
+static void on_granules(struct cts_race_detector *d, const struct cts_event *ev, uint64_t step)
 {
 	uint64_t first = ev->obj;
 	uint64_t last = first + (ev->size ? ev->size : 1) - 1;
@@ -541,12 +775,40 @@ static void on_access(struct cts_race_detector *d, const struct cts_event *ev, u
 	if (last < first)
 		last = UINT64_MAX;
 	for (uint64_t g = first / GRANULE;; g++) {
-		unsigned lo = g == first / GRANULE ? first % GRANULE : 0;
-		unsigned hi = g == last / GRANULE ? last % GRANULE : GRANULE - 1;
-		uint8_t mask = (uint8_t)(((1u << (hi + 1)) - 1) & ~((1u << lo) - 1));
-
-		granule_access(d, ev, step, g, mask);
+		granule_access(d, ev, step, g, granule_mask(first, last, g));
 		if (g == last / GRANULE)
+			break;
+	}
+}
+
+/* A block starts its life (malloc): what was done to a freed block at the
+ * same address is history, ordered by the allocator's own locking. */
+static void forget(struct cts_race_detector *d, const struct cts_event *ev)
+{
+	if (!ev->obj || !ev->size)
+		return;
+	uint64_t last = ev->obj + ev->size - 1;
+
+	if (last < ev->obj)
+		last = UINT64_MAX;
+	for (uint64_t g = ev->obj / GRANULE; g <= last / GRANULE; g++) {
+		uint8_t mask = granule_mask(ev->obj, last, g);
+		uint32_t *link = map_find(&d->shadow, g);
+
+		while (link && *link != NIL) {
+			struct rec *r = &d->recs.r[*link];
+
+			r->mask &= (uint8_t)~mask;
+			if (r->mask) {
+				link = &r->next;
+				continue;
+			}
+			uint32_t dead = *link;
+
+			*link = r->next;
+			pool_release(&d->recs, dead);
+		}
+		if (g == UINT64_MAX / GRANULE)
 			break;
 	}
 }
@@ -663,7 +925,7 @@ int cts_race_observe(struct cts_race_detector *d, const struct cts_event *ev, ui
 	int t = ev->tid;
 	struct sync_obj *o;
 
-	d->call_start = d->nraces;
+	d->call_start = d->npend;
 	d->oom = false;
 	thread_enter(d, t);
 
@@ -729,21 +991,56 @@ int cts_race_observe(struct cts_race_detector *d, const struct cts_event *ev, ui
 		acquire(d, t, ev->obj);
 		break;
 	case CTS_OP_ATOMIC:
+		/* Like ThreadSanitizer: a locked RMW acquires and releases its address. */
+		mark_sync(d, ev->obj, ev->size ? ev->size : 1);
 		acquire(d, t, ev->obj);
 		on_access(d, ev, step);
 		release(d, t, ev->obj);
 		break;
+	case CTS_OP_SIGNAL:
+	case CTS_OP_SIGWAIT:
+	case CTS_OP_SIGSUSPEND:
+	case CTS_OP_IO:
+	case CTS_OP_IO_RETURN:
+		/* A pipe write and the read that gets it, a signal and its
+		 * waiter: ordered through one object for the whole kernel, so
+		 * no channel is missed (at the cost of some ordering). */
+		acquire(d, t, CTS_KERNEL_OBJ);
+		release(d, t, CTS_KERNEL_OBJ);
+		break;
 	case CTS_OP_READ:
 	case CTS_OP_WRITE:
-	case CTS_OP_RMW:
+		if (sync_bytes(d, ev->obj, ev->size ? ev->size : 1)) {
+			/* A C11 atomic load or store, as far as a binary can tell. */
+			if (ev->op == CTS_OP_READ)
+				acquire(d, t, ev->obj);
+			else
+				release(d, t, ev->obj);
+			break;
+		}
 		on_access(d, ev, step);
+		/* A new epoch after every plain store: a load that reads from it
+		 * acquires exactly up to it (see on_access). */
+		if (ev->op == CTS_OP_WRITE) {
+			snapshot(d, t);
+			cts_vc_tick(&d->th[t].vc, t);
+		}
+		break;
+	case CTS_OP_RMW:
+	case CTS_OP_LIB_READ:
+	case CTS_OP_LIB_WRITE:
+	case CTS_OP_FREE:
+		on_access(d, ev, step);
+		break;
+	case CTS_OP_ALLOC:
+		forget(d, ev);
 		break;
 	default:
 		break;
 	}
 	if (d->oom)
 		return -1;
-	return d->nraces - d->call_start;
+	return d->npend - d->call_start;
 }
 
 /* ---- lifetime ------------------------------------------------------------ */
@@ -762,6 +1059,14 @@ void cts_race_begin_run(struct cts_race_detector *d, uint64_t run)
 		free(d->objs[i].aux);
 	d->nobj = 0;
 	map_clear(&d->syncs, SYNC_MIN_CAP);
+	d->npend = 0;
+	d->ppn = 0;
+	if (++d->pgen == 0) {
+		memset(d->ppairs, 0, (size_t)d->ppcap * sizeof(*d->ppairs));
+		d->pgen = 1;
+	}
+	memset(d->nsnap, 0, sizeof(d->nsnap));
+	d->npool = 0;
 }
 
 struct cts_race_detector *cts_race_new(void)
@@ -773,7 +1078,11 @@ struct cts_race_detector *cts_race_new(void)
 	d->recs.free = NIL;
 	d->pcap = 64;
 	d->pairs = calloc(d->pcap, sizeof(*d->pairs));
-	if (!d->pairs || !map_init(&d->shadow, SHADOW_MIN_CAP) || !map_init(&d->syncs, SYNC_MIN_CAP)) {
+	d->ppcap = 64;
+	d->ppairs = calloc(d->ppcap, sizeof(*d->ppairs));
+	d->pgen = 1;
+	if (!d->pairs || !d->ppairs || !map_init(&d->shadow, SHADOW_MIN_CAP) ||
+	    !map_init(&d->syncs, SYNC_MIN_CAP) || !map_init(&d->syncloc, SYNC_MIN_CAP)) {
 		cts_race_free(d);
 		return NULL;
 	}
@@ -789,8 +1098,14 @@ void cts_race_free(struct cts_race_detector *d)
 	free(d->objs);
 	free(d->shadow.s);
 	free(d->syncs.s);
+	free(d->syncloc.s);
 	free(d->recs.r);
 	free(d->pairs);
+	free(d->ppairs);
+	free(d->pend);
+	free(d->pool);
+	for (int t = 0; t < CTS_MAX_THREADS; t++)
+		free(d->snaps[t]);
 	for (int i = 0; i < d->nchunks; i++)
 		free(d->chunks[i]);
 	free(d->chunks);
@@ -807,4 +1122,16 @@ const struct cts_race *cts_race_get(const struct cts_race_detector *d, int i)
 	if (!d || i < 0 || i >= d->nraces)
 		return NULL;
 	return race_at(d, i);
+}
+
+int cts_race_each(const struct cts_race_detector *d,
+		  int (*fn)(const struct cts_race *r, void *arg), void *arg)
+{
+	for (int i = 0; i < cts_race_count(d); i++) {
+		int rc = fn(race_at(d, i), arg);
+
+		if (rc)
+			return rc;
+	}
+	return 0;
 }

@@ -5,6 +5,7 @@
 #ifndef CTS_RACE_H
 #define CTS_RACE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "models/event.h"
@@ -19,6 +20,10 @@ struct cts_race {
 	uint64_t pc1, pc2;
 	uint64_t step1, step2; /* positions in the run, as passed to observe */
 	uint64_t run;          /* run number given to cts_race_begin_run */
+	uint64_t runs;         /* runs in which this pc pair raced (the first included) */
+	bool plain;            /* both plain loads/stores: if the variable is a C11
+	                        * atomic (loads and stores are plain moves on x86),
+	                        * this is no race; a binary cannot tell */
 };
 
 struct cts_race_detector;
@@ -32,14 +37,35 @@ void cts_race_free(struct cts_race_detector *d);
 void cts_race_begin_run(struct cts_race_detector *d, uint64_t run);
 
 /* Observe one executed event at position `step` of the run. Returns the
- * number of new races (never reported before) this event completes; they
- * are the last ones, indices cts_race_count()-n .. cts_race_count()-1.
- * Returns -1 when out of memory (the event is then only partly recorded). */
+ * number of candidate races (pc pairs not reported before) it completes,
+ * -1 when out of memory (the event is then only partly recorded).
+ * Candidates become races at the next cts_race_flush. */
 int cts_race_observe(struct cts_race_detector *d, const struct cts_event *ev, uint64_t step);
+
+/* [addr, addr+size) is a synchronization variable from now on, in this run
+ * and later ones: plain loads of it acquire, plain stores release, and races
+ * between such accesses are dropped at the flush. The explorer says so for
+ * locations threads busy-wait on; the writes already made there count as
+ * releases (the read that ends a busy-wait acquires the write it saw).
+ * Locked RMWs mark their bytes themselves. */
+void cts_race_sync_location(struct cts_race_detector *d, uint64_t addr, uint32_t size);
+
+/* Decide the candidates found since the last flush (or begin_run): those on
+ * synchronization variables are dropped (unless one side is a non-atomic
+ * RMW), the others become races. Returns how many; they are the last ones,
+ * indices cts_race_count()-n .. cts_race_count()-1. Call it at the end of a
+ * run (begin_run drops what was not flushed). */
+int cts_race_flush(struct cts_race_detector *d);
 
 /* Distinct races so far, across all runs. */
 int cts_race_count(const struct cts_race_detector *d);
 /* Race i (0 <= i < count), NULL otherwise. Pointers stay valid until cts_race_free. */
 const struct cts_race *cts_race_get(const struct cts_race_detector *d, int i);
+
+/* Read-only walk over every distinct race, in the order found: calls
+ * fn(race, arg) for each until fn returns non-zero, and returns that value
+ * (0 when all were visited). */
+int cts_race_each(const struct cts_race_detector *d,
+		  int (*fn)(const struct cts_race *r, void *arg), void *arg);
 
 #endif

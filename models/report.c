@@ -1,94 +1,399 @@
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+#include "models/error.h"
+#include "models/race.h"
 #include "models/report.h"
 
-static void json_str(FILE *f, const char *s)
+struct cts_report_out {
+	char *target;  /* where the report ends up (symlinks resolved) */
+	char *tmp;     /* temporary file renamed over target; NULL: written in place */
+	int fd;        /* open on tmp or target; -1 for standard output */
+	bool keep;     /* an inherited descriptor: never truncated */
+};
+
+/* ---- strings -------------------------------------------------------------- */
+
+/* Length of the well-formed UTF-8 sequence at p (Unicode table 3-7), 0 if none. */
+static size_t utf8_len(const unsigned char *p)
 {
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-		switch (*p) {
-		case '"': fputs("\\\"", f); break;
-		case '\\': fputs("\\\\", f); break;
-		case '\n': fputs("\\n", f); break;
-		case '\t': fputs("\\t", f); break;
-		case '\r': fputs("\\r", f); break;
-		default:
-			if (*p < 0x20)
-				fprintf(f, "\\u%04x", *p);
-			else
-				fputc(*p, f);
-		}
-	}
-	fputc('"', f);
+	unsigned char c = p[0];
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	if (c == 0xe0)
+		lo = 0xa0; /* no overlong forms */
+	else if (c == 0xed)
+		hi = 0x9f; /* no surrogates */
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f; /* nothing above U+10FFFF */
+	if (p[1] < lo || p[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if (p[i] < 0x80 || p[i] > 0xbf)
+			return 0;
+	return n;
 }
 
-int cts_report_write(const char *path, const struct cts_report_info *info,
-		     const struct cts_explore_result *res)
+char *cts_report_utf8(const char *s)
 {
-	char tmp[4096];
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-	FILE *f = fopen(tmp, "w");
-	if (!f)
-		return -1;
-	fprintf(f, "{\n  \"version\": 1,\n  \"program\": ");
-	json_str(f, info->program);
-	fprintf(f, ",\n  \"args\": [");
-	for (int i = 1; info->argv && info->argv[i]; i++) {
-		if (i > 1)
-			fputs(", ", f);
-		json_str(f, info->argv[i]);
-	}
-	fprintf(f, "],\n  \"strategy\": ");
-	json_str(f, info->strategy);
-	fprintf(f, ",\n  \"mode\": ");
-	json_str(f, info->mode);
-	fprintf(f, ",\n  \"seed\": %" PRIu64 ",\n", info->seed);
-	fprintf(f, "  \"runs\": %" PRIu64 ",\n  \"schedules\": %" PRIu64 ",\n", res->runs, res->runs);
-	fprintf(f, "  \"steps\": %" PRIu64 ",\n  \"elapsed_seconds\": %.3f,\n", res->steps,
-		res->elapsed);
-	fprintf(f, "  \"complete\": %s,\n", res->complete ? "true" : "false");
-	if (info->backend_json)
-		fprintf(f, "  \"tracer\": %s,\n", info->backend_json);
-	fprintf(f, "  \"internal_error\": ");
-	if (res->internal_error)
-		json_str(f, res->error);
-	else
-		fputs("null", f);
-	fprintf(f, ",\n  \"bugs\": [");
-	for (int i = 0; i < res->nbugs; i++) {
-		const struct cts_bug *b = &res->bugs[i];
-		char cmd[1200];
-		fprintf(f, "%s\n    {\n      \"kind\": ", i ? "," : "");
-		json_str(f, cts_bug_kind_name(b->kind));
-		fprintf(f, ",\n      \"message\": ");
-		json_str(f, b->message);
-		fprintf(f, ",\n      \"detail\": ");
-		json_str(f, b->detail);
-		fprintf(f, ",\n      \"thread\": %d,\n      \"run\": %" PRIu64 ",\n", b->tid, b->run);
-		fprintf(f, "      \"steps\": %" PRIu64 ",\n      \"hits\": %" PRIu64 ",\n", b->steps,
-			b->hits);
-		fprintf(f, "      \"schedule\": ");
-		if (b->schedule_path[0]) {
-			json_str(f, b->schedule_path);
-			snprintf(cmd, sizeof(cmd), "%s --replay %s", info->self ? info->self : "cts-trace",
-				 b->schedule_path);
-			fprintf(f, ",\n      \"replay\": ");
-			json_str(f, cmd);
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	size_t len = strlen((const char *)p);
+	char *out = cts_xmalloc(len * 3 + 1), *q = out; /* U+FFFD is 3 bytes */
+
+	while (*p) {
+		size_t n = utf8_len(p);
+		if (n) {
+			memcpy(q, p, n);
+			q += n;
+			p += n;
 		} else {
-			fprintf(f, "null,\n      \"replay\": null");
+			memcpy(q, "\xef\xbf\xbd", 3);
+			q += 3;
+			p++;
 		}
-		fprintf(f, "\n    }");
 	}
-	fprintf(f, "%s]\n}\n", res->nbugs ? "\n  " : "");
-	int bad = ferror(f);
-	if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
-		int e = errno;
-		unlink(tmp);
-		errno = e;
+	*q = 0;
+	return out;
+}
+
+static json_t *jstr(const char *s)
+{
+	char *clean = cts_report_utf8(s);
+	json_t *j = json_string(clean);
+	free(clean);
+	return j ? j : json_null();
+}
+
+static json_t *jhex(uint64_t v)
+{
+	char buf[24];
+	snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
+	return json_string(buf);
+}
+
+/* json_integer takes a signed 64-bit value; counts never get near 2^63. */
+static json_t *jint(uint64_t v)
+{
+	return json_integer(v > INT64_MAX ? INT64_MAX : (json_int_t)v);
+}
+
+/* ---- content -------------------------------------------------------------- */
+
+static json_t *bug_json(const struct cts_bug *b, const char *self)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "kind", jstr(cts_bug_kind_name(b->kind)));
+	json_object_set_new(o, "message", jstr(b->message));
+	json_object_set_new(o, "detail", jstr(b->detail));
+	json_object_set_new(o, "thread", json_integer(b->tid));
+	json_object_set_new(o, "run", jint(b->run));
+	json_object_set_new(o, "steps", jint(b->steps));
+	json_object_set_new(o, "hits", jint(b->hits));
+	if (b->schedule_path[0]) {
+		size_t n = strlen(self) + strlen(b->schedule_path) + 16;
+		char *cmd = cts_xmalloc(n);
+		snprintf(cmd, n, "%s --replay %s", self, b->schedule_path);
+		json_object_set_new(o, "schedule", jstr(b->schedule_path));
+		json_object_set_new(o, "replay", jstr(cmd));
+		free(cmd);
+	} else {
+		json_object_set_new(o, "schedule", json_null());
+		json_object_set_new(o, "replay", json_null());
+	}
+	return o;
+}
+
+struct race_ctx {
+	const struct cts_backend *backend;
+	json_t *list;
+};
+
+static json_t *access_json(const struct cts_backend *be, int tid, cts_op op, uint64_t pc)
+{
+	char where[512] = "";
+	json_t *o = json_object();
+	if (be && be->ops->describe_pc)
+		be->ops->describe_pc(be->be, pc, where, sizeof(where));
+	json_object_set_new(o, "thread", json_integer(tid));
+	json_object_set_new(o, "op", jstr(cts_op_name(op)));
+	json_object_set_new(o, "write", json_boolean(cts_op_is_write(op)));
+	json_object_set_new(o, "pc", jhex(pc));
+	json_object_set_new(o, "location", where[0] ? jstr(where) : json_null());
+	return o;
+}
+
+static int race_json(const struct cts_race *r, void *arg)
+{
+	struct race_ctx *c = arg;
+	char var[256] = "";
+	json_t *o = json_object(), *acc = json_array();
+	if (c->backend && c->backend->ops->describe_data)
+		c->backend->ops->describe_data(c->backend->be, r->addr, var, sizeof(var));
+	json_object_set_new(o, "address", jhex(r->addr));
+	json_object_set_new(o, "size", json_integer(r->size));
+	json_object_set_new(o, "variable", var[0] ? jstr(var) : json_null());
+	json_array_append_new(acc, access_json(c->backend, r->tid1, r->op1, r->pc1));
+	json_array_append_new(acc, access_json(c->backend, r->tid2, r->op2, r->pc2));
+	json_object_set_new(o, "accesses", acc);
+	json_object_set_new(o, "first_run", jint(r->run));
+	json_object_set_new(o, "runs", jint(r->runs));
+	/* both plain moves: may be a C11 atomic a binary cannot tell apart */
+	json_object_set_new(o, "plain", json_boolean(r->plain));
+	json_array_append_new(c->list, o);
+	return 0;
+}
+
+static json_t *report_json(const struct cts_report_info *info, const struct cts_explore_result *res)
+{
+	json_t *root = json_object(), *args = json_array(), *bugs = json_array();
+
+	json_object_set_new(root, "version", json_integer(1));
+	json_object_set_new(root, "program", jstr(info->program));
+	for (int i = 1; info->argv && info->argv[0] && info->argv[i]; i++)
+		json_array_append_new(args, jstr(info->argv[i]));
+	json_object_set_new(root, "args", args);
+	json_object_set_new(root, "strategy", jstr(info->strategy));
+	json_object_set_new(root, "mode", jstr(info->mode));
+	json_object_set_new(root, "races_mode", jstr(info->races ? info->races : "off"));
+	json_object_set_new(root, "seed", jint(info->seed));
+	json_object_set_new(root, "runs", jint(res->runs));
+	json_object_set_new(root, "schedules", jint(res->runs));
+	json_object_set_new(root, "steps", jint(res->steps));
+	json_object_set_new(root, "elapsed_seconds", json_real(round(res->elapsed * 1000) / 1000));
+	json_object_set_new(root, "complete", json_boolean(res->complete));
+	/* complete = exhausted and nothing shared unseen (docs/report-format.md) */
+	json_object_set_new(root, "exhausted", json_boolean(res->exhausted));
+	json_object_set_new(root, "unseen", res->unseen[0] ? jstr(res->unseen) : json_null());
+	if (info->backend_json) {
+		json_t *t = json_loads(info->backend_json, 0, NULL);
+		if (t)
+			json_object_set_new(root, "tracer", t);
+	}
+	json_object_set_new(root, "internal_error",
+			    res->internal_error ? jstr(res->error) : json_null());
+	for (int i = 0; i < res->nbugs; i++)
+		json_array_append_new(bugs, bug_json(&res->bugs[i],
+						     info->self ? info->self : "cts-trace"));
+	json_object_set_new(root, "bugs", bugs);
+	json_t *inc = json_object(), *incl = json_array();
+	json_object_set_new(inc, "count", jint(res->ninconclusive));
+	for (int i = 0; i < res->nlisted; i++) {
+		const struct cts_inconclusive *c = &res->inconclusive[i];
+		json_t *o = json_object();
+		json_object_set_new(o, "run", jint(c->run));
+		json_object_set_new(o, "steps", jint(c->steps));
+		json_object_set_new(o, "kind", jstr(cts_inconclusive_kind_name(c->kind)));
+		json_object_set_new(o, "reason", jstr(c->reason));
+		json_object_set_new(o, "schedule", c->schedule_path[0] ? jstr(c->schedule_path) :
+									json_null());
+		json_array_append_new(incl, o);
+	}
+	json_object_set_new(inc, "runs", incl);
+	json_object_set_new(root, "inconclusive", inc);
+	struct race_ctx rc = { info->backend, json_array() };
+	cts_race_each(res->races, race_json, &rc);
+	json_object_set_new(root, "races", rc.list);
+	return root;
+}
+
+/* ---- the file --------------------------------------------------------------- */
+
+__attribute__((format(printf, 3, 4)))
+static void say(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+static void out_free(struct cts_report_out *o)
+{
+	free(o->target);
+	free(o->tmp);
+	free(o);
+}
+
+/* A temporary file beside target, with the mode the report should get. */
+static int open_temp(struct cts_report_out *o, mode_t mode, char *err, size_t errlen)
+{
+	const char *slash = strrchr(o->target, '/');
+	const char *base = slash ? slash + 1 : o->target;
+	size_t n = strlen(o->target) + 32;
+	o->tmp = cts_xmalloc(n);
+	if (slash)
+		snprintf(o->tmp, n, "%.*s/.%s.XXXXXX", (int)(slash - o->target), o->target, base);
+	else
+		snprintf(o->tmp, n, "./.%s.XXXXXX", base);
+	o->fd = mkostemp(o->tmp, O_CLOEXEC);
+	if (o->fd < 0 || fchmod(o->fd, mode) != 0) {
+		say(err, errlen, "cannot write report %s: %s", o->target, strerror(errno));
+		if (o->fd >= 0) {
+			close(o->fd);
+			unlink(o->tmp);
+		}
 		return -1;
 	}
 	return 0;
+}
+
+struct cts_report_out *cts_report_open(const char *path, char *err, size_t errlen)
+{
+	struct cts_report_out *o = cts_xcalloc(1, sizeof(*o));
+	struct stat sb;
+
+	o->fd = -1;
+	if (strcmp(path, "-") == 0 || strcmp(path, "/dev/stdout") == 0) {
+		o->target = cts_xstrdup(path);
+		return o;
+	}
+	/* A descriptor we already have (/dev/stderr, /dev/fd/N): write to it
+	 * as it is, neither reopened from offset 0 nor truncated. */
+	int n = -1, len = 0;
+	if (strcmp(path, "/dev/stderr") == 0)
+		n = 2;
+	else if ((sscanf(path, "/dev/fd/%d%n", &n, &len) == 1 ||
+		  sscanf(path, "/proc/self/fd/%d%n", &n, &len) == 1) && path[len])
+		n = -1;
+	if (n >= 0) {
+		o->target = cts_xstrdup(path);
+		o->fd = n == 1 ? -1 : fcntl(n, F_DUPFD_CLOEXEC, 3);
+		if (n != 1 && o->fd < 0) {
+			say(err, errlen, "cannot write report %s: %s", path, strerror(errno));
+			out_free(o);
+			return NULL;
+		}
+		o->keep = true;
+		return o;
+	}
+	/* Follow symlinks to what they name: the link itself stays. */
+	o->target = realpath(path, NULL);
+	if (!o->target)
+		o->target = cts_xstrdup(path);
+	if (stat(o->target, &sb) != 0) {
+		if (errno != ENOENT) {
+			say(err, errlen, "cannot write report %s: %s", path, strerror(errno));
+			out_free(o);
+			return NULL;
+		}
+		if (lstat(o->target, &sb) == 0) {
+			/* A dangling symlink: create what it names, in place. */
+			o->fd = open(o->target, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY, 0666);
+			if (o->fd < 0) {
+				say(err, errlen, "cannot write report %s: %s", path, strerror(errno));
+				out_free(o);
+				return NULL;
+			}
+			return o;
+		}
+		mode_t mask = umask(0);
+		umask(mask);
+		if (open_temp(o, 0666 & ~mask, err, errlen) != 0) {
+			out_free(o);
+			return NULL;
+		}
+		return o;
+	}
+	if (S_ISDIR(sb.st_mode)) {
+		say(err, errlen, "cannot write report %s: is a directory", path);
+		out_free(o);
+		return NULL;
+	}
+	if (S_ISREG(sb.st_mode)) {
+		if (access(o->target, W_OK) != 0) {
+			say(err, errlen, "cannot write report %s: %s", path, strerror(errno));
+			out_free(o);
+			return NULL;
+		}
+		if (open_temp(o, sb.st_mode & 07777, err, errlen) != 0) {
+			out_free(o);
+			return NULL;
+		}
+		return o;
+	}
+	/* A device, FIFO or socket: written in place. O_NONBLOCK so a FIFO
+	 * without a reader is an error now rather than a hang. */
+	o->fd = open(o->target, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (o->fd < 0) {
+		say(err, errlen, "cannot write report %s: %s", path,
+		    errno == ENXIO ? "nobody reads it" : strerror(errno));
+		out_free(o);
+		return NULL;
+	}
+	fcntl(o->fd, F_SETFL, fcntl(o->fd, F_GETFL) & ~O_NONBLOCK);
+	return o;
+}
+
+void cts_report_discard(struct cts_report_out *o)
+{
+	if (!o)
+		return;
+	if (o->fd >= 0)
+		close(o->fd);
+	if (o->tmp)
+		unlink(o->tmp);
+	out_free(o);
+}
+
+int cts_report_write(struct cts_report_out *o, const struct cts_report_info *info,
+		     const struct cts_explore_result *res, char *err, size_t errlen)
+{
+	json_t *root = report_json(info, res);
+	FILE *f = o->fd < 0 ? stdout : fdopen(o->fd, "w");
+	int rc = -1;
+	struct stat sb;
+
+	if (!f) {
+		say(err, errlen, "cannot write report %s: %s", o->target, strerror(errno));
+		json_decref(root);
+		cts_report_discard(o);
+		return -1;
+	}
+	o->fd = -1; /* f owns it now */
+	/* In place on a regular file (a dangling symlink's new target). */
+	if (f != stdout && !o->tmp && !o->keep && fstat(fileno(f), &sb) == 0 &&
+	    S_ISREG(sb.st_mode))
+		(void)ftruncate(fileno(f), 0);
+	errno = 0;
+	if (json_dumpf(root, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) == 0 &&
+	    fputc('\n', f) != EOF && fflush(f) == 0 && !ferror(f))
+		rc = 0;
+	int e = errno ? errno : EIO;
+	if (f != stdout && fclose(f) != 0 && rc == 0) {
+		rc = -1;
+		e = errno;
+	}
+	json_decref(root);
+	if (rc == 0 && o->tmp && rename(o->tmp, o->target) != 0) {
+		rc = -1;
+		e = errno;
+	}
+	if (rc != 0) {
+		say(err, errlen, "cannot write report %s: %s", o->target, strerror(e));
+		if (o->tmp)
+			unlink(o->tmp);
+	}
+	out_free(o);
+	return rc;
 }

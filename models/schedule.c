@@ -1,26 +1,81 @@
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "models/error.h"
 #include "models/schedule.h"
 
+/* Seconds; the same limit as --timeout. */
+#define MAX_TIMEOUT 1e9
+
+#define CTS_STR_(x) #x
+#define CTS_STR(x) CTS_STR_(x)
+
 struct cts_schedule *cts_schedule_new(void)
 {
-	return cts_xcalloc(1, sizeof(struct cts_schedule));
+	struct cts_schedule *s = cts_xcalloc(1, sizeof(struct cts_schedule));
+	s->timeout = -1;
+	s->fail_on_exit = -1;
+	return s;
+}
+
+static void free_list(char ***list, int *n)
+{
+	for (int i = 0; i < *n; i++)
+		free((*list)[i]);
+	free(*list);
+	*list = NULL;
+	*n = 0;
 }
 
 static void free_args(struct cts_schedule *s)
 {
-	for (int i = 0; i < s->argc; i++)
-		free(s->argv[i]);
-	free(s->argv);
-	s->argv = NULL;
-	s->argc = 0;
+	free_list(&s->argv, &s->argc);
+}
+
+/* NULL-terminated like argv. */
+static void list_add(char ***list, int *n, const char *v)
+{
+	*list = cts_xrealloc(*list, ((size_t)*n + 2) * sizeof(char *));
+	(*list)[(*n)++] = cts_xstrdup(v);
+	(*list)[*n] = NULL;
+}
+
+int cts_schedule_add_watch(struct cts_schedule *s, const char *spec)
+{
+	if (s->nwatch >= CTS_SCHEDULE_MAX_WATCH)
+		return -1;
+	list_add(&s->watch, &s->nwatch, spec);
+	return 0;
+}
+
+int cts_schedule_add_trace_lib(struct cts_schedule *s, const char *name)
+{
+	if (s->ntrace_libs >= CTS_SCHEDULE_MAX_TRACE_LIBS)
+		return -1;
+	list_add(&s->trace_libs, &s->ntrace_libs, name);
+	return 0;
+}
+
+void cts_schedule_copy_options(struct cts_schedule *dst, const struct cts_schedule *src)
+{
+	cts_schedule_set(&dst->races, src->races);
+	dst->max_steps = src->max_steps;
+	dst->timeout = src->timeout;
+	dst->fail_on_exit = src->fail_on_exit;
+	free_list(&dst->watch, &dst->nwatch);
+	for (int i = 0; i < src->nwatch; i++)
+		list_add(&dst->watch, &dst->nwatch, src->watch[i]);
+	free_list(&dst->trace_libs, &dst->ntrace_libs);
+	for (int i = 0; i < src->ntrace_libs; i++)
+		list_add(&dst->trace_libs, &dst->ntrace_libs, src->trace_libs[i]);
 }
 
 void cts_schedule_free(struct cts_schedule *s)
@@ -32,6 +87,9 @@ void cts_schedule_free(struct cts_schedule *s)
 	free(s->mode);
 	free(s->strategy);
 	free(s->bug);
+	free(s->races);
+	free_list(&s->watch, &s->nwatch);
+	free_list(&s->trace_libs, &s->ntrace_libs);
 	free(s->steps);
 	free(s);
 }
@@ -111,52 +169,98 @@ static int unescape(const char *in, char **out)
 	return 0;
 }
 
-int cts_schedule_save(const struct cts_schedule *s, const char *path)
+static void put_key(FILE *f, const char *key, const char *v)
 {
-	char tmp[4096];
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-	FILE *f = fopen(tmp, "w");
-	if (!f)
-		return -1;
+	if (!v)
+		return;
+	fprintf(f, "%s ", key);
+	put_escaped(f, v);
+	fputc('\n', f);
+}
+
+int cts_schedule_write(const struct cts_schedule *s, FILE *f)
+{
 	fprintf(f, "cts-schedule %d\n", CTS_SCHEDULE_VERSION);
 	fprintf(f, "# replay: cts-trace --replay FILE [-- program args]\n");
-	if (s->program) {
-		fputs("program ", f);
-		put_escaped(f, s->program);
-		fputc('\n', f);
-	}
-	for (int i = 0; i < s->argc; i++) {
-		fputs("arg ", f);
-		put_escaped(f, s->argv[i]);
-		fputc('\n', f);
-	}
-	if (s->mode) {
-		fputs("mode ", f);
-		put_escaped(f, s->mode);
-		fputc('\n', f);
-	}
-	if (s->strategy) {
-		fputs("strategy ", f);
-		put_escaped(f, s->strategy);
-		fputc('\n', f);
-	}
-	if (s->bug) {
-		fputs("bug ", f);
-		put_escaped(f, s->bug);
-		fputc('\n', f);
-	}
+	put_key(f, "program", s->program);
+	for (int i = 0; i < s->argc; i++)
+		put_key(f, "arg", s->argv[i]);
+	put_key(f, "mode", s->mode);
+	put_key(f, "races", s->races);
+	if (s->max_steps)
+		fprintf(f, "max-steps %" PRIu64 "\n", s->max_steps);
+	if (s->timeout >= 0)
+		fprintf(f, "timeout %.17g\n", s->timeout);
+	if (s->fail_on_exit >= 0)
+		fprintf(f, "fail-on-exit %s\n", s->fail_on_exit ? "yes" : "no");
+	for (int i = 0; i < s->nwatch; i++)
+		put_key(f, "watch", s->watch[i]);
+	for (int i = 0; i < s->ntrace_libs; i++)
+		put_key(f, "trace-lib", s->trace_libs[i]);
+	put_key(f, "strategy", s->strategy);
+	put_key(f, "bug", s->bug);
 	fprintf(f, "steps %zu\n", s->n);
 	for (size_t i = 0; i < s->n; i++)
 		fprintf(f, "%zu %d %s 0x%" PRIx64 "\n", i, s->steps[i].tid,
 			cts_op_name(s->steps[i].op), s->steps[i].obj);
 	fprintf(f, "end\n");
-	int bad = ferror(f);
-	if (fclose(f) != 0 || bad) {
+	if (fflush(f) != 0 || ferror(f)) {
+		if (!errno)
+			errno = EIO;
+		return -1;
+	}
+	return 0;
+}
+
+/* A complete copy of the schedule in a fresh temporary file of dir. */
+static int write_temp(const struct cts_schedule *s, const char *dir, char *tmp, size_t tmplen)
+{
+	if ((size_t)snprintf(tmp, tmplen, "%s/.cts-sched.XXXXXX", dir) >= tmplen) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	int fd = mkstemp(tmp);
+	if (fd < 0)
+		return -1;
+	mode_t mask = umask(0);
+	umask(mask);
+	FILE *f = fdopen(fd, "w");
+	if (!f || fchmod(fd, 0666 & ~mask) != 0 || cts_schedule_write(s, f) != 0) {
+		int e = errno;
+		if (f)
+			fclose(f);
+		else
+			close(fd);
+		unlink(tmp);
+		errno = e;
+		return -1;
+	}
+	if (fclose(f) != 0) {
 		int e = errno;
 		unlink(tmp);
 		errno = e;
 		return -1;
 	}
+	return 0;
+}
+
+static void dir_of(const char *path, char *dir, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		snprintf(dir, len, ".");
+	else if (slash == path)
+		snprintf(dir, len, "/");
+	else
+		snprintf(dir, len, "%.*s", (int)(slash - path), path);
+}
+
+int cts_schedule_save(const struct cts_schedule *s, const char *path)
+{
+	char dir[4096], tmp[4200];
+	dir_of(path, dir, sizeof(dir));
+	if (write_temp(s, dir, tmp, sizeof(tmp)) != 0)
+		return -1;
 	if (rename(tmp, path) != 0) {
 		int e = errno;
 		unlink(tmp);
@@ -164,6 +268,73 @@ int cts_schedule_save(const struct cts_schedule *s, const char *path)
 		return -1;
 	}
 	return 0;
+}
+
+/* Names are tried in order; this many taken names means something is wrong. */
+#define SAVE_NEW_TRIES 100000
+
+int cts_schedule_save_new(const struct cts_schedule *s, const char *dir, const char *stem,
+			  char *path, size_t pathlen)
+{
+	char tmp[4200];
+	if (write_temp(s, dir, tmp, sizeof(tmp)) != 0)
+		return -1;
+	/* link() publishes the finished file under a name only if that name is
+	 * free: no reader sees a partial file and nothing is overwritten. */
+	bool use_link = true;
+	for (int n = 1; n <= SAVE_NEW_TRIES; n++) {
+		if ((size_t)snprintf(path, pathlen, "%s/%s-%d.sched", dir, stem, n) >= pathlen) {
+			unlink(tmp);
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		if (use_link) {
+			if (link(tmp, path) == 0) {
+				unlink(tmp);
+				return 0;
+			}
+			if (errno == EEXIST)
+				continue;
+			if (errno != EPERM && errno != ENOSYS && errno != EOPNOTSUPP &&
+			    errno != EMLINK) {
+				int e = errno;
+				unlink(tmp);
+				errno = e;
+				return -1;
+			}
+			/* A file system without hard links: exclusive create in place. */
+			use_link = false;
+			unlink(tmp);
+		}
+		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (fd < 0) {
+			if (errno == EEXIST)
+				continue;
+			return -1;
+		}
+		FILE *f = fdopen(fd, "w");
+		if (!f) {
+			int e = errno;
+			close(fd);
+			unlink(path);
+			errno = e;
+			return -1;
+		}
+		int rc = cts_schedule_write(s, f), e = errno;
+		if (fclose(f) != 0 && rc == 0) {
+			rc = -1;
+			e = errno;
+		}
+		if (rc != 0) {
+			unlink(path);
+			errno = e;
+		}
+		return rc;
+	}
+	if (use_link)
+		unlink(tmp);
+	errno = EEXIST;
+	return -1;
 }
 
 __attribute__((format(printf, 5, 6)))
@@ -279,11 +450,52 @@ int cts_schedule_parse(const char *text, const char *name, struct cts_schedule *
 		if (strcmp(key, "steps") == 0) {
 			char *end;
 			errno = 0;
-			declared = strtoll(val, &end, 10);
-			if (*end || errno || declared < 0) {
-				fail(err, errlen, name, line, "bad step count '%s'", val);
+			declared = isdigit((unsigned char)val[0]) ? strtoll(val, &end, 10) : -1;
+			if (declared < 0 || *end || errno) {
+				fail(err, errlen, name, line, "bad step count '%.40s'", val);
 				goto out;
 			}
+			continue;
+		}
+		if (strcmp(key, "max-steps") == 0) {
+			char *end;
+			errno = 0;
+			unsigned long long m = isdigit((unsigned char)val[0]) ? strtoull(val, &end, 10) : 0;
+			if (!m || *end || errno) {
+				fail(err, errlen, name, line, "bad max-steps '%.40s'", val);
+				goto out;
+			}
+			s->max_steps = m;
+			continue;
+		}
+		if (strcmp(key, "timeout") == 0) {
+			char *end;
+			errno = 0;
+			double t = isdigit((unsigned char)val[0]) ? strtod(val, &end) : -1;
+			if (t < 0 || *end || errno || !(t <= MAX_TIMEOUT)) {
+				fail(err, errlen, name, line, "bad timeout '%.40s'", val);
+				goto out;
+			}
+			s->timeout = t;
+			continue;
+		}
+		if (strcmp(key, "fail-on-exit") == 0) {
+			if (strcmp(val, "yes") != 0 && strcmp(val, "no") != 0) {
+				fail(err, errlen, name, line, "fail-on-exit wants yes or no, not '%.40s'",
+				     val);
+				goto out;
+			}
+			s->fail_on_exit = strcmp(val, "yes") == 0;
+			continue;
+		}
+		if (strcmp(key, "races") == 0) {
+			if (strcmp(val, "off") != 0 && strcmp(val, "report") != 0 &&
+			    strcmp(val, "fail") != 0) {
+				fail(err, errlen, name, line, "races wants off, report or fail, not '%.40s'",
+				     val);
+				goto out;
+			}
+			cts_schedule_set(&s->races, val);
 			continue;
 		}
 		if (unescape(val, &v) != 0) {
@@ -306,6 +518,17 @@ int cts_schedule_parse(const char *text, const char *name, struct cts_schedule *
 		} else if (strcmp(key, "bug") == 0) {
 			free(s->bug);
 			s->bug = v;
+		} else if (strcmp(key, "watch") == 0 || strcmp(key, "trace-lib") == 0) {
+			bool watch = key[0] == 'w';
+			int full = !*v ? -1 : watch ? cts_schedule_add_watch(s, v) :
+					      cts_schedule_add_trace_lib(s, v);
+			free(v);
+			if (full) {
+				fail(err, errlen, name, line, "%s: %s", key,
+				     watch ? "empty or more than " CTS_STR(CTS_SCHEDULE_MAX_WATCH) :
+				     "empty or more than " CTS_STR(CTS_SCHEDULE_MAX_TRACE_LIBS));
+				goto out;
+			}
 		} else {
 			free(v);
 			fail(err, errlen, name, line, "unknown key '%s'", key);
@@ -339,34 +562,74 @@ out:
 	return rc;
 }
 
-int cts_schedule_load(const char *path, struct cts_schedule **out, char *err, size_t errlen)
+/* The whole file, NUL-terminated, or NULL with a reason in err. */
+static char *read_bounded(const char *path, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "r");
-	if (!f) {
+	/* O_NONBLOCK: opening a FIFO nobody writes to must not hang. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat sb;
+	if (fd < 0 || fstat(fd, &sb) != 0) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
+		if (fd >= 0)
+			close(fd);
+		return NULL;
 	}
+	if (!S_ISREG(sb.st_mode) && !S_ISFIFO(sb.st_mode) && !S_ISSOCK(sb.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file (not a cts schedule)", path);
+		close(fd);
+		return NULL;
+	}
+	if (S_ISREG(sb.st_mode) && (uint64_t)sb.st_size > CTS_SCHEDULE_MAX_BYTES) {
+		snprintf(err, errlen, "%s: too large for a schedule (%lld bytes, at most %u)", path,
+			 (long long)sb.st_size, CTS_SCHEDULE_MAX_BYTES);
+		close(fd);
+		return NULL;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	size_t cap = 1 << 16, n = 0;
 	char *buf = cts_xmalloc(cap);
-	size_t got;
-	while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
-		n += got;
-		if (n + 1 == cap)
-			buf = cts_xrealloc(buf, cap *= 2);
+	const char *why = NULL;
+	for (;;) {
+		if (n + 1 == cap) {
+			if (n > CTS_SCHEDULE_MAX_BYTES) {
+				why = "too large for a schedule";
+				break;
+			}
+			cap = cap * 2 < (size_t)CTS_SCHEDULE_MAX_BYTES + 2 ? cap * 2 :
+			      (size_t)CTS_SCHEDULE_MAX_BYTES + 2;
+			buf = cts_xrealloc(buf, cap);
+		}
+		ssize_t got = read(fd, buf + n, cap - n - 1);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			why = strerror(errno);
+			break;
+		}
+		if (got == 0)
+			break;
+		/* Binary data is refused at the first block, not after reading it all. */
+		if (memchr(buf + n, 0, (size_t)got)) {
+			why = "binary data (not a cts schedule)";
+			break;
+		}
+		n += (size_t)got;
 	}
-	int bad = ferror(f);
-	fclose(f);
-	if (bad) {
-		snprintf(err, errlen, "%s: read error", path);
+	close(fd);
+	if (why) {
+		snprintf(err, errlen, "%s: %s", path, why);
 		free(buf);
-		return -1;
+		return NULL;
 	}
 	buf[n] = 0;
-	if (memchr(buf, 0, n)) {
-		snprintf(err, errlen, "%s: binary data (not a cts schedule)", path);
-		free(buf);
+	return buf;
+}
+
+int cts_schedule_load(const char *path, struct cts_schedule **out, char *err, size_t errlen)
+{
+	char *buf = read_bounded(path, err, errlen);
+	if (!buf)
 		return -1;
-	}
 	int rc = cts_schedule_parse(buf, path, out, err, errlen);
 	free(buf);
 	return rc;

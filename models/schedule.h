@@ -4,9 +4,14 @@
 #define CTS_SCHEDULE_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include "models/event.h"
 
 #define CTS_SCHEDULE_VERSION 1
+#define CTS_SCHEDULE_MAX_WATCH 4        /* the four debug registers */
+#define CTS_SCHEDULE_MAX_TRACE_LIBS 16
+/* cts_schedule_load reads at most this much (a 100,000-step run is ~3 MB). */
+#define CTS_SCHEDULE_MAX_BYTES (256u << 20)
 
 struct cts_sched_step {
 	int tid;       /* thread chosen */
@@ -21,6 +26,16 @@ struct cts_schedule {
 	char *mode;        /* sync/break/step */
 	char *strategy;    /* free text: how the run was found */
 	char *bug;         /* one-line bug description, may be NULL */
+	/* Options that change how a run goes, so --replay runs as the exploration
+	 * did. Absent from older files: NULL, 0 or -1 ("not recorded"). */
+	char *races;          /* "off", "report" or "fail" */
+	uint64_t max_steps;   /* step budget; 0 = not recorded */
+	double timeout;       /* per-run seconds (0 = no limit); < 0 = not recorded */
+	int fail_on_exit;     /* 0 or 1; -1 = not recorded */
+	int nwatch;
+	char **watch;         /* --watch specs, at most CTS_SCHEDULE_MAX_WATCH */
+	int ntrace_libs;
+	char **trace_libs;    /* --trace-lib names, at most CTS_SCHEDULE_MAX_TRACE_LIBS */
 	size_t n, cap;
 	struct cts_sched_step *steps;
 };
@@ -32,12 +47,27 @@ void cts_schedule_add(struct cts_schedule *s, int tid, cts_op op, uint64_t obj);
 /* Replace a string field (copies). */
 void cts_schedule_set(char **field, const char *value);
 void cts_schedule_set_args(struct cts_schedule *s, int argc, char *const *argv);
+/* Append to the watch / trace-lib list; -1 when the list is full. */
+int cts_schedule_add_watch(struct cts_schedule *s, const char *spec);
+int cts_schedule_add_trace_lib(struct cts_schedule *s, const char *name);
+/* Copy the run options (races ... trace_libs) of src into dst. */
+void cts_schedule_copy_options(struct cts_schedule *dst, const struct cts_schedule *src);
 
 /* 0 on success; -1 with a one-line reason ("FILE:LINE: ...") in err. */
 int cts_schedule_parse(const char *text, const char *name, struct cts_schedule **out,
 		       char *err, size_t errlen);
+/* Reads regular files and pipes, at most CTS_SCHEDULE_MAX_BYTES; devices,
+ * directories and binary data are refused before much is read. */
 int cts_schedule_load(const char *path, struct cts_schedule **out, char *err, size_t errlen);
-/* Written atomically (temp file + rename). 0 or -1 with errno. */
+/* The file's text; 0, or -1 with errno (a write error of f). */
+int cts_schedule_write(const struct cts_schedule *s, FILE *f);
+/* Written atomically (temp file + rename), replacing path. 0 or -1 with errno. */
 int cts_schedule_save(const struct cts_schedule *s, const char *path);
+/* Saved as DIR/STEM-N.sched with the smallest N whose name is free, written
+ * completely before the name appears and never over an existing file (two
+ * cts-trace processes sharing DIR get distinct names). The name is put in
+ * path. 0, or -1 with errno. */
+int cts_schedule_save_new(const struct cts_schedule *s, const char *dir, const char *stem,
+			  char *path, size_t pathlen);
 
 #endif

@@ -13,6 +13,9 @@ struct cts_objmodel;
 struct cts_thread_view {
 	bool alive;              /* created and not yet exited */
 	bool blocked;            /* backend-level block (parked in a futex wait) */
+	bool outside;            /* blocked, but may come back without any step: in a
+	                          * system call in the kernel, or waiting for a signal
+	                          * from outside the program (backend->wait) */
 	struct cts_event pending;/* next visible operation, valid while alive */
 };
 
@@ -31,6 +34,8 @@ struct cts_run_state {
 	struct cts_thread_view t[CTS_MAX_THREADS];
 	enum cts_run_status status;
 	int exit_code;
+	int exit_sig;        /* CTS_RUN_EXITED by this signal (exit_code 128+sig), 0 */
+	bool exit_sig_self;  /* ... which the program sent itself */
 	int sig;
 	uint64_t fault_pc;
 	uint64_t fault_addr;
@@ -38,6 +43,9 @@ struct cts_run_state {
 	char message[512];
 	bool bad_input;      /* with CTS_RUN_ERROR: the program cannot be traced (exec
 	                      * failed, no usable libc), not a fault of cts */
+	bool blocked_outside;/* with CTS_RUN_TIMEOUT: a thread was blocked outside the
+	                      * schedule (message says which): the run may only have
+	                      * been waiting for the world, not stuck */
 	/* Events the backend saw on its own during the last step besides the
 	 * chosen op (e.g. shared accesses inside a step in future modes). */
 };
@@ -50,12 +58,28 @@ struct cts_backend_ops {
 	 * give_up: the op is a timed wait that should time out instead of block.
 	 * On return *done is the executed op with its outcome. 0 or -1 (st->message). */
 	int (*step)(void *be, struct cts_run_state *st, int tid, bool give_up, struct cts_event *done);
+	/* Optional: nothing can run but some thread is outside the schedule
+	 * (st->t[].outside): wait until one comes back or limit_s seconds pass
+	 * (limit_s <= 0: until the run's timeout). 1 if a thread's view changed,
+	 * 0 if none did, -1 on error (st->message). */
+	int (*wait)(void *be, struct cts_run_state *st, double limit_s);
 	/* Tear the run down: kill, reap, nothing left behind. */
 	void (*stop)(void *be, struct cts_run_state *st);
 	/* Optional: pc -> "func (file:line)" for reports; may be NULL. */
 	void (*describe_pc)(void *be, uint64_t pc, char *buf, size_t len);
 	/* Optional: data address -> "symbol+off", "" if unknown. */
 	void (*describe_data)(void *be, uint64_t addr, char *buf, size_t len);
+	/* Optional: how many things the runs so far may have missed (calls into
+	 * untraced code with pointers to shared memory); buf says which. */
+	int (*unseen)(void *be, char *buf, size_t len);
+	/* Optional: a hash of held thread tid's own state (live: registers and
+	 * the top of its stack; sim: statement and locals). Equal hashes before
+	 * two reads of an unchanged location prove the thread made no progress in
+	 * between: the explorer then treats it as blocked on that location, and
+	 * only with this proof does a run where every thread spins end as a
+	 * livelock. 0, or -1 when the backend cannot tell (e.g. its stores are
+	 * invisible); without it spins are recognised by counting alone. */
+	int (*thread_state)(void *be, int tid, uint64_t *hash);
 };
 
 struct cts_backend {

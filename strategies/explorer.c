@@ -1,17 +1,24 @@
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 #include "models/error.h"
 #include "models/objmodel.h"
 #include "models/race.h"
 #include "models/schedule.h"
 #include "strategies/explorer.h"
+#include "strategies/spin.h"
+
+extern char **environ;
 
 static volatile sig_atomic_t interrupted;
 
@@ -23,14 +30,19 @@ void cts_explore_interrupt(void)
 static const char *const bug_names[] = {
 	[CTS_BUG_NONE] = "none",         [CTS_BUG_CRASH] = "crash",
 	[CTS_BUG_ASSERT] = "assert",     [CTS_BUG_DEADLOCK] = "deadlock",
-	[CTS_BUG_LIVELOCK] = "livelock", [CTS_BUG_TIMEOUT] = "timeout",
-	[CTS_BUG_EXIT] = "exit-status",  [CTS_BUG_RACE] = "race",
+	[CTS_BUG_LIVELOCK] = "livelock", [CTS_BUG_EXIT] = "exit-status",
+	[CTS_BUG_RACE] = "race",         [CTS_BUG_CHECK] = "check",
 	[CTS_BUG_DIVERGED] = "divergence",
 };
 
 const char *cts_bug_kind_name(enum cts_bug_kind k)
 {
 	return (unsigned)k < sizeof(bug_names) / sizeof(bug_names[0]) ? bug_names[k] : "?";
+}
+
+const char *cts_inconclusive_kind_name(enum cts_inconclusive_kind k)
+{
+	return k == CTS_INC_STEPS ? "max-steps" : k == CTS_INC_TIMEOUT ? "timeout" : "?";
 }
 
 static double now(void)
@@ -50,50 +62,35 @@ struct explorer {
 	struct cts_race_detector *races;
 	struct cts_schedule *sched;
 	struct cts_run_state *st;
+	struct cts_spin *spin;
 	bool alive[CTS_MAX_THREADS];
 	bool enabled[CTS_MAX_THREADS];
+	bool outside[CTS_MAX_THREADS];
+	int noutside;
+	bool spinning[CTS_MAX_THREADS];  /* held back: their next step changes nothing */
 	struct cts_event pending[CTS_MAX_THREADS];
+	/* Every live thread spins or is blocked: the spinners take turns, one
+	 * at a time, to show whether they ever move on (confirm counts their
+	 * steps that changed nothing). */
+	bool confirming;
+	uint32_t confirm[CTS_MAX_THREADS];
 	double start, last_progress;
 	bool progress_shown;
-	/* spin detection: consecutive reads of one unchanged location */
-	uint64_t spin_addr[CTS_MAX_THREADS], spin_val[CTS_MAX_THREADS];
-	uint32_t spin_count[CTS_MAX_THREADS];
+	bool inc_hidden_said;
 };
 
-/* A thread that re-read the same location and value this many times in a row
- * is spinning: it cannot make progress until someone writes there, so it
- * yields to every other enabled thread, as a fair scheduler would. */
-#define SPIN_LIMIT 3
+/* Nothing can run but a timed wait could give up, and a thread is in the
+ * kernel: how long it gets to come back first (time is not modelled; a
+ * call that returns this soon is taken to come before any timeout). */
+#define OUTSIDE_GRACE_S 0.05
 
-static void spin_observe(struct explorer *x, const struct cts_event *ev)
-{
-	int t = ev->tid;
-	if (ev->op == CTS_OP_READ) {
-		if (x->spin_count[t] && x->spin_addr[t] == ev->obj && x->spin_val[t] == ev->value) {
-			x->spin_count[t]++;
-		} else {
-			x->spin_addr[t] = ev->obj;
-			x->spin_val[t] = ev->value;
-			x->spin_count[t] = 1;
-		}
-		return;
-	}
-	x->spin_count[t] = 0;
-	if (!cts_op_is_write(ev->op) && ev->op != CTS_OP_FUTEX_WAKE)
-		return;
-	/* A store where someone spins lets the spinner go again. */
-	uint64_t size = ev->size ? ev->size : 4;
-	for (int u = 0; u < x->st->nthreads; u++)
-		if (x->spin_count[u] && x->spin_addr[u] < ev->obj + size &&
-		    ev->obj < x->spin_addr[u] + 8)
-			x->spin_count[u] = 0;
-}
-
-static bool spinning(const struct explorer *x, int t)
-{
-	return x->spin_count[t] >= SPIN_LIMIT && x->pending[t].op == CTS_OP_READ &&
-	       x->pending[t].obj == x->spin_addr[t];
-}
+/* Steps each spinner must take, all changing nothing, while every other
+ * live thread spins or is blocked, before a run is judged a livelock. The
+ * state hashes already prove no progress; the extra turns give state outside
+ * the program's memory (a child process, the kernel) time to show. */
+#define SPIN_CONFIRM 100
+/* Inconclusive runs reported with a warning line; later ones are counted. */
+#define INC_SHOWN 3
 
 static void describe_pc(struct explorer *x, uint64_t pc, char *buf, size_t len)
 {
@@ -119,41 +116,128 @@ static size_t appendf(char *buf, size_t len, size_t off, const char *fmt, ...)
 	return off + (size_t)n < len ? off + (size_t)n : len - 1;
 }
 
-/* Every live thread is blocked: say who waits for what, and the cycle. */
-static void describe_deadlock(struct explorer *x, struct cts_bug *bug)
+/* The wait-for edge and phrase of a thread the object model (or a futex
+ * park) blocks; -1 when no single thread is to blame. */
+static int blocked_line(struct explorer *x, int t, char *what, size_t wlen, char *detail,
+			size_t dlen, size_t *off)
+{
+	const struct cts_event *p = &x->st->t[t].pending;
+	char where[256];
+	int waits_for = -1;
+
+	if (p->op == CTS_OP_FUTEX_WAIT && x->st->t[t].blocked)
+		snprintf(what, wlen, "futex 0x%" PRIx64 " (no wake pending)", p->obj);
+	else if (p->op == CTS_OP_IO_RETURN && cts_syscall_waits_signal((long)p->value))
+		snprintf(what, wlen, "a signal in %s (asleep in the kernel; every signal that "
+			 "would wake it was sent and taken already)", cts_syscall_name((long)p->value));
+	else if (p->op == CTS_OP_IO_RETURN)
+		snprintf(what, wlen, "%s on fd %" PRIu64 " (asleep in the kernel on a pipe or "
+			 "eventfd only the program's own threads use)",
+			 cts_syscall_name((long)p->value), p->obj);
+	else
+		waits_for = cts_objmodel_blocker(x->model, p, what, wlen);
+	describe_pc(x, p->pc, where, sizeof(where));
+	*off = appendf(detail, dlen, *off, "  thread %d blocked in %s at %s: waits for %s", t,
+		       cts_op_name(p->op), where, what);
+	if (waits_for >= 0 && (p->op == CTS_OP_LOCK || p->op == CTS_OP_COND_REACQUIRE ||
+			       p->op == CTS_OP_WRLOCK || p->op == CTS_OP_RDLOCK)) {
+		uint64_t m = p->op == CTS_OP_COND_REACQUIRE ? p->obj2 : p->obj;
+		uint64_t at = cts_objmodel_acquired_at(x->model, m);
+		if (at) {
+			describe_pc(x, at, where, sizeof(where));
+			*off = appendf(detail, dlen, *off, " (taken at %s)", where);
+		}
+	}
+	*off = appendf(detail, dlen, *off, "\n");
+	return waits_for;
+}
+
+/* "flag (0x4040a0)" or "0x4040a0". */
+static void describe_var(struct explorer *x, uint64_t addr, char *buf, size_t len)
+{
+	char var[160] = "";
+	if (x->backend->ops->describe_data)
+		x->backend->ops->describe_data(x->backend->be, addr, var, sizeof(var));
+	if (var[0])
+		snprintf(buf, len, "%s (0x%" PRIx64 ")", var, addr);
+	else
+		snprintf(buf, len, "0x%" PRIx64, addr);
+}
+
+/* A value as the program would print it: small negative numbers signed. */
+static void describe_value(uint64_t v, uint32_t size, char *buf, size_t len)
+{
+	unsigned bits = size && size < 8 ? size * 8 : 64;
+	uint64_t sign = 1ull << (bits - 1);
+	if ((v & sign) && bits < 64)
+		v |= ~((sign << 1) - 1);   /* sign-extend */
+	if ((int64_t)v < 0 && (int64_t)v > -65536)
+		snprintf(buf, len, "%" PRId64, (int64_t)v);
+	else
+		snprintf(buf, len, "%" PRIu64, v);
+}
+
+/* A spinning thread: where it spins, on what, and who changed that last. */
+static void spin_line(struct explorer *x, int t, char *what, size_t wlen, char *detail,
+		      size_t dlen, size_t *off)
+{
+	int n, shown = 0;
+	const struct cts_spin_loc *loc = cts_spin_locs(x->spin, t, &n);
+	char var[200], where[256], val[32];
+	size_t woff = 0;
+
+	what[0] = 0;
+	for (int i = 0; i < n; i++) {
+		if (loc[i].reads < 2)
+			continue;   /* read once on the way, not spun on */
+		describe_var(x, loc[i].addr, var, sizeof(var));
+		describe_pc(x, loc[i].pc, where, sizeof(where));
+		describe_value(loc[i].value, loc[i].size, val, sizeof(val));
+		woff = appendf(what, wlen, woff, "%s%s = %s", shown++ ? " and " : "", var, val);
+		*off = appendf(detail, dlen, *off, "  thread %d spins at %s: re-reads %s = %s"
+			       " (%u times unchanged); ", t, where, var, val, loc[i].reads);
+		int wt;
+		uint64_t wpc, wstep;
+		if (cts_spin_last_change(x->spin, loc[i].addr, &wt, &wpc, &wstep)) {
+			describe_pc(x, wpc, where, sizeof(where));
+			*off = appendf(detail, dlen, *off,
+				       "last changed by thread %d at %s (step %" PRIu64 ")\n", wt, where,
+				       wstep);
+		} else {
+			*off = appendf(detail, dlen, *off, "never changed in this run\n");
+		}
+	}
+	if (!shown) {
+		describe_pc(x, x->st->t[t].pending.pc, where, sizeof(where));
+		snprintf(what, wlen, "nothing it reads (yields at %s)", where);
+		*off = appendf(detail, dlen, *off, "  thread %d spins: yields at %s\n", t, where);
+	}
+}
+
+/* Every live thread is blocked, or (kind LIVELOCK) blocked or spinning
+ * without progress: say who waits for what, and the cycle. */
+static void describe_stuck(struct explorer *x, struct cts_bug *bug)
 {
 	struct cts_run_state *st = x->st;
 	int waits_for[CTS_MAX_THREADS];
-	char what[160], where[256];
+	char what[400];
 	size_t off = 0, moff = 0;
+	const char *head = bug->kind == CTS_BUG_LIVELOCK ? "livelock:" : "deadlock:";
 
-	moff = appendf(bug->message, sizeof(bug->message), moff, "deadlock:");
+	moff = appendf(bug->message, sizeof(bug->message), moff, "%s", head);
 	for (int t = 0; t < st->nthreads; t++) {
 		waits_for[t] = -1;
 		if (!st->t[t].alive)
 			continue;
-		const struct cts_event *p = &st->t[t].pending;
-		if (p->op == CTS_OP_FUTEX_WAIT && st->t[t].blocked)
-			snprintf(what, sizeof(what), "futex 0x%" PRIx64 " (no wake pending)", p->obj);
+		bool spins = bug->kind == CTS_BUG_LIVELOCK && x->spinning[t];
+		if (spins)
+			spin_line(x, t, what, sizeof(what), bug->detail, sizeof(bug->detail), &off);
 		else
-			waits_for[t] = cts_objmodel_blocker(x->model, p, what, sizeof(what));
-		describe_pc(x, p->pc, where, sizeof(where));
-		off = appendf(bug->detail, sizeof(bug->detail), off,
-			      "  thread %d blocked in %s at %s: waits for %s", t,
-			      cts_op_name(p->op), where, what);
-		if (waits_for[t] >= 0 && (p->op == CTS_OP_LOCK || p->op == CTS_OP_COND_REACQUIRE ||
-					  p->op == CTS_OP_WRLOCK || p->op == CTS_OP_RDLOCK)) {
-			uint64_t m = p->op == CTS_OP_COND_REACQUIRE ? p->obj2 : p->obj;
-			uint64_t at = cts_objmodel_acquired_at(x->model, m);
-			if (at) {
-				describe_pc(x, at, where, sizeof(where));
-				off = appendf(bug->detail, sizeof(bug->detail), off,
-					      " (taken at %s)", where);
-			}
-		}
-		off = appendf(bug->detail, sizeof(bug->detail), off, "\n");
-		moff = appendf(bug->message, sizeof(bug->message), moff, "%s thread %d waits for %s",
-			       moff > 10 ? ";" : "", t, what);
+			waits_for[t] = blocked_line(x, t, what, sizeof(what), bug->detail,
+						    sizeof(bug->detail), &off);
+		moff = appendf(bug->message, sizeof(bug->message), moff, "%s thread %d %s %s",
+			       moff > strlen(head) ? ";" : "", t, spins ? "spins on" : "waits for",
+			       what);
 	}
 	/* Follow waits-for edges from each thread until one repeats. */
 	for (int s = 0; s < st->nthreads; s++) {
@@ -188,18 +272,20 @@ static void mkdir_p(const char *dir)
 	mkdir(tmp, 0777);
 }
 
-static void save_schedule(struct explorer *x, struct cts_bug *bug, int index)
+/* Save the current run's schedule as OUT/NAME-N.sched with the first free N
+ * (never over another run's file); "" when not saved. */
+static void save_schedule(struct explorer *x, const char *name, const char *what, char *path,
+			  size_t len)
 {
 	const struct cts_explorer_config *cfg = x->cfg;
+	path[0] = 0;
 	if (!cfg->out_dir)
 		return;
 	mkdir_p(cfg->out_dir);
-	snprintf(bug->schedule_path, sizeof(bug->schedule_path), "%s/%s-%d.sched", cfg->out_dir,
-		 cts_bug_kind_name(bug->kind), index);
-	cts_schedule_set(&x->sched->bug, bug->message);
-	if (cts_schedule_save(x->sched, bug->schedule_path) != 0) {
-		cts_perror_msg("cannot save schedule %s", bug->schedule_path);
-		bug->schedule_path[0] = 0;
+	cts_schedule_set(&x->sched->bug, what);
+	if (cts_schedule_save_new(x->sched, cfg->out_dir, name, path, len) != 0) {
+		cts_perror_msg("cannot save a schedule in %s", cfg->out_dir);
+		path[0] = 0;
 	}
 }
 
@@ -221,6 +307,8 @@ static void show_progress(struct explorer *x, bool force)
 	fprintf(x->cfg->log, "\r\033[K[cts] runs %" PRIu64 "  steps %" PRIu64 "  %.0f runs/s  bugs %d",
 		x->res->runs, x->res->steps, el > 0 ? (double)x->res->runs / el : 0.0,
 		x->res->nbugs);
+	if (x->res->ninconclusive)
+		fprintf(x->cfg->log, "  inconclusive %" PRIu64, x->res->ninconclusive);
 	if (x->cfg->time_limit > 0)
 		fprintf(x->cfg->log, "  %.0f/%.0fs", el, x->cfg->time_limit);
 	else if (x->cfg->runs)
@@ -229,9 +317,24 @@ static void show_progress(struct explorer *x, bool force)
 	x->progress_shown = true;
 }
 
+/* The command that replays a schedule (with the --check it needs). */
+static void replay_cmd(struct explorer *x, const struct cts_bug *bug, char *buf, size_t len)
+{
+	size_t off = appendf(buf, len, 0, "%s", x->cfg->self ? x->cfg->self : "cts-trace");
+	if (bug->kind == CTS_BUG_CHECK) {
+		off = appendf(buf, len, off, " --check '");
+		for (const char *c = x->cfg->check; *c; c++)
+			off = *c == '\'' ? appendf(buf, len, off, "'\\''") :
+					   appendf(buf, len, off, "%c", *c);
+		off = appendf(buf, len, off, "'");
+	}
+	appendf(buf, len, off, " --replay %s", bug->schedule_path);
+}
+
 static void report_bug(struct explorer *x, const struct cts_bug *bug)
 {
 	FILE *log = x->cfg->log;
+	char cmd[1600];
 	if (x->cfg->quiet)
 		return;
 	clear_progress(x);
@@ -246,9 +349,9 @@ static void report_bug(struct explorer *x, const struct cts_bug *bug)
 	if (bug->detail[0])
 		fputs(bug->detail, log);
 	if (bug->schedule_path[0]) {
+		replay_cmd(x, bug, cmd, sizeof(cmd));
 		fprintf(log, "  schedule: %s\n", bug->schedule_path);
-		fprintf(log, "  replay:   %s --replay %s\n", x->cfg->self ? x->cfg->self : "cts-trace",
-			bug->schedule_path);
+		fprintf(log, "  replay:   %s\n", cmd);
 	}
 	fflush(log);
 }
@@ -264,14 +367,47 @@ static bool record_bug(struct explorer *x, struct cts_bug *bug)
 		}
 	}
 	bug->hits = 1;
-	save_schedule(x, bug, res->nbugs + 1);
+	save_schedule(x, cts_bug_kind_name(bug->kind), bug->message, bug->schedule_path,
+		      sizeof(bug->schedule_path));
 	res->bugs = cts_xrealloc(res->bugs, ((size_t)res->nbugs + 1) * sizeof(*res->bugs));
 	res->bugs[res->nbugs++] = *bug;
 	report_bug(x, bug);
 	return true;
 }
 
-static void judge_end(struct explorer *x, struct cts_bug *bug)
+/* A run without a verdict: counted, the first ones listed with a schedule
+ * and a warning line. Never a bug. */
+static void record_inconclusive(struct explorer *x, struct cts_inconclusive *inc)
+{
+	struct cts_explore_result *res = x->res;
+	FILE *log = x->cfg->log;
+	char what[600];
+
+	res->ninconclusive++;
+	if (res->nlisted >= CTS_INCONCLUSIVE_LISTED)
+		return;
+	snprintf(what, sizeof(what), "inconclusive: %s", inc->reason);
+	save_schedule(x, "inconclusive", what, inc->schedule_path,
+		      sizeof(inc->schedule_path));
+	res->inconclusive = cts_xrealloc(res->inconclusive,
+					 ((size_t)res->nlisted + 1) * sizeof(*res->inconclusive));
+	res->inconclusive[res->nlisted++] = *inc;
+	if (x->cfg->quiet)
+		return;
+	clear_progress(x);
+	if (res->nlisted <= INC_SHOWN) {
+		fprintf(log, "cts-trace: warning: run %" PRIu64 " inconclusive after %" PRIu64
+			" steps: %s\n", inc->run, inc->steps, inc->reason);
+		if (inc->schedule_path[0])
+			fprintf(log, "  schedule: %s\n", inc->schedule_path);
+	} else if (!x->inc_hidden_said) {
+		x->inc_hidden_said = true;
+		fprintf(log, "cts-trace: warning: more inconclusive runs; counted, not shown\n");
+	}
+	fflush(log);
+}
+
+static void judge_end(struct explorer *x, struct cts_bug *bug, struct cts_inconclusive *inc)
 {
 	struct cts_run_state *st = x->st;
 	char where[256];
@@ -280,8 +416,13 @@ static void judge_end(struct explorer *x, struct cts_bug *bug)
 	case CTS_RUN_EXITED:
 		if (x->cfg->fail_on_exit && st->exit_code != 0) {
 			bug->kind = CTS_BUG_EXIT;
-			snprintf(bug->message, sizeof(bug->message), "program exited with status %d",
-				 st->exit_code);
+			if (st->exit_sig)
+				snprintf(bug->message, sizeof(bug->message), "program %s signal %d (%s)",
+					 st->exit_sig_self ? "killed itself by" : "ended by",
+					 st->exit_sig, strsignal(st->exit_sig));
+			else
+				snprintf(bug->message, sizeof(bug->message),
+					 "program exited with status %d", st->exit_code);
 		}
 		break;
 	case CTS_RUN_SIGNALED:
@@ -303,8 +444,9 @@ static void judge_end(struct explorer *x, struct cts_bug *bug)
 			 st->message);
 		break;
 	case CTS_RUN_TIMEOUT:
-		bug->kind = CTS_BUG_TIMEOUT;
-		snprintf(bug->message, sizeof(bug->message), "%s",
+		/* Slow is not wrong: only a deadlock or a proven livelock is a bug. */
+		inc->kind = CTS_INC_TIMEOUT;
+		snprintf(inc->reason, sizeof(inc->reason), "%s; no deadlock or livelock seen",
 			 st->message[0] ? st->message : "run timed out");
 		break;
 	default:
@@ -314,17 +456,17 @@ static void judge_end(struct explorer *x, struct cts_bug *bug)
 
 static void race_bug(struct explorer *x, struct cts_bug *bug, const struct cts_race *r)
 {
-	char a[256], b[256], var[160] = "";
+	char a[256], b[256], var[200];
 	describe_pc(x, r->pc1, a, sizeof(a));
 	describe_pc(x, r->pc2, b, sizeof(b));
-	if (x->backend->ops->describe_data)
-		x->backend->ops->describe_data(x->backend->be, r->addr, var, sizeof(var));
+	describe_var(x, r->addr, var, sizeof(var));
 	bug->kind = CTS_BUG_RACE;
 	bug->tid = r->tid2;
 	snprintf(bug->message, sizeof(bug->message),
-		 "data race on %s%s0x%" PRIx64 "%s (%u bytes): thread %d %s at %s vs thread %d %s at %s",
-		 var, var[0] ? " (" : "", r->addr, var[0] ? ")" : "", r->size, r->tid1,
-		 cts_op_name(r->op1), a, r->tid2, cts_op_name(r->op2), b);
+		 "data race on %s (%u bytes): thread %d %s at %s vs thread %d %s at %s%s", var,
+		 r->size, r->tid1, cts_op_name(r->op1), a, r->tid2, cts_op_name(r->op2), b,
+		 r->plain ? " (plain loads/stores: not a race if the variable is a C11 atomic, "
+			    "whose loads and stores x86 compiles to the same moves)" : "");
 }
 
 static void report_race(struct explorer *x, const struct cts_race *r)
@@ -337,46 +479,114 @@ static void report_race(struct explorer *x, const struct cts_race *r)
 	fprintf(x->cfg->log, "cts-trace: %s (run %" PRIu64 ")\n", tmp.message, r->run);
 }
 
-/* Fill the views for the strategy; returns how many threads may run. */
-static int collect(struct explorer *x, bool *give_up)
+/* Which threads the strategy may choose. Spinners step aside while any
+ * other thread can run; when every live thread spins or is blocked, timed
+ * waits give up first, then the spinners take turns one at a time, and once
+ * each proved SPIN_CONFIRM times in a row that it cannot move on, the run is
+ * a livelock. Returns how many may run (0: deadlock or *livelock). */
+static int collect(struct explorer *x, bool *give_up, bool *livelock)
 {
 	struct cts_run_state *st = x->st;
-	int n = 0;
+	int n = 0, spinners = 0;
 
-	*give_up = false;
+	*give_up = *livelock = false;
+	x->noutside = 0;
 	for (int t = 0; t < st->nthreads; t++) {
 		x->alive[t] = st->t[t].alive;
 		x->pending[t] = st->t[t].pending;
+		x->outside[t] = x->alive[t] && st->t[t].outside;
+		x->noutside += x->outside[t];
+		x->spinning[t] = false;
 		x->enabled[t] = x->alive[t] && !st->t[t].blocked &&
 				cts_objmodel_enabled(x->model, &st->t[t].pending);
-		n += x->enabled[t];
-	}
-	/* Spinning threads step aside while anyone else can run. */
-	int spinners = 0;
-	for (int t = 0; t < st->nthreads; t++)
-		spinners += x->enabled[t] && spinning(x, t);
-	if (spinners && spinners < n) {
-		for (int t = 0; t < st->nthreads; t++) {
-			if (x->enabled[t] && spinning(x, t)) {
-				x->enabled[t] = false;
-				n--;
+		if (!x->enabled[t])
+			continue;
+		struct cts_spin_loc *loc;
+		if (cts_spin_stuck(x->spin, &x->pending[t], &loc)) {
+			x->spinning[t] = true;
+			x->enabled[t] = false;
+			spinners++;
+			/* A location someone busy-waits on is a synchronization variable. */
+			if (loc && !loc->marked && x->races) {
+				loc->marked = true;
+				cts_race_sync_location(x->races, loc->addr, loc->size);
 			}
+		} else {
+			n++;
 		}
 	}
-	if (n)
+	if (n) {
+		if (x->confirming)
+			memset(x->confirm, 0, sizeof(x->confirm));
+		x->confirming = false;
 		return n;
+	}
 	/* Nobody can move: timed waits give up, as they would after their timeout. */
 	for (int t = 0; t < st->nthreads; t++) {
-		if (x->alive[t] && x->pending[t].timed) {
+		if (x->alive[t] && x->pending[t].timed && !x->spinning[t]) {
 			x->enabled[t] = true;
 			n++;
 		}
 	}
 	*give_up = n > 0;
-	return n;
+	/* A thread in the kernel may yet write what the spinners wait for:
+	 * the run loop waits for it first. */
+	if (n || !spinners || x->noutside)
+		return n;
+	bool proven = x->backend->ops->thread_state != NULL;
+	int pick = -1;
+	for (int t = 0; t < st->nthreads; t++) {
+		if (!x->spinning[t])
+			continue;
+		proven = proven && cts_spin_proven(x->spin, t) && x->confirm[t] >= SPIN_CONFIRM;
+		if (pick < 0 || x->confirm[t] < x->confirm[pick])
+			pick = t;
+	}
+	if (proven) {
+		*livelock = true;
+		return 0;
+	}
+	x->confirming = true;
+	x->spinning[pick] = false;
+	x->enabled[pick] = true;
+	return 1;
 }
 
-static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug, bool *aborted)
+static void debug_point(struct explorer *x, uint64_t run, uint64_t step)
+{
+	struct cts_run_state *st = x->st;
+	char en[CTS_MAX_THREADS + 1], pend[96];
+	int i;
+	for (i = 0; i < st->nthreads; i++)
+		en[i] = x->enabled[i] ? 'E' : x->spinning[i] ? 's' :
+			x->alive[i] ? (st->t[i].blocked ? 'b' : 'd') : '-';
+	en[i] = 0;
+	cts_debug_msg("run %" PRIu64 " step %" PRIu64 " threads %s%s", run, step, en,
+		      x->confirming ? " (all spin: taking turns)" : "");
+	for (i = 0; i < st->nthreads; i++)
+		if (x->alive[i])
+			cts_debug_msg("  thread %d: %s%s", i,
+				      cts_event_str(&x->pending[i], pend, sizeof(pend)),
+				      x->pending[i].op == CTS_OP_COND_REACQUIRE &&
+				      x->pending[i].value ? " (on the mutex)" : "");
+}
+
+/* Races found this run become final at its end, once every variable the run
+ * showed to be a synchronization variable is known. */
+static void settle_races(struct explorer *x, struct cts_bug *bug)
+{
+	int fresh = cts_race_flush(x->races);
+	int nr = cts_race_count(x->races);
+	for (int i = nr - (fresh > 0 ? fresh : 0); i < nr; i++) {
+		const struct cts_race *r = cts_race_get(x->races, i);
+		report_race(x, r);
+		if (x->cfg->races == 2 && bug->kind == CTS_BUG_NONE)
+			race_bug(x, bug, r);
+	}
+}
+
+static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
+		   struct cts_inconclusive *inc, bool *aborted)
 {
 	const struct cts_explorer_config *cfg = x->cfg;
 	struct cts_run_state *st = x->st;
@@ -389,46 +599,61 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug, bool *
 		cts_race_begin_run(x->races, run);
 	cts_schedule_clear_steps(x->sched);
 	memset(st, 0, sizeof(*st));
-	memset(x->spin_count, 0, sizeof(x->spin_count));
+	cts_spin_reset(x->spin);
+	memset(x->confirm, 0, sizeof(x->confirm));
+	x->confirming = false;
 	if (x->backend->ops->start(x->backend->be, st) != 0) {
 		snprintf(x->res->error, sizeof(x->res->error), "%s", st->message);
 		x->res->bad_input = st->bad_input;
 		return -1;
 	}
 	while (st->status == CTS_RUN_ACTIVE) {
-		bool give_up;
-		int n = collect(x, &give_up);
+		bool give_up, livelock;
+		int n = collect(x, &give_up, &livelock);
+		if ((n == 0 || give_up) && x->noutside && x->backend->ops->wait) {
+			/* Threads in the kernel may still come back: wait for them
+			 * (briefly if a timed wait could give up instead). */
+			int w = x->backend->ops->wait(x->backend->be, st, give_up ? OUTSIDE_GRACE_S : 0);
+			if (w < 0) {
+				snprintf(x->res->error, sizeof(x->res->error), "%s", st->message);
+				return -1;
+			}
+			if (w > 0 || st->status != CTS_RUN_ACTIVE)
+				continue;
+		}
 		if (n == 0) {
-			bug->kind = CTS_BUG_DEADLOCK;
-			describe_deadlock(x, bug);
+			bug->kind = livelock ? CTS_BUG_LIVELOCK : CTS_BUG_DEADLOCK;
+			describe_stuck(x, bug);
 			break;
 		}
 		if (step >= cfg->max_steps) {
-			bug->kind = CTS_BUG_LIVELOCK;
-			snprintf(bug->message, sizeof(bug->message),
-				 "step budget of %" PRIu64 " exhausted (possible livelock)", cfg->max_steps);
+			inc->kind = CTS_INC_STEPS;
+			snprintf(inc->reason, sizeof(inc->reason),
+				 "step budget of %" PRIu64 " exhausted; no deadlock or livelock seen%s",
+				 cfg->max_steps, x->confirming ?
+				 " (every live thread was spinning or blocked, but cts could not prove "
+				 "that the spinners make no progress)" : " (raise --max-steps)");
 			*aborted = true;
 			break;
 		}
 		struct cts_sched_point pt = {
 			.step = step, .nthreads = st->nthreads, .alive = x->alive,
 			.enabled = x->enabled, .pending = x->pending, .last = last,
+			.outside = x->outside,
+			.spinning = x->spinning,
 		};
-		if (cts_verbosity >= 3) {
-			char en[CTS_MAX_THREADS + 1], pend[96];
-			int i;
-			for (i = 0; i < st->nthreads; i++)
-				en[i] = x->enabled[i] ? 'E' : x->alive[i] ? (st->t[i].blocked ? 'b' : 'd') : '-';
-			en[i] = 0;
-			cts_debug_msg("run %" PRIu64 " step %" PRIu64 " threads %s", run, step, en);
-			for (i = 0; i < st->nthreads; i++)
-				if (x->alive[i])
-					cts_debug_msg("  thread %d: %s%s", i,
-						      cts_event_str(&x->pending[i], pend, sizeof(pend)),
-						      x->pending[i].op == CTS_OP_COND_REACQUIRE &&
-						      x->pending[i].value ? " (on the mutex)" : "");
-		}
+		if (cts_verbosity >= 3)
+			debug_point(x, run, step);
 		int c = s->ops->choose(s, &pt);
+		if (c == CTS_CHOOSE_WAIT && x->noutside && x->backend->ops->wait) {
+			if (x->backend->ops->wait(x->backend->be, st, 0) < 0) {
+				snprintf(x->res->error, sizeof(x->res->error), "%s", st->message);
+				return -1;
+			}
+			continue;
+		}
+		if (c == CTS_CHOOSE_WAIT)
+			c = CTS_CHOOSE_DIVERGED; /* a backend that cannot wait */
 		if (c == CTS_CHOOSE_DIVERGED) {
 			bug->kind = CTS_BUG_DIVERGED;
 			snprintf(bug->message, sizeof(bug->message), "replay diverged: %s",
@@ -437,6 +662,13 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug, bool *
 			break;
 		}
 		if (c == CTS_CHOOSE_STOP) {
+			*aborted = true;
+			break;
+		}
+		if (c == CTS_CHOOSE_END) {
+			inc->kind = CTS_INC_STEPS;
+			snprintf(inc->reason, sizeof(inc->reason), "%s",
+				 s->ops->diverged ? s->ops->diverged(s) : "the schedule ends here");
 			*aborted = true;
 			break;
 		}
@@ -449,39 +681,132 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug, bool *
 		struct cts_event done = x->pending[c];
 		if (x->backend->ops->step(x->backend->be, st, c, give_up, &done) != 0) {
 			snprintf(x->res->error, sizeof(x->res->error), "%s", st->message);
+			x->res->bad_input = st->bad_input;
 			return -1;
 		}
 		cts_objmodel_apply(x->model, &done);
-		spin_observe(x, &done);
+		struct cts_spin_step sp;
+		cts_spin_executed(x->spin, &done, step, &sp);
+		if (x->confirming) {
+			if (sp.silent)
+				x->confirm[c]++;
+			else
+				memset(x->confirm, 0, sizeof(x->confirm));
+		}
 		s->ops->executed(s, &pt, &done);
-		int fresh = x->races ? cts_race_observe(x->races, &done, step) : 0;
-		if (fresh > 0) {
-			int nr = cts_race_count(x->races);
-			for (int i = nr - fresh; i < nr; i++) {
-				const struct cts_race *r = cts_race_get(x->races, i);
-				report_race(x, r);
-				if (cfg->races == 2 && bug->kind == CTS_BUG_NONE)
-					race_bug(x, bug, r);
-			}
+		if (x->races) {
+			/* The read that ends a busy-wait reads from the write that
+			 * ended it: ad hoc synchronization (Tian et al., ISSTA 2008). */
+			if (sp.spin_exit)
+				cts_race_sync_location(x->races, sp.exit_addr, sp.exit_size);
+			cts_race_observe(x->races, &done, step);
 		}
 		step++;
 		last = c;
-		if (bug->kind == CTS_BUG_RACE)
-			break;
 	}
 	if (st->status == CTS_RUN_INTERRUPTED) {
 		*aborted = true;
 		interrupted = 1;
 	}
-	if (bug->kind == CTS_BUG_NONE)
-		judge_end(x, bug);
+	if (x->races)
+		settle_races(x, bug);
+	if (bug->kind == CTS_BUG_NONE && !inc->kind)
+		judge_end(x, bug, inc);
+	if (bug->kind != CTS_BUG_NONE)
+		inc->kind = 0;
 	if (st->status == CTS_RUN_ERROR) {
 		snprintf(x->res->error, sizeof(x->res->error), "%s", st->message);
 		return -1;
 	}
-	bug->run = run;
-	bug->steps = step;
+	bug->run = inc->run = run;
+	bug->steps = inc->steps = step;
 	return 0;
+}
+
+/* --check: the user's command judges the run's output. Its exit status and
+ * the first lines it printed; -1 if it could not run. */
+static int run_check(struct explorer *x, uint64_t run, char *out, size_t outlen)
+{
+	char status_var[64], run_var[64];
+	int fds[2];
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	size_t nenv = 0, off = 0;
+
+	snprintf(status_var, sizeof(status_var), "CTS_EXIT_STATUS=%d", x->st->exit_code);
+	snprintf(run_var, sizeof(run_var), "CTS_RUN=%" PRIu64, run);
+	while (environ[nenv])
+		nenv++;
+	char **env = cts_xcalloc(nenv + 3, sizeof(*env));
+	size_t k = 0;
+	for (size_t i = 0; i < nenv; i++)
+		if (strncmp(environ[i], "CTS_EXIT_STATUS=", 16) && strncmp(environ[i], "CTS_RUN=", 8))
+			env[k++] = environ[i];
+	env[k++] = status_var;
+	env[k++] = run_var;
+	char *argv[] = { "sh", "-c", (char *)x->cfg->check, NULL };
+	out[0] = 0;
+	if (pipe2(fds, O_CLOEXEC) != 0) {
+		free(env);
+		return -1;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+	posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
+	int rc = posix_spawn(&pid, "/bin/sh", &fa, NULL, argv, env);
+	posix_spawn_file_actions_destroy(&fa);
+	free(env);
+	close(fds[1]);
+	if (rc != 0) {
+		close(fds[0]);
+		errno = rc;
+		return -1;
+	}
+	char buf[4096];
+	ssize_t got;
+	while ((got = read(fds[0], buf, sizeof(buf))) != 0) {
+		if (got < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		for (ssize_t i = 0; i < got && off + 1 < outlen; i++)
+			out[off++] = buf[i];
+	}
+	out[off] = 0;
+	close(fds[0]);
+	int status;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static void check_run(struct explorer *x, uint64_t run, struct cts_bug *bug)
+{
+	char out[2048];
+	int rc = run_check(x, run, out, sizeof(out));
+	if (rc == 0)
+		return;
+	bug->kind = CTS_BUG_CHECK;
+	bug->tid = -1;
+	if (rc < 0) {
+		snprintf(bug->message, sizeof(bug->message), "--check command could not run: %s",
+			 strerror(errno));
+		return;
+	}
+	snprintf(bug->message, sizeof(bug->message),
+		 "--check command failed with status %d after the program exited with status %d",
+		 rc, x->st->exit_code);
+	size_t off = 0;
+	for (const char *line = out; *line && off + 1 < sizeof(bug->detail);) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		off = appendf(bug->detail, sizeof(bug->detail), off, "  check: %.*s\n", (int)len,
+			      line);
+		line += len + (nl != NULL);
+	}
 }
 
 int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backend,
@@ -498,6 +823,7 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 	x.start = now();
 	x.sched = cts_schedule_new();
 	x.st = cts_xcalloc(1, sizeof(*x.st));
+	x.spin = cts_spin_new(backend->ops->thread_state, backend->be);
 	if (cfg->races)
 		x.races = cts_race_new();
 	cts_schedule_set(&x.sched->program, cfg->program);
@@ -509,6 +835,8 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 	}
 	cts_schedule_set(&x.sched->mode, cfg->mode);
 	cts_schedule_set(&x.sched->strategy, cfg->strategy_desc);
+	if (cfg->options)
+		cts_schedule_copy_options(x.sched, cfg->options);
 
 	for (uint64_t run = 0;; run++) {
 		if (interrupted)
@@ -520,17 +848,22 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 		if (!strategy->ops->begin_run(strategy, run))
 			break;
 		struct cts_bug bug = { .kind = CTS_BUG_NONE, .tid = -1 };
+		struct cts_inconclusive inc = { 0 };
 		bool aborted = false;
-		int r = one_run(&x, run, &bug, &aborted);
+		int r = one_run(&x, run, &bug, &inc, &aborted);
 		backend->ops->stop(backend->be, x.st);
 		if (r != 0) {
 			res->internal_error = true;
 			rc = -1;
 			break;
 		}
+		/* The program is gone and its files are in place: judge its output. */
+		if (cfg->check && bug.kind == CTS_BUG_NONE && !inc.kind && !aborted &&
+		    x.st->status == CTS_RUN_EXITED)
+			check_run(&x, run, &bug);
 		struct cts_run_summary sum = {
 			.run = run, .steps = bug.steps, .bug = bug.kind != CTS_BUG_NONE,
-			.aborted = aborted,
+			.aborted = aborted || inc.kind,
 		};
 		strategy->ops->end_run(strategy, &sum);
 		res->runs++;
@@ -539,6 +872,8 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 			record_bug(&x, &bug);
 			if (cfg->stop_on_bug || bug.kind == CTS_BUG_DIVERGED)
 				break;
+		} else if (inc.kind) {
+			record_inconclusive(&x, &inc);
 		} else if (cfg->verbose && !cfg->quiet) {
 			clear_progress(&x);
 			fprintf(cfg->log, "run %" PRIu64 ": %" PRIu64 " steps, exit %d\n", run, bug.steps,
@@ -547,9 +882,14 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 		show_progress(&x, false);
 	}
 	clear_progress(&x);
-	res->complete = !res->internal_error && strategy->ops->complete(strategy);
+	res->exhausted = !res->internal_error && strategy->ops->complete(strategy);
+	/* Exhausted only covers what the backend showed: say what it could not. */
+	int unseen = backend->ops->unseen ?
+		     backend->ops->unseen(backend->be, res->unseen, sizeof(res->unseen)) : 0;
+	res->complete = res->exhausted && unseen == 0;
 	res->elapsed = now() - x.start;
-	cts_race_free(x.races);
+	res->races = x.races; /* for the report */
+	cts_spin_free(x.spin);
 	cts_schedule_free(x.sched);
 	free(x.st);
 	return rc;
@@ -560,4 +900,9 @@ void cts_explore_result_free(struct cts_explore_result *res)
 	free(res->bugs);
 	res->bugs = NULL;
 	res->nbugs = 0;
+	cts_race_free(res->races);
+	res->races = NULL;
+	free(res->inconclusive);
+	res->inconclusive = NULL;
+	res->nlisted = 0;
 }

@@ -10,20 +10,41 @@
 #include "strategies/strategy.h"
 
 struct cts_objmodel;
+struct cts_race_detector;
+struct cts_schedule;
 
 enum cts_bug_kind {
 	CTS_BUG_NONE = 0,
 	CTS_BUG_CRASH,      /* fatal signal */
 	CTS_BUG_ASSERT,
 	CTS_BUG_DEADLOCK,
-	CTS_BUG_LIVELOCK,   /* step budget exhausted */
-	CTS_BUG_TIMEOUT,    /* run wall clock exhausted */
+	CTS_BUG_LIVELOCK,   /* every live thread spins without progress or is blocked */
 	CTS_BUG_EXIT,       /* non-zero exit with --fail-on-exit */
 	CTS_BUG_RACE,       /* data race with --races fail */
+	CTS_BUG_CHECK,      /* the --check command failed after the run */
 	CTS_BUG_DIVERGED,   /* replay: the program did something else */
 };
 
+/* A run cut short without a verdict: the step budget or the run's wall clock
+ * ran out while some thread was still making progress (as far as cts saw). */
+enum cts_inconclusive_kind {
+	CTS_INC_STEPS = 1,  /* --max-steps */
+	CTS_INC_TIMEOUT,    /* --timeout */
+};
+
+struct cts_inconclusive {
+	enum cts_inconclusive_kind kind;
+	uint64_t run;
+	uint64_t steps;
+	char reason[512];
+	char schedule_path[512]; /* "" if not saved */
+};
+
+/* Inconclusive runs listed (with schedules) in a result; more are only counted. */
+#define CTS_INCONCLUSIVE_LISTED 20
+
 const char *cts_bug_kind_name(enum cts_bug_kind k);
+const char *cts_inconclusive_kind_name(enum cts_inconclusive_kind k);
 
 struct cts_bug {
 	enum cts_bug_kind kind;
@@ -51,18 +72,26 @@ struct cts_explorer_config {
 	FILE *log;                /* human output, usually stderr */
 	int races;                /* 0 off, 1 report, 2 a race is a bug */
 	const char *self;         /* path of cts-trace, for replay commands */
+	const struct cts_schedule *options; /* run options to record in saved schedules, or NULL */
+	const char *check;        /* --check: shell command run after each run, NULL = none */
 };
 
 struct cts_explore_result {
 	uint64_t runs;
 	uint64_t steps;           /* total decisions over all runs */
 	double elapsed;
-	bool complete;            /* strategy exhausted its space */
+	bool exhausted;           /* strategy exhausted its space */
+	bool complete;            /* exhausted, and nothing shared went unseen */
+	char unseen[1024];        /* what the backend could not see, "" if nothing */
 	int nbugs;
 	struct cts_bug *bugs;     /* distinct bugs found (malloc'd) */
+	uint64_t ninconclusive;   /* runs cut short without a verdict */
+	int nlisted;              /* the first of them (at most CTS_INCONCLUSIVE_LISTED) */
+	struct cts_inconclusive *inconclusive;
 	bool internal_error;
 	bool bad_input;           /* the error is about the program (cannot exec it...) */
 	char error[512];
+	struct cts_race_detector *races; /* every race seen, NULL with races off */
 };
 
 struct cts_explorer;

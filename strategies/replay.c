@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "models/error.h"
 #include "models/schedule.h"
 #include "strategies/strategy.h"
@@ -30,6 +31,13 @@ static int replay_choose(struct cts_strategy *s, const struct cts_sched_point *p
 	struct replay_strategy *r = (struct replay_strategy *)s;
 	char want[96], got[96];
 
+	if (pt->step >= r->sched->n && r->sched->bug &&
+	    strncmp(r->sched->bug, "inconclusive:", 13) == 0) {
+		/* The recorded run was cut here (step budget, timeout). */
+		snprintf(r->why, sizeof(r->why), "the schedule ends after %zu steps (recorded: %s)",
+			 r->sched->n, r->sched->bug);
+		return CTS_CHOOSE_END;
+	}
 	if (pt->step >= r->sched->n) {
 		snprintf(r->why, sizeof(r->why),
 			 "step %" PRIu64 ": the program goes on past the end of the schedule (%zu steps)",
@@ -48,6 +56,10 @@ static int replay_choose(struct cts_strategy *s, const struct cts_sched_point *p
 		return CTS_CHOOSE_DIVERGED;
 	}
 	const struct cts_event *p = &pt->pending[st->tid];
+	/* Blocked in the kernel when the recorded run had it back already: wait for it. */
+	if (pt->outside && pt->outside[st->tid] && !pt->enabled[st->tid] && p->op == st->op &&
+	    p->obj == st->obj)
+		return CTS_CHOOSE_WAIT;
 	if (p->op != st->op || p->obj != st->obj) {
 		cts_event_str(p, got, sizeof(got));
 		snprintf(r->why, sizeof(r->why),

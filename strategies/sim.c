@@ -1192,9 +1192,9 @@ static int sim_step(void *be, struct cts_run_state *st, int tid, bool give_up,
 			return -1;
 		int64_t expect = eval(&c, in->e1), nv = eval(&c, in->e2);
 		bool ok = sim->mem[w] == expect;
-		done->value = (uint64_t)sim->mem[w];
 		if (ok)
 			sim->mem[w] = nv;
+		done->value = (uint64_t)sim->mem[w];   /* as the tracer: the value after */
 		done->result = ok ? 0 : EAGAIN;
 		if (in->dst >= 0)
 			t->loc[in->dst] = ok;
@@ -1279,12 +1279,47 @@ static void sim_describe_pc(void *be, uint64_t pc, char *buf, size_t len)
 	}
 }
 
+static void sim_describe_data(void *be, uint64_t addr, char *buf, size_t len)
+{
+	const struct cts_sim *sim = be;
+	buf[0] = 0;
+	for (int i = 0; i < sim->nobjs; i++) {
+		const struct sobj *o = &sim->objs[i];
+		if (addr < o->base || addr >= o->base + 8 * (uint64_t)o->n)
+			continue;
+		if (o->n > 1)
+			snprintf(buf, len, "%s[%" PRIu64 "]", o->name, (addr - o->base) / 8);
+		else
+			snprintf(buf, len, "%s", o->name);
+		return;
+	}
+}
+
+/* A thread's whole state: where it is and its locals. */
+static int sim_thread_state(void *be, int tid, uint64_t *hash)
+{
+	const struct cts_sim *sim = be;
+	if (tid < 0 || tid >= CTS_MAX_THREADS || !sim->th[tid].alive)
+		return -1;
+	const struct sthread *t = &sim->th[tid];
+	uint64_t h = 0xcbf29ce484222325ull;
+	int64_t head[5] = { t->def, t->ip, t->started, t->at_exit, t->reacquire };
+	for (int i = 0; i < 5 + sim->defs[t->def].nlocals; i++) {
+		h ^= (uint64_t)(i < 5 ? head[i] : t->loc[i - 5]);
+		h *= 0x100000001b3ull;
+	}
+	*hash = h;
+	return 0;
+}
+
 static const struct cts_backend_ops sim_ops = {
 	.name = "sim",
 	.start = sim_start,
 	.step = sim_step,
 	.stop = sim_stop,
 	.describe_pc = sim_describe_pc,
+	.describe_data = sim_describe_data,
+	.thread_state = sim_thread_state,
 };
 
 struct cts_backend cts_sim_backend(struct cts_sim *sim, struct cts_objmodel *model)

@@ -15,7 +15,13 @@ struct cts_sched_point {
 	const bool *alive;               /* [nthreads] */
 	const bool *enabled;             /* [nthreads] may run now */
 	const struct cts_event *pending; /* [nthreads] next visible op of each thread */
+	const bool *outside;             /* [nthreads] not enabled, but may become so with no
+	                                  * step: blocked in the kernel (backend.h) */
 	int last;                        /* thread that ran the previous step, -1 at start */
+	/* [nthreads] held back because they spin without progress (a re-read of
+	 * an unchanged location, a yield): their next step would change nothing.
+	 * Not enabled; may be NULL. */
+	const bool *spinning;
 };
 
 /* How a run ended, for strategies that learn across runs. */
@@ -37,6 +43,10 @@ struct cts_strategy_config {
 
 #define CTS_CHOOSE_DIVERGED (-2) /* replaying strategy: program did something else */
 #define CTS_CHOOSE_STOP (-3)     /* strategy wants this run cut short (e.g. bound hit, pruned) */
+#define CTS_CHOOSE_WAIT (-4)     /* replaying: the thread due is outside the schedule; wait
+                                  * for it to come back, then ask again */
+#define CTS_CHOOSE_END (-5)      /* replay: the schedule of an inconclusive run ends here; the
+                                  * run is inconclusive too (diverged() says why) */
 
 struct cts_strategy;
 

@@ -82,6 +82,7 @@ struct state {
 	struct tset backtrack;  /* choices to try here, some run */
 	struct tset done;       /* choices tried here */
 	struct tset sleep;      /* dpor: asleep on arrival */
+	struct tset spinning;   /* held back: their next step would change nothing */
 	struct cts_event ev;    /* what ran here (ev.tid = the choice) */
 	uint32_t used;          /* pcb/idb: preemptions/delays spent before this state */
 };
@@ -126,7 +127,8 @@ struct dpor {
 	uint32_t nevl[CTS_MAX_THREADS], capevl[CTS_MAX_THREADS];
 	struct cts_event qpend[CTS_MAX_THREADS]; /* pending event last analysed */
 	bool qvalid[CTS_MAX_THREADS];
-	uint64_t keys[MAX_KEYS];
+	uint32_t nbig;                           /* big ranges in the trace */
+	uint64_t keys[MAX_KEYS + 1];
 };
 
 struct search {
@@ -233,6 +235,7 @@ static void dpor_reset(struct dpor *d)
 	d->nlinks = 0;
 	memset(d->tab, 0, d->tabcap * sizeof(*d->tab));
 	d->tabused = 0;
+	d->nbig = 0;
 	for (int t = 0; t < d->nthreads; t++) {
 		cts_vc_zero(&d->clk[t]);
 		d->nevl[t] = 0;
@@ -283,13 +286,26 @@ static struct hent *hget(struct dpor *d, uint64_t word, int tid, bool create)
 	return e;
 }
 
+/* Ranges wider than MAX_KEYS words (a library call's memset of a big buffer)
+ * are all indexed under one key that every event with a memory word also
+ * visits (when the run has any), and look for their own conflicts by walking
+ * each thread's events back (dependent_before). */
+#define BIG_KEY (UINT64_MAX >> 7)
+
+static bool big_range(const struct cts_event *e)
+{
+	return e->size > (uint64_t)(MAX_KEYS - 1) * 8;
+}
+
 /* Words an event is indexed under: every dependent pair shares one (accesses
  * overlap, sync objects meet, a futex word is memory); dependence through
  * threads (same thread, create, join, exit) is handled by clocks instead. */
 static size_t event_keys(struct dpor *d, const struct cts_event *e)
 {
 	size_t n = 0;
-	if (cts_op_is_access(e->op)) {
+	if (cts_op_is_range(e->op) && big_range(e)) {
+		d->keys[n++] = BIG_KEY;
+	} else if (cts_op_is_range(e->op)) {
 		uint64_t lo = e->obj >> 3, hi = (e->obj + (e->size ? e->size : 1) - 1) >> 3;
 		for (uint64_t w = lo; w <= hi && n < MAX_KEYS; w++)
 			d->keys[n++] = w;
@@ -298,6 +314,8 @@ static size_t event_keys(struct dpor *d, const struct cts_event *e)
 		if ((e->op == CTS_OP_COND_WAIT || e->op == CTS_OP_COND_REACQUIRE) && e->obj2 &&
 		    e->obj2 >> 3 != e->obj >> 3)
 			d->keys[n++] = e->obj2 >> 3;
+	} else if (cts_op_is_kernel(e->op)) {
+		d->keys[n++] = CTS_KERNEL_OBJ >> 3;  /* signals and system calls meet there */
 	}
 	return n;
 }
@@ -317,6 +335,43 @@ static void join_last_of(struct dpor *d, struct cts_vc *c, int u)
 		join_event_clock(d, c, d->evl[u][d->nevl[u] - 1]);
 }
 
+/* Reads conflict only with writes: they walk the write chains. */
+static bool reads_only(const struct cts_event *e)
+{
+	return cts_op_is_range(e->op) && !cts_op_is_write(e->op);
+}
+
+/* The keys an event with nk linking keys looks up: those, and the big
+ * ranges' key when the trace has any. */
+static size_t lookup_keys(struct dpor *d, size_t nk)
+{
+	if (nk && d->nbig && d->keys[0] != BIG_KEY)
+		d->keys[nk++] = BIG_KEY;
+	return nk;
+}
+
+static bool may_coenable(const struct cts_event *past, const struct cts_event *pend);
+static bool accept(struct search *s, uint64_t step, const struct cts_event *pend);
+
+/* A big range's latest dependent event of thread u after `floor` that it
+ * has not seen (local index above `seen`), walking u's events back; with
+ * race: also may be co-enabled and accepted. -1 if none. */
+static int64_t dependent_before(struct search *s, int u, uint32_t seen, const struct cts_event *e,
+				int64_t floor, bool race)
+{
+	struct dpor *d = s->dp;
+	for (uint32_t k = d->nevl[u]; k > seen; k--) {
+		uint32_t i = d->evl[u][k - 1];
+		const struct cts_event *past = &s->stack[i].ev;
+		if ((int64_t)i <= floor)
+			return -1;
+		if (cts_event_dependent(past, e) &&
+		    (!race || (may_coenable(past, e) && accept(s, i, e))))
+			return i;
+	}
+	return -1;
+}
+
 /* Event `step` (executed by ev->tid) joins the trace: its clock is its
  * thread's joined with the latest dependent event of every other thread. */
 static void dpor_record(struct search *s, uint64_t step, const struct cts_event *ev)
@@ -327,10 +382,17 @@ static void dpor_record(struct search *s, uint64_t step, const struct cts_event 
 		return;
 	dpor_add_thread(d, p);
 	struct cts_vc *c = &d->clk[p];
-	bool rd = ev->op == CTS_OP_READ;
+	bool rd = reads_only(ev);
+	bool big = cts_op_is_range(ev->op) && big_range(ev);
 	size_t nk = event_keys(d, ev);
+	size_t nlook = lookup_keys(d, nk);
 
-	for (size_t k = 0; k < nk; k++) {
+	for (int u = 0; big && u < d->nthreads; u++) {
+		int64_t i = u == p ? -1 : dependent_before(s, u, c->c[u], ev, -1, false);
+		if (i >= 0)
+			join_event_clock(d, c, (uint32_t)i);
+	}
+	for (size_t k = 0; !big && k < nlook; k++) {
 		for (int u = 0; u < d->nthreads; u++) {
 			if (u == p)
 				continue;
@@ -391,6 +453,7 @@ static void dpor_record(struct search *s, uint64_t step, const struct cts_event 
 		if (!rd)
 			h->head_w = l;
 	}
+	d->nbig += big;
 
 	if (d->nevl[p] >= d->capevl[p]) {
 		d->capevl[p] = d->capevl[p] ? d->capevl[p] * 2 : 256;
@@ -438,6 +501,14 @@ static void add_backtrack(struct search *s, uint64_t i, int p)
 	struct dpor *d = s->dp;
 	struct state *st = &s->stack[i];
 
+	/* p spun at pre(i) and has not moved since: its pending event there was
+	 * a re-read that changes nothing, so running it before i reaches the
+	 * states this run reaches anyway (docs/systematic.md). */
+	if (ts_has(&st->spinning, p) && p < d->nthreads &&
+	    (!d->nevl[p] || d->evl[p][d->nevl[p] - 1] < i)) {
+		s->stats.spin_skips++;
+		return;
+	}
 	s->stats.races++;
 	if (ts_has(&st->enabled, p)) {
 		ts_add(&st->backtrack, p);
@@ -464,7 +535,7 @@ static int64_t latest_race_of(struct search *s, uint64_t word, int u, const stru
 {
 	struct dpor *d = s->dp;
 	int p = pend->tid;
-	bool rd = pend->op == CTS_OP_READ;
+	bool rd = reads_only(pend);
 	struct hent *h = hget(d, word, u, false);
 
 	for (int32_t l = h ? (rd ? h->head_w : h->head_a) : -1; l >= 0;) {
@@ -503,8 +574,14 @@ static void race_query(struct search *s, const struct cts_event *pend)
 				}
 			}
 		}
+	} else if (cts_op_is_range(pend->op) && big_range(pend)) {
+		for (int u = 0; u < d->nthreads; u++) {
+			int64_t i = u == p ? -1 : dependent_before(s, u, d->clk[p].c[u], pend, best, true);
+			if (i > best)
+				best = i;
+		}
 	} else {
-		size_t nk = event_keys(d, pend);
+		size_t nk = lookup_keys(d, event_keys(d, pend));
 		for (size_t k = 0; k < nk; k++)
 			for (int u = 0; u < d->nthreads; u++) {
 				if (u == p)
@@ -582,7 +659,7 @@ static void dpor_final(struct search *s)
 			for (uint32_t k = d->nevl[u]; u != p && k > d->clk[p].c[u]; k--) {
 				uint32_t i = d->evl[u][k - 1];
 				cts_op op = s->stack[i].ev.op;
-				if (any || cts_op_is_sync(op) || cts_op_is_access(op))
+				if (any || cts_op_is_sync(op) || cts_op_is_range(op))
 					add_backtrack(s, i, p);
 			}
 	}
@@ -624,6 +701,21 @@ static void set_of_enabled(const struct cts_sched_point *pt, struct tset *out)
 			ts_add(out, t);
 }
 
+/* Are the recorded enabled threads missing now only ones still in the kernel? */
+static bool outside_missing(const struct cts_sched_point *pt, const struct tset *now,
+			    const struct tset *recorded)
+{
+	if (!pt->outside)
+		return false;
+	for (int t = 0; t < pt->nthreads && t < CTS_MAX_THREADS; t++) {
+		if (ts_has(now, t) && !ts_has(recorded, t))
+			return false;
+		if (ts_has(recorded, t) && !ts_has(now, t) && !pt->outside[t])
+			return false;
+	}
+	return true;
+}
+
 /* Follow the stored prefix: thread and operation must be what they were. */
 static int replay_choice(struct search *s, const struct cts_sched_point *pt)
 {
@@ -637,9 +729,13 @@ static int replay_choice(struct search *s, const struct cts_sched_point *pt)
 		return diverge(s, "step %" PRIu64 ": thread %d (recorded doing '%s') does not exist",
 			       k, t, w);
 	const struct cts_event *got = &pt->pending[t];
-	if (got->op != want->op || got->obj != want->obj || got->tid != t)
+	/* An allocation learns its block only once it ran. */
+	bool same_obj = got->obj == want->obj || (got->op == CTS_OP_ALLOC && !got->obj);
+	if (got->op != want->op || !same_obj || got->tid != t)
 		return diverge(s, "step %" PRIu64 ": thread %d was recorded doing '%s' but now does '%s'",
 			       k, t, w, cts_event_str(got, g, sizeof(g)));
+	if (!pt->enabled[t] && pt->outside && pt->outside[t])
+		return CTS_CHOOSE_WAIT; /* still in the kernel: the explorer waits for it */
 	if (!pt->enabled[t])
 		return diverge(s, "step %" PRIu64 ": thread %d ('%s') is not enabled", k, t, w);
 	return t;
@@ -654,6 +750,8 @@ static int branch_choice(struct search *s, const struct cts_sched_point *pt)
 	int q = st->ev.tid;
 
 	set_of_enabled(pt, &en);
+	if (!ts_equal(&en, &st->enabled) && outside_missing(pt, &en, &st->enabled))
+		return CTS_CHOOSE_WAIT; /* recorded as back from the kernel already: wait */
 	if (!ts_equal(&en, &st->enabled))
 		return diverge(s, "step %" PRIu64 ": the enabled threads differ from the recorded run",
 			       k);
@@ -708,6 +806,9 @@ static int fresh_choice(struct search *s, const struct cts_sched_point *pt)
 			       s->depth);
 	struct state *st = push_state(s);
 	set_of_enabled(pt, &st->enabled);
+	for (int t = 0; pt->spinning && t < pt->nthreads && t < CTS_MAX_THREADS; t++)
+		if (pt->spinning[t])
+			ts_add(&st->spinning, t);
 	st->sleep = s->next_sleep;
 	st->used = s->next_used;
 	if (s->dp)

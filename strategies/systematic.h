@@ -66,6 +66,7 @@ struct cts_search_stats {
 	uint64_t truncated;     /* runs cut by the step budget or an error: not complete */
 	uint64_t max_depth;     /* longest stack */
 	uint64_t races;         /* dpor: backtrack additions (races found) */
+	uint64_t spin_skips;    /* dpor: races with a spinning thread's re-read, not branched on */
 };
 
 /* False if s is not one of these strategies. */

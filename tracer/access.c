@@ -168,13 +168,15 @@ static void scan_range(uint64_t vaddr, uint64_t size, void *arg)
 	struct scan_ctx *c = arg;
 	struct cts_access_state *a = c->tr->acc;
 	uint64_t lo = c->base - c->lowest + vaddr;
+	if (cts_tr_interrupted())
+		return; /* tr_start sees it and ends the run */
 	uint8_t *code = cts_xmalloc(size);
 	if (cts_mem_read(c->tr->pid, lo, code, size) == 0)
 		cts_disasm_scan(a->dis, lo, code, size, scan_one, c);
 	free(code);
 }
 
-static bool lib_wanted(const struct cts_tracer *tr, const char *path)
+bool cts_access_lib_wanted(const struct cts_tracer *tr, const char *path)
 {
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
@@ -196,7 +198,7 @@ static int scan_code(struct cts_tracer *tr)
 		const struct cts_mapping *m = &a->maps[i];
 		if (m->off != 0 || !m->path[0])
 			continue;
-		if (strcmp(m->path, tr->cfg.path) != 0 && !lib_wanted(tr, m->path))
+		if (strcmp(m->path, tr->cfg.path) != 0 && !cts_access_lib_wanted(tr, m->path))
 			continue;
 		/* The executable mappings of this file are the traced code range. */
 		for (size_t j = 0; j < a->nmaps && a->nranges < MAX_RANGES; j++) {
@@ -375,12 +377,31 @@ static bool own_stack(struct cts_tracer *tr, struct thread *th, uint64_t addr)
 	return addr >= th->stack_lo && addr < th->stack_hi;
 }
 
-static int live_threads(const struct cts_tracer *tr)
+int cts_access_live_threads(const struct cts_tracer *tr)
 {
 	int n = 0;
 	for (int i = 0; i < tr->nthreads; i++)
 		n += tr->th[i].state != TH_DEAD;
 	return n;
+}
+
+bool cts_access_shared(struct cts_tracer *tr, struct thread *th, uint64_t addr)
+{
+	if (addr < 0x10000 || addr >= 0x800000000000ull || own_stack(tr, th, addr))
+		return false;
+	const struct cts_mapping *m = mapping_of(tr, addr);
+	return m && m->perms[1] == 'w';
+}
+
+uint64_t cts_access_mapping_end(struct cts_tracer *tr, uint64_t addr)
+{
+	const struct cts_mapping *m = mapping_of(tr, addr);
+	return m ? m->hi : addr;
+}
+
+bool cts_access_traced_pc(const struct cts_tracer *tr, uint64_t pc)
+{
+	return traced_pc(tr->acc, pc);
 }
 
 /* Classify the access th is about to make; fills ev, true if it is shared. */
@@ -499,7 +520,7 @@ static int on_access(struct cts_tracer *tr, struct thread *th, uint64_t pc, stru
 		}
 	}
 	bool visible = shared && (tr->cfg.mode != CTS_MODE_SYNC || (b && b->learned)) &&
-		       live_threads(tr) > 1;
+		       cts_access_live_threads(tr) > 1;
 	if (b && !shared) {
 		tr->stats.local_accesses++;
 		/* Thread-local so far: after enough hits, stop paying for it. */
@@ -515,7 +536,9 @@ static int on_access(struct cts_tracer *tr, struct thread *th, uint64_t pc, stru
 		return cts_access_step_over(tr, th, b, th->watch_idx >= 0);
 	tr->stats.accesses++;
 	th->pending = ev;
-	th->acc_capture = cts_op_is_write(ev.op) && ev.size <= 8;
+	/* reads too: the value a held read shows was read when it stopped,
+	 * before the other threads ran; the spin proof needs what it loaded. */
+	th->acc_capture = ev.size <= 8;
 	th->bp_addr = b ? b->addr : 0;
 	cts_tr_hold(tr, th, b ? AT_BREAKPOINT : AT_STEP);
 	return 0;
@@ -579,7 +602,7 @@ int cts_access_single_step(struct cts_tracer *tr, struct thread *th)
 				uint8_t orig, cc = 0xCC;
 				if (cts_mem_read(tr->pid, ret, &orig, 1) == 0) {
 					rb->orig = orig;
-					cts_mem_write(tr->pid, ret, &cc, 1);
+					cts_tr_poke(tr, ret, &cc, 1);
 				}
 			}
 		}
@@ -657,7 +680,7 @@ int cts_access_probe_step(struct cts_tracer *tr, struct thread *th)
 					uint8_t orig, cc = 0xCC;
 					if (nb && cts_mem_read(tr->pid, pc, &orig, 1) == 0 && orig != 0xCC) {
 						nb->orig = orig;
-						cts_mem_write(tr->pid, pc, &cc, 1);
+						cts_tr_poke(tr, pc, &cc, 1);
 					}
 					cts_debug_msg("spin probe: thread %d spins on 0x%" PRIx64
 						      " at 0x%" PRIx64 ": learned", th->num, ev.obj, pc);

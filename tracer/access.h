@@ -34,4 +34,14 @@ int cts_access_probe_step(struct cts_tracer *tr, struct thread *th);
 /* Learn a load at pc ahead of time (replaying a schedule that used one). */
 void cts_access_learn(struct cts_tracer *tr, uint64_t pc);
 
+/* For library calls (sync.c): threads not dead yet; is addr memory another
+ * thread could touch (writable, not th's own stack); where addr's mapping
+ * ends; is pc in traced code (the program, --trace-lib); is the library at
+ * path one that --trace-lib names. */
+int cts_access_live_threads(const struct cts_tracer *tr);
+bool cts_access_shared(struct cts_tracer *tr, struct thread *th, uint64_t addr);
+uint64_t cts_access_mapping_end(struct cts_tracer *tr, uint64_t addr);
+bool cts_access_traced_pc(const struct cts_tracer *tr, uint64_t pc);
+bool cts_access_lib_wanted(const struct cts_tracer *tr, const char *path);
+
 #endif

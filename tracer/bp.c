@@ -69,12 +69,12 @@ int cts_tr_bp_plant(struct cts_tracer *tr, struct bp *b)
 	if (byte != 0xCC)
 		b->orig = byte;
 	uint8_t cc = 0xCC;
-	return cts_mem_write(tr->pid, b->addr, &cc, 1);
+	return cts_tr_poke(tr, b->addr, &cc, 1);
 }
 
 int cts_tr_bp_unplant(struct cts_tracer *tr, struct bp *b)
 {
-	return cts_mem_write(tr->pid, b->addr, &b->orig, 1);
+	return cts_tr_poke(tr, b->addr, &b->orig, 1);
 }
 
 /* Plant every active breakpoint in a freshly started process. Text pages
@@ -87,6 +87,10 @@ int cts_tr_bp_plant_all(struct cts_tracer *tr)
 			continue;
 		if (cts_tr_bp_plant(tr, b) != 0)
 			return -1;
+		if ((i & 255) == 0 && cts_tr_interrupted()) {
+			errno = EINTR; /* tens of thousands take a while */
+			return -1;
+		}
 	}
 	return 0;
 }

@@ -11,18 +11,14 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "models/objmodel.h"
 #include "models/symbolize.h"
 #include "tracer/access.h"
 #include "tracer/proc.h"
 #include "tracer/run_int.h"
 #include "tracer/wait.h"
 
-static volatile sig_atomic_t alarm_fired, user_interrupt;
-
-void cts_tracer_interrupt(void)
-{
-	user_interrupt = 1;
-}
+static volatile sig_atomic_t alarm_fired;
 
 static void on_alarm(int sig)
 {
@@ -65,9 +61,15 @@ static int on_breakpoint(struct cts_tracer *tr, struct thread *th, struct cts_wa
 	}
 	th->regs.rip = addr;
 	th->regs_dirty = true;
+	if (th->ret_pc == addr)
+		cts_tr_libcall_returned(tr, th);
 	switch (b->kind) {
 	case BP_SYNC:
 		return cts_tr_on_sync_bp(tr, th, b);
+	case BP_LIBCALL:
+		return cts_tr_on_libcall_bp(tr, th, b);
+	case BP_LIBRET:
+		return cts_tr_on_libret_bp(tr, th, b);
 	case BP_ACCESS:
 	case BP_RETURN:
 		return cts_access_hit(tr, th, b);
@@ -170,17 +172,45 @@ static pid_t tgid_of(pid_t tid)
 	return tgid;
 }
 
-static int foreign_event(struct cts_tracer *tr, const struct cts_wait_event *ev)
+/* A forked child runs a copy of our breakpoints (a vfork child runs on the
+ * very same text): step it over the original instruction, as if none. */
+static int foreign_breakpoint(struct cts_tracer *tr, pid_t pid)
 {
-	int sig = 0;
-	add_foreign(tr, ev->tid);
-	if (ev->kind == CTS_WEV_FORK)
-		add_foreign(tr, (pid_t)ev->msg);
-	if (ev->kind == CTS_WEV_SIGNAL && ev->sig != SIGSTOP)
-		sig = ev->sig;
+	struct user_regs_struct regs;
+	int status;
+	if (ptrace(PTRACE_GETREGS, pid, 0, &regs) != 0)
+		return errno == ESRCH ? 0 : -1;
+	struct bp *b = cts_tr_bp_find(tr, regs.rip - 1);
+	if (!b)
+		return ptrace(PTRACE_CONT, pid, 0, (void *)(long)SIGTRAP) == 0 || errno == ESRCH ? 0 : -1;
+	uint8_t cc = 0xCC;
+	regs.rip--;
+	if (ptrace(PTRACE_SETREGS, pid, 0, &regs) != 0 || cts_mem_write(pid, b->addr, &b->orig, 1) != 0 ||
+	    ptrace(PTRACE_SINGLESTEP, pid, 0, 0) != 0)
+		return errno == ESRCH ? 0 : -1;
+	if (waitpid(pid, &status, __WALL) != pid || !WIFSTOPPED(status))
+		return 0; /* gone */
+	cts_mem_write(pid, b->addr, &cc, 1);
+	return ptrace(PTRACE_CONT, pid, 0, 0) == 0 || errno == ESRCH ? 0 : -1;
+}
+
+/* Let a thread we do not schedule go on, with the signal it stopped for. */
+static int run_free(const struct cts_wait_event *ev)
+{
+	int sig = ev->kind == CTS_WEV_SIGNAL && ev->sig != SIGSTOP ? ev->sig : 0;
 	if (ptrace(PTRACE_CONT, ev->tid, 0, (void *)(long)sig) != 0 && errno != ESRCH)
 		return -1;
 	return 0;
+}
+
+static int foreign_event(struct cts_tracer *tr, const struct cts_wait_event *ev)
+{
+	add_foreign(tr, ev->tid);
+	if (ev->kind == CTS_WEV_BREAKPOINT)
+		return foreign_breakpoint(tr, ev->tid);
+	if (ev->kind == CTS_WEV_FORK)
+		add_foreign(tr, (pid_t)ev->msg);
+	return run_free(ev);
 }
 
 void cts_tr_kill_foreign(struct cts_tracer *tr)
@@ -195,8 +225,100 @@ void cts_tr_kill_foreign(struct cts_tracer *tr)
 	tr->nforeign = 0;
 }
 
+static void mark_all_dead(struct cts_tracer *tr)
+{
+	for (int i = 0; i < tr->nthreads; i++)
+		if (tr->th[i].state != TH_DEAD)
+			cts_tr_mark_dead(tr, &tr->th[i]);
+}
+
+/* Signals that ask a process to end: a death by one is the program's (or
+ * its sender's) choice, not a fault. */
+static bool termination_request(int sig)
+{
+	return sig == SIGTERM || sig == SIGKILL || sig == SIGINT || sig == SIGHUP;
+}
+
+/* The program's process is gone (the leader's status, which comes last).
+ * How a death by signal is judged (docs/design.md, "How a run ends"): the
+ * crash signals are seen at their delivery (on_crash) and are bugs; a
+ * termination request (SIGTERM, SIGINT, SIGHUP, SIGKILL) ends the run like an
+ * exit with status 128+N, a bug only with --fail-on-exit; any other signal
+ * whose default action ended the process (SIGUSR1 with no handler, SIGPIPE,
+ * SIGALRM) arrived where the program did not expect it: a crash. */
+static void process_gone(struct cts_tracer *tr, const struct cts_wait_event *ev)
+{
+	struct cts_run_state *st = tr->st;
+	mark_all_dead(tr);
+	tr->pid_reaped = true;
+	if (st->status != CTS_RUN_ACTIVE)
+		return;
+	if (cts_tr_interrupted()) {
+		st->status = CTS_RUN_INTERRUPTED;
+		snprintf(st->message, sizeof(st->message), "interrupted");
+	} else if (ev->kind == CTS_WEV_EXITED) {
+		st->status = CTS_RUN_EXITED;
+		st->exit_code = ev->code;
+	} else if (fatal_signal(ev->sig)) {
+		/* Not seen at delivery: a crash of the image an exec started. */
+		st->status = CTS_RUN_SIGNALED;
+		st->sig = ev->sig;
+		if (!st->fault_pc)
+			st->fault_tid = tr->running ? tr->running->num : 0;
+		snprintf(st->message, sizeof(st->message),
+			 "    in the program thread %d exec'd\n", st->fault_tid);
+	} else if (!termination_request(ev->sig) && !tr->exec_free) {
+		st->status = CTS_RUN_SIGNALED;
+		st->sig = ev->sig;
+		if (!st->fault_pc)
+			st->fault_tid = tr->running ? tr->running->num : 0;
+	} else {
+		st->status = CTS_RUN_EXITED;
+		st->exit_code = 128 + ev->sig;
+		st->exit_sig = ev->sig;
+		st->exit_sig_self = ev->sig == tr->self_sig;
+	}
+}
+
+/* A signal some thread is about to take: remember whether the program (its
+ * process or a process it forked) sent it, for process_gone. */
+static void note_sender(struct cts_tracer *tr, const struct cts_wait_event *ev)
+{
+	pid_t from = ev->info.si_pid;
+	if (ev->info.si_code <= 0 && (from == tr->pid || is_foreign(tr, from)))
+		tr->self_sig = ev->sig;
+}
+
+/* A thread exec'd: execve ended every other thread, and the execing thread
+ * now has the leader's tid. The new image is another program, not the one
+ * under test: it runs free (untraced but for this pass-through) to its end,
+ * and its exit is the run's (docs/design.md, "How a run ends"). */
+static int on_exec(struct cts_tracer *tr, const struct cts_wait_event *ev)
+{
+	mark_all_dead(tr);
+	tr->exec_free = true;
+	tr->proc_exiting = true;
+	return run_free(ev);
+}
+
+static int after_exec_event(struct cts_tracer *tr, const struct cts_wait_event *ev)
+{
+	bool gone = ev->kind == CTS_WEV_EXITED || ev->kind == CTS_WEV_KILLED;
+	if (gone && ev->tid == tr->pid)
+		process_gone(tr, ev);
+	else if (gone || ev->kind == CTS_WEV_GONE)
+		forget_foreign(tr, ev->tid);
+	else if (ev->kind == CTS_WEV_FORK)
+		add_foreign(tr, (pid_t)ev->msg);
+	if (gone || ev->kind == CTS_WEV_GONE)
+		return 0;
+	return run_free(ev);
+}
+
 static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 {
+	if (tr->exec_free)
+		return after_exec_event(tr, ev);
 	struct thread *th = cts_tr_by_tid(tr, ev->tid);
 
 	if (!th) {
@@ -216,24 +338,7 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 	case CTS_WEV_EXITED:
 	case CTS_WEV_KILLED:
 		if (th->tid == tr->pid) {
-			/* The process is gone. */
-			for (int i = 0; i < tr->nthreads; i++)
-				if (tr->th[i].state != TH_DEAD)
-					cts_tr_mark_dead(tr, &tr->th[i]);
-			if (tr->st->status == CTS_RUN_ACTIVE && user_interrupt) {
-				tr->st->status = CTS_RUN_INTERRUPTED;
-				snprintf(tr->st->message, sizeof(tr->st->message), "interrupted");
-			} else if (tr->st->status == CTS_RUN_ACTIVE) {
-				if (ev->kind == CTS_WEV_EXITED) {
-					tr->st->status = CTS_RUN_EXITED;
-					tr->st->exit_code = ev->code;
-				} else {
-					tr->st->status = CTS_RUN_SIGNALED;
-					tr->st->sig = ev->sig;
-					tr->st->fault_tid = tr->running ? tr->running->num : 0;
-				}
-			}
-			tr->pid_reaped = true;
+			process_gone(tr, ev);
 			return 0;
 		}
 		cts_tr_mark_dead(tr, th);
@@ -263,6 +368,9 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 			return on_new_stop(tr, th);
 		if (ev->sig == SIGSTOP && th->probe_requested) {
 			th->probe_requested = false;
+			/* Mid-step over a breakpoint: finish the step, probe later. */
+			if (th->stepping_bp || th->after_step)
+				return cts_tr_resume(tr, th, 0);
 			return cts_access_probe_start(tr, th);
 		}
 		if (ev->sig == SIGSTOP)
@@ -270,6 +378,15 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 		if (fatal_signal(ev->sig)) {
 			on_crash(tr, th, ev);
 			return 0;
+		}
+		note_sender(tr, ev);
+		/* A signal sent by the program that ends it (SIGUSR1's default):
+		 * every thread's exit must be waited for, held ones included. */
+		if (cts_tr_sys_signal_kills(th, ev->sig)) {
+			tr->proc_exiting = true;
+			tr->st->fault_tid = th->num; /* who it was delivered to, and where */
+			if (cts_tr_getregs(th) == 0)
+				tr->st->fault_pc = th->regs.rip;
 		}
 		return cts_tr_resume(tr, th, ev->sig);
 	case CTS_WEV_GROUP_STOP:
@@ -282,7 +399,11 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 		pid_t ntid = (pid_t)ev->msg;
 		struct thread *nt = cts_tr_new_thread(tr, ntid);
 		if (!nt) {
-			cts_tr_set_error(tr, "more than %d threads", CTS_MAX_THREADS);
+			/* A limit of cts, not a fault of it nor of the program. */
+			cts_tr_set_error(tr, "%s creates more than %d threads in one run (counting "
+					 "every thread created): not supported", tr->cfg.path,
+					 CTS_MAX_THREADS);
+			tr->st->bad_input = true;
 			return -1;
 		}
 		tr->last_created = nt->num;
@@ -297,6 +418,11 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 		return cts_tr_resume(tr, th, 0);
 	}
 	case CTS_WEV_EXIT:
+		/* A held thread cannot leave by itself, and a signal's death is
+		 * the whole process's: it is ending (a fatal signal, exit_group,
+		 * execve). Wait for every thread and the leader's status. */
+		if (th->state == TH_HELD || WIFSIGNALED((int)ev->msg))
+			tr->proc_exiting = true;
 		if (th->tid == tr->pid && !tr->proc_exiting) {
 			bool others = false;
 			for (int i = 0; i < tr->nthreads; i++)
@@ -313,13 +439,91 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 		return cts_tr_resume(tr, th, 0);
 	case CTS_WEV_FORK:
 		add_foreign(tr, (pid_t)ev->msg);
+		cts_tr_sys_forked(tr);
 		return cts_tr_resume(tr, th, 0);
-	case CTS_WEV_SYSCALL:
-	case CTS_WEV_STOP:
 	case CTS_WEV_EXEC:
+		return on_exec(tr, ev);
+	case CTS_WEV_SYSCALL:
+		return cts_tr_sys_exit_stop(tr, th);
+	case CTS_WEV_STOP:
 		return cts_tr_resume(tr, th, 0);
 	}
 	return 0;
+}
+
+/* Is SIGCANCEL pending for this thread of pid? */
+static bool sigcancel_pending(pid_t pid, pid_t tid)
+{
+	char path[64], line[128];
+	unsigned long long pend = 0;
+	bool found = false;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "SigPnd: %llx", &pend) == 1;
+	fclose(f);
+	return found && (pend >> (CTS_SIGCANCEL - 1)) & 1;
+}
+
+/* Will th act on a cancel at its next cancellation point? glibc 2.36's
+ * cancelhandling: cancelled, cancellation enabled, not already exiting. */
+static bool cancel_due(const struct thread *th)
+{
+	uint32_t ch;
+	if (!th->handle || cts_mem_read(th->tid, th->handle + GLIBC_CANCEL_OFFSET, &ch, 4) != 0)
+		return false;
+	return (ch & GLIBC_CANCELED) && !(ch & GLIBC_CANCEL_DISABLED) && !(ch & GLIBC_EXITING);
+}
+
+/* After a pthread_cancel in this run, tell the model which held threads
+ * will unwind at their next cancellation point instead of blocking there
+ * (they may get there, or enable cancellation, long after the cancel). */
+void cts_tr_note_cancels(struct cts_tracer *tr)
+{
+	for (int i = 0; i < tr->nthreads; i++) {
+		struct thread *t = &tr->th[i];
+		if (t->state == TH_HELD && cancel_due(t))
+			cts_objmodel_cancel(tr->model, t->num);
+	}
+}
+
+/* The running thread's pthread_cancel(target) is done. glibc signals
+ * (SIGCANCEL) a target in asynchronous mode, which includes one inside a
+ * cancellable blocking call; natively it acts at once, but a held thread
+ * would take the signal only when scheduled. So: a thread parked in a futex
+ * wait is interrupted (the wait returns EINTR when it runs, and a
+ * cancellable wait unwinds from there; a cond wait's cleanup takes the mutex
+ * back as its cond_reacquire), and one held at a breakpoint takes the signal
+ * now (it unwinds to its cleanup handlers' first visible operation). A
+ * deferred cancel sends nothing: cts_tr_note_cancels covers it. */
+int cts_tr_cancel_sent(struct cts_tracer *tr, int target)
+{
+	tr->cancel_seen = true;
+	if (target < 0 || target >= tr->nthreads)
+		return 0;
+	struct thread *t = &tr->th[target];
+	if (t->state != TH_HELD || !sigcancel_pending(tr->pid, t->tid))
+		return 0;
+	if (t->fblocked) {
+		t->fblocked = false;
+		t->sig_interrupt = true;
+		if (t->pending.op == CTS_OP_COND_REACQUIRE)
+			cts_objmodel_cond_woken(tr->model, t->num);
+		cts_objmodel_cancel(tr->model, t->num);
+		cts_tr_publish(tr, t);
+		return 0;
+	}
+	if (t->at != AT_BREAKPOINT)
+		return 0; /* takes it when it next runs, before its operation */
+	struct thread *was = tr->running;
+	tr->running = t;
+	int rc = cts_tr_resume(tr, t, 0);
+	if (rc == 0)
+		rc = cts_tr_pump(tr);
+	tr->running = was;
+	return rc;
 }
 
 /* Is anything still in flight? */
@@ -341,63 +545,130 @@ static bool busy(struct cts_tracer *tr)
 static void slice_expired(struct cts_tracer *tr, double t)
 {
 	struct thread *th = tr->running;
-	if (!th || th->state != TH_RUNNING || th->probe_requested || th->probing)
+	if (!th || th->state != TH_RUNNING || th->probe_requested || th->probing || th->in_kcall)
 		return;
 	if (t - tr->step_started < SLICE_US * 1e-6)
+		return;
+	/* Asleep in a call cts does not model, not spinning: a stop signal
+	 * would only interrupt the call. The run's timeout names it. */
+	if (cts_tr_sys_asleep(th))
 		return;
 	th->probe_requested = true;
 	syscall(SYS_tgkill, tr->pid, th->tid, SIGSTOP);
 }
 
-int cts_tr_pump(struct cts_tracer *tr)
+/* waitpid with a timeout: SIGCHLD, blocked only meanwhile, marks a new
+ * stop (any stop before the block is seen by the first WNOHANG). 0: none. */
+static pid_t timed_waitpid(int *status, long timeout_us)
 {
-	while (busy(tr)) {
-		int status;
-		/* A signal that came outside waitpid (a busy stream of stops
-		 * leaves little time inside it) is seen here. */
-		pid_t tid = user_interrupt || alarm_fired ? (errno = EINTR, -1) :
-			    waitpid(-1, &status, __WALL);
-		if (tid < 0) {
-			if (errno == EINTR) {
-				if (user_interrupt) {
-					tr->st->status = CTS_RUN_INTERRUPTED;
-					snprintf(tr->st->message, sizeof(tr->st->message), "interrupted");
-					return 0;
-				}
-				if (alarm_fired) {
-					alarm_fired = 0;
-					double t = cts_tr_now_s();
-					if (tr->cfg.timeout <= 0 || t - tr->run_started < tr->cfg.timeout) {
-						slice_expired(tr, t);
-						continue;
-					}
-					tr->st->status = CTS_RUN_TIMEOUT;
-					snprintf(tr->st->message, sizeof(tr->st->message),
-						 "run timed out after %.1f s (a thread ran without reaching a "
-						 "visible operation: busy loop or blocking call?)",
-						 tr->cfg.timeout);
-					return 0;
-				}
-				continue;
-			}
-			if (errno == ECHILD) {
-				tr->pid_reaped = true;
-				if (tr->st->status == CTS_RUN_ACTIVE)
-					cts_tr_set_error(tr, "program vanished");
+	sigset_t chld, old;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, &old);
+	pid_t tid = waitpid(-1, status, __WALL | WNOHANG);
+	if (tid == 0) {
+		struct timespec ts = { timeout_us / 1000000, (timeout_us % 1000000) * 1000 };
+		int r = sigtimedwait(&chld, NULL, &ts);
+		int err = errno;
+		tid = waitpid(-1, status, __WALL | WNOHANG);
+		if (tid == 0 && r < 0 && err == EINTR) {
+			tid = -1; /* SIGALRM or ^C: the caller looks at them */
+			errno = EINTR;
+		}
+	}
+	int err = errno;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	errno = err;
+	return tid;
+}
+
+static void run_timed_out(struct cts_tracer *tr)
+{
+	char outside[384];
+	if (tr->exec_free) {
+		/* Not the program under test: a command it exec'd that runs
+		 * long. Killed, no verdict. */
+		tr->st->status = CTS_RUN_EXITED;
+		tr->st->exit_code = 128 + SIGKILL;
+		tr->st->exit_sig = SIGKILL;
+		return;
+	}
+	tr->st->status = CTS_RUN_TIMEOUT;
+	if (cts_tr_sys_describe_outside(tr, outside, sizeof(outside))) {
+		tr->st->blocked_outside = true;
+		snprintf(tr->st->message, sizeof(tr->st->message), "run timed out after %.1f s: %s",
+			 tr->cfg.timeout, outside);
+		return;
+	}
+	snprintf(tr->st->message, sizeof(tr->st->message),
+		 "run timed out after %.1f s (a thread ran without reaching a "
+		 "visible operation: busy loop or blocking call?)", tr->cfg.timeout);
+}
+
+int cts_tr_next_event(struct cts_tracer *tr, long timeout_us)
+{
+	int status;
+	/* A signal that came outside waitpid (a busy stream of stops leaves
+	 * little time inside it) is seen here. */
+	pid_t tid = cts_tr_interrupted() || alarm_fired ? (errno = EINTR, -1) :
+		    timeout_us < 0 ? waitpid(-1, &status, __WALL) : timed_waitpid(&status, timeout_us);
+	if (tid == 0)
+		return 0;
+	if (tid < 0) {
+		if (errno == EINTR) {
+			if (cts_tr_interrupted()) {
+				tr->st->status = CTS_RUN_INTERRUPTED;
+				snprintf(tr->st->message, sizeof(tr->st->message), "interrupted");
 				return 0;
 			}
-			cts_tr_set_error(tr, "waitpid: %s", strerror(errno));
-			return -1;
+			if (alarm_fired) {
+				alarm_fired = 0;
+				double t = cts_tr_now_s();
+				if (tr->cfg.timeout <= 0 || t - tr->run_started < tr->cfg.timeout)
+					slice_expired(tr, t);
+				else
+					run_timed_out(tr);
+			}
+			return 0;
 		}
-		struct cts_wait_event ev;
-		cts_wait_decode(tid, status, &ev);
-		tr->stats.stops++;
-		if (dispatch(tr, &ev) != 0) {
+		if (errno == ECHILD) {
+			tr->pid_reaped = true;
 			if (tr->st->status == CTS_RUN_ACTIVE)
-				cts_tr_set_error(tr, "tracing thread %d failed at %s event: %s", (int)tid,
-					  cts_wev_name(ev.kind), strerror(errno));
-			return -1;
+				cts_tr_set_error(tr, "program vanished");
+			return 0;
 		}
+		cts_tr_set_error(tr, "waitpid: %s", strerror(errno));
+		return -1;
+	}
+	struct cts_wait_event ev;
+	cts_wait_decode(tid, status, &ev);
+	tr->stats.stops++;
+	if (dispatch(tr, &ev) != 0) {
+		if (tr->st->status == CTS_RUN_ACTIVE)
+			cts_tr_set_error(tr, "tracing thread %d failed at %s event: %s", (int)tid,
+				  cts_wev_name(ev.kind), strerror(errno));
+		return -1;
+	}
+	return 1;
+}
+
+/* The first look at a thread resumed into a call that may sleep comes this
+ * soon (it shares our CPU: it has run by then), then less and less often. */
+#define SLEEP_POLL_MIN_US 100
+#define SLEEP_POLL_MAX_US 10000
+
+int cts_tr_pump(struct cts_tracer *tr)
+{
+	long poll_us = SLEEP_POLL_MIN_US;
+	while (busy(tr)) {
+		struct thread *th = tr->running;
+		bool in_call = th && th->state == TH_RUNNING && th->in_kcall;
+		int r = cts_tr_next_event(tr, in_call ? poll_us : -1);
+		if (r < 0)
+			return -1;
+		/* Asleep in the call: it leaves the schedule, the step is over. */
+		if (r == 0 && in_call && !cts_tr_sys_went_outside(tr, th) && poll_us < SLEEP_POLL_MAX_US)
+			poll_us *= 2;
 	}
 	return 0;
 }

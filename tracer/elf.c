@@ -2,9 +2,11 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "models/error.h"
 #include "tracer/elf.h"
 
 static Elf *open_elf(const char *path, int *fd)
@@ -28,6 +30,61 @@ static void close_elf(Elf *e, int fd)
 		elf_end(e);
 	if (fd >= 0)
 		close(fd);
+}
+
+static bool past(uint64_t off, uint64_t len, uint64_t size)
+{
+	return off > size || len > size - off;
+}
+
+/* What the kernel or the loader would trip over: headers or segments cut
+ * off by truncation, an entry point outside the executable code. */
+static bool damaged(Elf *e, const GElf_Ehdr *eh, uint64_t size, char *why, size_t len)
+{
+	size_t nph = 0;
+	if (past(eh->e_phoff, (uint64_t)eh->e_phnum * eh->e_phentsize, size) ||
+	    elf_getphdrnum(e, &nph) != 0) {
+		snprintf(why, len, "truncated (program headers past the end of the file)");
+		return true;
+	}
+	bool entry_ok = false;
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(e, (int)i, &ph)) {
+			snprintf(why, len, "unreadable program header %zu", i);
+			return true;
+		}
+		if (ph.p_type != PT_LOAD && ph.p_type != PT_INTERP && ph.p_type != PT_DYNAMIC)
+			continue;
+		if (past(ph.p_offset, ph.p_filesz, size)) {
+			snprintf(why, len, "truncated (segment %zu ends at byte %llu, the file has %llu)",
+				 i, (unsigned long long)ph.p_offset + ph.p_filesz,
+				 (unsigned long long)size);
+			return true;
+		}
+		if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X) && eh->e_entry >= ph.p_vaddr &&
+		    eh->e_entry - ph.p_vaddr < ph.p_filesz)
+			entry_ok = true;
+	}
+	if (!entry_ok) {
+		snprintf(why, len, "entry point 0x%llx is not in an executable segment",
+			 (unsigned long long)eh->e_entry);
+		return true;
+	}
+	if (eh->e_shoff && past(eh->e_shoff, (uint64_t)eh->e_shnum * eh->e_shentsize, size)) {
+		snprintf(why, len, "truncated (section headers past the end of the file)");
+		return true;
+	}
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e, scn));) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS &&
+		    past(sh.sh_offset, sh.sh_size, size)) {
+			snprintf(why, len, "truncated (section %zu ends past the end of the file)",
+				 elf_ndxscn(scn));
+			return true;
+		}
+	}
+	return false;
 }
 
 enum cts_elf_problem cts_elf_check(const char *path, struct cts_elf_info *info, char *err,
@@ -90,6 +147,12 @@ enum cts_elf_problem cts_elf_check(const char *path, struct cts_elf_info *info, 
 	}
 	info->pie = eh.e_type == ET_DYN;
 	info->entry = eh.e_entry;
+	char why[160];
+	if (damaged(e, &eh, (uint64_t)sb.st_size, why, sizeof(why))) {
+		snprintf(err, errlen, "%s: not a valid program: %s", path, why);
+		close_elf(e, fd);
+		return CTS_ELF_INVALID;
+	}
 	size_t nph;
 	bool interp = false;
 	if (elf_getphdrnum(e, &nph) == 0) {
@@ -206,6 +269,126 @@ int cts_elf_lookup(const char *path, const char *const *names, int n, uint64_t *
 	return found;
 }
 
+/* ---- libraries a program needs, for cts_elf_find_symbol ---- */
+
+#define MAX_LIBS 64
+
+struct lib_queue {
+	char *path[MAX_LIBS];
+	int n;
+};
+
+static bool queued(const struct lib_queue *q, const char *path)
+{
+	for (int i = 0; i < q->n; i++)
+		if (strcmp(q->path[i], path) == 0)
+			return true;
+	return false;
+}
+
+/* The first dir of a ':'-separated list holding name, in buf. */
+static bool search_dirs(const char *list, const char *origin, const char *name, char *buf,
+			size_t len)
+{
+	while (list && *list) {
+		const char *colon = strchr(list, ':');
+		size_t dlen = colon ? (size_t)(colon - list) : strlen(list);
+		if (dlen >= 7 && strncmp(list, "$ORIGIN", 7) == 0)
+			snprintf(buf, len, "%s%.*s/%s", origin, (int)(dlen - 7), list + 7, name);
+		else if (dlen)
+			snprintf(buf, len, "%.*s/%s", (int)dlen, list, name);
+		else
+			buf[0] = 0;
+		if (buf[0] && access(buf, R_OK) == 0)
+			return true;
+		list = colon ? colon + 1 : list + dlen;
+	}
+	return false;
+}
+
+static const char system_lib_dirs[] = "/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:"
+				      "/lib64:/usr/lib64:/lib:/usr/lib:/usr/local/lib";
+
+/* Queue the DT_NEEDED libraries of the file at path that can be found. */
+static void queue_needed(struct lib_queue *q, const char *path)
+{
+	int fd;
+	Elf *e = open_elf(path, &fd);
+	if (!e)
+		return;
+	char origin[4096];
+	const char *slash = strrchr(path, '/');
+	snprintf(origin, sizeof(origin), "%.*s", slash ? (int)(slash - path) : 1,
+		 slash ? path : ".");
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e, scn));) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize)
+			continue;
+		Elf_Data *data = elf_getdata(scn, NULL);
+		size_t count = sh.sh_size / sh.sh_entsize;
+		const char *runpath = NULL;
+		for (size_t i = 0; data && i < count; i++) {
+			GElf_Dyn d;
+			if (gelf_getdyn(data, (int)i, &d) &&
+			    (d.d_tag == DT_RUNPATH || (d.d_tag == DT_RPATH && !runpath)))
+				runpath = elf_strptr(e, sh.sh_link, d.d_un.d_val);
+		}
+		for (size_t i = 0; data && i < count && q->n < MAX_LIBS; i++) {
+			GElf_Dyn d;
+			const char *name;
+			char buf[4096];
+			if (!gelf_getdyn(data, (int)i, &d) || d.d_tag != DT_NEEDED ||
+			    !(name = elf_strptr(e, sh.sh_link, d.d_un.d_val)))
+				continue;
+			if (strchr(name, '/'))
+				snprintf(buf, sizeof(buf), "%s", name);
+			else if (!search_dirs(getenv("LD_LIBRARY_PATH"), origin, name, buf, sizeof(buf)) &&
+				 !search_dirs(runpath, origin, name, buf, sizeof(buf)) &&
+				 !search_dirs(system_lib_dirs, origin, name, buf, sizeof(buf)))
+				continue;
+			if (!queued(q, buf))
+				q->path[q->n++] = cts_xstrdup(buf);
+		}
+	}
+	close_elf(e, fd);
+}
+
+int cts_elf_find_symbol(const char *path, const char *name, uint64_t *value, uint64_t *size,
+			char *where, size_t wherelen)
+{
+	struct lib_queue q = { .n = 0 };
+	int rc = -1;
+	const char *const names[1] = { name };
+	q.path[q.n++] = cts_xstrdup(path);
+	for (int i = 0; i < q.n; i++) {
+		if (cts_elf_lookup(q.path[i], names, 1, value, size) > 0) {
+			if (where)
+				snprintf(where, wherelen, "%s", q.path[i]);
+			rc = 0;
+			break;
+		}
+		queue_needed(&q, q.path[i]);
+	}
+	for (int i = 0; i < q.n; i++)
+		free(q.path[i]);
+	return rc;
+}
+
+/* The first PT_LOAD's page: load bias = mapping base - this. */
+static uint64_t lowest_load(Elf *e)
+{
+	size_t nph;
+	uint64_t lowest = UINT64_MAX;
+	if (elf_getphdrnum(e, &nph) == 0) {
+		for (size_t i = 0; i < nph; i++) {
+			GElf_Phdr ph;
+			if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD && ph.p_vaddr < lowest)
+				lowest = ph.p_vaddr & ~(uint64_t)0xfff;
+		}
+	}
+	return lowest == UINT64_MAX ? 0 : lowest;
+}
+
 struct range_ctx {
 	uint64_t lo, hi;
 	void (*fn)(uint64_t, uint64_t, void *);
@@ -227,21 +410,11 @@ int cts_elf_code_ranges(const char *path, uint64_t *lowest_vaddr,
 			void (*fn)(uint64_t, uint64_t, void *), void *arg)
 {
 	int fd, n = 0;
-	size_t nph, shstrndx;
+	size_t shstrndx;
 	Elf *e = open_elf(path, &fd);
 	if (!e)
 		return -1;
-	*lowest_vaddr = UINT64_MAX;
-	if (elf_getphdrnum(e, &nph) == 0) {
-		for (size_t i = 0; i < nph; i++) {
-			GElf_Phdr ph;
-			if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD &&
-			    ph.p_vaddr < *lowest_vaddr)
-				*lowest_vaddr = ph.p_vaddr & ~(uint64_t)0xfff;
-		}
-	}
-	if (*lowest_vaddr == UINT64_MAX)
-		*lowest_vaddr = 0;
+	*lowest_vaddr = lowest_load(e);
 	uint64_t text_lo = 0, text_hi = 0;
 	if (elf_getshdrstrndx(e, &shstrndx) == 0) {
 		for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e, scn));) {
@@ -266,6 +439,79 @@ int cts_elf_code_ranges(const char *path, uint64_t *lowest_vaddr,
 	if (!n) {
 		fn(text_lo, text_hi - text_lo, arg);
 		n = 1;
+	}
+	close_elf(e, fd);
+	return n;
+}
+
+/* GOT slot -> imported symbol name, from the JUMP_SLOT and GLOB_DAT
+ * relocations; NULL when the slot is not one. */
+static const char *got_name(Elf *e, uint64_t slot)
+{
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e, scn));) {
+		GElf_Shdr sh, symsh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA || !sh.sh_entsize)
+			continue;
+		Elf_Scn *symscn = elf_getscn(e, sh.sh_link);
+		Elf_Data *rel = elf_getdata(scn, NULL), *syms = symscn ? elf_getdata(symscn, NULL) : NULL;
+		if (!rel || !syms || !gelf_getshdr(symscn, &symsh))
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Rela r;
+			GElf_Sym sym;
+			unsigned type;
+			if (!gelf_getrela(rel, (int)i, &r) || r.r_offset != slot)
+				continue;
+			type = (unsigned)GELF_R_TYPE(r.r_info);
+			if ((type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT) ||
+			    !gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &sym))
+				return NULL;
+			return elf_strptr(e, symsh.sh_link, sym.st_name);
+		}
+	}
+	return NULL;
+}
+
+int cts_elf_plt_stubs(const char *path, uint64_t *lowest_vaddr,
+		      void (*fn)(const char *name, uint64_t stub, void *arg), void *arg)
+{
+	int fd, n = 0;
+	size_t shstrndx;
+	Elf *e = open_elf(path, &fd);
+	if (!e)
+		return -1;
+	*lowest_vaddr = lowest_load(e);
+	if (elf_getshdrstrndx(e, &shstrndx) != 0) {
+		close_elf(e, fd);
+		return -1;
+	}
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e, scn));) {
+		GElf_Shdr sh;
+		const char *sname;
+		if (!gelf_getshdr(scn, &sh) || !(sname = elf_strptr(e, shstrndx, sh.sh_name)) ||
+		    (strcmp(sname, ".plt") != 0 && strcmp(sname, ".plt.sec") != 0 &&
+		     strcmp(sname, ".plt.got") != 0))
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		uint64_t esz = sh.sh_entsize ? sh.sh_entsize : 16;
+		if (!d || !d->d_buf || d->d_size < sh.sh_size)
+			continue;
+		const unsigned char *b = d->d_buf;
+		/* Each stub is one entry holding jmp *disp32(%rip) (ff 25). */
+		for (uint64_t off = 0; off + esz <= sh.sh_size; off += esz) {
+			for (uint64_t j = off; j + 6 <= off + esz; j++) {
+				if (b[j] != 0xff || b[j + 1] != 0x25)
+					continue;
+				int32_t disp;
+				memcpy(&disp, b + j + 2, 4);
+				const char *name = got_name(e, sh.sh_addr + j + 6 + (int64_t)disp);
+				if (name && *name) {
+					fn(name, sh.sh_addr + off, arg);
+					n++;
+				}
+				break;
+			}
+		}
 	}
 	close_elf(e, fd);
 	return n;

@@ -15,6 +15,7 @@ enum cts_elf_problem {
 	CTS_ELF_32BIT,
 	CTS_ELF_NOTX86,
 	CTS_ELF_STATIC,       /* no PT_INTERP: statically linked */
+	CTS_ELF_INVALID,      /* truncated, or no executable code at the entry point */
 };
 
 struct cts_elf_info {
@@ -32,6 +33,15 @@ enum cts_elf_problem cts_elf_check(const char *path, struct cts_elf_info *info, 
 int cts_elf_lookup(const char *path, const char *const *names, int n, uint64_t *values,
 		   uint64_t *sizes);
 
+/* A symbol's place before the program runs: the program's own symbol
+ * tables first, then those of the libraries it needs (DT_NEEDED, breadth
+ * first, searched along LD_LIBRARY_PATH, DT_RUNPATH/DT_RPATH and the system
+ * library directories), as cts_elf_lookup sees them. 0 with the symbol's
+ * st_value in that file, its st_size and the file's path in where (may be
+ * NULL); -1 when no file defines it. */
+int cts_elf_find_symbol(const char *path, const char *name, uint64_t *value, uint64_t *size,
+			char *where, size_t wherelen);
+
 /* Code worth instrumenting: fn(vaddr, size) for every function symbol
  * inside .text, or .text as a whole when the file has no symbols. Linear
  * disassembly of a whole mapping would run through padding and PLT stubs out
@@ -40,5 +50,11 @@ int cts_elf_lookup(const char *path, const char *const *names, int n, uint64_t *
  * number of ranges, -1 on error. */
 int cts_elf_code_ranges(const char *path, uint64_t *lowest_vaddr,
 			void (*fn)(uint64_t vaddr, uint64_t size, void *arg), void *arg);
+
+/* The program's (or a library's) PLT stubs: fn(name, vaddr) for every stub
+ * that jumps through the GOT slot of an imported function (.plt, .plt.sec,
+ * .plt.got). *lowest_vaddr as above. Returns the number of stubs, -1 on error. */
+int cts_elf_plt_stubs(const char *path, uint64_t *lowest_vaddr,
+		      void (*fn)(const char *name, uint64_t stub, void *arg), void *arg);
 
 #endif

@@ -1,6 +1,7 @@
-/* The futex model and the seccomp syscall stops. No thread ever blocks in
- * the kernel: a futex wait that would block is held at its syscall-entry stop
- * (parked) and its wake is emulated here, so a run never depends on timing. */
+/* The futex model and the seccomp syscall stops. No thread ever blocks in a
+ * futex in the kernel: a futex wait that would block is held at its
+ * syscall-entry stop (parked) and its wake is emulated here, so a run never
+ * depends on timing. Signals and calls that may sleep go to syscall.c. */
 #include <errno.h>
 #include <stdint.h>
 #include <linux/futex.h>
@@ -198,8 +199,11 @@ int cts_tr_on_seccomp(struct cts_tracer *tr, struct thread *th)
 	case SYS_clock_nanosleep:
 		op = CTS_OP_SLEEP;
 		break;
-	default: /* clone, clone3: the clone event follows */
+	case SYS_clone:
+	case SYS_clone3: /* the clone event follows */
 		return cts_tr_resume(tr, th, 0);
+	default:
+		return cts_tr_sys_entry(tr, th, nr);
 	}
 	cts_event_init(&th->pending, th->num, op);
 	th->pending.pc = th->regs.rip;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <sys/personality.h>
@@ -23,6 +24,41 @@
 #include "tracer/proc.h"
 #include "tracer/run_int.h"
 #include "tracer/wait.h"
+
+/* A program must not stop, signal, ptrace or write the memory of its tracer
+ * (it would hang or end the exploration): the calls that can aim at a
+ * process are refused with EPERM when they name the tracer, its process
+ * group, or every process (kill(-1, ...)). pids compare on their low 32 bits:
+ * a caller may pass a negative pid sign-extended or not. The tracer's pid is
+ * known here, before any run, and a fork server's children inherit the filter. */
+static int refuse_aimed_at_tracer(scmp_filter_ctx ctx)
+{
+	const uint32_t self = (uint32_t)getpid(), group = (uint32_t)-getpgrp();
+	const uint32_t kill_targets[] = { self, (uint32_t)-(int32_t)self, group, (uint32_t)-1 };
+	const struct { int nr; unsigned arg; } aimed[] = {
+		{ SCMP_SYS(tkill), 0 }, { SCMP_SYS(tgkill), 0 }, { SCMP_SYS(rt_sigqueueinfo), 0 },
+		{ SCMP_SYS(rt_tgsigqueueinfo), 0 }, { SCMP_SYS(ptrace), 1 },
+		{ SCMP_SYS(process_vm_writev), 0 }, { SCMP_SYS(process_vm_readv), 0 },
+		{ SCMP_SYS(pidfd_open), 0 },
+	};
+	const uint32_t eperm = SCMP_ACT_ERRNO(EPERM);
+
+	for (size_t i = 0; i < sizeof(kill_targets) / sizeof(kill_targets[0]); i++) {
+		bool dup = false;
+		for (size_t j = 0; j < i; j++)
+			dup |= kill_targets[j] == kill_targets[i];
+		if (!dup && seccomp_rule_add(ctx, eperm, SCMP_SYS(kill), 1,
+					     SCMP_A0_32(SCMP_CMP_EQ, kill_targets[i])) != 0)
+			return -1;
+	}
+	for (size_t i = 0; i < sizeof(aimed) / sizeof(aimed[0]); i++) {
+		struct scmp_arg_cmp cmp = aimed[i].arg == 0 ? SCMP_A0_32(SCMP_CMP_EQ, self) :
+							      SCMP_A1_32(SCMP_CMP_EQ, self);
+		if (seccomp_rule_add(ctx, eperm, aimed[i].nr, 1, cmp) != 0)
+			return -1;
+	}
+	return 0;
+}
 
 /* The filter is compiled once in the tracer and loaded in the child with a
  * bare prctl, because the child is a vfork child: it must not allocate. */
@@ -40,6 +76,14 @@ int cts_tr_build_seccomp(struct cts_tracer *tr)
 	for (size_t i = 0; i < sizeof(traced) / sizeof(traced[0]); i++)
 		if (seccomp_rule_add(ctx, SCMP_ACT_TRACE(0), traced[i], 0) != 0)
 			goto out;
+	if (refuse_aimed_at_tracer(ctx) != 0)
+		goto out;
+	/* Nor may it open /proc/<tracer>/mem: a non-dumpable process's files
+	 * need CAP_SYS_PTRACE, which the program is run without (child_exec). */
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	/* Signals and calls that may sleep: syscall.c's own list. */
+	if (cts_tr_sys_seccomp_rules(ctx) != 0)
+		goto out;
 	/* seccomp_export_bpf writes to an fd: a temporary file gives it one. */
 	FILE *tmp = tmpfile();
 	if (!tmp)
@@ -61,7 +105,26 @@ out:
 	return rc;
 }
 
-/* Runs in the vfork child: system calls only, then exec. */
+/* The vfork child's way out after a failed exec. Before the tracer sets
+ * PTRACE_O_TRACESECCOMP, a call the filter traces (exit_group, and kill since
+ * signals are operations) fails with ENOSYS instead of ending the child, and
+ * the parent waits in vfork for ever. A second filter that kills the process
+ * at its next call outranks every trace rule. */
+static void die_untraced(void)
+{
+	static struct sock_filter die[] = {
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+	};
+	static const struct sock_fprog die_prog = { 1, die };
+	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+	prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &die_prog);
+	kill(getpid(), SIGKILL); /* no filter loaded yet: not traced either */
+	_exit(127);
+}
+
+/* Runs in the vfork child: system calls only, then exec. A failure is
+ * reported in *child_errno (the parent's memory: it is suspended until the
+ * child execs or dies). */
 static void child_exec(struct cts_tracer *tr, volatile int *child_errno)
 {
 	int fd = open("/dev/null", O_RDWR);
@@ -78,6 +141,10 @@ static void child_exec(struct cts_tracer *tr, volatile int *child_errno)
 	 * SIGTERM reaches cts-trace, which kills and reaps the program itself
 	 * instead of reporting its death as a crash. */
 	setpgid(0, 0);
+	/* Without CAP_SYS_PTRACE (a root program keeps the rest) it cannot
+	 * open the non-dumpable tracer's /proc files. Not being root, it never
+	 * had it: the drop fails harmlessly. */
+	prctl(PR_CAPBSET_DROP, CAP_SYS_PTRACE, 0, 0, 0);
 	/* exec under TRACEME stops the child with SIGTRAP: the tracer then
 	 * sets its options before the program runs a single instruction. */
 	if (ptrace(PTRACE_TRACEME, 0, 0, 0) != 0)
@@ -89,13 +156,15 @@ static void child_exec(struct cts_tracer *tr, volatile int *child_errno)
 		goto fail;
 	execv(tr->cfg.path, tr->cfg.argv);
 fail:
-	*child_errno = errno;
-	_exit(127);
+	*child_errno = errno ? errno : ENOEXEC;
+	die_untraced();
 }
 
 static int wait_for(pid_t pid, int *status)
 {
 	for (;;) {
+		if (cts_tr_interrupted())
+			return -1;
 		pid_t r = waitpid(pid, status, __WALL);
 		if (r == pid)
 			return 0;

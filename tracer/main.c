@@ -1,18 +1,20 @@
 /* cts-trace: the command line. Only main picks exit statuses. */
 #include <errno.h>
-#include <getopt.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "models/error.h"
 #include "models/objmodel.h"
 #include "models/report.h"
 #include "models/schedule.h"
 #include "strategies/explorer.h"
+#include "tracer/cli.h"
 #include "tracer/elf.h"
 #include "tracer/tracer.h"
 
@@ -23,6 +25,7 @@ enum {
 	EXIT_BUG = 1,        /* at least one bug found (or reproduced) */
 	EXIT_USAGE = 2,      /* usage error or bad input */
 	EXIT_INTERNAL = 3,   /* internal error */
+	EXIT_INCONCLUSIVE = 4, /* no bug, but runs cut short (--fail-on-inconclusive) */
 	EXIT_INTERRUPTED = 130,
 };
 
@@ -34,32 +37,43 @@ static void usage(FILE *f)
 "\n"
 "Runs an uninstrumented multithreaded x86-64 program one thread at a time under\n"
 "ptrace, explores thread schedules, and reports concurrency bugs (crashes, failed\n"
-"asserts, deadlocks, livelocks, data races) with a schedule that replays each one.\n"
+"asserts, deadlocks, livelocks, data races, wrong output) with a schedule that\n"
+"replays each one.\n"
 "\n"
 "Exploration:\n"
 "  -s, --strategy NAME   %s (default random)\n"
 "  -n, --runs N          stop after N runs (default 1000; 0 = no limit)\n"
-"  -t, --time SECONDS    stop after this much wall time\n"
+"  -t, --time SECONDS    stop after this much wall time (0 = no limit, the default)\n"
 "      --seed N          random seed (default 1)\n"
 "      --depth D         pct: bug depth d (default 3)\n"
 "      --bound K         pcb/idb: preemption or delay bound (default 1)\n"
-"      --max-steps N     per-run step budget; exceeding it is a livelock (default 100000)\n"
-"      --timeout SECONDS per-run wall-clock limit (default 10)\n"
+"      --max-steps N     per-run step budget (default 100000)\n"
+"      --timeout SECONDS per-run wall-clock limit (default 10; 0 = no limit),\n"
+"                        also on threads asleep in the kernel; a run that\n"
+"                        exceeds either is inconclusive, not a bug\n"
+"      --fail-on-inconclusive  exit 4 when no bug was found but runs were inconclusive\n"
 "      --keep-going      do not stop at the first bug\n"
-"      --fail-on-exit    a non-zero exit status of the program is a bug\n"
+"      --fail-on-exit    a non-zero exit status of the program (or its death by\n"
+"                        a signal such as SIGTERM it sent itself) is a bug\n"
+"      --check CMD       after each run that exits, run CMD with /bin/sh in the\n"
+"                        current directory (CTS_EXIT_STATUS = the program's exit\n"
+"                        status, CTS_RUN = run number); non-zero is a bug\n"
 "  -m, --mode MODE       sync: pthread calls and futexes only;\n"
 "                        break: also shared memory accesses of the program's code\n"
-"                        (default);\n"
+"                        and of the C library calls it makes (default);\n"
 "                        step: single-step the program's code (slowest, exact)\n"
 "      --races MODE      off, report, fail (default: off in sync mode, report otherwise)\n"
-"      --watch SYM|ADDR[:LEN]  report every access to a variable (hardware watchpoint)\n"
+"      --watch SYM|ADDR[:LEN]  report every access to a variable (hardware watchpoint;\n"
+"                        LEN 1, 2, 4 or 8, the address aligned to it; at most 4)\n"
 "      --trace-lib NAME  also instrument this library in break/step mode\n"
 "      --no-fork-server  exec the program for every run (default: fork each run\n"
 "                        from a copy stopped at main)\n"
 "Output:\n"
-"  -o, --out DIR         where bug schedules are saved (default ./cts-out)\n"
-"      --report FILE     write a JSON report\n"
-"      --replay FILE     re-run a saved schedule exactly and check it matches\n"
+"  -o, --out DIR         where bug schedules are saved as KIND-N.sched, never over an\n"
+"                        existing file (default ./cts-out)\n"
+"      --report FILE     write a JSON report (- = standard output)\n"
+"      --replay FILE     re-run a saved schedule exactly and check it matches; the\n"
+"                        run options it records apply unless given here (these win)\n"
 "      --output          let the program's stdout/stderr through (default with --replay)\n"
 "  -q, --quiet           only errors\n"
 "  -v, --verbose         one line per run\n"
@@ -67,10 +81,16 @@ static void usage(FILE *f)
 "  -h, --help            this text\n"
 "  -V, --version\n"
 "\n"
+"Seconds are 0 to 1e9; numbers are decimal or 0x hex.\n"
+"\n"
 "Exit status: 0 no bug found; 1 bug found (or reproduced by --replay);\n"
-"2 usage error or bad input (no such program, not executable, not ELF, 32-bit,\n"
-"statically linked, corrupt schedule, replay diverged); 3 internal error;\n"
-"130 interrupted.\n",
+"2 usage error or bad input (no such program, not executable, not a valid\n"
+"x86-64 ELF, statically linked, exec failed, over 128 threads, bad --watch,\n"
+"--out or --report not writable, corrupt schedule, replay diverged; a report\n"
+"that cannot be written at the end when no bug was found); 3 internal error;\n"
+"4 no bug but inconclusive runs, with --fail-on-inconclusive (without it, runs\n"
+"cut by --max-steps or --timeout without a deadlock or livelock are only warned\n"
+"about); 130 interrupted (SIGINT, SIGTERM, SIGHUP).\n",
 		cts_strategy_names());
 }
 
@@ -83,30 +103,27 @@ static void on_signal(int sig)
 	cts_tracer_interrupt();
 }
 
-static int parse_u64(const char *s, const char *what, uint64_t *out)
+/* Before anything else, so a signal during start-up takes the cleanup path.
+ * A signal ignored at startup (a background job's SIGINT) stays ignored; one
+ * blocked by whoever started us is unblocked (and served now if pending). */
+static void install_signals(void)
 {
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 0);
-	if (errno || !*s || *end || *s == '-') {
-		cts_error_msg("%s: not a number: '%s'", what, s);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa;
+	sigset_t unblock;
 
-static int parse_double(const char *s, const char *what, double *out)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || !*s || *end || v < 0) {
-		cts_error_msg("%s: not a non-negative number: '%s'", what, s);
-		return -1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal; /* no SA_RESTART: the tracer's wait must wake up */
+	sigemptyset(&sa.sa_mask);
+	sigemptyset(&unblock);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		struct sigaction old;
+		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+			continue;
+		sigaction(sigs[i], &sa, NULL);
+		sigaddset(&unblock, sigs[i]);
 	}
-	*out = v;
-	return 0;
+	sigprocmask(SIG_UNBLOCK, &unblock, NULL);
 }
 
 /* execvp's search, so errors can be told apart before forking. */
@@ -144,155 +161,240 @@ static const char *self_path(const char *argv0)
 	return argv0;
 }
 
+/* The directories of --out that this run created, removed again at the end
+ * when no schedule went into them. */
+struct out_dir {
+	char *created[32];
+	int ncreated;
+};
+
+/* --out must be usable before exploring, not after an hour of it: create
+ * the directory now and try a file in it. */
+static int prepare_out_dir(const char *dir, struct out_dir *od, char *err, size_t errlen)
+{
+	char tmp[PATH_MAX];
+	/* Room for "/KIND-N.sched" in a bug's schedule_path. */
+	size_t room = sizeof(((struct cts_bug *)0)->schedule_path) - 32;
+	if (strlen(dir) > room || snprintf(tmp, sizeof(tmp), "%s", dir) >= (int)sizeof(tmp)) {
+		snprintf(err, errlen, "--out %.64s...: name too long", dir);
+		return -1;
+	}
+	for (char *p = tmp + 1;; p++) {
+		if (*p && *p != '/')
+			continue;
+		char c = *p;
+		*p = 0;
+		if (mkdir(tmp, 0777) == 0) {
+			if (od->ncreated < (int)(sizeof(od->created) / sizeof(od->created[0])))
+				od->created[od->ncreated++] = cts_xstrdup(tmp);
+		} else if (errno != EEXIST) {
+			snprintf(err, errlen, "--out %s: cannot create %s: %s", dir, tmp, strerror(errno));
+			return -1;
+		}
+		*p = c;
+		if (!c)
+			break;
+	}
+	char probe[PATH_MAX];
+	snprintf(probe, sizeof(probe), "%s/.cts-probe-XXXXXX", dir);
+	int fd = mkostemp(probe, O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "--out %s: cannot write there: %s", dir, strerror(errno));
+		return -1;
+	}
+	close(fd);
+	unlink(probe);
+	return 0;
+}
+
+static void finish_out_dir(struct out_dir *od)
+{
+	while (od->ncreated > 0) {
+		char *d = od->created[--od->ncreated];
+		rmdir(d); /* fails, as it should, once a schedule is in it */
+		free(d);
+	}
+}
+
+/* A watch spec checked against the program and made explicit ("sym:len",
+ * "0xaddr:len") for the tracer and the schedule file. */
+static int resolve_watch(const char *path, const char *spec, char *out, size_t outlen,
+			 char *err, size_t errlen)
+{
+	struct cts_watch_spec w;
+	if (cts_cli_parse_watch(spec, &w, err, errlen) != 0)
+		return -1;
+	if (w.is_addr) {
+		snprintf(out, outlen, "0x%" PRIx64 ":%u", w.addr, w.len);
+		return 0;
+	}
+	uint64_t value, size;
+	if (cts_elf_find_symbol(path, w.name, &value, &size, NULL, 0) != 0) {
+		snprintf(err, errlen, "--watch %s: no such symbol in %s or the libraries it needs",
+			 spec, path);
+		return -1;
+	}
+	unsigned len = w.len;
+	if (!len) {
+		/* The variable's size when a watchpoint can cover it, else its
+		 * first 8 bytes; never more than its address is aligned to. */
+		len = size == 1 || size == 2 || size == 4 ? (unsigned)size : 8;
+		while (len > 1 && value % len)
+			len /= 2;
+	} else if (value % len) {
+		snprintf(err, errlen, "--watch %s: %s (0x%" PRIx64 ") is not aligned to %u bytes "
+			 "(a watchpoint covers 1, 2, 4 or 8 bytes aligned to its length)", spec,
+			 w.name, value, len);
+		return -1;
+	}
+	snprintf(out, outlen, "%s:%u", w.name, len);
+	return 0;
+}
+
+static int races_from_name(const char *name)
+{
+	for (int r = 0; r <= 2; r++)
+		if (strcmp(name, cts_cli_races_name(r)) == 0)
+			return r;
+	return 1;
+}
+
+static bool same_list(const char *const *a, int na, char *const *b, int nb)
+{
+	if (na != nb)
+		return false;
+	for (int i = 0; i < na; i++)
+		if (strcmp(a[i], b[i]) != 0)
+			return false;
+	return true;
+}
+
+static void override_note(const char *opt, const char *given, const char *recorded)
+{
+	if (cts_verbosity >= 1)
+		cts_error_msg("warning: %s %s on the command line overrides the schedule's %s; "
+			      "the replay may diverge", opt, given, recorded);
+}
+
+/* --replay: options the command line did not give come from the schedule
+ * file; a command-line option wins over the file (with a warning). */
+static void options_from_schedule(struct cts_cli *c, const struct cts_schedule *s)
+{
+	char a[64], b[64];
+
+	if (!c->mode)
+		c->mode = s->mode;
+	else if (s->mode && strcmp(c->mode, s->mode) != 0)
+		override_note("--mode", c->mode, s->mode);
+	if (c->races < 0 && s->races)
+		c->races = races_from_name(s->races);
+	else if (c->races >= 0 && s->races && races_from_name(s->races) != c->races)
+		override_note("--races", cts_cli_races_name(c->races), s->races);
+	if (!c->max_steps_given && s->max_steps) {
+		c->max_steps = s->max_steps;
+	} else if (s->max_steps && c->max_steps != s->max_steps) {
+		snprintf(a, sizeof(a), "%" PRIu64, c->max_steps);
+		snprintf(b, sizeof(b), "%" PRIu64, s->max_steps);
+		override_note("--max-steps", a, b);
+	}
+	if (!c->timeout_given && s->timeout >= 0) {
+		c->timeout = s->timeout;
+	} else if (s->timeout >= 0 && c->timeout != s->timeout) {
+		snprintf(a, sizeof(a), "%g", c->timeout);
+		snprintf(b, sizeof(b), "%g", s->timeout);
+		override_note("--timeout", a, b);
+	}
+	if (!c->fail_on_exit_given && s->fail_on_exit >= 0)
+		c->fail_on_exit = s->fail_on_exit;
+	if (!c->nwatch) {
+		for (int i = 0; i < s->nwatch && i < CTS_CLI_MAX_WATCH; i++)
+			c->watch[c->nwatch++] = s->watch[i];
+	} else if (s->nwatch && !same_list(c->watch, c->nwatch, s->watch, s->nwatch)) {
+		override_note("--watch", c->watch[0], "watches");
+	}
+	if (!c->ntrace_libs) {
+		for (int i = 0; i < s->ntrace_libs && i < CTS_CLI_MAX_TRACE_LIBS; i++)
+			c->trace_libs[c->ntrace_libs++] = s->trace_libs[i];
+	} else if (s->ntrace_libs &&
+		   !same_list(c->trace_libs, c->ntrace_libs, s->trace_libs, s->ntrace_libs)) {
+		override_note("--trace-lib", c->trace_libs[0], "libraries");
+	}
+}
+
+static const char *strategy_desc(const struct cts_cli *c, const struct cts_schedule *sched,
+				 char *buf, size_t len)
+{
+	const char *s = c->strategy;
+	if (strcmp(s, "pct") == 0)
+		snprintf(buf, len, "pct seed=%" PRIu64 " depth=%" PRIu64, c->seed, c->depth);
+	else if (strcmp(s, "pcb") == 0 || strcmp(s, "idb") == 0)
+		snprintf(buf, len, "%s bound=%" PRIu64, s, c->bound);
+	else if (strcmp(s, "random") == 0)
+		snprintf(buf, len, "random seed=%" PRIu64, c->seed);
+	else
+		snprintf(buf, len, "%s", c->replay && sched && sched->strategy ? sched->strategy : s);
+	return buf;
+}
+
 int main(int argc, char **argv)
 {
-	enum { O_SEED = 256, O_DEPTH, O_BOUND, O_MAXSTEPS, O_TIMEOUT, O_REPORT, O_REPLAY,
-	       O_FAILEXIT, O_KEEPGOING, O_RACES, O_WATCH, O_TRACELIB, O_OUTPUT, O_NOFORK };
-	static const struct option opts[] = {
-		{ "strategy", required_argument, 0, 's' },
-		{ "runs", required_argument, 0, 'n' },
-		{ "time", required_argument, 0, 't' },
-		{ "seed", required_argument, 0, O_SEED },
-		{ "depth", required_argument, 0, O_DEPTH },
-		{ "bound", required_argument, 0, O_BOUND },
-		{ "max-steps", required_argument, 0, O_MAXSTEPS },
-		{ "timeout", required_argument, 0, O_TIMEOUT },
-		{ "keep-going", no_argument, 0, O_KEEPGOING },
-		{ "fail-on-exit", no_argument, 0, O_FAILEXIT },
-		{ "mode", required_argument, 0, 'm' },
-		{ "races", required_argument, 0, O_RACES },
-		{ "watch", required_argument, 0, O_WATCH },
-		{ "trace-lib", required_argument, 0, O_TRACELIB },
-		{ "out", required_argument, 0, 'o' },
-		{ "report", required_argument, 0, O_REPORT },
-		{ "replay", required_argument, 0, O_REPLAY },
-		{ "output", no_argument, 0, O_OUTPUT },
-		{ "no-fork-server", no_argument, 0, O_NOFORK },
-		{ "quiet", no_argument, 0, 'q' },
-		{ "verbose", no_argument, 0, 'v' },
-		{ "debug", no_argument, 0, 'd' },
-		{ "help", no_argument, 0, 'h' },
-		{ "version", no_argument, 0, 'V' },
-		{ 0, 0, 0, 0 },
-	};
-	const char *strategy = "random", *mode_name = NULL, *out_dir = "cts-out";
-	const char *report = NULL, *replay = NULL, *races_arg = NULL;
-	uint64_t runs = 1000, seed = 1, depth = 3, bound = 1, max_steps = 100000;
-	double time_limit = 0, timeout = 10;
-	bool runs_given = false, keep_going = false, fail_on_exit = false, output = false;
-	bool no_fork_server = false;
-	const char *watch[4];
-	int nwatch = 0;
-	const char *trace_libs[16];
-	int ntrace_libs = 0;
-	int c, status = EXIT_CLEAN;
-	struct cts_schedule *sched = NULL;
+	install_signals();
+
+	struct cts_cli cli;
+	char err[1024], desc[128];
+	int status = EXIT_CLEAN;
+	bool explored = false;
+	struct cts_schedule *sched = NULL, *options = NULL;
 	char **replay_argv = NULL, *path = NULL;
 	struct cts_strategy *strat = NULL;
 	struct cts_objmodel *model = NULL;
 	struct cts_tracer *tracer = NULL;
+	struct cts_report_out *report = NULL;
+	struct out_dir od = { .ncreated = 0 };
+	char watch_specs[CTS_CLI_MAX_WATCH][192];
+	const char *watch[CTS_CLI_MAX_WATCH];
 
-	while ((c = getopt_long(argc, argv, "+s:n:t:m:o:qvdhV", opts, NULL)) != -1) {
-		switch (c) {
-		case 's': strategy = optarg; break;
-		case 'n':
-			if (parse_u64(optarg, "--runs", &runs) != 0)
-				return EXIT_USAGE;
-			runs_given = true;
-			break;
-		case 't':
-			if (parse_double(optarg, "--time", &time_limit) != 0)
-				return EXIT_USAGE;
-			break;
-		case O_SEED:
-			if (parse_u64(optarg, "--seed", &seed) != 0)
-				return EXIT_USAGE;
-			break;
-		case O_DEPTH:
-			if (parse_u64(optarg, "--depth", &depth) != 0 || depth < 1 || depth > 64) {
-				cts_error_msg("--depth must be between 1 and 64");
-				return EXIT_USAGE;
-			}
-			break;
-		case O_BOUND:
-			if (parse_u64(optarg, "--bound", &bound) != 0 || bound > 1000) {
-				cts_error_msg("--bound must be between 0 and 1000");
-				return EXIT_USAGE;
-			}
-			break;
-		case O_MAXSTEPS:
-			if (parse_u64(optarg, "--max-steps", &max_steps) != 0 || !max_steps) {
-				cts_error_msg("--max-steps must be positive");
-				return EXIT_USAGE;
-			}
-			break;
-		case O_TIMEOUT:
-			if (parse_double(optarg, "--timeout", &timeout) != 0)
-				return EXIT_USAGE;
-			break;
-		case O_KEEPGOING: keep_going = true; break;
-		case O_FAILEXIT: fail_on_exit = true; break;
-		case 'm': mode_name = optarg; break;
-		case O_RACES: races_arg = optarg; break;
-		case O_WATCH:
-			if (nwatch == 4) {
-				cts_error_msg("--watch: at most 4 (there are four debug registers)");
-				return EXIT_USAGE;
-			}
-			watch[nwatch++] = optarg;
-			break;
-		case O_TRACELIB:
-			if (ntrace_libs == 16) {
-				cts_error_msg("--trace-lib: at most 16");
-				return EXIT_USAGE;
-			}
-			trace_libs[ntrace_libs++] = optarg;
-			break;
-		case 'o': out_dir = optarg; break;
-		case O_REPORT: report = optarg; break;
-		case O_REPLAY: replay = optarg; break;
-		case O_OUTPUT: output = true; break;
-		case O_NOFORK: no_fork_server = true; break;
-		case 'q': cts_verbosity = 0; break;
-		case 'v': cts_verbosity = cts_verbosity < 2 ? 2 : cts_verbosity; break;
-		case 'd': cts_verbosity = 3; break;
-		case 'h': usage(stdout); return EXIT_CLEAN;
-		case 'V': printf("cts-trace %s\n", CTS_VERSION); return EXIT_CLEAN;
-		default:
-			fprintf(stderr, "Try 'cts-trace --help'.\n");
-			return EXIT_USAGE;
-		}
+	switch (cts_cli_parse(argc, argv, &cli, err, sizeof(err))) {
+	case CTS_CLI_HELP:
+		usage(stdout);
+		return EXIT_CLEAN;
+	case CTS_CLI_VERSION:
+		printf("cts-trace %s\n", CTS_VERSION);
+		return EXIT_CLEAN;
+	case CTS_CLI_USAGE:
+		cts_error_msg("%s", err);
+		fprintf(stderr, "Try 'cts-trace --help'.\n");
+		status = EXIT_USAGE;
+		goto out;
+	case CTS_CLI_RUN:
+		break;
 	}
+	cts_verbosity = cli.verbosity;
 
 	/* The program: from the command line, or from the schedule file. */
-	char **prog_argv = argv + optind;
-	char err[1024];
-	if (replay) {
-		if (cts_schedule_load(replay, &sched, err, sizeof(err)) != 0) {
+	char **prog_argv = cli.prog_argv;
+	if (cli.replay) {
+		if (cts_schedule_load(cli.replay, &sched, err, sizeof(err)) != 0) {
 			cts_error_msg("%s", err);
-			{ status = EXIT_USAGE; goto out; }
+			status = EXIT_USAGE;
+			goto out;
 		}
-		if (optind >= argc) {
+		if (!prog_argv) {
 			if (!sched->program) {
-				cts_error_msg("%s names no program; give it after --", replay);
-				{ status = EXIT_USAGE; goto out; }
+				cts_error_msg("%s names no program; give it after --", cli.replay);
+				status = EXIT_USAGE;
+				goto out;
 			}
 			prog_argv = replay_argv = cts_xcalloc((size_t)sched->argc + 2, sizeof(char *));
 			prog_argv[0] = sched->program;
 			for (int i = 0; i < sched->argc; i++)
 				prog_argv[i + 1] = sched->argv[i];
 		}
-		if (!mode_name)
-			mode_name = sched->mode;
-		strategy = "replay";
-		output = true;
-	} else if (optind >= argc) {
-		cts_error_msg("no program given");
-		fprintf(stderr, "Try 'cts-trace --help'.\n");
-		{ status = EXIT_USAGE; goto out; }
+		options_from_schedule(&cli, sched);
+		cli.strategy = "replay";
+		cli.output = true;
 	}
-	if (!mode_name)
-		mode_name = "break";
+	const char *mode_name = cli.mode ? cli.mode : "break";
 	enum cts_mode mode;
 	if (strcmp(mode_name, "sync") == 0)
 		mode = CTS_MODE_SYNC;
@@ -300,97 +402,106 @@ int main(int argc, char **argv)
 		mode = CTS_MODE_BREAK;
 	else if (strcmp(mode_name, "step") == 0)
 		mode = CTS_MODE_STEP;
-	else {
-		cts_error_msg("--mode: unknown mode '%s' (sync, break, step)", mode_name);
-		{ status = EXIT_USAGE; goto out; }
+	else { /* only a schedule file can say this */
+		cts_error_msg("%s: unknown mode '%s' (sync, break, step)", cli.replay, mode_name);
+		status = EXIT_USAGE;
+		goto out;
 	}
-	int races = mode == CTS_MODE_SYNC ? 0 : 1;
-	if (races_arg) {
-		if (strcmp(races_arg, "off") == 0)
-			races = 0;
-		else if (strcmp(races_arg, "report") == 0)
-			races = 1;
-		else if (strcmp(races_arg, "fail") == 0)
-			races = 2;
-		else {
-			cts_error_msg("--races: want off, report or fail, not '%s'", races_arg);
-			{ status = EXIT_USAGE; goto out; }
-		}
+	int races = cli.races >= 0 ? cli.races : mode == CTS_MODE_SYNC ? 0 : 1;
+
+	/* Every output is checked before exploring. */
+	if (cli.report && !(report = cts_report_open(cli.report, err, sizeof(err)))) {
+		cts_error_msg("%s", err);
+		status = EXIT_USAGE;
+		goto out;
+	}
+	if (!cli.replay && prepare_out_dir(cli.out_dir, &od, err, sizeof(err)) != 0) {
+		cts_error_msg("%s", err);
+		status = EXIT_USAGE;
+		goto out;
 	}
 
 	path = resolve(prog_argv[0]);
 	struct cts_elf_info info;
 	if (cts_elf_check(path, &info, err, sizeof(err)) != CTS_ELF_OK) {
 		cts_error_msg("%s", err);
-		{ status = EXIT_USAGE; goto out; }
+		status = EXIT_USAGE;
+		goto out;
 	}
-	if (!info.debug_info && cts_verbosity >= 1 && !replay)
+	if (!info.debug_info && cts_verbosity >= 1 && !cli.replay)
 		cts_error_msg("warning: %s has no debug info; reports will show addresses and "
 			      "function names but no source lines (build with -g)", path);
+	for (int i = 0; i < cli.nwatch; i++) {
+		if (resolve_watch(path, cli.watch[i], watch_specs[i], sizeof(watch_specs[i]), err,
+				  sizeof(err)) != 0) {
+			cts_error_msg("%s", err);
+			status = EXIT_USAGE;
+			goto out;
+		}
+		watch[i] = watch_specs[i];
+	}
 
-	if (mode == CTS_MODE_SYNC && strcmp(strategy, "dpor") == 0 && cts_verbosity >= 1)
+	if (mode == CTS_MODE_SYNC && strcmp(cli.strategy, "dpor") == 0 && cts_verbosity >= 1)
 		cts_error_msg("warning: in sync mode plain memory accesses are invisible, so dpor's "
 			      "\"complete\" covers lock-level interleavings only (use --mode break)");
 	struct cts_strategy_config scfg = {
-		.seed = seed, .depth = (int)depth, .bound = (int)bound, .max_steps = max_steps,
-		.schedule_file = replay, .schedule = sched,
+		.seed = cli.seed, .depth = (int)cli.depth, .bound = (int)cli.bound,
+		.max_steps = cli.max_steps, .schedule_file = cli.replay, .schedule = sched,
 	};
-	strat = cts_strategy_create(strategy, &scfg, err, sizeof(err));
+	strat = cts_strategy_create(cli.strategy, &scfg, err, sizeof(err));
 	if (!strat) {
 		cts_error_msg("%s", err);
-		{ status = EXIT_USAGE; goto out; }
+		status = EXIT_USAGE;
+		goto out;
 	}
-	bool systematic = strcmp(strategy, "random") != 0 && strcmp(strategy, "pct") != 0;
-	if (!runs_given && systematic)
+	bool systematic = strcmp(cli.strategy, "random") != 0 && strcmp(cli.strategy, "pct") != 0;
+	uint64_t runs = cli.runs;
+	if (!cli.runs_given && systematic)
 		runs = 0; /* systematic strategies run until their space is exhausted */
 
+	if (got_signal)
+		goto out;
 	model = cts_objmodel_new(true);
 	struct cts_tracer_config tcfg = {
-		.path = path, .argv = prog_argv, .mode = mode, .timeout = timeout,
-		.show_output = output, .trace_libs = trace_libs, .ntrace_libs = ntrace_libs,
-		.watch = watch, .nwatch = nwatch, .symbolize = true,
-		.no_fork_server = no_fork_server,
+		.path = path, .argv = prog_argv, .mode = mode, .timeout = cli.timeout,
+		.show_output = cli.output, .trace_libs = cli.trace_libs,
+		.ntrace_libs = cli.ntrace_libs, .watch = watch, .nwatch = cli.nwatch,
+		.symbolize = true, .no_fork_server = cli.no_fork_server,
 	};
 	tracer = cts_tracer_new(&tcfg, model, err, sizeof(err));
 	if (!tracer) {
 		cts_error_msg("%s", err);
-		{ status = EXIT_USAGE; goto out; }
+		status = EXIT_USAGE;
+		goto out;
 	}
 
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal; /* no SA_RESTART: the tracer's wait must wake up */
-	sigemptyset(&sa.sa_mask);
-	/* A signal ignored at startup (a background job's SIGINT) stays ignored. */
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
-		struct sigaction old;
-		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
-			continue;
-		sigaction(sigs[i], &sa, NULL);
-	}
+	/* What a saved schedule needs to run the same way again. */
+	options = cts_schedule_new();
+	cts_schedule_set(&options->races, cts_cli_races_name(races));
+	options->max_steps = cli.max_steps;
+	options->timeout = cli.timeout;
+	options->fail_on_exit = cli.fail_on_exit;
+	for (int i = 0; i < cli.nwatch; i++)
+		cts_schedule_add_watch(options, watch[i]);
+	for (int i = 0; i < cli.ntrace_libs; i++)
+		cts_schedule_add_trace_lib(options, cli.trace_libs[i]);
 
-	char desc[128];
-	if (strcmp(strategy, "pct") == 0)
-		snprintf(desc, sizeof(desc), "pct seed=%" PRIu64 " depth=%" PRIu64, seed, depth);
-	else if (strcmp(strategy, "pcb") == 0 || strcmp(strategy, "idb") == 0)
-		snprintf(desc, sizeof(desc), "%s bound=%" PRIu64, strategy, bound);
-	else if (strcmp(strategy, "random") == 0)
-		snprintf(desc, sizeof(desc), "random seed=%" PRIu64, seed);
-	else
-		snprintf(desc, sizeof(desc), "%s", replay && sched && sched->strategy ?
-			 sched->strategy : strategy);
 	struct cts_explorer_config ecfg = {
-		.runs = replay ? 1 : runs, .time_limit = time_limit, .max_steps = max_steps,
-		.stop_on_bug = !keep_going, .fail_on_exit = fail_on_exit,
-		.out_dir = replay ? NULL : out_dir, .program = path, .argv = prog_argv,
-		.mode = mode_name, .strategy_desc = desc, .quiet = cts_verbosity == 0,
-		.verbose = cts_verbosity >= 2,
-		.progress = cts_verbosity >= 1 && isatty(2) && !replay, .log = stderr,
-		.races = races, .self = self_path(argv[0]),
+		.runs = cli.replay ? 1 : runs, .time_limit = cli.time_limit,
+		.max_steps = cli.max_steps, .stop_on_bug = !cli.keep_going,
+		.fail_on_exit = cli.fail_on_exit, .out_dir = cli.replay ? NULL : cli.out_dir,
+		.program = path, .argv = prog_argv, .mode = mode_name,
+		.strategy_desc = strategy_desc(&cli, sched, desc, sizeof(desc)),
+		.quiet = cts_verbosity == 0, .verbose = cts_verbosity >= 2,
+		.progress = cts_verbosity >= 1 && isatty(2) && !cli.replay, .log = stderr,
+		.races = races, .self = self_path(argv[0]), .options = options,
+		.check = cli.check,
 	};
 	struct cts_backend backend = cts_tracer_backend(tracer);
 	struct cts_explore_result res;
+	if (got_signal)
+		goto out;
+	explored = true;
 	int rc = cts_explore(&ecfg, &backend, model, strat, &res);
 
 	struct cts_tracer_stats ts;
@@ -406,14 +517,6 @@ int main(int argc, char **argv)
 	if (cts_verbosity >= 2)
 		fprintf(stderr, "cts-trace: tracer counters %s (%.0f breakpoint hits/s)\n", stats_json,
 			res.elapsed > 0 ? (double)ts.bp_hits / res.elapsed : 0.0);
-	if (report) {
-		struct cts_report_info ri = {
-			.program = path, .argv = prog_argv, .strategy = desc, .mode = mode_name,
-			.seed = seed, .self = ecfg.self, .backend_json = stats_json,
-		};
-		if (cts_report_write(report, &ri, &res) != 0)
-			cts_perror_msg("cannot write report %s", report);
-	}
 
 	bool diverged = res.nbugs && res.bugs[0].kind == CTS_BUG_DIVERGED;
 	if ((rc != 0 || res.internal_error) && res.bad_input) {
@@ -426,7 +529,7 @@ int main(int argc, char **argv)
 		cts_error_msg("interrupted after %" PRIu64 " runs; %d bug%s found so far", res.runs,
 			      res.nbugs, res.nbugs == 1 ? "" : "s");
 		status = EXIT_INTERRUPTED;
-	} else if (replay) {
+	} else if (cli.replay) {
 		if (diverged) {
 			status = EXIT_USAGE;
 		} else if (res.nbugs) {
@@ -435,28 +538,62 @@ int main(int argc, char **argv)
 			status = EXIT_BUG;
 		} else {
 			if (cts_verbosity >= 1)
-				fprintf(stderr, "cts-trace: replay finished without a bug%s%s\n",
+				fprintf(stderr, "cts-trace: replay finished without a bug%s%s%s\n",
+					res.ninconclusive ? " (the run was inconclusive)" : "",
 					sched->bug ? "; recorded: " : "", sched->bug ? sched->bug : "");
-			status = EXIT_CLEAN;
+			status = cli.fail_on_inconclusive && res.ninconclusive ? EXIT_INCONCLUSIVE :
+										 EXIT_CLEAN;
 		}
 	} else {
 		if (cts_verbosity >= 1) {
 			double rate = res.elapsed > 0 ? (double)res.runs / res.elapsed : 0;
+			char inc[96] = "";
+			if (res.ninconclusive)
+				snprintf(inc, sizeof(inc), "; %" PRIu64 " run%s inconclusive",
+					 res.ninconclusive, res.ninconclusive == 1 ? "" : "s");
 			fprintf(stderr,
 				"cts-trace: %" PRIu64 " runs, %" PRIu64 " steps, %.2f s (%.0f runs/s), "
-				"%s, mode %s: %d bug%s found%s\n",
+				"%s, mode %s: %d bug%s found%s%s\n",
 				res.runs, res.steps, res.elapsed, rate, desc, mode_name, res.nbugs,
-				res.nbugs == 1 ? "" : "s",
-				res.complete ? "; search space exhausted (complete)" : "");
+				res.nbugs == 1 ? "" : "s", inc,
+				res.complete ? "; search space exhausted (complete)" :
+				res.exhausted ? "; search space exhausted for the program's own code and "
+						"modelled library calls, but not complete" : "");
+			if (res.unseen[0])
+				fprintf(stderr, "cts-trace: not seen: %s (--trace-lib shows inside a "
+					"library)\n", res.unseen);
 		}
-		status = res.nbugs ? EXIT_BUG : EXIT_CLEAN;
+		status = res.nbugs ? EXIT_BUG :
+			 cli.fail_on_inconclusive && res.ninconclusive ? EXIT_INCONCLUSIVE : EXIT_CLEAN;
+	}
+	if (report) {
+		struct cts_report_info ri = {
+			.program = path, .argv = prog_argv, .strategy = desc, .mode = mode_name,
+			.races = cts_cli_races_name(races), .seed = cli.seed, .self = ecfg.self,
+			.backend_json = stats_json, .backend = &backend,
+		};
+		struct cts_report_out *r = report;
+		report = NULL;
+		if (cts_report_write(r, &ri, &res, err, sizeof(err)) != 0) {
+			cts_error_msg("%s", err);
+			/* A bug found, an interruption or an internal error says more. */
+			if (status == EXIT_CLEAN)
+				status = EXIT_USAGE;
+		}
 	}
 	cts_explore_result_free(&res);
 out:
+	if (got_signal && !explored) {
+		cts_error_msg("interrupted before exploring");
+		status = EXIT_INTERRUPTED;
+	}
+	cts_report_discard(report);
+	finish_out_dir(&od);
 	cts_tracer_free(tracer);
 	cts_strategy_destroy(strat);
 	cts_objmodel_free(model);
 	cts_schedule_free(sched);
+	cts_schedule_free(options);
 	free(replay_argv);
 	free(path);
 	return status;

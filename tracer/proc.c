@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,4 +166,57 @@ uint64_t cts_auxv_entry(pid_t pid)
 	}
 	close(fd);
 	return entry;
+}
+
+/* Small /proc files in one read: they are generated whole. */
+static ssize_t read_small(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, len - 1);
+	close(fd);
+	if (n >= 0)
+		buf[n] = 0;
+	return n;
+}
+
+char cts_proc_state(pid_t tid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
+	if (read_small(path, buf, sizeof(buf)) <= 0)
+		return 0;
+	/* "tid (comm) S ...": comm may hold anything, so look after its last ')'. */
+	char *p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+int cts_proc_sigstate(pid_t tid, struct cts_sigstate *ss)
+{
+	static const struct {
+		const char *key;
+		size_t off;
+	} fields[] = {
+		{ "SigPnd:", offsetof(struct cts_sigstate, pnd) },
+		{ "ShdPnd:", offsetof(struct cts_sigstate, shd) },
+		{ "SigBlk:", offsetof(struct cts_sigstate, blk) },
+		{ "SigIgn:", offsetof(struct cts_sigstate, ign) },
+		{ "SigCgt:", offsetof(struct cts_sigstate, cgt) },
+	};
+	char path[64], buf[4096];
+	int found = 0;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	if (read_small(path, buf, sizeof(buf)) <= 0)
+		return -1;
+	memset(ss, 0, sizeof(*ss));
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		const char *p = strstr(buf, fields[i].key);
+		if (!p)
+			continue;
+		*(uint64_t *)((char *)ss + fields[i].off) =
+			strtoull(p + strlen(fields[i].key), NULL, 16);
+		found++;
+	}
+	return found == 5 ? 0 : -1;
 }

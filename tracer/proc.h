@@ -26,4 +26,18 @@ int cts_maps_read(pid_t pid, struct cts_mapping **out, size_t *n);
 /* AT_ENTRY from /proc/PID/auxv, 0 on failure. */
 uint64_t cts_auxv_entry(pid_t pid);
 
+/* Scheduler state letter of a thread ('R' running, 'S' asleep, 'D' disk
+ * wait, 't' traced stop, 'Z'...), 0 if it is gone. */
+char cts_proc_state(pid_t tid);
+
+/* A thread's signal masks from /proc/TID/status; bit n-1 is signal n. */
+struct cts_sigstate {
+	uint64_t pnd;   /* pending for the thread */
+	uint64_t shd;   /* pending for the process */
+	uint64_t blk;   /* blocked */
+	uint64_t ign;   /* ignored */
+	uint64_t cgt;   /* caught by a handler */
+};
+int cts_proc_sigstate(pid_t tid, struct cts_sigstate *ss);
+
 #endif

@@ -12,6 +12,14 @@
  * thread pointer: CLONE_CHILD_CLEARTID clears it and futex-wakes it when the
  * thread dies (the wake pthread_join waits for). */
 #define GLIBC_TID_OFFSET 0x2d0
+/* glibc's cancellation signal (SIGRTMIN-2 of the kernel's numbering), and
+ * struct pthread's cancelhandling word with the bits pthread_cancel and the
+ * cancellation points use. */
+#define CTS_SIGCANCEL 32
+#define GLIBC_CANCEL_OFFSET 0x308
+#define GLIBC_CANCEL_DISABLED 0x1
+#define GLIBC_CANCELED 0x8
+#define GLIBC_EXITING 0x10
 
 /* A thread running this long without a visible operation is probed for a
  * busy-wait loop (access.c learns its load as a breakpoint). */
@@ -33,6 +41,14 @@ int cts_tr_sync_resolve(struct cts_tracer *tr, const char *libc_path, uint64_t l
 int cts_tr_on_sync_bp(struct cts_tracer *tr, struct thread *th, struct bp *b);
 int cts_tr_step_over_at(struct cts_tracer *tr, struct thread *th, uint64_t addr);
 void cts_tr_enter_call(struct thread *th);
+/* sync.c: library calls as range events (break/step mode) */
+int cts_tr_on_libcall_bp(struct cts_tracer *tr, struct thread *th, struct bp *b);
+int cts_tr_libcall_execute(struct cts_tracer *tr, struct thread *th);
+void cts_tr_libcall_returned(struct cts_tracer *tr, struct thread *th);
+int cts_tr_on_libret_bp(struct cts_tracer *tr, struct thread *th, struct bp *b);
+void cts_tr_libcall_done(struct thread *th, struct cts_event *done);
+int cts_tr_libcalls_unseen(struct cts_tracer *tr, char *buf, size_t len);
+void cts_tr_libcalls_free(struct cts_tracer *tr);
 
 /* futex.c: the futex model, seccomp stops */
 void cts_tr_skip_syscall(struct thread *th, long ret);
@@ -41,8 +57,29 @@ void cts_tr_park(struct cts_tracer *tr, struct thread *th, uint64_t uaddr, bool 
 int cts_tr_on_seccomp(struct cts_tracer *tr, struct thread *th);
 void cts_tr_mark_dead(struct cts_tracer *tr, struct thread *th);
 
+/* syscall.c: signals and calls that may sleep (docs/design.md, "Blocking system calls") */
+int cts_tr_sys_seccomp_rules(void *scmp_ctx);
+void cts_tr_sys_reset(struct cts_tracer *tr);
+void cts_tr_sys_forked(struct cts_tracer *tr);
+int cts_tr_sys_entry(struct cts_tracer *tr, struct thread *th, long nr);
+int cts_tr_sys_exit_stop(struct cts_tracer *tr, struct thread *th);
+bool cts_tr_sys_went_outside(struct cts_tracer *tr, struct thread *th);
+/* 0 resumed, 1 parked (the step is over), -1 error */
+int cts_tr_sys_execute(struct cts_tracer *tr, struct thread *th, bool give_up,
+		       struct cts_event *done);
+int cts_tr_sys_after_step(struct cts_tracer *tr);
+int cts_tr_sys_wait(struct cts_tracer *tr, double limit_s);
+bool cts_tr_sys_signal_kills(const struct thread *th, int sig);
+bool cts_tr_sys_asleep(const struct thread *th);
+size_t cts_tr_sys_describe_outside(const struct cts_tracer *tr, char *buf, size_t len);
+
 /* dispatch.c: the event pump */
 int cts_tr_pump(struct cts_tracer *tr);
+int cts_tr_cancel_sent(struct cts_tracer *tr, int target);
+void cts_tr_note_cancels(struct cts_tracer *tr);
+/* Wait for one stop (timeout_us < 0: block) and dispatch it: 1 done, 0 none
+ * came (or the run ended: interrupt, run timeout), -1 error. */
+int cts_tr_next_event(struct cts_tracer *tr, long timeout_us);
 double cts_tr_now_s(void);
 void cts_tr_catch_alarm(void);
 void cts_tr_clear_alarm(void);

@@ -7,6 +7,7 @@
 #include <sys/syscall.h>
 #include <sys/user.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include "tracer/proc.h"
 #include "tracer/run_int.h"
 #include "tracer/wait.h"
@@ -92,6 +93,9 @@ pid_t cts_tr_fork_from_server(struct cts_tracer *tr)
 		    PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACESECCOMP | PTRACE_O_TRACEFORK |
 		    PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC; /* its forks: followed, run free */
 	ptrace(PTRACE_SETOPTIONS, child, 0, (void *)opts);
+	/* Its own process group, as an exec'd run has: the program's kill(0)
+	 * must not reach the server. */
+	setpgid(child, child);
 	return child;
 fail:
 	cts_mem_write(srv, tr->server_regs.rip, saved, 3);

@@ -2,13 +2,31 @@
  * registers, holding a thread at its next visible operation and resuming it.
  * The bottom layer: it calls nothing else in tracer/. */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/user.h>
 #include "models/event.h"
+#include "tracer/proc.h"
 #include "tracer/tracer_int.h"
+
+static volatile sig_atomic_t user_interrupt;
+
+/* From a signal handler: SIGINT/SIGTERM. Every loop of the tracer that can
+ * last (the event pump, planting breakpoints, scanning code, start-up
+ * phases) looks at cts_tr_interrupted(), so an interrupt is served within
+ * milliseconds. */
+void cts_tracer_interrupt(void)
+{
+	user_interrupt = 1;
+}
+
+bool cts_tr_interrupted(void)
+{
+	return user_interrupt != 0;
+}
 
 struct thread *cts_tr_by_tid(struct cts_tracer *tr, pid_t tid)
 {
@@ -62,7 +80,9 @@ void cts_tr_publish(struct cts_tracer *tr, struct thread *th)
 {
 	struct cts_thread_view *v = &tr->st->t[th->num];
 	v->alive = th->state != TH_DEAD;
-	v->blocked = th->fblocked;
+	v->blocked = th->fblocked || th->sys_blocked;
+	/* Asleep in the kernel: may come back with no step (the backend's wait). */
+	v->outside = th->state == TH_OUTSIDE;
 	v->pending = th->pending;
 	if (th->num >= tr->st->nthreads)
 		tr->st->nthreads = th->num + 1;
@@ -74,12 +94,16 @@ void cts_tr_hold(struct cts_tracer *tr, struct thread *th, enum held_at at)
 	th->state = TH_HELD;
 	th->at = at;
 	th->in_call = false;
+	th->sys_blocked = false;
 	th->pending.tid = th->num;
 	cts_tr_publish(tr, th);
 }
 
-/* Let th run on (single-stepping in step mode) to its next stop. ESRCH is
- * not an error: the thread is gone and its exit comes through wait. */
+/* Let th run on (single-stepping in step mode) to its next stop. A thread
+ * stopped by a signal in the middle of a step over a displaced instruction
+ * goes on stepping: continued, it would run past the breakpoint left
+ * unplanted. ESRCH is not an error: the thread is gone and its exit comes
+ * through wait. */
 int cts_tr_resume(struct cts_tracer *tr, struct thread *th, int sig)
 {
 	(void)tr;
@@ -87,8 +111,8 @@ int cts_tr_resume(struct cts_tracer *tr, struct thread *th, int sig)
 		return -1;
 	th->regs_valid = false;
 	th->state = TH_RUNNING;
-	if (ptrace(th->stepping ? PTRACE_SINGLESTEP : PTRACE_CONT, th->tid, 0,
-		   (void *)(long)sig) != 0) {
+	bool step = th->stepping || th->stepping_bp || th->after_step;
+	if (ptrace(step ? PTRACE_SINGLESTEP : PTRACE_CONT, th->tid, 0, (void *)(long)sig) != 0) {
 		if (errno == ESRCH)
 			return 0; /* gone: its exit status comes through wait */
 		return -1;
@@ -118,4 +142,21 @@ struct thread *cts_tr_handle_of(struct cts_tracer *tr, uint64_t handle)
 		if (tr->th[i].handle == handle)
 			return &tr->th[i];
 	return NULL;
+}
+
+/* Text writes go through PTRACE_POKEDATA, which needs a stopped thread of
+ * the process; the leader may be asleep in a system call, outside the
+ * schedule, or gone: then any thread we hold will do. */
+int cts_tr_poke(struct cts_tracer *tr, uint64_t addr, const void *buf, size_t len)
+{
+	if (cts_mem_write(tr->pid, addr, buf, len) == 0)
+		return 0;
+	if (errno != ESRCH)
+		return -1;
+	if (tr->running && cts_mem_write(tr->running->tid, addr, buf, len) == 0)
+		return 0;
+	for (int i = 0; i < tr->nthreads; i++)
+		if (tr->th[i].state == TH_HELD && cts_mem_write(tr->th[i].tid, addr, buf, len) == 0)
+			return 0;
+	return -1;
 }

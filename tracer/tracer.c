@@ -3,8 +3,9 @@
  *
  * Visible operations are caught three ways: int3 on libc's pthread entry
  * points (and on the program's memory accesses in break mode), seccomp
- * SECCOMP_RET_TRACE stops for futex/clone/exit/yield/sleeps, and ptrace
- * events for thread creation and exit. This file holds the backend's
+ * SECCOMP_RET_TRACE stops for futex/clone/exit/yield/sleeps, signals and
+ * calls that may sleep (syscall.c), and ptrace events for thread creation
+ * and exit. This file holds the backend's
  * operations (start, step, stop, describe) and its lifetime; the machinery
  * is split by concern (docs/design.md, "tracer/ layering"). */
 #include <errno.h>
@@ -21,9 +22,10 @@
 #include "tracer/elf.h"
 #include "tracer/proc.h"
 #include "tracer/run_int.h"
+#include "tracer/spinstate.h"
 #include "tracer/tracer.h"
 
-static int tr_start(void *be, struct cts_run_state *st)
+static int start_run(void *be, struct cts_run_state *st)
 {
 	struct cts_tracer *tr = be;
 	struct user_regs_struct regs;
@@ -32,7 +34,11 @@ static int tr_start(void *be, struct cts_run_state *st)
 	tr->nthreads = 0;
 	tr->nearly = 0;
 	tr->proc_exiting = false;
+	tr->exec_free = false;
+	tr->self_sig = 0;
+	tr->cancel_seen = false;
 	tr->fseq = 0;
+	cts_tr_sys_reset(tr);
 	cts_tr_clear_alarm();
 	st->status = CTS_RUN_ACTIVE;
 
@@ -67,14 +73,14 @@ static int tr_start(void *be, struct cts_run_state *st)
 		/* Threads before main: start over, scheduling from the entry point. */
 		tr->no_main = true;
 		cts_tr_kill_and_reap(tr);
-		return tr_start(be, st);
+		return start_run(be, st);
 	}
 	if (r == 0 && !tr->no_server && !tr->server && cts_tr_become_server(tr, &regs)) {
 		pid_t child = cts_tr_fork_from_server(tr);
 		if (child <= 0) {
 			cts_tr_stop_server(tr);
 			tr->no_server = true;
-			return tr_start(be, st);
+			return start_run(be, st);
 		}
 		tr->pid = child;
 	}
@@ -87,12 +93,28 @@ ready:;
 	if (tr->acc)
 		cts_access_watch_thread(tr, main_th);
 	cts_tr_hold(tr, main_th, AT_START);
-	/* A periodic tick: the run's wall-clock limit, and the time slice after
-	 * which a thread that reaches no visible operation is probed for a spin. */
-	struct itimerval it = { { 0, SLICE_US }, { 0, SLICE_US } };
-	setitimer(ITIMER_REAL, &it, NULL);
 	tr->run_started = cts_tr_now_s();
 	return 0;
+}
+
+/* An interrupt during start-up (exec, scanning code, planting breakpoints,
+ * the program's own start-up code) ends the run as interrupted at once, not
+ * as an error; stop() kills whatever was started. */
+static int tr_start(void *be, struct cts_run_state *st)
+{
+	/* A periodic tick: the run's wall-clock limit, the time slice after
+	 * which a thread that reaches no visible operation is probed for a spin,
+	 * and a wake-up for every wait, so an interrupt that lands just before
+	 * one (start-up included) is seen within a tick. */
+	struct itimerval it = { { 0, SLICE_US }, { 0, SLICE_US } };
+	setitimer(ITIMER_REAL, &it, NULL);
+	int rc = start_run(be, st);
+	if (cts_tr_interrupted()) {
+		st->status = CTS_RUN_INTERRUPTED;
+		snprintf(st->message, sizeof(st->message), "interrupted");
+		return 0;
+	}
+	return rc;
 }
 
 static int tr_step(void *be, struct cts_run_state *st, int tid, bool give_up,
@@ -100,6 +122,7 @@ static int tr_step(void *be, struct cts_run_state *st, int tid, bool give_up,
 {
 	struct cts_tracer *tr = be;
 	struct thread *th = &tr->th[tid];
+	bool libcall = false;
 	int rc = 0;
 
 	tr->st = st;
@@ -122,6 +145,16 @@ static int tr_step(void *be, struct cts_run_state *st, int tid, bool give_up,
 			rc = cts_access_execute(tr, th, done);
 			break;
 		}
+		if (cts_op_is_libcall(th->pending.op)) {
+			rc = cts_tr_libcall_execute(tr, th);
+			if (rc > 0) {
+				/* the call's next range event: th has not moved */
+				tr->running = NULL;
+				return 0;
+			}
+			libcall = true;
+			break;
+		}
 		if (th->pending.op == CTS_OP_PROC_EXIT)
 			th->stepping = false;
 		if (cts_op_is_sync(th->pending.op) || th->pending.op == CTS_OP_JOIN)
@@ -130,6 +163,9 @@ static int tr_step(void *be, struct cts_run_state *st, int tid, bool give_up,
 		break;
 	case AT_STEP:
 		rc = cts_access_execute(tr, th, done);
+		break;
+	case AT_SYSEXIT: /* io_return */
+		rc = cts_tr_resume(tr, th, 0);
 		break;
 	case AT_SYSCALL:
 		if (cts_tr_getregs(th) != 0) {
@@ -150,7 +186,11 @@ static int tr_step(void *be, struct cts_run_state *st, int tid, bool give_up,
 			rc = cts_tr_resume(tr, th, 0);
 			break;
 		case CTS_OP_FUTEX_WAIT:
-			if (th->fwoken) {
+			if (th->sig_interrupt) {
+				th->sig_interrupt = false;
+				done->result = EINTR;
+				cts_tr_skip_syscall(th, -EINTR);
+			} else if (th->fwoken) {
 				th->fwoken = false;
 				cts_tr_skip_syscall(th, 0);
 			} else if (give_up) {
@@ -176,8 +216,19 @@ static int tr_step(void *be, struct cts_run_state *st, int tid, bool give_up,
 			cts_tr_skip_syscall(th, done->result);
 			rc = cts_tr_resume(tr, th, 0);
 			break;
+		case CTS_OP_SIGNAL:
+		case CTS_OP_SIGWAIT:
+		case CTS_OP_SIGSUSPEND:
+		case CTS_OP_IO:
+			rc = cts_tr_sys_execute(tr, th, give_up, done);
+			if (rc > 0)
+				return 0; /* parked: nothing runs */
+			break;
 		default: /* parked inside a pthread call, now woken or giving up */
-			if (th->fblocked) {
+			if (th->sig_interrupt) {
+				th->sig_interrupt = false;
+				cts_tr_skip_syscall(th, -EINTR);
+			} else if (th->fblocked) {
 				th->fblocked = false;
 				done->result = ETIMEDOUT;
 				cts_tr_skip_syscall(th, -ETIMEDOUT);
@@ -195,23 +246,35 @@ static int tr_step(void *be, struct cts_run_state *st, int tid, bool give_up,
 		cts_tr_set_error(tr, "cannot resume thread %d: %s", tid, strerror(errno));
 		return -1;
 	}
-	if (cts_tr_pump(tr) != 0)
+	if (cts_tr_pump(tr) != 0 || cts_tr_sys_after_step(tr) != 0)
 		return -1;
+	if (done->op == CTS_OP_CANCEL && st->status == CTS_RUN_ACTIVE) {
+		struct thread *t = done->target < 0 ? cts_tr_handle_of(tr, done->obj) : NULL;
+		if (t)
+			done->target = t->num;
+		if (cts_tr_cancel_sent(tr, done->target) != 0)
+			return -1;
+	}
 	/* A join reached before its target's first stop was seen (both happen
 	 * in the same step, in either order) is resolved now that every new
 	 * thread has been collected. */
 	for (int i = 0; i < tr->nthreads; i++) {
 		struct thread *j = &tr->th[i];
-		if (j->state == TH_HELD && j->pending.op == CTS_OP_JOIN && j->pending.target < 0) {
+		if (j->state == TH_HELD && (j->pending.op == CTS_OP_JOIN || j->pending.op == CTS_OP_CANCEL) &&
+		    j->pending.target < 0) {
 			struct thread *t = cts_tr_handle_of(tr, j->pending.obj);
 			j->pending.target = t ? t->num : -1;
 			cts_tr_publish(tr, j);
 		}
 	}
+	if (tr->cancel_seen && st->status == CTS_RUN_ACTIVE)
+		cts_tr_note_cancels(tr);
 	if (done->op == CTS_OP_CREATE)
 		done->target = tr->last_created;
-	if (cts_op_is_write(done->op) && th->acc_capture)
+	if (cts_op_is_access(done->op) && th->acc_capture)
 		done->value = th->acc_written;
+	if (libcall)
+		cts_tr_libcall_done(th, done);
 	if (th->state == TH_DEAD && done->op != CTS_OP_THREAD_EXIT &&
 	    st->status == CTS_RUN_ACTIVE && th->tid != tr->pid) {
 		/* Died without passing its exit syscall (killed?): still an exit. */
@@ -232,6 +295,13 @@ static void tr_stop(void *be, struct cts_run_state *st)
 	tr->pid_reaped = false;
 }
 
+static int tr_wait(void *be, struct cts_run_state *st, double limit_s)
+{
+	struct cts_tracer *tr = be;
+	tr->st = st;
+	return cts_tr_sys_wait(tr, limit_s);
+}
+
 static void tr_describe_pc(void *be, uint64_t pc, char *buf, size_t len)
 {
 	struct cts_tracer *tr = be;
@@ -248,13 +318,21 @@ static void tr_describe_data(void *be, uint64_t addr, char *buf, size_t len)
 		buf[0] = 0;
 }
 
+static int tr_unseen(void *be, char *buf, size_t len)
+{
+	return cts_tr_libcalls_unseen(be, buf, len);
+}
+
 static const struct cts_backend_ops tracer_ops = {
 	.name = "ptrace",
 	.start = tr_start,
 	.step = tr_step,
+	.wait = tr_wait,
 	.stop = tr_stop,
 	.describe_pc = tr_describe_pc,
 	.describe_data = tr_describe_data,
+	.unseen = tr_unseen,
+	.thread_state = cts_tr_thread_state,
 };
 
 struct cts_backend cts_tracer_backend(struct cts_tracer *t)
@@ -300,6 +378,7 @@ void cts_tracer_free(struct cts_tracer *tr)
 	cts_tr_kill_and_reap(tr);
 	cts_tr_stop_server(tr);
 	cts_access_fini(tr);
+	cts_tr_libcalls_free(tr);
 	if (tr->sym)
 		cts_sym_free(tr->sym);
 	free(tr->bps);

@@ -19,6 +19,7 @@ enum th_state {
 	TH_NEW,       /* cloned, first stop not seen yet */
 	TH_HELD,      /* stopped at its next visible operation */
 	TH_RUNNING,
+	TH_OUTSIDE,   /* asleep in a system call, outside the schedule (syscall.c) */
 	TH_DEAD,
 };
 
@@ -27,7 +28,12 @@ enum held_at {
 	AT_BREAKPOINT, /* on an int3 we planted, rip rewound to it */
 	AT_SYSCALL,    /* seccomp stop at syscall entry */
 	AT_STEP,       /* step mode: before an access found by single-stepping */
+	AT_SYSEXIT,    /* syscall-exit stop: back from a call that slept outside */
 };
+
+/* Range events one library call makes (sync.c): memcpy reads, then writes;
+ * a printf reads its format and each %s argument. */
+#define LC_MAX_EVENTS 8
 
 /* One control block per thread. */
 struct thread {
@@ -48,9 +54,28 @@ struct thread {
 	int call_fn;
 	uint64_t call_lo[2], call_hi[2];
 	bool in_proc_exit;
+	/* a library call's range events (sync.c), lc_i the pending one */
+	struct cts_event lc_ev[LC_MAX_EVENTS];
+	int lc_n, lc_i, lc_fn;
+	signed char lc_r[LC_MAX_EVENTS]; /* table range of each, -1 a %s argument */
+	uint64_t lc_args[6], lc_sp;
+	uint64_t ret_pc, ret_sp;   /* armed return breakpoint of that call */
+	int ret_spec;              /* its range that waits for the result, -1 none */
+	bool ret_seen;             /* returned: the exact range is ret_start/len */
+	uint64_t ret_start, ret_len;
 	/* futex model */
 	bool fblocked, fwoken;
+	bool sig_interrupt;        /* a signal came while parked: the wait returns EINTR */
 	uint64_t fwait_addr, fseq;
+	/* blocking system calls (syscall.c) */
+	bool in_kcall;             /* resumed into a call that may sleep: its exit stops */
+	bool kcall_creates;        /* ...a call that creates a pipe, eventfd... */
+	bool sys_blocked;          /* TH_OUTSIDE, or a parked timed signal wait */
+	bool sig_parked;           /* timed sigwait parked at its entry (time is not modelled) */
+	int sys_nr;                /* the call in flight or waited in */
+	uint64_t sys_arg[6];
+	uint64_t sys_set;          /* signal wait: the set (sigwait) or mask (sigsuspend, pause) */
+	int early_signals;         /* signals taken before a wait's syscall, in a row */
 	/* shared accesses (access.c) */
 	bool stepping;             /* step mode: single-stepping traced code */
 	bool last_was_call;
@@ -73,6 +98,8 @@ enum bp_kind {
 	BP_SYNC,      /* libc entry point */
 	BP_ACCESS,    /* instruction that may touch shared memory */
 	BP_RETURN,    /* step mode: return from an untraced call */
+	BP_LIBCALL,   /* PLT stub of an imported function (sync.c) */
+	BP_LIBRET,    /* return address of a library call whose result is needed */
 };
 
 struct cts_insn;
@@ -81,7 +108,7 @@ struct bp {
 	uint64_t addr;     /* 0 = empty slot */
 	uint8_t orig;
 	enum bp_kind kind;
-	int fn;            /* BP_SYNC: index into the entry-point table */
+	int fn;            /* BP_SYNC, BP_LIBCALL: index into sync.c's tables */
 	bool active;
 	uint32_t local_hits, shared_hits;
 	struct cts_insn *insn;  /* BP_ACCESS: decoded once (access.c) */
@@ -90,6 +117,7 @@ struct bp {
 };
 
 struct cts_access_state;
+struct cts_libcalls;
 
 struct cts_tracer {
 	struct cts_tracer_config cfg;
@@ -98,6 +126,9 @@ struct cts_tracer {
 	pid_t pid;
 	bool pid_reaped;
 	bool proc_exiting;
+	bool exec_free;             /* a thread exec'd: the new image runs free */
+	int self_sig;               /* last signal the program sent itself */
+	bool cancel_seen;           /* a pthread_cancel ran in this run */
 	struct thread th[CTS_MAX_THREADS];
 	int nthreads;
 	pid_t early[CTS_MAX_THREADS]; /* first stops seen before their clone event */
@@ -126,12 +157,23 @@ struct cts_tracer {
 	int nlibc_ranges;
 	struct cts_sym *sym;
 	struct cts_access_state *acc;
+	struct cts_libcalls *lc;        /* sync.c: imported functions, what was unseen */
 	struct cts_tracer_stats stats;
 	struct sock_filter *bpf;        /* compiled seccomp filter */
 	struct sock_fprog bpf_prog;
+	/* blocking system calls (syscall.c), per run */
+	uint64_t sent_sigs;             /* signals the program sent itself (bit n-1) */
+	bool sig_dirty;                 /* parked signal waiters may have become ready */
+	uint64_t steps_since_sig_check;
+	bool came_back;                 /* a thread left its wait: the explorer looks again */
+#define MAX_CHANNELS 64
+	uint64_t channels[MAX_CHANNELS];/* pipes, eventfds the program created this run */
+	int nchannels;
+	bool channels_shared;           /* a fork or fd passing: none is private any more */
 };
 
-/* thread.c: control blocks, registers, hold/resume */
+/* thread.c: control blocks, registers, hold/resume, the interrupt flag */
+bool cts_tr_interrupted(void);
 struct thread *cts_tr_by_tid(struct cts_tracer *tr, pid_t tid);
 struct thread *cts_tr_new_thread(struct cts_tracer *tr, pid_t tid);
 struct thread *cts_tr_handle_of(struct cts_tracer *tr, uint64_t handle);
@@ -143,6 +185,7 @@ void cts_tr_set_error(struct cts_tracer *tr, const char *fmt, ...)
 void cts_tr_publish(struct cts_tracer *tr, struct thread *th);
 void cts_tr_hold(struct cts_tracer *tr, struct thread *th, enum held_at at);
 int cts_tr_resume(struct cts_tracer *tr, struct thread *th, int sig);
+int cts_tr_poke(struct cts_tracer *tr, uint64_t addr, const void *buf, size_t len);
 
 /* bp.c: the breakpoint table, single-stepping over a breakpoint */
 struct bp *cts_tr_bp_find(struct cts_tracer *tr, uint64_t addr);

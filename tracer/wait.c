@@ -78,6 +78,7 @@ void cts_wait_decode(pid_t tid, int status, struct cts_wait_event *ev)
 			ev->kind = CTS_WEV_BREAKPOINT;
 			return;
 		case TRAP_TRACE:
+		case TRAP_BRKPT: /* x86: a step that completed a syscall instruction */
 			ev->kind = CTS_WEV_SINGLESTEP;
 			return;
 		case TRAP_HWBKPT:

@@ -43,19 +43,19 @@ poll_eventfd_ok/break/pct      | BUG (timeout) after 3-18 steps: a worker blocke
 poll_eventfd_ok/break/dpor     | BUG (timeout) after 3-18 steps: a worker blocked in poll(2) or read(2) on the eventfd stalls the run
 poll_eventfd/found             | BUG (timeout) instead of BUG (assert): a worker blocked in poll(2) or read(2) on the eventfd stalls the run
 poll_eventfd/replay            | nothing to replay: the assert is not found
-yield_barrier_ok/sync/pct      | BUG (livelock) after 20000 steps: pct keeps running a waiter in its sched_yield loop
-yield_barrier_ok/sync/dpor     | BUG (timeout) in run 6 after 8k-14k steps (or BUG (livelock)): dpor follows a waiter's sched_yield loop
-yield_barrier_ok/break/pct     | BUG (timeout) after 12k-20k steps or BUG (livelock) after 20000: a waiter's sched_yield loop
+sense_barrier_ok/sync/pct      | BUG (livelock) after 20000 steps: pct keeps running a waiter in its sched_yield loop
+sense_barrier_ok/sync/dpor     | BUG (timeout) in run 6 after 8k-14k steps (or BUG (livelock)): dpor follows a waiter's sched_yield loop
+sense_barrier_ok/break/pct     | BUG (timeout) after 12k-20k steps or BUG (livelock) after 20000: a waiter's sched_yield loop
 cas_stack_ok/sync/random       | intermittent under load (1 in 3-8): BUG (timeout) after 3-15 steps; a consumer spins invisibly in sync mode and the time-slice spin probe misses it
 cas_stack_ok/sync/pct          | intermittent under load (1 in 3-8): BUG (timeout) after 3-15 steps; a consumer spins invisibly in sync mode and the time-slice spin probe misses it
 cas_stack_ok/sync/dpor         | intermittent under load (1 in 3-8): BUG (timeout) after 3-15 steps; a consumer spins invisibly in sync mode and the time-slice spin probe misses it
 cas_stack_ok/break/pct         | BUG (livelock) after 20000 steps (or BUG (timeout)): a consumer polling the empty stack starves the producer
 cas_stack_ok/break/dpor        | BUG (livelock) after 20000 steps (or BUG (timeout)): a consumer polling the empty stack starves the producer
-long_loop_ok/break/random      | BUG (livelock) after 100000 steps: 200,000 shared reads exceed the step budget
-long_loop_ok/break/pct         | BUG (livelock) after 100000 steps: 200,000 shared reads exceed the step budget
-long_loop_ok/break/dpor        | BUG (livelock) after 100000 steps: 200,000 shared reads exceed the step budget
-long_loop/found                | BUG (livelock) after 100000 steps (BUG (timeout) under load) instead of BUG (assert): the first run ends before the merge
-long_loop/replay               | nothing to replay: the assert is not found
+table_loop_ok/break/random      | BUG (livelock) after 100000 steps: 200,000 shared reads exceed the step budget
+table_loop_ok/break/pct         | BUG (livelock) after 100000 steps: 200,000 shared reads exceed the step budget
+table_loop_ok/break/dpor        | BUG (livelock) after 100000 steps: 200,000 shared reads exceed the step budget
+table_loop/found                | BUG (livelock) after 100000 steps (BUG (timeout) under load) instead of BUG (assert): the first run ends before the merge
+table_loop/replay               | nothing to replay: the assert is not found
 EOF
 )
 
@@ -63,7 +63,7 @@ EOF
 # mode; - = not checked: plain-mov atomics, a documented limit) | runs per
 # correct-twin check | --max-steps per run (- = the default) | buggy twin:
 # mode strategy runs verdict.  Every program takes about a millisecond
-# natively and a few hundred steps when it runs well.  long_loop makes
+# natively and a few hundred steps when it runs well.  table_loop makes
 # 200,000 visible reads in break mode: it keeps the default step budget and
 # runs once per strategy; its bug needs both merges to overlap, which dpor
 # reaches in its second run and random and pct rarely do.
@@ -71,16 +71,16 @@ PROGRAMS='
 pipe_handoff   .*      10 20000  sync  random 100 assert
 sigwait_thread .*      10 20000  sync  random 100 assert
 poll_eventfd   .*      10 20000  sync  random 100 assert
-yield_barrier  slot    10 20000  sync  random 100 assert
+sense_barrier  slot    10 20000  sync  random 100 assert
 cas_stack      -       10 20000  break random 100 assert
 tas_spinlock   counter 10 20000  break random 100 assert
 futex_mutex    counter 10 20000  sync  random 100 deadlock
-long_loop      .*      1  -      break dpor   3   assert
+table_loop      .*      1  -      break dpor   3   assert
 '
-RUN_TIMEOUT=2	# seconds per run, long_loop 20
+RUN_TIMEOUT=2	# seconds per run, table_loop 20
 while read -r p racy okn steps bm bs bn kind; do
 	tmo=$RUN_TIMEOUT budget="--max-steps $steps"
-	[ "$p" = long_loop ] && tmo=20 budget=""
+	[ "$p" = table_loop ] && tmo=20 budget=""
 	[ -n "$p" ] || continue
 	for m in sync break; do
 		for s in random pct dpor; do

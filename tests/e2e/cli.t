@@ -76,5 +76,156 @@ out=$("$CTS" --replay "$T/out/deadlock-1.sched" -- "$PROG/check_then_act" 2>&1)
 is $? 2 "replay on another program: exit 2"
 like "$out" "replay diverged: step [0-9]+" "divergence names the step"
 
+# ---- issue 17: every input and every exit path ----------------------------
+
+# Numbers (14): NaN and infinity refused, 0 documented as "no limit", one line per error.
+for a in "--timeout nan" "--time nan" "--timeout inf" "--time -1" "--timeout 1e400"; do
+	out=$("$CTS" $a -n 1 -- "$PROG/deadlock_ok" 2>&1)
+	is $? 2 "$a: exit 2"
+done
+out=$("$CTS" --timeout 0 -n 2 -- "$PROG/deadlock_ok" 2>&1)
+is $? 0 "--timeout 0 (no limit) is accepted"
+like "$("$CTS" --help)" "--timeout SECONDS.*0 = no limit" "--help: --timeout 0 means no limit"
+for a in "--depth -1" "--max-steps -5" "--bound -1" "--runs -1" "--seed ' 1'" "--depth 010x"; do
+	out=$(eval "\"\$CTS\" $a -- \"\$PROG/deadlock_ok\"" 2>&1)
+	rc=$?
+	is "$rc/$(printf '%s\n' "$out" | grep -c '^cts-trace:')" "2/1" "$a: exit 2 with one error line"
+done
+
+# Programs (13): a truncated ELF or a bogus entry point is not a valid program.
+head -c 4000 "$PROG/deadlock" > "$T/truncated" && chmod +x "$T/truncated"
+out=$("$CTS" -n 1 -- "$T/truncated" 2>&1)
+is $? 2 "truncated ELF: exit 2"
+like "$out" "not a valid program: truncated" "truncated ELF: says so"
+cp "$PROG/deadlock" "$T/badentry"
+printf '\000\000\000\020\000\000\000\000' | dd of="$T/badentry" bs=1 seek=24 conv=notrunc 2>/dev/null
+out=$("$CTS" -n 1 -- "$T/badentry" 2>&1)
+is $? 2 "bogus entry point: exit 2"
+like "$out" "not a valid program: entry point 0x10000000" "bogus entry point: says so"
+
+# --watch (13): resolved and checked against the debug-register rules before starting.
+for w in "no_such_symbol/no such symbol" "0x0/null page" "0xffffffffffffffff:8/aligned" \
+	 "0x601001:4/not aligned" "0x601004/not aligned" "watched:3/length must be 1, 2, 4 or 8" \
+	 "0x7ffffffff000:8/outside user space" ":4/no symbol or address"; do
+	spec=${w%%/*}
+	out=$(timeout 60 "$CTS" -n 1 -m sync --watch "$spec" -- "$PROG/watch" 2>&1)
+	is $? 2 "--watch $spec: exit 2"
+	like "$out" "${w#*/}" "--watch $spec: says why"
+done
+
+# Reports (4): never renamed over a device, FIFO or symlink; '-' is stdout; a full device fails.
+ln -s /dev/full "$T/full"
+out=$("$CTS" -n 2 --report "$T/full" -- "$PROG/deadlock_ok" 2>&1)
+is $? 2 "--report to a full device: exit 2"
+like "$out" "No space left on device" "--report to a full device: says so"
+[ -L "$T/full" ] && [ -c /dev/full ]
+ok $? "--report through a symlink to /dev/full: both left as they were"
+echo '{}' > "$T/real.json" && ln -s real.json "$T/link.json"
+"$CTS" -q -n 2 --report "$T/link.json" -- "$PROG/deadlock_ok" 2>/dev/null
+[ -L "$T/link.json" ] && grep -q '"runs": 2' "$T/real.json"
+ok $? "--report through a symlink: the link stays, its target gets the report"
+mkfifo "$T/fifo"
+exec 7<>"$T/fifo" # a reader from the start (read-write: opening it never blocks)
+"$CTS" -q -n 2 --report "$T/fifo" -- "$PROG/deadlock_ok" 2>/dev/null
+is $? 0 "--report to a FIFO: exit 0"
+[ -p "$T/fifo" ] && python3 -c 'import fcntl, json, os
+fcntl.fcntl(7, fcntl.F_SETFL, fcntl.fcntl(7, fcntl.F_GETFL) | os.O_NONBLOCK)
+json.loads(os.read(7, 1 << 20))'
+ok $? "--report to a FIFO: still a FIFO, the reader got valid JSON"
+exec 7<&-
+out=$("$CTS" -q -n 2 --report "$T/fifo" -- "$PROG/deadlock_ok" 2>&1)
+is $? 2 "--report to a FIFO nobody reads: exit 2 at once"
+out=$("$CTS" -q -n 2 --report - -- "$PROG/deadlock_ok" 2>/dev/null)
+printf '%s' "$out" | python3 -c 'import json,sys; assert json.load(sys.stdin)["runs"] == 2'
+ok $? "--report -: the JSON report on standard output"
+echo kept > "$T/log"
+"$CTS" -q -n 2 --report /dev/fd/1 -- "$PROG/deadlock_ok" >> "$T/log" 2>/dev/null
+[ "$(head -n 1 "$T/log")" = kept ] && tail -n +2 "$T/log" | python3 -c 'import json,sys; json.load(sys.stdin)'
+ok $? "--report /dev/fd/1 appending to a log: written to the descriptor, the log kept"
+
+# Outputs that cannot be written are found before exploring (6): exit 2 at once.
+for a in "--out=" "--report=" "-o /dev/null/sub" "--report $T/no/such/dir/r.json" "--report $T"; do
+	out=$(timeout 60 "$CTS" $a -n 0 -t 600 -- "$PROG/deadlock_ok" 2>&1)
+	rc=$?
+	is "$rc" 2 "'$a': exit 2 before exploring"
+	if printf '%s' "$out" | grep -q " runs, "; then ok 1 "'$a': nothing explored"; else ok 0 "'$a': nothing explored"; fi
+done
+"$CTS" -q -n 2 -o "$T/fresh/sub" -- "$PROG/deadlock_ok" 2>/dev/null
+[ ! -e "$T/fresh" ]
+ok $? "--out made for the check is removed again when no bug was saved"
+
+# Schedule names (5): unique, never overwritten, across runs, programs and processes.
+"$CTS" -q -n 500 -o "$T/same" -- "$PROG/deadlock" 2>/dev/null
+cp "$T/same/deadlock-1.sched" "$T/first.sched"
+"$CTS" -q -n 500 -o "$T/same" -- "$PROG/lost_wakeup" 2>/dev/null
+cmp -s "$T/first.sched" "$T/same/deadlock-1.sched" && [ -s "$T/same/deadlock-2.sched" ]
+ok $? "a second run into the same --out saves deadlock-2.sched, deadlock-1 unchanged"
+"$CTS" -q -n 500 -o "$T/same" -- "$PROG/deadlock" 2>/dev/null &
+"$CTS" -q -n 500 -o "$T/same" -- "$PROG/deadlock" 2>/dev/null
+wait
+is "$(ls "$T/same" | grep -c '^deadlock-[0-9]*\.sched$')" 4 "two processes at once: two more files, none lost"
+out=$("$CTS" --replay "$T/same/deadlock-1.sched" 2>&1)
+is $? 1 "the first schedule still replays its own program"
+
+# Replay (10): the schedule records every option that changes a run.
+out=$("$CTS" -m break --races fail -n 200 -o "$T/rf" -- "$PROG/counter" 2>&1)
+is $? 1 "--races fail: the race is a bug"
+cmd=$(printf '%s\n' "$out" | sed -n 's/^  replay: *//p' | head -n 1)
+like "$(cat "$T/rf/race-1.sched" 2>/dev/null)" "races fail" "the schedule records 'races fail'"
+out=$($cmd 2>&1)
+is $? 1 "--races fail: the printed replay command reproduces the race"
+like "$out" "replay reproduced the bug" "--races fail replay: no divergence"
+out=$("$CTS" --races off --replay "$T/rf/race-1.sched" 2>&1)
+like "$out" "warning: --races off on the command line overrides the schedule's fail" \
+	"a command-line option that contradicts the schedule wins, with a warning"
+out=$("$CTS" --fail-on-exit -s dfs -o "$T/fx" -- "$PROG/exit_status" 2>&1)
+is $? 1 "--fail-on-exit: exit status 3 is a bug"
+out=$("$CTS" --replay "$T/fx/exit-status-1.sched" 2>&1)
+is $? 1 "--fail-on-exit is replayed from the schedule"
+
+# Bounded reads (7): a device is refused before anything is read.
+out=$(timeout 20 "$CTS" --replay /dev/zero 2>&1)
+is $? 2 "--replay /dev/zero: exit 2 at once"
+like "$out" "not a regular file" "--replay /dev/zero: says so"
+out=$(timeout 20 "$CTS" --replay <(head -c 100000 /dev/zero) 2>&1)
+is $? 2 "--replay of a pipe of NUL bytes: exit 2"
+like "$out" "binary data" "--replay of a pipe of NUL bytes: says so"
+
+# Report contents: invalid UTF-8 in the program path and arguments, and every race.
+bad=$(printf 'prog\377name')
+cp "$PROG/counter" "$T/$bad"
+"$CTS" -q -m break --keep-going -n 30 -o "$T/u" --report "$T/u.json" -- "$T/$bad" "$(printf 'a\377\376b')" 2>/dev/null
+python3 - "$T/u.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1], encoding="utf-8"))
+assert d["program"].endswith("prog\ufffdname"), d["program"]
+assert d["args"] == ["a\ufffd\ufffdb"], d["args"]
+PY
+ok $? "report with 0xff bytes in the path and argument parses; they become U+FFFD"
+python3 - "$T/u.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["races_mode"] == "report"
+races = d["races"]
+assert races, "no races"
+for r in races:
+    assert r["variable"] == "counter", r
+    assert len(r["accesses"]) == 2
+    for a in r["accesses"]:
+        assert a["op"] in ("read", "write") and "counter.c:" in a["location"], a
+        assert a["thread"] in (1, 2) and a["pc"].startswith("0x")
+    assert 1 <= r["runs"] <= d["runs"]
+assert any(a["write"] and b["write"] for a, b in (r["accesses"] for r in races))
+PY
+ok $? "report lists every race: variable, both accesses with source lines, runs that saw it"
+
+# Signals (15): a SIGTERM pending at the first instruction goes through cleanup, exit 130.
+out=$(python3 -c 'import os, signal, sys
+signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGTERM])
+os.kill(os.getpid(), signal.SIGTERM)
+os.execv(sys.argv[1], sys.argv[1:])' "$CTS" -n 100 -- "$PROG/deadlock_ok" 2>&1)
+is $? 130 "SIGTERM during start-up: exit 130"
+like "$out" "interrupted" "SIGTERM during start-up: says so"
+
 is "$(leftovers deadlock)" no "no traced process left behind"
 done_testing

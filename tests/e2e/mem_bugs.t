@@ -50,6 +50,6 @@ for m in sync break; do
 	is "$(printf '%s\n' "$out" | grep -c 'watch watched:')" 4 "watch/$m: exactly 4 accesses"
 done
 out=$("$CTS" -n 1 --watch no_such_symbol -- "$PROG/watch" 2>&1)
-is "$?" 3 "watch: unknown symbol is an error"
+is "$?" 2 "watch: unknown symbol is a usage error (exit 2)"
 like "$out" "no such symbol" "watch: unknown symbol says so"
 done_testing

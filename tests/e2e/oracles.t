@@ -1,8 +1,9 @@
 #!/bin/bash
 # timeout: 300
-# The oracles: fatal signal (with thread, pc and source line), step budget
-# (livelock), per-run timeout, non-zero exit with --fail-on-exit; and SIGINT
-# in the middle of a run leaves nothing behind.
+# The oracles: fatal signal (with thread, pc and source line), non-zero exit
+# with --fail-on-exit; a run cut by the step budget or the per-run timeout is
+# inconclusive, never a bug (exit 0, or 4 with --fail-on-inconclusive); and
+# SIGINT in the middle of a run leaves nothing behind.
 . "$(dirname "$0")/lib.sh"
 
 line=$(grep -n 'BUG: cur may have been cleared' "$TOP/tests/programs/crash.c" | cut -d: -f1)
@@ -16,13 +17,26 @@ is $? 1 "crash: replay reproduces it"
 "$CTS" -q -n 500 -o "$T/crash" -- "$PROG/crash_ok"
 is $? 0 "crash_ok: 500 schedules clean"
 
-out=$("$CTS" --max-steps 50 -n 1 -o "$T/ll" -- "$PROG/sync_heavy" 2>&1)
-is $? 1 "step budget: reported as a bug"
-like "$out" "BUG \\(livelock\\).*step budget of 50 exhausted" "step budget: says possible livelock"
+# A correct program longer than the step budget: slow, not wrong.
+out=$("$CTS" --max-steps 50 -n 2 -o "$T/ll" --report "$T/ll.json" -- "$PROG/sync_heavy" 2>&1)
+is $? 0 "step budget: not a bug (exit 0)"
+like "$out" "warning: run 0 inconclusive after 50 steps: step budget of 50 exhausted; no deadlock or livelock seen" \
+	"step budget: a warning says the run is inconclusive and why"
+like "$out" "schedule: $T/ll/inconclusive-1.sched" "step budget: its schedule is saved"
+like "$out" "0 bugs found; 2 runs inconclusive" "step budget: the summary counts it"
+like "$(tr -d '\n' < "$T/ll.json")" '"inconclusive": \{"count": 2, "runs": \[ *\{"run": 0, "steps": 50, "kind": "max-steps", "reason": "step budget' \
+	"step budget: the report lists it"
+"$CTS" -q --max-steps 50 -n 2 --fail-on-inconclusive -o "$T/ll2" -- "$PROG/sync_heavy"
+is $? 4 "--fail-on-inconclusive: exit 4"
+r=$("$CTS" --replay "$T/ll/inconclusive-1.sched" 2>&1)
+is $? 0 "replay of an inconclusive schedule: exit 0"
+like "$r" "replay finished without a bug \(the run was inconclusive\)" "replay: says inconclusive"
 
+# A thread that computes for ever: the run times out, inconclusive too.
 out=$("$CTS" --timeout 1 -n 1 -o "$T/to" -- "$PROG/forever" 2>&1)
-is $? 1 "timeout: reported as a bug"
-like "$out" "BUG \\(timeout\\).*timed out after 1.0 s" "timeout: says so"
+is $? 0 "timeout: not a bug (exit 0)"
+like "$out" "warning: run 0 inconclusive after [0-9]+ steps: run timed out after 1.0 s.*no deadlock or livelock seen" \
+	"timeout: inconclusive, says why"
 is "$(leftovers forever)" no "timeout: the program is gone"
 
 out=$("$CTS" --fail-on-exit -n 200 -o "$T/ex" -- "$PROG/exit_status" 2>&1)

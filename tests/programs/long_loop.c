@@ -1,43 +1,45 @@
-/* long_loop.c — a long correct loop, then a merge without the lock.
- * Main fills a 1000-entry table before it starts 2 threads; each reads the
- * whole table 100 times (200,000 shared reads in all, no write) and adds its
- * sum to a shared total.  BUG: the merge total = total + sum is not under
- * the mutex.
- * Exposing schedule: both threads load total (0) after their loops, then
- * both store their own sum.
- * Outcome: assert on total in main.  Fix (long_loop_ok.c): merge under the
- * mutex.  Minimal mode: break (the tool must get through 200,000 reads to
- * reach the merge). */
+/* long_loop.c — a correct program that is merely long: two threads each sum
+ * a read-only table, reading every entry `passes` times, and one global
+ * scale factor on every iteration (many re-reads of an unchanged location
+ * by a thread that makes progress: not a spin).
+ * Usage: long_loop [passes]  (default 100; 2 x 100 x 1000 table reads).
+ * Expected: never a bug. With the default step budget of 100000 every run
+ * is inconclusive (a warning, exit 0); with a larger --max-steps it is
+ * clean.  Buggy twin: long_loop_bug.c. */
 #include <assert.h>
 #include <pthread.h>
+#include <stdlib.h>
 
 #define SIZE 1000
-#define PASSES 100
 
 static int table[SIZE];
-static volatile long total;
+static volatile int scale = 1;
+static long passes = 100;
+static long total[2];
 
 static void *worker(void *arg)
 {
-	long sum = 0;
+	long me = (long)arg, sum = 0;
 
-	for (int p = 0; p < PASSES; p++)
+	for (long p = 0; p < passes; p++)
 		for (int i = 0; i < SIZE; i++)
-			sum += ((volatile int *)table)[i];
-	total = total + sum;	/* BUG: unprotected read-modify-write */
+			sum += (long)table[i] * scale;
+	total[me] = sum;
 	return arg;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	pthread_t a, b;
+	pthread_t t[2];
 
+	if (argc > 1)
+		passes = atol(argv[1]);
 	for (int i = 0; i < SIZE; i++)
 		table[i] = i;
-	pthread_create(&a, NULL, worker, NULL);
-	pthread_create(&b, NULL, worker, NULL);
-	pthread_join(a, NULL);
-	pthread_join(b, NULL);
-	assert(total == 2L * PASSES * (SIZE * (SIZE - 1) / 2));
+	for (long i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, worker, (void *)i);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	assert(total[0] == total[1] && total[0] == passes * (SIZE * (SIZE - 1) / 2));
 	return 0;
 }

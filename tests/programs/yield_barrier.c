@@ -1,57 +1,44 @@
-/* yield_barrier.c — a sense-reversing barrier that forgets to reverse.
- * 3 workers meet at a hand-written sense-reversing barrier (an atomic count;
- * the last arriver resets it and flips the shared sense, the others loop on
- * `while (sense == local) sched_yield();`).  In each of 2 phases a worker
- * writes its slot, waits at the barrier, reads its neighbour's slot (every
- * slot access under a mutex) and waits again.  BUG: a thread never reverses
- * its own sense, so from the second episode on the shared sense already
- * differs from it and the barrier lets it through at once.
- * Exposing schedule: a worker passes the second barrier before its
- * neighbour read its slot, and writes phase 2 into it.
- * Outcome: assert v == p.  Fix (yield_barrier_ok.c): reverse the local sense
- * at every episode.  Minimal mode: sync. */
-#include <assert.h>
+/* yield_barrier.c — a sense-reversing barrier that flips the sense before it
+ * resets the count (bug); waiters spin with sched_yield().
+ * Exposing schedule: the last arriver of a round flips the sense; a released
+ * waiter runs on into the next barrier and decrements the count before the
+ * last arriver resets it, so that barrier never completes: every thread
+ * yields and re-reads the sense for ever (a livelock; main waits in join).
+ * Minimal mode: break (the waiters' loads of `sense` must be visible to tell
+ * a spin from progress; in sync mode the run is only inconclusive).
+ * Twin yield_barrier_ok.c: reset the count first, then flip the sense. */
 #include <pthread.h>
 #include <sched.h>
 
 #define N 3
-#define PHASES 2
+#define ROUNDS 3
 
-static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
-static int slot[N];
-static int count = N;	/* arrivals still expected in this episode */
-static int sense;
+static volatile int count = N;
+static volatile int sense;
+static volatile int slot[N];
 
-static void barrier_wait(int *local)
+static void barrier(int *local)
 {
-	int old = *local;
-
-	/* BUG: *local is never reversed */
-	if (__atomic_sub_fetch(&count, 1, __ATOMIC_SEQ_CST) == 0) {
-		__atomic_store_n(&count, N, __ATOMIC_SEQ_CST);
-		__atomic_store_n(&sense, !old, __ATOMIC_SEQ_CST);
+	*local = !*local;
+	if (__atomic_fetch_sub(&count, 1, __ATOMIC_ACQ_REL) == 1) {
+		__atomic_store_n(&sense, *local, __ATOMIC_RELEASE);	/* BUG: flips first */
+		count = N;
 	} else {
-		while (__atomic_load_n(&sense, __ATOMIC_SEQ_CST) == old)
+		while (__atomic_load_n(&sense, __ATOMIC_ACQUIRE) != *local)
 			sched_yield();
 	}
 }
 
 static void *worker(void *arg)
 {
-	int i = (int)(long)arg, local = 0, v;
+	int me = (int)(long)arg, local = 0;
 
-	for (int p = 1; p <= PHASES; p++) {
-		pthread_mutex_lock(&m);
-		slot[i] = p;
-		pthread_mutex_unlock(&m);
-		barrier_wait(&local);
-		pthread_mutex_lock(&m);
-		v = slot[(i + 1) % N];
-		pthread_mutex_unlock(&m);
-		assert(v == p);	/* the neighbour finished phase p, not p + 1 */
-		barrier_wait(&local);
+	for (int r = 1; r <= ROUNDS; r++) {
+		slot[me] = r;
+		barrier(&local);
+		barrier(&local);
 	}
-	return NULL;
+	return arg;
 }
 
 int main(void)

@@ -1,55 +1,46 @@
-/* yield_barrier_ok.c — twin of yield_barrier.c with the fix: each thread
- * reverses its own sense at every barrier episode.  3 workers meet at a
- * hand-written sense-reversing barrier (an atomic count; the last arriver
- * resets it and flips the shared sense, the others loop on
- * `while (sense == local) sched_yield();`).  In each of 2 phases a worker
- * writes its slot, waits at the barrier, reads its neighbour's slot (every
- * slot access under a mutex) and waits again.
- * Expected: clean on every schedule, no race report on slot.  The yield loop
- * cannot progress until the last arriver writes sense: a tool must not call
- * it a livelock.  Minimal mode: sync. */
+/* yield_barrier_ok.c — a sense-reversing barrier whose waiters spin with
+ * sched_yield(), used for 3 rounds by 3 threads (correct).
+ * Each round a thread writes its slot, passes the barrier and checks that
+ * every other slot holds this round's value. The last to arrive resets the
+ * count, then flips the sense; the others loop on
+ * `while (sense != local) sched_yield();`. Expected: clean on every schedule
+ * in every strategy; the yield loops must not starve the last arriver (PCT,
+ * dfs) nor be reported as a livelock.  Twin: yield_barrier.c. */
 #include <assert.h>
 #include <pthread.h>
 #include <sched.h>
 
 #define N 3
-#define PHASES 2
+#define ROUNDS 3
 
-static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
-static int slot[N];
-static int count = N;	/* arrivals still expected in this episode */
-static int sense;
+static volatile int count = N;
+static volatile int sense;
+static volatile int slot[N];
 
-static void barrier_wait(int *local)
+static void barrier(int *local)
 {
-	int old = *local;
-
-	*local = !old;	/* FIX: the next episode waits for the other sense */
-	if (__atomic_sub_fetch(&count, 1, __ATOMIC_SEQ_CST) == 0) {
-		__atomic_store_n(&count, N, __ATOMIC_SEQ_CST);
-		__atomic_store_n(&sense, !old, __ATOMIC_SEQ_CST);
+	*local = !*local;
+	if (__atomic_fetch_sub(&count, 1, __ATOMIC_ACQ_REL) == 1) {
+		count = N;
+		__atomic_store_n(&sense, *local, __ATOMIC_RELEASE);
 	} else {
-		while (__atomic_load_n(&sense, __ATOMIC_SEQ_CST) == old)
+		while (__atomic_load_n(&sense, __ATOMIC_ACQUIRE) != *local)
 			sched_yield();
 	}
 }
 
 static void *worker(void *arg)
 {
-	int i = (int)(long)arg, local = 0, v;
+	int me = (int)(long)arg, local = 0;
 
-	for (int p = 1; p <= PHASES; p++) {
-		pthread_mutex_lock(&m);
-		slot[i] = p;
-		pthread_mutex_unlock(&m);
-		barrier_wait(&local);
-		pthread_mutex_lock(&m);
-		v = slot[(i + 1) % N];
-		pthread_mutex_unlock(&m);
-		assert(v == p);	/* the neighbour finished phase p, not p + 1 */
-		barrier_wait(&local);
+	for (int r = 1; r <= ROUNDS; r++) {
+		slot[me] = r;
+		barrier(&local);
+		for (int i = 0; i < N; i++)
+			assert(slot[i] >= r);
+		barrier(&local);
 	}
-	return NULL;
+	return arg;
 }
 
 int main(void)

@@ -400,6 +400,43 @@ static void test_join(void)
 	       "thread_exited is false out of range");
 }
 
+/* pthread_cancel: a thread with a cancel due does not block at its next
+ * cancellation point; a cancelled cond wait keeps (re-takes) the mutex. */
+static void test_cancel(void)
+{
+	fresh(true);
+	struct cts_event j = mk(1, CTS_OP_JOIN, 0x7ffff7d8a640);
+	j.target = 2;
+	app(1, CTS_OP_LOCK, M1);
+	tap_ok(!cts_objmodel_enabled(M, &j), "cancel: join blocked before the cancel");
+	cts_objmodel_cancel(M, 1);
+	tap_ok(cts_objmodel_enabled(M, &j), "cancel: join of a live thread enabled once cancelled");
+	app(0, CTS_OP_LOCK, M2);
+	tap_ok(!en(1, CTS_OP_LOCK, M2), "  and stays blocked on a held mutex");
+	tap_is_int(cond_app(1, CTS_OP_COND_WAIT, C1, M1), ECANCELED, "cancel: cond_wait unwinds");
+	tap_ok(!cts_objmodel_waiting(M, 1) && !en(2, CTS_OP_LOCK, M1),
+	       "  not parked, and it still holds the mutex");
+	app(1, CTS_OP_THREAD_EXIT, 0);
+	tap_ok(cts_objmodel_thread_exited(M, 1), "cancel: the thread exits");
+
+	fresh(true);
+	app(1, CTS_OP_LOCK, M1);
+	cond_app(1, CTS_OP_COND_WAIT, C1, M1);
+	tap_ok(cts_objmodel_waiting(M, 1) && !cond_en(1, CTS_OP_COND_REACQUIRE, C1, M1),
+	       "cancel: a parked cond waiter is blocked");
+	cts_objmodel_cancel(M, 1);
+	tap_ok(cond_en(1, CTS_OP_COND_REACQUIRE, C1, M1), "  cancelled, it may reacquire");
+	tap_is_int(cond_app(1, CTS_OP_COND_REACQUIRE, C1, M1), 0, "  and takes the mutex back");
+	tap_ok(!en(2, CTS_OP_LOCK, M1), "  which others now wait for");
+	struct cts_event s = mk(3, CTS_OP_SEM_WAIT, S1);
+	cts_objmodel_set_sem(M, S1, 0);
+	cts_objmodel_cancel(M, 3);
+	tap_ok(cts_objmodel_enabled(M, &s), "cancel: sem_wait on 0 enabled once cancelled");
+	tap_is_int(app_ev(&s), ECANCELED, "  and takes nothing");
+	cts_objmodel_set_sem(M, S1, 1);
+	tap_ok(en(4, CTS_OP_SEM_WAIT, S1), "  the count is intact");
+}
+
 static void test_reset(void)
 {
 	fresh(false);
@@ -467,6 +504,7 @@ int main(void)
 	test_semaphore();
 	test_barrier();
 	test_join();
+	test_cancel();
 	test_reset();
 	test_many_objects();
 	cts_objmodel_free(M);

@@ -8,7 +8,34 @@
 
 static struct cts_race_detector *D;
 static uint64_t STEP;
-static int NEW; /* new races reported by observe since fresh() */
+static int confirmed; /* races confirmed by flushes since fresh() */
+
+/* Races found since fresh(): reading it flushes, i.e. decides the candidates
+ * seen so far, as the explorer does at the end of a run. */
+static int settle(void)
+{
+	int n = cts_race_flush(D);
+
+	if (n < 0)
+		tap_diag("flush failed");
+	else
+		confirmed += n;
+	return confirmed;
+}
+#define NEW settle()
+
+/* Race i / the count, after settling the candidates. */
+static const struct cts_race *get(int i)
+{
+	settle();
+	return cts_race_get(D, i);
+}
+
+static int count(void)
+{
+	settle();
+	return cts_race_count(D);
+}
 
 static void fresh(void)
 {
@@ -19,7 +46,7 @@ static void fresh(void)
 		exit(1);
 	}
 	STEP = 0;
-	NEW = 0;
+	confirmed = 0;
 }
 
 static uint64_t put(const struct cts_event *e)
@@ -28,8 +55,6 @@ static uint64_t put(const struct cts_event *e)
 
 	if (n < 0)
 		tap_diag("observe failed at step %llu", (unsigned long long)STEP);
-	else
-		NEW += n;
 	return STEP++;
 }
 
@@ -59,6 +84,14 @@ static uint64_t acc(int tid, cts_op op, uint64_t addr, uint32_t size, uint64_t p
 {
 	struct cts_event e = { .tid = tid, .op = op, .obj = addr, .size = size, .pc = pc,
 			       .target = -1 };
+
+	return put(&e);
+}
+
+static uint64_t val(int tid, cts_op op, uint64_t addr, uint32_t size, uint64_t pc, uint64_t value)
+{
+	struct cts_event e = { .tid = tid, .op = op, .obj = addr, .size = size, .pc = pc,
+			       .value = value, .target = -1 };
 
 	return put(&e);
 }
@@ -114,15 +147,15 @@ static void test_write_write(void)
 	uint64_t s1 = acc(1, CTS_OP_WRITE, X, 4, 0x10);
 	uint64_t s2 = acc(2, CTS_OP_WRITE, X, 4, 0x20);
 	tap_is_int(NEW, 1, "unlocked write/write after create: one race");
-	const struct cts_race *r = cts_race_get(D, 0);
+	const struct cts_race *r = get(0);
 	tap_ok(r && r->tid1 == 1 && r->tid2 == 2 && r->op1 == CTS_OP_WRITE &&
 	       r->op2 == CTS_OP_WRITE && r->pc1 == 0x10 && r->pc2 == 0x20 &&
 	       r->step1 == s1 && r->step2 == s2 && r->addr == X && r->size == 4 && r->run == 0,
 	       "race fields: threads, ops, pcs, steps, bytes, run");
-	tap_ok(cts_race_get(D, 1) == NULL && cts_race_get(D, -1) == NULL, "get out of range is NULL");
+	tap_ok(get(1) == NULL && get(-1) == NULL, "get out of range is NULL");
 	/* Thread 1 writing again hits the same pair: not new. */
 	acc(1, CTS_OP_WRITE, X, 4, 0x10);
-	tap_is_int(cts_race_count(D), 1, "same pc pair again in the run is not new");
+	tap_is_int(count(), 1, "same pc pair again in the run is not new");
 }
 
 static void test_locks(void)
@@ -221,19 +254,117 @@ static void test_publish(void)
 	acc(2, CTS_OP_READ, X, 8, 0x21);
 	tap_is_int(NEW, 0, "publish through an atomic flag: data ordered, atomics never race");
 
+	/* A plain flag: its store/load pair races (it may be a C11 release and
+	 * acquire: marked plain); the load saw the store's value, so it is taken
+	 * as an acquire of it and the data it published is not reported too. */
 	setup(2);
 	acc(1, CTS_OP_WRITE, X, 8, 0x10);
-	acc(1, CTS_OP_WRITE, FLAG, 4, 0x12);
-	acc(2, CTS_OP_READ, FLAG, 4, 0x22);
+	val(1, CTS_OP_WRITE, FLAG, 4, 0x12, 1);
+	val(2, CTS_OP_READ, FLAG, 4, 0x22, 1);
 	acc(2, CTS_OP_READ, X, 8, 0x21);
-	tap_is_int(NEW, 2, "publish through a plain flag: flag and data race");
-
+	tap_is_int(NEW, 1, "publish through a plain flag: one race, on the flag");
 	setup(2);
+	acc(1, CTS_OP_WRITE, X, 8, 0x10);
+	val(2, CTS_OP_READ, FLAG, 4, 0x22, 0);   /* before the store */
+	val(1, CTS_OP_WRITE, FLAG, 4, 0x12, 1);
+	acc(2, CTS_OP_READ, X, 8, 0x21);
+	tap_is_int(NEW, 2, "a load before the store acquires nothing: two races");
+	/* The load acquires what the writer knew, not only its own writes. */
+	setup(3);
+	sync_ev(3, CTS_OP_LOCK, M);
+	acc(3, CTS_OP_WRITE, Y, 8, 0x30);
+	sync_ev(3, CTS_OP_UNLOCK, M);
+	sync_ev(1, CTS_OP_LOCK, M);
+	sync_ev(1, CTS_OP_UNLOCK, M);
+	val(1, CTS_OP_WRITE, FLAG, 4, 0x12, 1);
+	val(2, CTS_OP_READ, FLAG, 4, 0x22, 1);
+	acc(2, CTS_OP_READ, Y, 8, 0x23);
+	tap_is_int(NEW, 1, "hand-off through a plain flag is transitive: only the flag races");
+	setup(2);
+	val(1, CTS_OP_WRITE, FLAG, 4, 0x12, 1);  /* published too early */
+	acc(1, CTS_OP_WRITE, X, 8, 0x10);
+	val(2, CTS_OP_READ, FLAG, 4, 0x22, 1);
+	acc(2, CTS_OP_READ, X, 8, 0x21);
+	tap_is_int(NEW, 2, "data written after the flag still races with the reader");
+
+	const struct cts_race *r = get(0);
+	tap_ok(r && r->plain && r->addr == FLAG, "plain store vs plain load: marked plain");
+}
+
+/* Locked RMWs are synchronization on their address (ThreadSanitizer's
+ * rule); plain loads and stores of such a variable are C11 atomic loads and
+ * stores as far as a binary can tell; a non-atomic RMW still races. */
+static void test_atomic_variables(void)
+{
+	setup(2);
+	acc(1, CTS_OP_WRITE, X, 8, 0x10);
 	acc(1, CTS_OP_ATOMIC, FLAG, 4, 0x13);
 	acc(2, CTS_OP_READ, FLAG, 4, 0x23);
-	const struct cts_race *r = cts_race_get(D, 0);
-	tap_ok(NEW == 1 && r && r->op1 == CTS_OP_ATOMIC && r->op2 == CTS_OP_READ,
-	       "atomic vs unordered plain read races");
+	acc(2, CTS_OP_READ, X, 8, 0x24);
+	tap_is_int(NEW, 0, "plain load of an atomically updated word acquires: data ordered");
+
+	setup(2);
+	acc(1, CTS_OP_WRITE, X, 8, 0x10);
+	acc(1, CTS_OP_WRITE, FLAG, 4, 0x14);     /* release store before any RMW */
+	acc(2, CTS_OP_ATOMIC, FLAG, 4, 0x25);    /* exchange */
+	tap_is_int(NEW, 0, "plain store then xchg of the same word: dropped once it is atomic");
+	acc(2, CTS_OP_READ, X, 8, 0x26);
+	tap_is_int(NEW, 1, "... but that store was not yet a release: the data still races");
+
+	setup(2);
+	acc(1, CTS_OP_ATOMIC, FLAG, 4, 0x15);
+	acc(1, CTS_OP_WRITE, X, 8, 0x11);
+	acc(1, CTS_OP_WRITE, FLAG, 4, 0x16);     /* a C11 release store */
+	acc(2, CTS_OP_READ, FLAG, 4, 0x27);      /* a C11 acquire load */
+	acc(2, CTS_OP_READ, X, 8, 0x28);
+	tap_is_int(NEW, 0, "release store, acquire load of an atomic variable: data ordered");
+
+	setup(2);
+	acc(1, CTS_OP_ATOMIC, FLAG, 4, 0x17);
+	acc(2, CTS_OP_RMW, FLAG, 4, 0x29);       /* add [m], r without lock */
+	const struct cts_race *r = get(0);
+	tap_ok(NEW == 1 && r && r->op1 == CTS_OP_ATOMIC && r->op2 == CTS_OP_RMW && !r->plain,
+	       "non-atomic RMW of an atomic variable races, not marked plain");
+
+	/* The variables stay known in later runs: the first plain accesses of
+	 * run 2 are already atomic loads and stores. */
+	cts_race_begin_run(D, 2);
+	thread_ev(0, CTS_OP_START, -1);
+	create(0, 1);
+	create(0, 2);
+	acc(1, CTS_OP_WRITE, Y, 8, 0x30);
+	acc(1, CTS_OP_WRITE, FLAG, 4, 0x31);
+	acc(2, CTS_OP_READ, FLAG, 4, 0x40);
+	acc(2, CTS_OP_READ, Y, 8, 0x41);
+	tap_is_int(NEW, 1, "run 2: publish through the known atomic: no new race");
+}
+
+/* A busy-wait is synchronization (ad hoc, Tian et al. ISSTA 2008): the
+ * explorer marks the location, the read that ends the wait acquires the
+ * write it saw. */
+static void test_spin_sync(void)
+{
+	setup(2);
+	acc(2, CTS_OP_READ, FLAG, 4, 0x20);      /* spins: 0 */
+	acc(2, CTS_OP_READ, FLAG, 4, 0x20);
+	acc(1, CTS_OP_WRITE, X, 8, 0x10);
+	acc(1, CTS_OP_WRITE, FLAG, 4, 0x11);     /* plain store ends the wait */
+	cts_race_sync_location(D, FLAG, 4);      /* the explorer: the next read is the exit */
+	acc(2, CTS_OP_READ, FLAG, 4, 0x20);
+	acc(2, CTS_OP_READ, X, 8, 0x21);
+	tap_is_int(NEW, 0, "write, then spin exit: flag and data ordered, no race");
+
+	setup(2);
+	acc(2, CTS_OP_READ, FLAG, 4, 0x20);
+	cts_race_sync_location(D, FLAG, 4);      /* held back as spinning */
+	acc(1, CTS_OP_WRITE, X, 8, 0x10);
+	acc(1, CTS_OP_WRITE, FLAG, 4, 0x11);     /* now a release */
+	acc(2, CTS_OP_READ, FLAG, 4, 0x20);
+	acc(2, CTS_OP_READ, X, 8, 0x21);
+	acc(1, CTS_OP_WRITE, X, 8, 0x12);        /* after the handoff: races with 0x21 */
+	const struct cts_race *r = get(0);
+	tap_ok(NEW == 1 && r && r->pc1 == 0x21 && r->pc2 == 0x12,
+	       "spin marked before the write: ordered up to the write, not after");
 }
 
 static void test_cond(void)
@@ -354,6 +485,51 @@ static void test_futex(void)
 	sync_ev(2, CTS_OP_FUTEX_WAIT, F);
 	acc(2, CTS_OP_READ, X, 4, 0x22);
 	tap_is_int(NEW, 1, "futex wait with no wake orders nothing");
+
+	/* As the live tracer reports a real wait: the wait parks (first
+	 * execution), the wake comes, the wait returns (second execution). */
+	setup(2);
+	sync_ev(2, CTS_OP_FUTEX_WAIT, F);
+	acc(1, CTS_OP_WRITE, Y, 4, 0x30);
+	sync_ev(1, CTS_OP_FUTEX_WAKE, F);
+	sync_ev(2, CTS_OP_FUTEX_WAIT, F);
+	acc(2, CTS_OP_READ, Y, 4, 0x31);
+	tap_is_int(NEW, 0, "FUTEX_WAKE orders before the wait it wakes");
+}
+
+/* A pipe write and the read that got it, a signal and its waiter: ordered
+ * through the kernel (one object for every such operation). */
+static void test_kernel(void)
+{
+	setup(2);
+	acc(1, CTS_OP_WRITE, X, 4, 0x10);
+	sync_ev(1, CTS_OP_IO, 4);
+	sync_ev(2, CTS_OP_IO, 3);
+	sync_ev(2, CTS_OP_IO_RETURN, 3);
+	acc(2, CTS_OP_READ, X, 4, 0x20);
+	tap_is_int(NEW, 0, "io: a write to a pipe orders what came before it for the reader");
+
+	setup(2);
+	acc(1, CTS_OP_WRITE, X, 4, 0x10);
+	sync_ev(1, CTS_OP_SIGNAL, 10);
+	sync_ev(2, CTS_OP_SIGWAIT, 0);
+	acc(2, CTS_OP_WRITE, X, 4, 0x20);
+	tap_is_int(NEW, 0, "signal: a sent signal orders what came before it for its waiter");
+
+	setup(2);
+	sync_ev(2, CTS_OP_SIGWAIT, 0);
+	acc(1, CTS_OP_WRITE, X, 4, 0x10);
+	sync_ev(1, CTS_OP_SIGNAL, 10);
+	acc(2, CTS_OP_READ, X, 4, 0x20);
+	tap_is_int(NEW, 1, "signal: a wait that ended before the send orders nothing");
+
+	struct cts_event a = { .tid = 1, .op = CTS_OP_IO, .obj = 4, .target = -1 };
+	struct cts_event b = { .tid = 2, .op = CTS_OP_SIGSUSPEND, .target = -1 };
+	struct cts_event c = { .tid = 2, .op = CTS_OP_LOCK, .obj = 4, .target = -1 };
+	tap_ok(cts_event_dependent(&a, &b) && !cts_event_dependent(&a, &c),
+	       "dependence: kernel operations meet each other, not locks");
+	tap_ok(cts_op_from_name("io_return") == CTS_OP_IO_RETURN &&
+	       cts_op_from_name("sigsuspend") == CTS_OP_SIGSUSPEND, "names of kernel operations");
 }
 
 static void test_rwlock(void)
@@ -388,7 +564,7 @@ static void test_overlap(void)
 	setup(2);
 	acc(1, CTS_OP_WRITE, X + 2, 1, 0x10);
 	acc(2, CTS_OP_READ, X, 4, 0x20);
-	const struct cts_race *r = cts_race_get(D, 0);
+	const struct cts_race *r = get(0);
 	tap_ok(NEW == 1 && r && r->addr == X + 2 && r->size == 1,
 	       "1-byte write vs 4-byte read covering it: race on that byte");
 
@@ -399,14 +575,14 @@ static void test_overlap(void)
 	acc(1, CTS_OP_READ, Y + 1, 2, 0x31);
 	tap_is_int(NEW, 0, "disjoint bytes of one granule do not race");
 	acc(2, CTS_OP_WRITE, Y + 3, 1, 0x42);
-	r = cts_race_get(D, 0);
+	r = get(0);
 	tap_ok(NEW == 1 && r && r->addr == Y + 3 && r->size == 1 && r->pc1 == 0x30,
 	       "1-byte write into the other thread's word races on that byte");
 
 	setup(2);
 	acc(1, CTS_OP_WRITE, Z + 4, 8, 0x50);       /* straddles two granules */
 	acc(2, CTS_OP_READ, Z + 6, 4, 0x60);
-	r = cts_race_get(D, 0);
+	r = get(0);
 	tap_ok(NEW == 1 && r && r->addr == Z + 6 && r->size == 4,
 	       "accesses straddling granules: one race over the whole overlap");
 
@@ -414,7 +590,7 @@ static void test_overlap(void)
 	acc(1, CTS_OP_WRITE, Q, 8, 0x70);
 	acc(1, CTS_OP_WRITE, Q, 1, 0x71);            /* same thread, partly overwrites */
 	acc(2, CTS_OP_READ, Q + 4, 4, 0x80);
-	r = cts_race_get(D, 0);
+	r = get(0);
 	tap_ok(NEW == 1 && r && r->pc1 == 0x70 && r->addr == Q + 4 && r->size == 4,
 	       "partly overwritten write still stands for its other bytes");
 }
@@ -439,8 +615,8 @@ static void test_dedup(void)
 	dedup_run(3, 0x200, 0x100);
 	tap_is_int(NEW, 1, "run 3: same pair in the other order not reported again");
 	dedup_run(4, 0x100, 0x300);
-	const struct cts_race *r = cts_race_get(D, 1);
-	tap_ok(NEW == 2 && cts_race_count(D) == 2 && r && r->run == 4 && r->pc2 == 0x300,
+	const struct cts_race *r = get(1);
+	tap_ok(NEW == 2 && count() == 2 && r && r->run == 4 && r->pc2 == 0x300,
 	       "run 4: a new pair is reported with its run number");
 	/* The shadow of earlier runs must not leak into a new one. */
 	cts_race_begin_run(D, 5);
@@ -448,7 +624,7 @@ static void test_dedup(void)
 	create(0, 1);
 	acc(1, CTS_OP_READ, X, 4, 0x400);
 	tap_is_int(NEW, 2, "run 5: no race with accesses of earlier runs");
-	tap_ok(cts_race_count(D) == 2 && cts_race_get(D, 0)->run == 1, "races of all runs kept");
+	tap_ok(count() == 2 && get(0)->run == 1, "races of all runs kept");
 }
 
 static void test_bad_input(void)
@@ -506,11 +682,11 @@ static void test_stress(void)
 	fresh();
 	stress_run(1, &n1);
 	tap_ok(n1 >= 1000000, "stress: %ld accesses observed", n1);
-	tap_is_int(cts_race_count(D), 100, "stress: exactly the 100 racy pairs");
-	tap_is_int(NEW, 100, "stress: observe returned them as new");
+	tap_is_int(count(), 100, "stress: exactly the 100 racy pairs");
+	tap_is_int(NEW, 100, "stress: the flush returned them as new");
 	stress_run(2, &n2);
-	tap_is_int(cts_race_count(D), 100, "stress again: nothing new after begin_run");
-	const struct cts_race *r = cts_race_get(D, 99);
+	tap_is_int(count(), 100, "stress again: nothing new after begin_run");
+	const struct cts_race *r = get(99);
 	tap_ok(r && r->pc1 == 0x10000 + 99 && r->pc2 == 0x20000 + 99 && r->run == 1,
 	       "stress: last race is pair 99 from run 1");
 }
@@ -523,10 +699,13 @@ int main(void)
 	test_create_join();
 	test_read_read();
 	test_publish();
+	test_atomic_variables();
+	test_spin_sync();
 	test_cond();
 	test_sem();
 	test_barrier();
 	test_futex();
+	test_kernel();
 	test_rwlock();
 	test_overlap();
 	test_dedup();

@@ -296,6 +296,118 @@ static void test_parse_details(void)
 	cts_schedule_free(l);
 }
 
+/* Issue 17 (10): the run options round-trip, and bad values are refused. */
+static void test_options(void)
+{
+	struct cts_schedule *s = cts_schedule_new(), *l = NULL, *c = cts_schedule_new();
+	const char *p = path_of("options.sched");
+
+	tap_ok(s->timeout < 0 && s->fail_on_exit < 0 && !s->races && !s->max_steps,
+	       "a new schedule records no options");
+	cts_schedule_set(&s->races, "fail");
+	s->max_steps = 1234;
+	s->timeout = 0.25;
+	s->fail_on_exit = 1;
+	tap_is_int(cts_schedule_add_watch(s, "counter:4"), 0, "add a watch");
+	tap_is_int(cts_schedule_add_watch(s, "0x601040:8"), 0, "add another watch");
+	tap_is_int(cts_schedule_add_trace_lib(s, "lib with space%"), 0, "add a trace-lib");
+	for (int i = 2; i < 4; i++)
+		cts_schedule_add_watch(s, "w:1");
+	tap_is_int(cts_schedule_add_watch(s, "fifth"), -1, "a fifth watch is refused");
+	tap_is_int(cts_schedule_save(s, p), 0, "save with options");
+	int rc = cts_schedule_load(p, &l, ERR, sizeof(ERR));
+	tap_is_int(rc, 0, "load with options");
+	if (rc)
+		tap_diag("%s", ERR);
+	tap_ok(l && strcmp(l->races, "fail") == 0 && l->max_steps == 1234 && l->timeout == 0.25 &&
+	       l->fail_on_exit == 1 && l->nwatch == 4 && strcmp(l->watch[1], "0x601040:8") == 0 &&
+	       l->ntrace_libs == 1 && strcmp(l->trace_libs[0], "lib with space%") == 0,
+	       "races, max-steps, timeout, fail-on-exit, watch and trace-lib round-trip");
+	cts_schedule_copy_options(c, s);
+	tap_ok(strcmp(c->races, "fail") == 0 && c->max_steps == 1234 && c->nwatch == 4 &&
+	       c->ntrace_libs == 1 && c->fail_on_exit == 1 && !c->program,
+	       "copy_options copies the options and nothing else");
+	cts_schedule_free(l);
+	cts_schedule_free(c);
+	cts_schedule_free(s);
+	unlink(p);
+
+	BAD("races-bad", HDR "races sometimes\nsteps 0\nend\n", 2, "races wants off, report or fail");
+	BAD("timeout-nan", HDR "timeout nan\nsteps 0\nend\n", 2, "bad timeout 'nan'");
+	BAD("timeout-inf", HDR "timeout 1e999\nsteps 0\nend\n", 2, "bad timeout");
+	BAD("timeout-negative", HDR "timeout -1\nsteps 0\nend\n", 2, "bad timeout");
+	BAD("max-steps-zero", HDR "max-steps 0\nsteps 0\nend\n", 2, "bad max-steps '0'");
+	BAD("fail-on-exit-bad", HDR "fail-on-exit maybe\nsteps 0\nend\n", 2, "yes or no");
+	BAD("too-many-watches", HDR "watch a\nwatch b\nwatch c\nwatch d\nwatch e\nsteps 0\nend\n",
+	    6, "watch: empty or more than 4");
+	BAD("empty-trace-lib", HDR "trace-lib %00\nsteps 0\nend\n", 2, "trace-lib: empty");
+}
+
+/* Issue 17 (5): bug schedules get fresh names and never replace a file. */
+static void test_save_new(void)
+{
+	struct cts_schedule *s = cts_schedule_new(), *l = NULL;
+	char p1[512], p2[512], p3[512];
+
+	cts_schedule_set(&s->program, "/first");
+	tap_is_int(cts_schedule_save_new(s, DIR_, "deadlock", p1, sizeof(p1)), 0, "save_new");
+	tap_ok(strcmp(p1, path_of("deadlock-1.sched")) == 0, "first name is deadlock-1.sched");
+	cts_schedule_set(&s->program, "/second");
+	tap_is_int(cts_schedule_save_new(s, DIR_, "deadlock", p2, sizeof(p2)), 0, "save_new again");
+	tap_ok(strcmp(p2, path_of("deadlock-2.sched")) == 0, "second name is deadlock-2.sched");
+	int rc = cts_schedule_load(p1, &l, ERR, sizeof(ERR));
+	tap_ok(rc == 0 && strcmp(l->program, "/first") == 0, "deadlock-1.sched kept its program");
+	cts_schedule_free(l);
+	unlink(p1);
+	tap_is_int(cts_schedule_save_new(s, DIR_, "deadlock", p3, sizeof(p3)), 0, "a third one");
+	tap_ok(strcmp(p3, p1) == 0, "a freed name is taken again");
+	tap_is_int(count_dir_entries(), 2, "no temporary file left behind");
+	errno = 0;
+	tap_is_int(cts_schedule_save_new(s, path_of("no/such"), "x", p3, sizeof(p3)), -1,
+		   "save_new into a missing directory fails");
+	tap_is_int(errno, ENOENT, "  with ENOENT");
+	unlink(p2);
+	unlink(p3);
+	cts_schedule_free(s);
+}
+
+/* Issue 17 (7): what cannot be bounded is refused before it is read. */
+static void test_bounded_load(void)
+{
+	struct cts_schedule *l = NULL;
+
+	int rc = cts_schedule_load("/dev/zero", &l, ERR, sizeof(ERR));
+	tap_ok(rc == -1 && strstr(ERR, "not a regular file"), "/dev/zero is refused: %s", ERR);
+	rc = cts_schedule_load(DIR_, &l, ERR, sizeof(ERR));
+	tap_ok(rc == -1 && strstr(ERR, "not a regular file"), "a directory is refused: %s", ERR);
+
+	/* A pipe is read, stopping at the first block of binary data. */
+	int fds[2];
+	if (pipe(fds) != 0) {
+		tap_ok(0, "pipe");
+		return;
+	}
+	static const char text[] = "cts-schedule 1\nsteps 1\n0 0 start 0x0\nend\n";
+	tap_ok(write(fds[1], text, sizeof(text) - 1) == (ssize_t)sizeof(text) - 1, "fill a pipe");
+	close(fds[1]);
+	char dev[64];
+	snprintf(dev, sizeof(dev), "/proc/self/fd/%d", fds[0]);
+	rc = cts_schedule_load(dev, &l, ERR, sizeof(ERR));
+	tap_ok(rc == 0 && l && l->n == 1, "a schedule is read from a pipe");
+	cts_schedule_free(l);
+	l = NULL;
+	close(fds[0]);
+	if (pipe(fds) != 0)
+		return;
+	char zeros[4096] = { 0 };
+	tap_ok(write(fds[1], zeros, sizeof(zeros)) == (ssize_t)sizeof(zeros), "a pipe of NULs");
+	snprintf(dev, sizeof(dev), "/proc/self/fd/%d", fds[0]);
+	rc = cts_schedule_load(dev, &l, ERR, sizeof(ERR));
+	tap_ok(rc == -1 && strstr(ERR, "binary data"), "binary data in a pipe is refused at once");
+	close(fds[0]);
+	close(fds[1]);
+}
+
 int main(void)
 {
 	snprintf(DIR_, sizeof(DIR_), "/tmp/cts-test-schedule.XXXXXX");
@@ -308,6 +420,9 @@ int main(void)
 	test_long_values();
 	test_corrupt_files();
 	test_parse_details();
+	test_options();
+	test_save_new();
+	test_bounded_load();
 	tap_is_int(count_dir_entries(), 0, "temporary directory left empty");
 	rmdir(DIR_);
 	return tap_done();

@@ -140,12 +140,21 @@ static void test_memory_and_threads(void)
 	tap_is_int(st->t[1].pending.value, 6, "incr writes the value read + 1");
 	step(&r, 1);
 	tap_is_int(st->t[1].pending.op, CTS_OP_ATOMIC, "cas is an atomic op");
+	uint64_t h1, h2;
+	tap_ok(r.be.ops->thread_state(r.be.be, 1, &h1) == 0, "thread_state of a held thread");
 	done = step(&r, 1);
 	tap_is_int(done.result, 0, "cas 6 -> 9 succeeds");
+	tap_is_int(done.value, 9, "an atomic's done.value is the value after it (as the tracer's)");
 	tap_is_int(cts_sim_value(r.sim, "x", 0), 9, "x is 9");
+	tap_ok(r.be.ops->thread_state(r.be.be, 1, &h2) == 0 && h1 != h2,
+	       "thread_state changes with the statement and locals");
 	done = step(&r, 1);
 	tap_is_int(done.result, EAGAIN, "second cas fails");
+	tap_is_int(done.value, 9, "... and leaves the value: done.value 9");
 	tap_is_int(cts_sim_value(r.sim, "x", 0), 9, "x unchanged by the failed cas");
+	char var[64];
+	r.be.ops->describe_data(r.be.be, cts_sim_addr(r.sim, "a", 2), var, sizeof(var));
+	tap_ok(strcmp(var, "a[2]") == 0, "describe_data names array elements: %s", var);
 	tap_is_int(st->t[1].pending.op, CTS_OP_THREAD_EXIT, "thread end is a visible exit");
 	step(&r, 1);
 	tap_ok(!st->t[1].alive, "exited thread is not alive");

@@ -38,6 +38,7 @@ struct outcome {
 	uint64_t runs;
 	bool complete;
 	int nbugs;
+	uint64_t inconclusive;
 	enum cts_bug_kind kind;   /* first bug */
 	char message[1024];
 	struct cts_search_stats stats;
@@ -96,6 +97,7 @@ static struct outcome run(struct cts_sim *sim, enum cts_search_kind kind, int bo
 	o.runs = res.runs;
 	o.complete = res.complete;
 	o.nbugs = res.nbugs;
+	o.inconclusive = res.ninconclusive;
 	if (res.nbugs) {
 		o.kind = res.bugs[0].kind;
 		snprintf(o.message, sizeof(o.message), "%s", res.bugs[0].message);
@@ -475,14 +477,138 @@ static void test_divergence_and_completeness(void)
 	cts_sim_free(a);
 	cts_sim_free(b);
 
-	/* A thread spinning on a flag nobody sets exhausts the step budget:
-	 * reported, and the space is not complete although the search ends. */
+	/* A thread spinning on a flag nobody sets: with room for the proof it is
+	 * a livelock (every run), with too small a budget only inconclusive. */
 	struct cts_sim *spin = parse("thread main: create t\nL: read f -> v; if v == 0 goto L\n"
 				     "thread t: write g 1\n");
 	struct outcome o = run(spin, CTS_SEARCH_DPOR, 0, false, 40, NULL);
-	tap_ok(o.nbugs >= 1 && o.kind == CTS_BUG_LIVELOCK && !o.complete && o.stats.truncated > 0,
-	       "step budget: livelock reported, not complete (%" PRIu64 " runs)", o.runs);
+	tap_ok(o.nbugs == 0 && o.inconclusive == o.runs && !o.complete && o.stats.truncated > 0,
+	       "step budget: inconclusive, no bug, not complete (%" PRIu64 " runs)", o.runs);
+	o = run(spin, CTS_SEARCH_DPOR, 0, false, 10000, NULL);
+	tap_ok(o.nbugs == 1 && o.kind == CTS_BUG_LIVELOCK && o.complete && o.inconclusive == 0 &&
+	       strstr(o.message, "thread 0 spins on f (0x") && strstr(o.message, ") = 0"),
+	       "spin on a flag nobody sets: livelock: %s", o.message);
 	cts_sim_free(spin);
+
+	/* A long correct loop is slow, not wrong. */
+	spin = parse("thread main: create t; join t\n"
+		     "thread t: let i = 0\nL: write x i; let i = i + 1; if i < 500 goto L\n");
+	o = run(spin, CTS_SEARCH_DFS, 0, false, 100, NULL);
+	tap_ok(o.nbugs == 0 && o.inconclusive == o.runs && o.runs > 0 && !o.complete,
+	       "500 writes over a budget of 100 steps: %" PRIu64 " runs, all inconclusive",
+	       o.runs);
+	cts_sim_free(spin);
+}
+
+/* Busy-waits: held back, never branched on, livelock only when every live
+ * thread spins or is blocked (scripts spin_*, tas_*, yield_*, livelock*). */
+static void test_spins(void)
+{
+	static const enum cts_search_kind kinds[] = { CTS_SEARCH_DFS, CTS_SEARCH_DPOR, CTS_SEARCH_PCB,
+						      CTS_SEARCH_IDB };
+	static const char *const kname[] = { "dfs", "dpor", "pcb", "idb" };
+	struct cts_sim *sim = load("spin_wait.sim");
+	struct outcome o;
+	if (!sim)
+		return;
+	/* Counts derived in the script's comment. */
+	o = all(sim, CTS_SEARCH_DFS, 0);
+	tap_ok(o.runs == 12 && o.complete && o.nbugs == 0, "dfs spin_wait: 12 (got %" PRIu64 ")",
+	       o.runs);
+	o = all(sim, CTS_SEARCH_DPOR, 0);
+	tap_ok(o.runs == 3 && o.complete && o.nbugs == 0 && o.stats.spin_skips > 0,
+	       "dpor spin_wait: 3 classes, %" PRIu64 " races with a spinner skipped (got %" PRIu64 ")",
+	       o.stats.spin_skips, o.runs);
+	o = all(sim, CTS_SEARCH_PCB, 0);
+	tap_ok(o.runs == 1 && o.complete, "pcb 0 spin_wait: main spins, steps aside: 1 run");
+	cts_sim_free(sim);
+
+	/* A loop that counts is never taken for a spin: dfs = brute force. */
+	sim = load("counting_loop.sim");
+	if (sim) {
+		o = all(sim, CTS_SEARCH_DFS, 0);
+		uint64_t want = brute(sim, NO_BOUND, 0);
+		tap_ok(o.runs == want && o.complete, "dfs counting_loop: %" PRIu64 " = brute force %" PRIu64,
+		       o.runs, want);
+		cts_sim_free(sim);
+	}
+
+	static const struct {
+		const char *file;
+		int rounds;
+		enum cts_bug_kind bug;      /* NONE: clean under every strategy */
+		uint64_t dfs, dpor;         /* exact counts (0: not checked) */
+	} cases[] = {
+		{ "spin_flag.sim", 0, CTS_BUG_NONE, 176, 3 },
+		{ "spin_flag_bug.sim", 0, CTS_BUG_ASSERT, 206, 6 },
+		{ "tas_lock.sim", 0, CTS_BUG_NONE, 2605, 6 },
+		{ "tas_lock_bug.sim", 0, CTS_BUG_ASSERT, 9505, 24 },
+		{ "livelock.sim", 0, CTS_BUG_LIVELOCK, 35, 3 },
+		{ "livelock_ok.sim", 0, CTS_BUG_NONE, 428, 9 },
+		{ "yield_barrier.sim", 2, CTS_BUG_NONE, 0, 144 },
+		{ "yield_barrier_bug.sim", 2, CTS_BUG_LIVELOCK, 0, 0 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		sim = load(cases[i].file);
+		if (!sim)
+			continue;
+		if (cases[i].rounds)
+			cts_sim_set_const(sim, "ROUNDS", cases[i].rounds);
+		for (int k = 0; k < 4; k++) {
+			/* tas_lock_bug needs two preemptions */
+			int bound = strstr(cases[i].file, "tas_lock_bug") ? 2 : 1;
+			if (kinds[k] == CTS_SEARCH_DFS && !cases[i].dfs)
+				continue;
+			o = run(sim, kinds[k], bound, false, 10000, NULL);
+			uint64_t want = k == 0 ? cases[i].dfs : k == 1 ? cases[i].dpor : 0;
+			bool found = cases[i].bug == CTS_BUG_NONE ? o.nbugs == 0 :
+				     o.nbugs >= 1 && o.kind == cases[i].bug;
+			tap_ok(found && o.complete && o.inconclusive == 0 && (!want || o.runs == want),
+			       "%s%s %s: %s, complete in %" PRIu64 " runs%s", kname[k],
+			       k >= 2 ? (bound == 2 ? " 2" : " 1") : "", cases[i].file,
+			       cases[i].bug == CTS_BUG_NONE ? "no bug" : cts_bug_kind_name(cases[i].bug),
+			       o.runs, want ? " (exact)" : "");
+			if (cases[i].bug == CTS_BUG_LIVELOCK && o.nbugs)
+				tap_ok(strstr(o.message, cases[i].rounds ? "thread 1 spins on sense" :
+					      "thread 1 spins on q") != NULL,
+				       "... says who spins on what: %s", o.message);
+		}
+		cts_sim_free(sim);
+	}
+
+	/* random and pct: spinners step aside, so no run starves. */
+	static const char *const names[] = { "random", "pct" };
+	for (int k = 0; k < 2; k++) {
+		for (int f = 0; f < 3; f++) {
+			static const char *const files[] = { "yield_barrier.sim", "yield_barrier_bug.sim",
+							     "livelock.sim" };
+			sim = load(files[f]);
+			if (!sim)
+				continue;
+			cts_sim_set_const(sim, "ROUNDS", 2);
+			struct cts_objmodel *m = cts_objmodel_new(false);
+			struct cts_backend be = cts_sim_backend(sim, m);
+			struct cts_strategy_config sc = { .seed = 7, .max_steps = 10000 };
+			char err[128];
+			struct cts_strategy *s = cts_strategy_create(names[k], &sc, err, sizeof(err));
+			struct cts_explorer_config cfg = { .runs = 200, .max_steps = 10000, .quiet = true,
+							   .log = stderr };
+			struct cts_explore_result res;
+			cts_explore(&cfg, &be, m, s, &res);
+			if (f == 0)
+				tap_ok(res.nbugs == 0 && res.ninconclusive == 0 && res.runs == 200,
+				       "%s yield_barrier: 200 runs, no bug, none inconclusive", names[k]);
+			else
+				tap_ok(res.nbugs >= 1 && res.bugs[0].kind == CTS_BUG_LIVELOCK &&
+				       res.ninconclusive == 0,
+				       "%s %s: livelock found in %" PRIu64 " runs", names[k], files[f],
+				       res.runs);
+			cts_explore_result_free(&res);
+			cts_strategy_destroy(s);
+			cts_objmodel_free(m);
+			cts_sim_free(sim);
+		}
+	}
 }
 
 /* Runs of tens of thousands of steps stay cheap: per-step work must not scan
@@ -591,6 +717,7 @@ int main(int argc, char **argv)
 	test_dpor_vs_dfs();
 	test_benchmarks();
 	test_divergence_and_completeness();
+	test_spins();
 	test_long_runs();
 	test_hooks();
 	return tap_done();

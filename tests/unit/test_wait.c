@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tracer/tracer_int.h"
 #include "tracer/wait.h"
 #include "tests/unit/tap.h"
 
@@ -220,6 +221,61 @@ static void test_breakpoint_singlestep(void)
 		is_kind(&ev, CTS_WEV_SINGLESTEP, "one instruction stepped");
 		tap_is_int(ev.info.si_code, TRAP_TRACE, "  si_code TRAP_TRACE");
 		tap_ok(rip_of(p) == (uint64_t)(uintptr_t)wt_after_nop, "  pc advanced past the nop");
+		tap_is_int(run_to_exit(p), 6, "child exits 6");
+	} else {
+		tap_ok(0, "start int3 child");
+	}
+	reap_all();
+}
+
+static void body_step_syscall(void)
+{
+	long r;
+	__asm__ volatile("int3\n\tsyscall" : "=a"(r) : "a"((long)SYS_getpid) : "rcx", "r11", "memory");
+	_exit(r == getpid() ? 7 : 8);
+}
+
+/* A single step over a syscall instruction (a spin probe stepping a thread
+ * that was in wait4) reports SIGTRAP with si_code TRAP_BRKPT, not
+ * TRAP_TRACE: still a single step, never a crash. */
+static void test_step_over_syscall(void)
+{
+	struct cts_wait_event ev = { 0 };
+	pid_t p = start_traced(body_step_syscall, 0);
+	if (p > 0 && ptrace(PTRACE_CONT, p, 0, 0) == 0) {
+		wait_ev(p, &ev);
+		is_kind(&ev, CTS_WEV_BREAKPOINT, "child stops at its int3");
+		tap_is_int(ptrace(PTRACE_SINGLESTEP, p, 0, 0), 0, "step the syscall instruction");
+		wait_ev(p, &ev);
+		is_kind(&ev, CTS_WEV_SINGLESTEP, "a step over a syscall is a single step");
+		tap_is_int(ev.info.si_code, TRAP_BRKPT, "  si_code TRAP_BRKPT");
+		tap_is_int(run_to_exit(p), 7, "child exits 7 (the syscall ran once)");
+	} else {
+		tap_ok(0, "start step-syscall child");
+	}
+	reap_all();
+}
+
+/* A signal stops a thread in the middle of a step over a displaced
+ * instruction (the spin probe's SIGSTOP under load): resuming it must go on
+ * stepping. Continued instead, it ran past the breakpoint left unplanted and
+ * missed the calls after it (a false deadlock and false races in
+ * deadlock_ok). The child here is stopped at its int3 with such a step due:
+ * cts_tr_resume must stop it after one instruction, not let it exit. */
+static void test_resume_mid_step(void)
+{
+	struct cts_wait_event ev = { 0 };
+	pid_t p = start_traced(body_int3, 0);
+	if (p > 0 && ptrace(PTRACE_CONT, p, 0, 0) == 0) {
+		wait_ev(p, &ev);
+		is_kind(&ev, CTS_WEV_BREAKPOINT, "child stops at its int3");
+		struct thread th;
+		memset(&th, 0, sizeof(th));
+		th.tid = p;
+		th.stepping_bp = (uint64_t)(uintptr_t)wt_after_int3;
+		tap_is_int(cts_tr_resume(NULL, &th, 0), 0, "resume a thread mid-step");
+		wait_ev(p, &ev);
+		is_kind(&ev, CTS_WEV_SINGLESTEP, "  it steps one instruction, not runs on");
 		tap_is_int(run_to_exit(p), 6, "child exits 6");
 	} else {
 		tap_ok(0, "start int3 child");
@@ -597,6 +653,8 @@ int main(void)
 	test_exited_killed();
 	test_signal();
 	test_breakpoint_singlestep();
+	test_step_over_syscall();
+	test_resume_mid_step();
 	test_watchpoint();
 	test_sigtrap_codes();
 	test_syscall();

@@ -1,4 +1,4 @@
-/* long_loop_ok.c — twin of long_loop.c with the fix: the partial sums are
+/* table_loop_ok.c — twin of table_loop.c with the fix: the partial sums are
  * merged under the mutex.  Main fills a 1000-entry table before it starts 2
  * threads; each reads the whole table 100 times (200,000 shared reads in
  * all, no write) and adds its sum to a shared total.

@@ -1,0 +1,384 @@
+/* Spin detection (spin.h): per-thread streaks of re-reads and yields,
+ * checked against the backend's hash of the thread's own state, and a map of
+ * the last known contents of every granule visible accesses touched. */
+#include <stdlib.h>
+#include <string.h>
+#include "models/error.h"
+#include "strategies/spin.h"
+
+/* Reads in a row that count as a spin when the backend cannot hash thread state. */
+#define SPIN_LIMIT 3
+/* Locations one spin may cycle through (while (a == b)...). */
+#define NLOC 4
+/* After this many state hashes in a row that showed progress, only every
+ * CHECK_EVERY-th candidate re-read is hashed: a long loop that re-reads a
+ * constant does not pay for a hash on every read, and a spin that starts
+ * later is still seen within CHECK_EVERY iterations. */
+#define MISS_LIMIT 16
+#define CHECK_EVERY 64
+
+struct thr {
+	struct cts_spin_loc loc[NLOC];
+	uint64_t loc_fp[NLOC];      /* state before the location's last read */
+	bool loc_fp_ok[NLOC];
+	int nloc;
+	uint32_t rereads;           /* re-reads in the current streak */
+	uint32_t yields;            /* yields since its last step that changed something */
+	uint64_t yield_fp;
+	bool yield_fp_ok;
+	bool others_moved;          /* another thread changed something since its last yield */
+	uint32_t misses, skipped;
+	/* the state hash of the pending operation, computed at most once */
+	bool cur_known, cur_ok;
+	uint64_t cur_fp;
+	struct cts_event cur_ev;
+	bool stuck, proven;         /* last cts_spin_stuck answer */
+};
+
+/* Last known bytes of an 8-byte granule and who last changed it. */
+struct gran {
+	uint64_t key;
+	uint32_t gen;
+	uint8_t mask;               /* bytes whose value is known */
+	uint8_t bytes[8];
+	int wtid;                   /* -1: nobody changed it visibly */
+	uint64_t wpc, wstep;
+};
+
+struct cts_spin {
+	int (*state)(void *be, int tid, uint64_t *hash);
+	void *be;
+	struct thr th[CTS_MAX_THREADS];
+	struct gran *g;
+	uint32_t cap, n, gen;
+};
+
+struct cts_spin *cts_spin_new(int (*state)(void *be, int tid, uint64_t *hash), void *be)
+{
+	struct cts_spin *sp = cts_xcalloc(1, sizeof(*sp));
+	sp->state = state;
+	sp->be = be;
+	sp->cap = 1024;
+	sp->g = cts_xcalloc(sp->cap, sizeof(*sp->g));
+	sp->gen = 1;
+	return sp;
+}
+
+void cts_spin_free(struct cts_spin *sp)
+{
+	if (!sp)
+		return;
+	free(sp->g);
+	free(sp);
+}
+
+void cts_spin_reset(struct cts_spin *sp)
+{
+	memset(sp->th, 0, sizeof(sp->th));
+	sp->n = 0;
+	if (++sp->gen == 0) {
+		memset(sp->g, 0, sp->cap * sizeof(*sp->g));
+		sp->gen = 1;
+	}
+}
+
+/* ---- granules ---- */
+
+static uint32_t gslot(const struct cts_spin *sp, uint64_t key)
+{
+	uint64_t h = key * 0x9E3779B97F4A7C15ull;
+	uint32_t i = (uint32_t)(h >> 32) & (sp->cap - 1);
+	while (sp->g[i].gen == sp->gen && sp->g[i].key != key)
+		i = (i + 1) & (sp->cap - 1);
+	return i;
+}
+
+static const struct gran *gfind(const struct cts_spin *sp, uint64_t key)
+{
+	const struct gran *g = &sp->g[gslot(sp, key)];
+	return g->gen == sp->gen ? g : NULL;
+}
+
+static struct gran *gget(struct cts_spin *sp, uint64_t key)
+{
+	if ((sp->n + 1) * 2 > sp->cap) {
+		struct gran *old = sp->g;
+		uint32_t oldcap = sp->cap;
+		sp->cap *= 2;
+		sp->g = cts_xcalloc(sp->cap, sizeof(*sp->g));
+		for (uint32_t i = 0; i < oldcap; i++)
+			if (old[i].gen == sp->gen)
+				sp->g[gslot(sp, old[i].key)] = old[i];
+		free(old);
+	}
+	struct gran *g = &sp->g[gslot(sp, key)];
+	if (g->gen != sp->gen) {
+		memset(g, 0, sizeof(*g));
+		g->key = key;
+		g->gen = sp->gen;
+		g->wtid = -1;
+		sp->n++;
+	}
+	return g;
+}
+
+/* Does memory hold these size bytes (little endian) at addr, as far as the
+ * visible accesses so far tell? */
+static bool known_equal(const struct cts_spin *sp, uint64_t addr, uint32_t size, uint64_t value)
+{
+	for (uint32_t i = 0; i < size; i++) {
+		uint64_t a = addr + i;
+		const struct gran *g = gfind(sp, a >> 3);
+		unsigned b = (unsigned)(a & 7);
+		if (!g || !(g->mask >> b & 1) || g->bytes[b] != (uint8_t)(value >> (8 * i)))
+			return false;
+	}
+	return true;
+}
+
+static void remember(struct cts_spin *sp, const struct cts_event *ev, bool changed, uint64_t step)
+{
+	struct gran *g = NULL;
+	for (uint32_t i = 0; i < ev->size; i++) {
+		uint64_t a = ev->obj + i;
+		if (!g || g->key != a >> 3)
+			g = gget(sp, a >> 3);
+		unsigned b = (unsigned)(a & 7);
+		g->mask |= (uint8_t)(1u << b);
+		g->bytes[b] = (uint8_t)(ev->value >> (8 * i));
+		if (changed) {
+			g->wtid = ev->tid;
+			g->wpc = ev->pc;
+			g->wstep = step;
+		}
+	}
+}
+
+/* A write whose value cannot be tracked: its bytes become unknown. */
+static void forget(struct cts_spin *sp, const struct cts_event *ev, uint64_t step)
+{
+	uint64_t size = ev->size ? ev->size : 1;
+	for (uint64_t a = ev->obj & ~7ull; a < ev->obj + size && a >= (ev->obj & ~7ull); a += 8) {
+		struct gran *g = gget(sp, a >> 3);
+		g->mask = 0;
+		g->wtid = ev->tid;
+		g->wpc = ev->pc;
+		g->wstep = step;
+	}
+}
+
+bool cts_spin_last_change(const struct cts_spin *sp, uint64_t addr, int *tid, uint64_t *pc,
+			  uint64_t *step)
+{
+	const struct gran *g = gfind(sp, addr >> 3);
+	if (!g || g->wtid < 0)
+		return false;
+	*tid = g->wtid;
+	*pc = g->wpc;
+	*step = g->wstep;
+	return true;
+}
+
+/* ---- threads ---- */
+
+static bool read_like(const struct cts_event *ev)
+{
+	return (ev->op == CTS_OP_READ || ev->op == CTS_OP_ATOMIC || ev->op == CTS_OP_RMW) &&
+	       ev->size && ev->size <= 8;
+}
+
+static bool yield_like(cts_op op)
+{
+	return op == CTS_OP_YIELD || op == CTS_OP_SLEEP;
+}
+
+static int find_loc(const struct thr *h, const struct cts_event *ev)
+{
+	for (int i = 0; i < h->nloc; i++)
+		if (h->loc[i].addr == ev->obj && h->loc[i].size == ev->size && h->loc[i].pc == ev->pc)
+			return i;
+	return -1;
+}
+
+static bool same_pending(const struct cts_event *a, const struct cts_event *b)
+{
+	return a->op == b->op && a->obj == b->obj && a->pc == b->pc && a->size == b->size;
+}
+
+/* The state hash of t's pending operation, computed once per operation. */
+static bool state_of(struct cts_spin *sp, struct thr *h, const struct cts_event *p)
+{
+	if (!h->cur_known || !same_pending(&h->cur_ev, p)) {
+		h->cur_known = true;
+		h->cur_ev = *p;
+		h->cur_ok = sp->state(sp->be, p->tid, &h->cur_fp) == 0;
+	}
+	return h->cur_ok;
+}
+
+/* Without a state hash (no backend op, or it cannot tell, as in sync
+ * mode), repetition alone: a heuristic for scheduling, never a proof. */
+static bool by_count(const struct thr *h, bool yield)
+{
+	return yield ? h->yields >= 2 : h->rereads + 1 >= SPIN_LIMIT;
+}
+
+static bool stuck(struct cts_spin *sp, struct thr *h, const struct cts_event *p,
+		  struct cts_spin_loc **loc)
+{
+	if (yield_like(p->op)) {
+		/* Hash every yield: the next one compares with it. */
+		bool ok = sp->state && state_of(sp, h, p);
+		if (!h->yields || h->others_moved)
+			return false;
+		if (!ok)
+			return by_count(h, true);
+		h->proven = h->yield_fp_ok && h->cur_fp == h->yield_fp;
+		return h->proven;
+	}
+	if (!read_like(p))
+		return false;
+	int i = find_loc(h, p);
+	if (i < 0 || h->loc[i].written)
+		return false;
+	*loc = &h->loc[i];
+	if (!sp->state)
+		return by_count(h, false);
+	bool first = !h->cur_known || !same_pending(&h->cur_ev, p);
+	if (first && h->misses >= MISS_LIMIT && ++h->skipped % CHECK_EVERY != 0) {
+		h->cur_known = true;    /* not hashed: this read proves nothing */
+		h->cur_ok = false;
+		h->cur_ev = *p;
+		return false;
+	}
+	if (first)
+		state_of(sp, h, p);
+	if (!h->cur_ok)
+		return h->misses < MISS_LIMIT && by_count(h, false);
+	if (!h->loc_fp_ok[i])
+		return false;
+	h->proven = h->cur_fp == h->loc_fp[i];
+	if (first)
+		h->misses = h->proven ? 0 : h->misses + 1;
+	return h->proven;
+}
+
+bool cts_spin_stuck(struct cts_spin *sp, const struct cts_event *pending, struct cts_spin_loc **loc)
+{
+	int t = pending->tid;
+	*loc = NULL;
+	if (t < 0 || t >= CTS_MAX_THREADS)
+		return false;
+	struct thr *h = &sp->th[t];
+	h->proven = false;
+	h->stuck = stuck(sp, h, pending, loc);
+	if (!h->stuck)
+		*loc = NULL;
+	return h->stuck;
+}
+
+bool cts_spin_proven(const struct cts_spin *sp, int t)
+{
+	const struct thr *h = &sp->th[t];
+	if (!h->stuck || !h->proven)
+		return false;
+	for (int i = 0; i < h->nloc; i++)
+		if (h->loc[i].reads >= 2 && !h->loc[i].written)
+			return true;
+	return false;
+}
+
+const struct cts_spin_loc *cts_spin_locs(const struct cts_spin *sp, int t, int *n)
+{
+	*n = sp->th[t].nloc;
+	return sp->th[t].loc;
+}
+
+static void start_loc(struct thr *h, int i, const struct cts_event *ev, bool fp_ok, uint64_t fp)
+{
+	h->loc[i] = (struct cts_spin_loc){ .addr = ev->obj, .pc = ev->pc, .value = ev->value,
+					   .size = ev->size, .reads = 1 };
+	h->loc_fp[i] = fp;
+	h->loc_fp_ok[i] = fp_ok;
+}
+
+/* The executing thread's own streaks. */
+static void own_step(struct thr *h, const struct cts_event *ev, bool silent, bool fp_ok,
+		     uint64_t fp, struct cts_spin_step *out)
+{
+	if (read_like(ev)) {
+		int i = find_loc(h, ev);
+		if (i >= 0 && silent && !h->loc[i].written && h->loc[i].value == ev->value) {
+			h->loc[i].reads++;
+			h->loc_fp[i] = fp;
+			h->loc_fp_ok[i] = fp_ok;
+			h->rereads++;
+		} else if (i >= 0 || !silent || h->nloc == NLOC) {
+			if (i >= 0 && h->loc[i].reads >= 2 && h->loc[i].value != ev->value) {
+				out->spin_exit = true;
+				out->exit_addr = ev->obj;
+				out->exit_size = ev->size;
+			}
+			h->nloc = 1;
+			h->rereads = 0;
+			start_loc(h, 0, ev, fp_ok, fp);
+		} else {
+			start_loc(h, h->nloc++, ev, fp_ok, fp);
+		}
+	} else if (yield_like(ev->op)) {
+		h->yields++;
+		h->yield_fp = fp;
+		h->yield_fp_ok = fp_ok;
+		h->others_moved = false;
+	} else {
+		h->nloc = 0;
+		h->rereads = 0;
+	}
+	if (!silent)
+		h->yields = 0;
+}
+
+void cts_spin_executed(struct cts_spin *sp, const struct cts_event *ev, uint64_t step,
+		       struct cts_spin_step *out)
+{
+	int t = ev->tid;
+	memset(out, 0, sizeof(*out));
+	if (t < 0 || t >= CTS_MAX_THREADS)
+		return;
+	struct thr *h = &sp->th[t];
+
+	/* Silent: a load, a yield, or a store of what the location already held. */
+	bool silent;
+	if (ev->op == CTS_OP_READ) {
+		silent = true;
+		if (ev->size && ev->size <= 8)
+			remember(sp, ev, false, step);
+	} else if (cts_op_is_write(ev->op) && ev->size && ev->size <= 8) {
+		silent = known_equal(sp, ev->obj, ev->size, ev->value);
+		remember(sp, ev, !silent, step);
+	} else if (cts_op_is_write(ev->op)) {
+		silent = false;
+		forget(sp, ev, step);
+	} else {
+		silent = yield_like(ev->op);
+	}
+	out->silent = silent;
+
+	bool fp_ok = h->cur_known && h->cur_ok && same_pending(&h->cur_ev, ev);
+	own_step(h, ev, silent, fp_ok, h->cur_fp, out);
+	h->cur_known = false;
+	h->stuck = false;
+	if (silent)
+		return;
+	/* Everyone else may have something new to see. */
+	uint64_t lo = ev->obj, hi = ev->obj + (ev->size ? ev->size : 8);
+	for (int u = 0; u < CTS_MAX_THREADS; u++) {
+		struct thr *o = &sp->th[u];
+		if (u == t)
+			continue;
+		o->others_moved = true;
+		for (int i = 0; i < o->nloc && ev->obj; i++)
+			if (o->loc[i].addr < hi && lo < o->loc[i].addr + o->loc[i].size)
+				o->loc[i].written = true;
+	}
+}

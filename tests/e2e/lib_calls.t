@@ -1,0 +1,58 @@
+#!/bin/bash
+# timeout: 300
+# Library calls as events (break mode): in each lib_* program the only
+# conflicting access happens inside libc (memset, memcpy, strcmp/strcpy,
+# strlen/free, free vs. a read, realloc vs. a read). dpor finds each bug and
+# its schedule replays it; each locked twin is clean and complete. A call
+# into a function cts does not model (swab) makes dpor say it is not complete.
+. "$(dirname "$0")/lib.sh"
+
+field() { sed -n "s/.*\"$2\": \\([a-z0-9]*\\).*/\\1/p" "$1" | head -n 1; }
+
+for pk in lib_memset:crash lib_memcpy:assert lib_strcmp:assert lib_free:crash \
+	  lib_use_after_free:assert lib_realloc:assert; do
+	p=${pk%%:*} k=${pk#*:}
+	out=$("$CTS" -m break -s dpor --report "$T/$p.json" -o "$T/$p" -- "$PROG/$p" 2>&1)
+	is $? 1 "$p: dpor finds the bug"
+	like "$out" "BUG \\($k\\)" "$p: reported as $k"
+	ok $(( $(field "$T/$p.json" runs) > 3 )) "$p: within 3 schedules"
+	r=$("$CTS" --replay "$T/$p/$k-1.sched" 2>&1)
+	is $? 1 "$p: the schedule replays the bug"
+
+	"$CTS" -q -m break -s dpor --report "$T/${p}_ok.json" -o "$T/d" -- "$PROG/${p}_ok"
+	is $? 0 "${p}_ok: dpor finds no bug"
+	is "$(field "$T/${p}_ok.json" complete)" true "${p}_ok: dpor complete"
+done
+
+# The race detector sees the library call as a range access.
+out=$("$CTS" -m break -s dpor --races report --keep-going -o "$T/r" -- "$PROG/lib_memset" 2>&1)
+l=$(grep -n 'memset(&state' "$PROG/lib_memset.c" | cut -d: -f1)
+like "$out" "data race on state .* lib_write at release\\+0x[0-9a-f]+ \\(lib_memset.c:$l\\)" \
+	"race report names memset's line ($l) as a lib_write"
+out=$("$CTS" -m break -s dpor --races fail -o "$T/rf" -- "$PROG/lib_realloc_ok" 2>&1)
+is $? 0 "lib_realloc_ok: no race (the allocator's reuse of a block is not one)"
+
+# What cts cannot see makes a search not complete, and says why.
+l=$(grep -n 'swab(zeros' "$PROG/lib_untraced.c" | cut -d: -f1)
+out=$("$CTS" -m break -s dpor --report "$T/u.json" -o "$T/u" -- "$PROG/lib_untraced" 2>&1)
+is $? 0 "lib_untraced: no bug seen (the write inside swab is invisible)"
+is "$(field "$T/u.json" exhausted)" true "lib_untraced: dpor exhausted its space"
+is "$(field "$T/u.json" complete)" false "lib_untraced: but is not complete"
+like "$(cat "$T/u.json")" "\"unseen\": \"1 untraced library function .*swab \\(at release\\+0x[0-9a-f]+ \\(lib_untraced.c:$l\\)\\)\"" \
+	"lib_untraced: the report names swab and its line"
+like "$out" "not complete" "lib_untraced: the summary says not complete"
+"$CTS" -q -m break -s dpor --report "$T/uo.json" -o "$T/u" -- "$PROG/lib_untraced_ok"
+is $? 0 "lib_untraced_ok: no bug"
+is "$(field "$T/uo.json" complete)" false "lib_untraced_ok: not complete either"
+
+# A spin that only reads through strcmp is recognised: every schedule ends.
+for s in pcb dpor; do
+	"$CTS" -q -m break -s $s --report "$T/sp.json" -o "$T/sp" -- "$PROG/lib_spin"
+	is $? 0 "lib_spin: $s finds no bug (no step budget, no timeout)"
+	is "$(field "$T/sp.json" complete)" true "lib_spin: $s complete"
+done
+
+# sync mode stays lock-level: no library-call events there.
+"$CTS" -q -m sync -s dpor --report "$T/s.json" -o "$T/s" -- "$PROG/lib_memcpy"
+is "$(field "$T/s.json" runs)" 1 "sync mode: lib_memcpy is one lock-level schedule"
+done_testing

@@ -1,0 +1,285 @@
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "hw/hw.h"
+#include "tracer/cli.h"
+
+enum {
+	O_SEED = 256, O_DEPTH, O_BOUND, O_MAXSTEPS, O_TIMEOUT, O_REPORT, O_REPLAY, O_FAILEXIT,
+	O_KEEPGOING, O_RACES, O_WATCH, O_TRACELIB, O_OUTPUT, O_NOFORK, O_FAILINC, O_CHECK,
+};
+
+static const struct option opts[] = {
+	{ "strategy", required_argument, 0, 's' },
+	{ "runs", required_argument, 0, 'n' },
+	{ "time", required_argument, 0, 't' },
+	{ "seed", required_argument, 0, O_SEED },
+	{ "depth", required_argument, 0, O_DEPTH },
+	{ "bound", required_argument, 0, O_BOUND },
+	{ "max-steps", required_argument, 0, O_MAXSTEPS },
+	{ "timeout", required_argument, 0, O_TIMEOUT },
+	{ "keep-going", no_argument, 0, O_KEEPGOING },
+	{ "fail-on-exit", no_argument, 0, O_FAILEXIT },
+	{ "fail-on-inconclusive", no_argument, 0, O_FAILINC },
+	{ "check", required_argument, 0, O_CHECK },
+	{ "mode", required_argument, 0, 'm' },
+	{ "races", required_argument, 0, O_RACES },
+	{ "watch", required_argument, 0, O_WATCH },
+	{ "trace-lib", required_argument, 0, O_TRACELIB },
+	{ "out", required_argument, 0, 'o' },
+	{ "report", required_argument, 0, O_REPORT },
+	{ "replay", required_argument, 0, O_REPLAY },
+	{ "output", no_argument, 0, O_OUTPUT },
+	{ "no-fork-server", no_argument, 0, O_NOFORK },
+	{ "quiet", no_argument, 0, 'q' },
+	{ "verbose", no_argument, 0, 'v' },
+	{ "debug", no_argument, 0, 'd' },
+	{ "help", no_argument, 0, 'h' },
+	{ "version", no_argument, 0, 'V' },
+	{ 0, 0, 0, 0 },
+};
+
+__attribute__((format(printf, 3, 4)))
+static int bad(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	/* Arguments are echoed: keep the message one printable line. */
+	for (char *p = err; errlen && *p; p++)
+		if ((unsigned char)*p < ' ' || *p == 0x7f)
+			*p = '?';
+	return -1;
+}
+
+/* Decimal, or hex with 0x; no sign, no spaces, no octal surprise. */
+static int to_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	int base = s[0] == '0' && (s[1] == 'x' || s[1] == 'X') ? 16 : 10;
+	const char *digits = base == 16 ? s + 2 : s;
+	if (base == 16 ? !isxdigit((unsigned char)*digits) : !isdigit((unsigned char)*digits))
+		return -1;
+	errno = 0;
+	unsigned long long v = strtoull(digits, &end, base);
+	if (errno || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_u64(const char *s, const char *what, uint64_t lo, uint64_t hi, uint64_t *out,
+		     char *err, size_t errlen)
+{
+	uint64_t v;
+	if (to_u64(s, &v) != 0 || v < lo || v > hi) {
+		if (hi == UINT64_MAX)
+			return bad(err, errlen, "%s wants a whole number of at least %llu, not '%.64s'",
+				   what, (unsigned long long)lo, s);
+		return bad(err, errlen, "%s wants a whole number from %llu to %llu, not '%.64s'", what,
+			   (unsigned long long)lo, (unsigned long long)hi, s);
+	}
+	*out = v;
+	return 0;
+}
+
+static int parse_seconds(const char *s, const char *what, double *out, char *err, size_t errlen)
+{
+	char *end;
+	errno = 0;
+	double v = (*s >= '0' && *s <= '9') || *s == '.' ? strtod(s, &end) : NAN;
+	if (isnan(v) || errno || *end || v < 0 || v > CTS_CLI_MAX_SECONDS)
+		return bad(err, errlen, "%s wants seconds from 0 to %.0f (0 = no limit), not '%.64s'",
+			   what, CTS_CLI_MAX_SECONDS, s);
+	*out = v;
+	return 0;
+}
+
+const char *cts_cli_races_name(int races)
+{
+	return races == 0 ? "off" : races == 2 ? "fail" : "report";
+}
+
+int cts_cli_parse_watch(const char *spec, struct cts_watch_spec *w, char *err, size_t errlen)
+{
+	memset(w, 0, sizeof(*w));
+	const char *colon = strrchr(spec, ':');
+	size_t nlen = colon ? (size_t)(colon - spec) : strlen(spec);
+	if (!nlen)
+		return bad(err, errlen, "--watch '%.64s': no symbol or address", spec);
+	if (nlen >= sizeof(w->name))
+		return bad(err, errlen, "--watch '%.64s...': name too long", spec);
+	memcpy(w->name, spec, nlen);
+	if (colon) {
+		uint64_t l;
+		if (to_u64(colon + 1, &l) != 0 || !(l == 1 || l == 2 || l == 4 || l == 8))
+			return bad(err, errlen, "--watch %.128s: length must be 1, 2, 4 or 8", spec);
+		w->len = (unsigned)l;
+	}
+	if (to_u64(w->name, &w->addr) != 0)
+		return 0; /* a symbol: resolved against the program later */
+	w->is_addr = true;
+	/* A hardware watchpoint covers an aligned 1, 2, 4 or 8 bytes. */
+	unsigned len = w->len ? w->len : 8;
+	char why[160];
+	if (w->addr < 4096)
+		return bad(err, errlen, "--watch %.128s: address in the null page", spec);
+	if (cts_hw_validate(w->addr, len, why, sizeof(why)) != 0)
+		return bad(err, errlen, "--watch %.128s: %s%s", spec, why,
+			   !w->len && w->addr % 8 ? " (give the length: ADDR:LEN)" : "");
+	w->len = len;
+	return 0;
+}
+
+static int set_races(struct cts_cli *c, const char *v, char *err, size_t errlen)
+{
+	for (int r = 0; r <= 2; r++) {
+		if (strcmp(v, cts_cli_races_name(r)) == 0) {
+			c->races = r;
+			return 0;
+		}
+	}
+	return bad(err, errlen, "--races wants off, report or fail, not '%.64s'", v);
+}
+
+static int nonempty(const char *v, const char *what, char *err, size_t errlen)
+{
+	return *v ? 0 : bad(err, errlen, "%s: empty argument", what);
+}
+
+/* One option; 0, -1 (usage error) or a CTS_CLI_HELP/VERSION status. */
+static int one_option(struct cts_cli *c, int opt, const char *arg, char *err, size_t errlen)
+{
+	struct cts_watch_spec w;
+
+	switch (opt) {
+	case 's': return nonempty(arg, "--strategy", err, errlen) ?: (c->strategy = arg, 0);
+	case 'n':
+		c->runs_given = true;
+		return parse_u64(arg, "--runs", 0, UINT64_MAX, &c->runs, err, errlen);
+	case 't': return parse_seconds(arg, "--time", &c->time_limit, err, errlen);
+	case O_SEED: return parse_u64(arg, "--seed", 0, UINT64_MAX, &c->seed, err, errlen);
+	case O_DEPTH: return parse_u64(arg, "--depth", 1, 64, &c->depth, err, errlen);
+	case O_BOUND: return parse_u64(arg, "--bound", 0, 1000, &c->bound, err, errlen);
+	case O_MAXSTEPS:
+		c->max_steps_given = true;
+		return parse_u64(arg, "--max-steps", 1, UINT64_MAX, &c->max_steps, err, errlen);
+	case O_TIMEOUT:
+		c->timeout_given = true;
+		return parse_seconds(arg, "--timeout", &c->timeout, err, errlen);
+	case O_KEEPGOING: c->keep_going = true; return 0;
+	case O_FAILEXIT: c->fail_on_exit = c->fail_on_exit_given = true; return 0;
+	case O_FAILINC: c->fail_on_inconclusive = true; return 0;
+	case O_CHECK: return nonempty(arg, "--check", err, errlen) ?: (c->check = arg, 0);
+	case 'm':
+		if (strcmp(arg, "sync") && strcmp(arg, "break") && strcmp(arg, "step"))
+			return bad(err, errlen, "--mode: unknown mode '%.64s' (sync, break, step)", arg);
+		c->mode = arg;
+		return 0;
+	case O_RACES: return set_races(c, arg, err, errlen);
+	case O_WATCH:
+		if (c->nwatch == CTS_CLI_MAX_WATCH)
+			return bad(err, errlen, "--watch: at most %d (there are four debug registers)",
+				   CTS_CLI_MAX_WATCH);
+		if (cts_cli_parse_watch(arg, &w, err, errlen) != 0)
+			return -1;
+		c->watch[c->nwatch++] = arg;
+		return 0;
+	case O_TRACELIB:
+		if (c->ntrace_libs == CTS_CLI_MAX_TRACE_LIBS)
+			return bad(err, errlen, "--trace-lib: at most %d", CTS_CLI_MAX_TRACE_LIBS);
+		if (nonempty(arg, "--trace-lib", err, errlen))
+			return -1;
+		c->trace_libs[c->ntrace_libs++] = arg;
+		return 0;
+	case 'o': return nonempty(arg, "--out", err, errlen) ?: (c->out_dir = arg, 0);
+	case O_REPORT: return nonempty(arg, "--report", err, errlen) ?: (c->report = arg, 0);
+	case O_REPLAY: return nonempty(arg, "--replay", err, errlen) ?: (c->replay = arg, 0);
+	case O_OUTPUT: c->output = true; return 0;
+	case O_NOFORK: c->no_fork_server = true; return 0;
+	case 'q': c->verbosity = 0; return 0;
+	case 'v': c->verbosity = c->verbosity < 2 ? 2 : c->verbosity; return 0;
+	case 'd': c->verbosity = 3; return 0;
+	case 'h': return CTS_CLI_HELP;
+	case 'V': return CTS_CLI_VERSION;
+	default: return bad(err, errlen, "internal: option %d not handled", opt);
+	}
+}
+
+/* Why getopt refused a long option. */
+static void long_option_error(const char *given, char *err, size_t errlen)
+{
+	const char *name = given + 2, *eq = strchr(name, '=');
+	size_t len = eq ? (size_t)(eq - name) : strlen(name);
+	int matches = 0;
+	const struct option *last = NULL;
+	for (const struct option *o = opts; o->name; o++) {
+		if (strncmp(o->name, name, len) == 0) {
+			matches++;
+			last = o;
+			if (strlen(o->name) == len) {
+				matches = 1;
+				break;
+			}
+		}
+	}
+	if (matches > 1)
+		bad(err, errlen, "option '%.*s' is ambiguous", (int)(len + 2 > 64 ? 64 : len + 2),
+		    given);
+	else if (matches == 1 && eq && last->has_arg == no_argument)
+		bad(err, errlen, "option '--%s' takes no argument", last->name);
+	else
+		bad(err, errlen, "unknown option '%.64s'", given);
+}
+
+enum cts_cli_status cts_cli_parse(int argc, char **argv, struct cts_cli *c, char *err,
+				  size_t errlen)
+{
+	*c = (struct cts_cli){
+		.strategy = "random", .runs = 1000, .seed = 1, .depth = 3, .bound = 1,
+		.max_steps = 100000, .timeout = 10, .races = -1, .out_dir = "cts-out",
+		.verbosity = 1,
+	};
+	if (errlen)
+		err[0] = 0;
+	if (argc < 1 || !argv)
+		return bad(err, errlen, "no arguments"), CTS_CLI_USAGE;
+	/* GNU getopt: optind 0 starts over; ':' reports a missing argument as
+	 * ':'; '+' stops at the program name; opterr 0 keeps it quiet. */
+	optind = 0;
+	opterr = 0;
+	int opt;
+	while ((opt = getopt_long(argc, argv, "+:s:n:t:m:o:qvdhV", opts, NULL)) != -1) {
+		const char *given = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
+		if (opt == '?') {
+			if (strncmp(given, "--", 2) == 0)
+				long_option_error(given, err, errlen);
+			else
+				bad(err, errlen, "unknown option '-%c'", optopt);
+			return CTS_CLI_USAGE;
+		}
+		if (opt == ':') {
+			bad(err, errlen, "option '%.64s' needs an argument", given);
+			return CTS_CLI_USAGE;
+		}
+		int r = one_option(c, opt, optarg, err, errlen);
+		if (r < 0)
+			return CTS_CLI_USAGE;
+		if (r == CTS_CLI_HELP || r == CTS_CLI_VERSION)
+			return (enum cts_cli_status)r;
+	}
+	if (optind < argc) {
+		c->prog_argv = argv + optind;
+		c->prog_argc = argc - optind;
+	} else if (!c->replay) {
+		bad(err, errlen, "no program given");
+		return CTS_CLI_USAGE;
+	}
+	return CTS_CLI_RUN;
+}

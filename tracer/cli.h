@@ -1,0 +1,65 @@
+/* The command line of cts-trace, parsed without opening a file or starting
+ * anything: main calls it, and so does the fuzzer (tests/fuzz). */
+#ifndef CTS_CLI_H
+#define CTS_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CTS_CLI_MAX_WATCH 4       /* the four debug registers */
+#define CTS_CLI_MAX_TRACE_LIBS 16
+/* --time and --timeout: seconds, finite, at most this (about 31 years). */
+#define CTS_CLI_MAX_SECONDS 1e9
+
+enum cts_cli_status {
+	CTS_CLI_RUN = 0,  /* options are valid: go on */
+	CTS_CLI_HELP,     /* --help: print the usage to stdout, exit 0 */
+	CTS_CLI_VERSION,  /* --version */
+	CTS_CLI_USAGE,    /* bad command line: one line in err, exit 2 */
+};
+
+struct cts_cli {
+	const char *strategy;          /* "random" unless -s */
+	uint64_t runs, seed, depth, bound, max_steps;
+	double time_limit;             /* seconds, 0 = none */
+	double timeout;                /* per run, seconds, 0 = none */
+	bool keep_going, fail_on_exit, output, no_fork_server;
+	bool fail_on_inconclusive;     /* exit 4 when runs were inconclusive and no bug found */
+	const char *check;             /* --check CMD, NULL */
+	const char *mode;              /* "sync", "break", "step"; NULL = not given */
+	int races;                     /* 0 off, 1 report, 2 fail; -1 = not given */
+	const char *watch[CTS_CLI_MAX_WATCH];
+	int nwatch;
+	const char *trace_libs[CTS_CLI_MAX_TRACE_LIBS];
+	int ntrace_libs;
+	const char *out_dir;           /* "cts-out" unless -o */
+	const char *report;            /* NULL, a path, or "-" for stdout */
+	const char *replay;            /* schedule file, NULL */
+	int verbosity;                 /* 0 quiet, 1 normal, 2 -v, 3 -d */
+	/* What the command line set explicitly (--replay takes the rest from the file). */
+	bool runs_given, max_steps_given, timeout_given, fail_on_exit_given;
+	char **prog_argv;              /* PROGRAM ARGS... (NULL-terminated), or NULL */
+	int prog_argc;
+};
+
+/* Fills *c from argv (argv is not modified; getopt's state is reset). */
+enum cts_cli_status cts_cli_parse(int argc, char **argv, struct cts_cli *c, char *err,
+				  size_t errlen);
+
+/* A --watch spec, SYM[:LEN] or ADDR[:LEN], checked against the x86 debug
+ * register rules where it can be without the program. */
+struct cts_watch_spec {
+	char name[128];   /* the symbol, or the address as written */
+	bool is_addr;
+	uint64_t addr;    /* when is_addr */
+	unsigned len;     /* 1, 2, 4, 8; 0 = not given (a symbol's size decides) */
+};
+
+/* 0, or -1 with the reason in err. */
+int cts_cli_parse_watch(const char *spec, struct cts_watch_spec *w, char *err, size_t errlen);
+
+/* "off", "report", "fail" for 0, 1, 2. */
+const char *cts_cli_races_name(int races);
+
+#endif

@@ -1,0 +1,68 @@
+/* Thread state hashes for spin detection (spinstate.h).
+ *
+ * What a spinning thread could change between two reads of the same
+ * location, short of a visible store: its registers and its own stack,
+ * which accesses never report (the own-stack test in access.c). So the hash
+ * covers every general register but the flags, and the stack from the red
+ * zone below rsp up to STACK_SPAN bytes above it: a loop counter kept in a
+ * register or in a frame up to there makes every iteration hash apart. */
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+#include "tracer/proc.h"
+#include "tracer/spinstate.h"
+#include "tracer/tracer_int.h"
+
+#define RED_ZONE 128
+#define STACK_SPAN (16 * 1024)
+#define PAGE 4096
+
+/* FNV-1a over 8-byte words (len a multiple of 8). */
+static uint64_t mix(uint64_t h, const void *p, size_t len)
+{
+	const unsigned char *b = p;
+	for (size_t i = 0; i + 8 <= len; i += 8) {
+		uint64_t w;
+		memcpy(&w, b + i, 8);
+		h ^= w;
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+int cts_tr_thread_state(void *be, int tid, uint64_t *hash)
+{
+	struct cts_tracer *tr = be;
+	static unsigned char buf[RED_ZONE + STACK_SPAN + 8];
+
+	if (tr->cfg.mode == CTS_MODE_SYNC || tid < 0 || tid >= tr->nthreads)
+		return -1;
+	struct thread *th = &tr->th[tid];
+	if (th->state != TH_HELD || cts_tr_getregs(th) != 0)
+		return -1;
+	struct user_regs_struct r = th->regs;
+	r.eflags = 0;
+	uint64_t h = mix(0xcbf29ce484222325ull, &r, sizeof(r));
+
+	uint64_t lo = (r.rsp - RED_ZONE) & ~7ull, hi = (r.rsp + STACK_SPAN) & ~7ull;
+	if (th->stack_hi && th->stack_hi < hi && th->stack_hi > lo)
+		hi = th->stack_hi & ~7ull;
+	size_t len = (size_t)(hi - lo);
+	if (cts_mem_read(th->tid, lo, buf, len) != 0) {
+		/* The stack ends sooner: hash what is there, page by page. */
+		size_t got = 0;
+		for (uint64_t a = lo; a < hi;) {
+			uint64_t next = (a & ~(uint64_t)(PAGE - 1)) + PAGE;
+			size_t n = (size_t)((next < hi ? next : hi) - a);
+			if (cts_mem_read(th->tid, a, buf + got, n) != 0)
+				break;
+			got += n;
+			a += n;
+		}
+		if (got < RED_ZONE)
+			return -1;
+		len = got;
+	}
+	*hash = mix(h, buf, len);
+	return 0;
+}
