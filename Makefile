@@ -3,7 +3,7 @@
 # make check      build and run the whole TAP suite with prove
 # make asan       the suite under address + undefined sanitizers
 # make demo       find, save and replay a bug in a bundled example
-# make deps       install the Debian packages the build needs (as root)
+# make deps       install the Debian packages the build and the tests need (as root)
 # make fuzz       fuzz the schedule and command-line parsers (FUZZ_SECONDS each)
 
 CC      ?= gcc
@@ -22,6 +22,12 @@ DEB_PKGS := libcapstone-dev libdw-dev libelf-dev libseccomp-dev libjansson-dev \
             clang libclang-rt-14-dev
 DEB_HDRS := /usr/include/capstone/capstone.h /usr/include/elfutils/libdwfl.h \
             /usr/include/gelf.h /usr/include/seccomp.h /usr/include/jansson.h
+# What the tests need besides the build: compilers and libraries of the
+# tests/corpus programs, the real programs of the corpus and their
+# decompressors, jq for the JSON reports.
+TEST_PKGS := g++ pkg-config libglib2.0-dev pigz pbzip2 bzip2 xz-utils zstd gzip python3 jq
+TEST_FILES := /usr/bin/g++ /usr/bin/pkg-config /usr/include/glib-2.0/glib.h /usr/bin/pigz \
+              /usr/bin/pbzip2 /usr/bin/bzip2 /usr/bin/xz /usr/bin/zstd /usr/bin/python3 /usr/bin/jq
 
 LIB_SRCS := $(wildcard models/*.c hw/*.c disasm/*.c strategies/*.c) \
             $(filter-out tracer/main.c,$(wildcard tracer/*.c))
@@ -41,6 +47,7 @@ UNIT_BINS := $(UNIT_SRCS:.c=)
 PROG_SRCS := $(wildcard tests/programs/*.c)
 PROG_BINS := $(PROG_SRCS:.c=)
 PROG_CFLAGS := -g -O1 -pthread -std=gnu11 -w
+CORPUS_BINS := tests/corpus/cxx_queue tests/corpus/omp_sum tests/corpus/glib_pool
 
 all: deps-check cts-trace
 
@@ -52,8 +59,12 @@ deps-check:
 	  dpkg -s $(FUZZ_PKGS) >/dev/null 2>&1 || missing=1; fi; \
 	if [ -n "$$missing" ]; then $(MAKE) --no-print-directory deps; fi
 
+test-deps-check:
+	@missing=""; for f in $(TEST_FILES); do [ -e $$f ] || missing=1; done; \
+	if [ -n "$$missing" ]; then $(MAKE) --no-print-directory deps; fi
+
 deps:
-	@need=""; for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || need="$$need $$p"; done; \
+	@need=""; for p in $(DEB_PKGS) $(TEST_PKGS); do dpkg -s $$p >/dev/null 2>&1 || need="$$need $$p"; done; \
 	if [ -n "$$need" ]; then \
 	  if [ "$$(id -u)" != 0 ]; then echo "make deps: need root to install:$$need" >&2; exit 1; fi; \
 	  echo "installing:$$need"; \
@@ -78,7 +89,16 @@ tests/unit/test_%: tests/unit/test_%.c tests/unit/tap.h libcts.a
 tests/programs/%: tests/programs/%.c
 	$(CC) $(PROG_CFLAGS) -o $@ $< -lm
 
-programs: $(PROG_BINS)
+tests/corpus/cxx_queue: tests/corpus/cxx_queue.cpp | test-deps-check
+	$(CXX) -std=c++17 -g -O1 -pthread -w -o $@ $<
+
+tests/corpus/omp_sum: tests/corpus/omp_sum.c | test-deps-check
+	$(CC) $(PROG_CFLAGS) -fopenmp -o $@ $<
+
+tests/corpus/glib_pool: tests/corpus/glib_pool.c | test-deps-check
+	$(CC) $(PROG_CFLAGS) $$(pkg-config --cflags glib-2.0) -o $@ $< $$(pkg-config --libs glib-2.0)
+
+programs: $(PROG_BINS) $(CORPUS_BINS)
 
 tests/fuzz/fuzz_schedule: $(FUZZ_SCHEDULE_SRCS) $(wildcard */*.h)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(FUZZ_SCHEDULE_SRCS)
@@ -114,14 +134,14 @@ asan:
 demo: all programs
 	@sh docs/demo.sh
 
-bench: all
+bench: all programs
 	@sh benchmarks/run-all.sh full
 
-bench-quick: all
+bench-quick: all programs
 	@sh benchmarks/run-all.sh quick
 
 clean:
-	rm -f cts-trace libcts.a */*.o tests/unit/*.o $(UNIT_BINS) $(PROG_BINS) $(FUZZ_BINS)
+	rm -f cts-trace libcts.a */*.o tests/unit/*.o $(UNIT_BINS) $(PROG_BINS) $(CORPUS_BINS) $(FUZZ_BINS)
 	rm -rf cts-out
 
-.PHONY: all deps deps-check check asan demo bench bench-quick clean programs fuzzers fuzz
+.PHONY: all deps deps-check test-deps-check check asan demo bench bench-quick clean programs fuzzers fuzz

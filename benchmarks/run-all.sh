@@ -1,7 +1,7 @@
 #!/bin/sh
 # benchmarks/run-all.sh quick|full — run every benchmark script in turn.
-#   quick: small inputs and budgets (under ~2 minutes), tables in benchmarks/results/quick/
-#   full:  the committed results in benchmarks/results/ (under ~30 minutes)
+#   quick: small inputs and budgets (a few minutes), tables in benchmarks/results/quick/
+#   full:  the committed results in benchmarks/results/ (~35 minutes)
 # `make bench-quick` / `make bench` build cts-trace first and call this.
 # See benchmarks/README.md.
 case "${1:-}" in
@@ -9,7 +9,7 @@ quick | full) mode=$1 ;;
 *) echo "usage: sh benchmarks/run-all.sh quick|full" >&2; exit 2 ;;
 esac
 dir=$(cd "$(dirname "$0")" && pwd)
-# one snapshot of the binary for all three scripts (the tree is shared and
+# one snapshot of the binary for all the scripts (the tree is shared and
 # may be rebuilt while the benchmarks run)
 if [ -z "${CTS_TRACE:-}" ]; then
 	root=$(dirname "$dir")
@@ -21,7 +21,7 @@ if [ -z "${CTS_TRACE:-}" ]; then
 fi
 start=$(date +%s)
 failed=""
-for s in overhead throughput time_to_bug; do
+for s in overhead throughput time_to_bug corpus; do
 	echo "== $s ($mode)" >&2
 	sh "$dir/$s.sh" "$mode" || failed="$failed $s"
 done
