@@ -545,17 +545,29 @@ int main(int argc, char **argv)
 										 EXIT_CLEAN;
 		}
 	} else {
+		/* A systematic search whose prefix replay diverged found that the
+		 * program does not repeat itself under one schedule (time, pids,
+		 * the world): that stops the search, and is no bug of the program. */
+		int nreal = 0;
+		bool div = false;
+		for (int i = 0; i < res.nbugs; i++) {
+			if (res.bugs[i].kind == CTS_BUG_DIVERGED)
+				div = true;
+			else
+				nreal++;
+		}
 		if (cts_verbosity >= 1) {
 			double rate = res.elapsed > 0 ? (double)res.runs / res.elapsed : 0;
-			char inc[96] = "";
-			if (res.ninconclusive)
-				snprintf(inc, sizeof(inc), "; %" PRIu64 " run%s inconclusive",
-					 res.ninconclusive, res.ninconclusive == 1 ? "" : "s");
+			char inc[160] = "";
+			if (res.ninconclusive || div)
+				snprintf(inc, sizeof(inc), "; %" PRIu64 " run%s inconclusive%s",
+					 res.ninconclusive + div, res.ninconclusive + div == 1 ? "" : "s",
+					 div ? " (the search stopped: a replayed prefix diverged)" : "");
 			fprintf(stderr,
 				"cts-trace: %" PRIu64 " runs, %" PRIu64 " steps, %.2f s (%.0f runs/s), "
 				"%s, mode %s: %d bug%s found%s%s\n",
-				res.runs, res.steps, res.elapsed, rate, desc, mode_name, res.nbugs,
-				res.nbugs == 1 ? "" : "s", inc,
+				res.runs, res.steps, res.elapsed, rate, desc, mode_name, nreal,
+				nreal == 1 ? "" : "s", inc,
 				res.complete ? "; search space exhausted (complete)" :
 				res.exhausted ? "; search space exhausted for the program's own code and "
 						"modelled library calls, but not complete" : "");
@@ -563,8 +575,9 @@ int main(int argc, char **argv)
 				fprintf(stderr, "cts-trace: not seen: %s (--trace-lib shows inside a "
 					"library)\n", res.unseen);
 		}
-		status = res.nbugs ? EXIT_BUG :
-			 cli.fail_on_inconclusive && res.ninconclusive ? EXIT_INCONCLUSIVE : EXIT_CLEAN;
+		status = nreal ? EXIT_BUG :
+			 cli.fail_on_inconclusive && (res.ninconclusive || div) ? EXIT_INCONCLUSIVE :
+			 EXIT_CLEAN;
 	}
 	if (report) {
 		struct cts_report_info ri = {

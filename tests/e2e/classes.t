@@ -19,38 +19,9 @@
 # When the tool is fixed, prove reports it as "unexpectedly succeeded": delete
 # its line and it becomes a real check.
 KNOWN_FAILING=$(cat <<'EOF'
-pipe_handoff_ok/sync/random    | BUG (timeout) after 3-18 steps: a thread blocked in read(2) on a pipe stalls the run
-pipe_handoff_ok/sync/pct       | BUG (timeout) after 3-18 steps: a thread blocked in read(2) on a pipe stalls the run
-pipe_handoff_ok/sync/dpor      | BUG (timeout) after 3-18 steps: a thread blocked in read(2) on a pipe stalls the run
-pipe_handoff_ok/break/random   | BUG (timeout) after 3-18 steps: a thread blocked in read(2) on a pipe stalls the run
-pipe_handoff_ok/break/pct      | BUG (timeout) after 3-18 steps: a thread blocked in read(2) on a pipe stalls the run
-pipe_handoff_ok/break/dpor     | BUG (timeout) after 3-18 steps: a thread blocked in read(2) on a pipe stalls the run
-pipe_handoff/found             | BUG (timeout) instead of BUG (assert): a thread blocked in read(2) on a pipe stalls the run
-pipe_handoff/replay            | nothing to replay: the assert is not found
-sigwait_thread_ok/sync/random  | BUG (timeout) after 3-18 steps: the thread in sigwait (rt_sigtimedwait) stalls the run
-sigwait_thread_ok/sync/pct     | BUG (timeout) after 3-18 steps: the thread in sigwait (rt_sigtimedwait) stalls the run
-sigwait_thread_ok/sync/dpor    | BUG (timeout) after 3-18 steps: the thread in sigwait (rt_sigtimedwait) stalls the run
-sigwait_thread_ok/break/random | BUG (timeout) after 3-18 steps: the thread in sigwait (rt_sigtimedwait) stalls the run
-sigwait_thread_ok/break/pct    | BUG (timeout) after 3-18 steps: the thread in sigwait (rt_sigtimedwait) stalls the run
-sigwait_thread_ok/break/dpor   | BUG (timeout) after 3-18 steps: the thread in sigwait (rt_sigtimedwait) stalls the run
-sigwait_thread/found           | BUG (timeout) instead of BUG (assert): the thread in sigwait (rt_sigtimedwait) stalls the run
-sigwait_thread/replay          | nothing to replay: the assert is not found
-poll_eventfd_ok/sync/random    | BUG (timeout) after 3-18 steps: a worker blocked in poll(2) or read(2) on the eventfd stalls the run
-poll_eventfd_ok/sync/pct       | BUG (timeout) after 3-18 steps: a worker blocked in poll(2) or read(2) on the eventfd stalls the run
-poll_eventfd_ok/sync/dpor      | BUG (timeout) after 3-18 steps: a worker blocked in poll(2) or read(2) on the eventfd stalls the run
-poll_eventfd_ok/break/random   | BUG (timeout) after 3-18 steps: a worker blocked in poll(2) or read(2) on the eventfd stalls the run
-poll_eventfd_ok/break/pct      | BUG (timeout) after 3-18 steps: a worker blocked in poll(2) or read(2) on the eventfd stalls the run
-poll_eventfd_ok/break/dpor     | BUG (timeout) after 3-18 steps: a worker blocked in poll(2) or read(2) on the eventfd stalls the run
-poll_eventfd/found             | BUG (timeout) instead of BUG (assert): a worker blocked in poll(2) or read(2) on the eventfd stalls the run
-poll_eventfd/replay            | nothing to replay: the assert is not found
-sense_barrier_ok/sync/pct      | BUG (livelock) after 20000 steps: pct keeps running a waiter in its sched_yield loop
-sense_barrier_ok/sync/dpor     | BUG (timeout) in run 6 after 8k-14k steps (or BUG (livelock)): dpor follows a waiter's sched_yield loop
-sense_barrier_ok/break/pct     | BUG (timeout) after 12k-20k steps or BUG (livelock) after 20000: a waiter's sched_yield loop
 cas_stack_ok/sync/random       | intermittent under load (1 in 3-8): BUG (timeout) after 3-15 steps; a consumer spins invisibly in sync mode and the time-slice spin probe misses it
 cas_stack_ok/sync/pct          | intermittent under load (1 in 3-8): BUG (timeout) after 3-15 steps; a consumer spins invisibly in sync mode and the time-slice spin probe misses it
 cas_stack_ok/sync/dpor         | intermittent under load (1 in 3-8): BUG (timeout) after 3-15 steps; a consumer spins invisibly in sync mode and the time-slice spin probe misses it
-cas_stack_ok/break/pct         | BUG (livelock) after 20000 steps (or BUG (timeout)): a consumer polling the empty stack starves the producer
-cas_stack_ok/break/dpor        | BUG (livelock) after 20000 steps (or BUG (timeout)): a consumer polling the empty stack starves the producer
 table_loop_ok/break/random      | BUG (livelock) after 100000 steps: 200,000 shared reads exceed the step budget
 table_loop_ok/break/pct         | BUG (livelock) after 100000 steps: 200,000 shared reads exceed the step budget
 table_loop_ok/break/dpor        | BUG (livelock) after 100000 steps: 200,000 shared reads exceed the step budget

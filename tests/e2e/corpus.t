@@ -30,22 +30,6 @@ xz/break/pct                   | intermittent, about 1 in 20: BUG (timeout) afte
 xz/break/pct/output            | intermittent: the timed-out run's output is missing
 xz/break/dpor                  | intermittent, about 1 in 20: BUG (timeout) after 37-122 steps; xz's main thread waits in pthread_cond_timedwait
 xz/break/dpor/output           | intermittent: the timed-out run's output is missing
-zstd/break/random              | load-dependent: BUG (timeout) in run 0-2: a run makes about 30,000 steps (3-8 s here under load)
-zstd/break/random/output       | load-dependent: the timed-out run's output is missing
-zstd/break/pct                 | load-dependent: BUG (timeout) in run 0-2: a run makes about 30,000 steps (3-8 s here under load)
-zstd/break/pct/output          | load-dependent: the timed-out run's output is missing
-zstd/break/dpor                | load-dependent: BUG (timeout) in run 0-2: a run makes about 30,000 steps (3-8 s here under load)
-zstd/break/dpor/output         | load-dependent: the timed-out run's output is missing
-pbzip2/sync/random             | BUG (timeout) after 5-49 steps: pbzip2's signal thread blocks in sigtimedwait and stalls the run
-pbzip2/sync/random/output      | no output: the first run timed out
-pbzip2/sync/pct                | BUG (timeout) after 5-49 steps: pbzip2's signal thread blocks in sigtimedwait and stalls the run
-pbzip2/sync/pct/output         | no output: the first run timed out
-pbzip2/break/random            | BUG (timeout) after 5-49 steps: pbzip2's signal thread blocks in sigtimedwait and stalls the run
-pbzip2/break/random/output     | no output: the first run timed out
-pbzip2/break/pct               | BUG (timeout) after 5-49 steps: pbzip2's signal thread blocks in sigtimedwait and stalls the run
-pbzip2/break/pct/output        | no output: the first run timed out
-pbzip2/break/dpor              | BUG (timeout) after 5-49 steps: pbzip2's signal thread blocks in sigtimedwait and stalls the run
-pbzip2/break/dpor/output       | no output: the first run timed out
 cxx_queue/break/dpor           | intermittent, about 1 in 30-80 under load: exit 1, a divergence reported as a bug: replay diverged at step 907 (read64 vs read32)
 cxx_queue/break/dpor/output    | intermittent: the diverged run's output is missing
 omp_sum/break/dpor             | intermittent, 1 in 26: exit 1, a divergence reported as a bug: replay diverged at step 268 (read32 vs futex_wait)
