@@ -8,11 +8,14 @@
 #     CPU, not wall time: the machine may be shared);
 #  2. on benchmarks/programs in break mode, distinct races (`--races report
 #     --keep-going`, random, YRUNS runs) and bugs, and what dpor concludes.
+# PARTS="cost yield" (default) picks the tables; YPROGS limits the yield table
+# to these programs (lock_counter, par_sum and pipeline have no bug and take
+# long).
 set -u
 OLD=${1:?usage: benchmarks/libcalls.sh OLD_CTS [NEW_CTS]}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 NEW=${2:-$ROOT/cts-trace}
-RUNS=${RUNS:-30} REPS=${REPS:-3} YRUNS=${YRUNS:-200}
+RUNS=${RUNS:-30} REPS=${REPS:-3} YRUNS=${YRUNS:-200} PARTS=${PARTS:-cost yield}
 W=$(mktemp -d /tmp/cts-libcalls.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 for f in "$ROOT"/benchmarks/programs/*.c; do
@@ -37,6 +40,7 @@ cpu() {
 }
 per_run() { awk -v a="$1" -v r="$RUNS" 'BEGIN { printf "%.0f", a / r }'; }
 
+if [[ " $PARTS " == *" cost "* ]]; then
 echo "### Cost: random --seed 1 --keep-going, $RUNS runs: scheduling steps and ptrace stops per run, CPU ms of cts-trace for all runs (median of $REPS)"
 echo
 echo "| program | mode | steps old | steps new | stops old | stops new | CPU ms old | CPU ms new |"
@@ -56,13 +60,15 @@ for p in $progs ${extra:-}; do
 		     "$(awk -v x="$n" 'BEGIN { printf "%.0f", x * 1000 }') |"
 	done
 done
+fi
 
+if [[ " $PARTS " == *" yield "* ]]; then
 echo
 echo "### Yield in break mode: random $YRUNS runs (races, bugs); dpor (runs, verdict)"
 echo
 echo "| program | races old | races new | bugs old | bugs new | dpor old | dpor new |"
 echo "| --- | ---: | ---: | ---: | ---: | --- | --- |"
-for p in $progs; do
+for p in ${YPROGS:-$progs}; do
 	row="| $p"
 	for b in "$OLD" "$NEW"; do
 		"$b" -m break -s random --seed 1 -n "$YRUNS" --keep-going --races report -o "$W/o" --timeout 5 \
@@ -84,3 +90,4 @@ for p in $progs; do
 	set -- $(sed -n 1p "$W/y.$p") $(sed -n 2p "$W/y.$p")
 	echo "$row | $1 | $3 | $2 | $4 | $(sed -n 1p "$W/d.$p") | $(sed -n 2p "$W/d.$p") |"
 done
+fi
