@@ -89,6 +89,14 @@ tests/unit/test_%: tests/unit/test_%.c tests/unit/tap.h libcts.a
 tests/programs/%: tests/programs/%.c
 	$(CC) $(PROG_CFLAGS) -o $@ $< -lm
 
+# A lock inside a stripped shared library (libsync.c's test).
+tests/programs/lib/libspeclock.so: tests/programs/lib/speclock.c
+	$(CC) -g -O2 -fPIC -shared -std=gnu11 -o $@ $< && strip $@
+
+tests/programs/lib_lock tests/programs/lib_lock_ok: tests/programs/%: tests/programs/%.c \
+		tests/programs/lib/libspeclock.so
+	$(CC) $(PROG_CFLAGS) -o $@ $< -Ltests/programs/lib -lspeclock -Wl,-rpath,'$$ORIGIN/lib'
+
 tests/corpus/cxx_queue: tests/corpus/cxx_queue.cpp | test-deps-check
 	$(CXX) -std=c++17 -g -O1 -pthread -w -o $@ $<
 
@@ -141,7 +149,8 @@ bench-quick: all programs
 	@sh benchmarks/run-all.sh quick
 
 clean:
-	rm -f cts-trace libcts.a */*.o tests/unit/*.o $(UNIT_BINS) $(PROG_BINS) $(CORPUS_BINS) $(FUZZ_BINS)
+	rm -f cts-trace libcts.a */*.o tests/unit/*.o $(UNIT_BINS) $(PROG_BINS) $(CORPUS_BINS) $(FUZZ_BINS) \
+	      tests/programs/lib/libspeclock.so
 	rm -rf cts-out
 
 .PHONY: all deps deps-check test-deps-check check asan demo bench bench-quick clean programs fuzzers fuzz

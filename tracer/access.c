@@ -27,6 +27,7 @@
 #include "models/symbolize.h"
 #include "tracer/access.h"
 #include "tracer/elf.h"
+#include "tracer/libsync.h"
 #include "tracer/proc.h"
 
 /* Local-only hits before an access breakpoint is retired. */
@@ -221,6 +222,9 @@ static int scan_code(struct cts_tracer *tr)
 				      tr->cfg.trace_libs[i]);
 	}
 	cts_debug_msg("access breakpoints: %d in %d code ranges", c.added, a->nranges);
+	/* Other libraries' locks: their atomics (libsync.c). */
+	if (tr->cfg.mode != CTS_MODE_SYNC)
+		cts_libsync_scan(tr, a->dis, a->maps, a->nmaps);
 	a->scanned = true;
 	return 0;
 }

@@ -444,6 +444,72 @@ int cts_elf_code_ranges(const char *path, uint64_t *lowest_vaddr,
 	return n;
 }
 
+/* A section's header and contents by name; NULL when absent. */
+static Elf_Data *section_named(Elf *e, const char *want, GElf_Shdr *out)
+{
+	size_t shstrndx;
+	if (elf_getshdrstrndx(e, &shstrndx) != 0)
+		return NULL;
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e, scn));) {
+		const char *name;
+		if (gelf_getshdr(scn, out) && out->sh_type != SHT_NOBITS &&
+		    (name = elf_strptr(e, shstrndx, out->sh_name)) && strcmp(name, want) == 0)
+			return elf_getdata(scn, NULL);
+	}
+	return NULL;
+}
+
+static int32_t sdata4(const uint8_t *p)
+{
+	int32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+int cts_elf_fde_ranges(const char *path, uint64_t *lowest_vaddr,
+		       void (*fn)(uint64_t, uint64_t, void *), void *arg)
+{
+	int fd, n = 0;
+	GElf_Shdr hsh, fsh;
+	Elf *e = open_elf(path, &fd);
+	if (!e)
+		return -1;
+	*lowest_vaddr = lowest_load(e);
+	Elf_Data *hdr = section_named(e, ".eh_frame_hdr", &hsh);
+	Elf_Data *frames = section_named(e, ".eh_frame", &fsh);
+	const uint8_t *h = hdr ? hdr->d_buf : NULL, *f = frames ? frames->d_buf : NULL;
+	/* The layout every x86-64 linker writes: version 1, eh_frame_ptr
+	 * pcrel|sdata4, fde_count udata4, table datarel|sdata4. Anything else
+	 * is left to the symbol tables. */
+	if (!h || !f || hdr->d_size < 12 || h[0] != 1 || h[1] != 0x1b || h[2] != 0x03 ||
+	    h[3] != 0x3b) {
+		close_elf(e, fd);
+		return 0;
+	}
+	uint32_t count;
+	memcpy(&count, h + 8, 4);
+	if (count > (hdr->d_size - 12) / 8)
+		count = (uint32_t)((hdr->d_size - 12) / 8);
+	for (uint32_t i = 0; i < count; i++) {
+		uint64_t start = hsh.sh_addr + (uint64_t)(int64_t)sdata4(h + 12 + 8 * i);
+		uint64_t fde = hsh.sh_addr + (uint64_t)(int64_t)sdata4(h + 16 + 8 * i);
+		uint64_t off = fde - fsh.sh_addr;
+		/* length, CIE pointer, pc_begin (pcrel sdata4), pc_range */
+		if (fde < fsh.sh_addr || off + 16 > frames->d_size)
+			continue;
+		const uint8_t *p = f + off;
+		uint64_t begin = fde + 8 + (uint64_t)(int64_t)sdata4(p + 8);
+		uint32_t len;
+		memcpy(&len, p + 12, 4);
+		if (begin != start || !len || sdata4(p) == -1)
+			continue; /* not the pc_begin encoding assumed: skip it */
+		fn(start, len, arg);
+		n++;
+	}
+	close_elf(e, fd);
+	return n;
+}
+
 /* GOT slot -> imported symbol name, from the JUMP_SLOT and GLOB_DAT
  * relocations; NULL when the slot is not one. */
 static const char *got_name(Elf *e, uint64_t slot)

@@ -51,6 +51,14 @@ int cts_elf_find_symbol(const char *path, const char *name, uint64_t *value, uin
 int cts_elf_code_ranges(const char *path, uint64_t *lowest_vaddr,
 			void (*fn)(uint64_t vaddr, uint64_t size, void *arg), void *arg);
 
+/* Every function the unwind tables know, stripped or not: fn(vaddr, size)
+ * for each FDE listed in .eh_frame_hdr (gcc and clang emit one per function,
+ * static ones included, and one per cold part). *lowest_vaddr as above.
+ * Returns the number of ranges, 0 when the file has no usable
+ * .eh_frame_hdr, -1 on error. */
+int cts_elf_fde_ranges(const char *path, uint64_t *lowest_vaddr,
+		       void (*fn)(uint64_t vaddr, uint64_t size, void *arg), void *arg);
+
 /* The program's (or a library's) PLT stubs: fn(name, vaddr) for every stub
  * that jumps through the GOT slot of an imported function (.plt, .plt.sec,
  * .plt.got). *lowest_vaddr as above. Returns the number of stubs, -1 on error. */

@@ -34,10 +34,6 @@ cxx_queue/break/dpor           | intermittent, about 1 in 30-80 under load: exit
 cxx_queue/break/dpor/output    | intermittent: the diverged run's output is missing
 omp_sum/break/dpor             | intermittent, 1 in 26: exit 1, a divergence reported as a bug: replay diverged at step 268 (read32 vs futex_wait)
 omp_sum/break/dpor/output      | intermittent: the diverged run's output is missing
-omp_sum/break/random/races     | 2 race reports on arrived and team (main's stack, omp_sum.c:31-32) inside omp critical: libgomp's lock is not synchronization to the tool
-omp_sum/break/dpor/races       | 2 race reports on arrived and team (main's stack, omp_sum.c:31-32) inside omp critical: libgomp's lock is not synchronization to the tool
-glib_pool/break/random/races   | 4-5 race reports on total, tasks, largest (glib_pool.c:23-26 vs 40-41): GMutex is not synchronization to the tool
-glib_pool/break/pct/races      | 4-5 race reports on total, tasks, largest (glib_pool.c:23-26 vs 40-41): GMutex is not synchronization to the tool
 python3/sync/dpor              | intermittent, about 1 in 10: exit 1, a divergence reported as a bug: replay diverged at step 5965 (sem_init vs lock), probably python's randomized hash seed
 python3/sync/dpor/output       | intermittent: the diverged run's output is missing
 python3/break/random           | BUG (timeout) after 15 steps: python's start-up in break mode does not finish within the 10 s run limit
