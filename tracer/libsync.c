@@ -17,7 +17,8 @@
  * the functions come from the unwind tables (.eh_frame_hdr lists every FDE,
  * static functions included), else from the symbol tables, and each is
  * decoded linearly. A function whose bytes hold neither a lock prefix (0xf0)
- * nor an xchg opcode (0x86, 0x87) cannot contain one and is not decoded.
+ * nor an xchg opcode (0x86, 0x87) followed by a memory ModRM byte cannot
+ * contain one and is not decoded.
  * Libraries loaded later (dlopen) are not scanned. */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -51,6 +52,16 @@ static void add_atomic(const struct cts_insn *in, void *arg)
 	c->added++;
 }
 
+/* Can [p, p+n) hold an atomic instruction: a lock prefix, or an xchg
+ * opcode whose ModRM byte names memory (mod != 3)? */
+static bool may_hold_atomic(const uint8_t *p, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		if (p[i] == 0xf0 || ((p[i] == 0x86 || p[i] == 0x87) && i + 1 < n && p[i + 1] < 0xc0))
+			return true;
+	return false;
+}
+
 static void scan_function(uint64_t vaddr, uint64_t size, void *arg)
 {
 	struct lib_ctx *c = arg;
@@ -58,7 +69,7 @@ static void scan_function(uint64_t vaddr, uint64_t size, void *arg)
 	if (lo < c->lo || lo >= c->hi || size > c->hi - lo || cts_tr_interrupted())
 		return;
 	const uint8_t *p = c->code + (lo - c->lo);
-	if (!memchr(p, 0xf0, size) && !memchr(p, 0x86, size) && !memchr(p, 0x87, size))
+	if (!may_hold_atomic(p, size))
 		return;
 	c->decoded++;
 	cts_disasm_scan(c->dis, lo, p, size, add_atomic, c);
