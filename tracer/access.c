@@ -199,7 +199,7 @@ static int scan_code(struct cts_tracer *tr)
 		const struct cts_mapping *m = &a->maps[i];
 		if (m->off != 0 || !m->path[0])
 			continue;
-		if (strcmp(m->path, tr->cfg.path) != 0 && !cts_access_lib_wanted(tr, m->path))
+		if (strcmp(m->path, tr->image) != 0 && !cts_access_lib_wanted(tr, m->path))
 			continue;
 		/* The executable mappings of this file are the traced code range. */
 		for (size_t j = 0; j < a->nmaps && a->nranges < MAX_RANGES; j++) {

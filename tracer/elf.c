@@ -510,6 +510,26 @@ int cts_elf_fde_ranges(const char *path, uint64_t *lowest_vaddr,
 	return n;
 }
 
+bool cts_elf_script(const char *path, char *interp, size_t len)
+{
+	char line[4096];
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return false;
+	bool ok = fgets(line, sizeof(line), f) && line[0] == '#' && line[1] == '!';
+	fclose(f);
+	if (!ok)
+		return false;
+	char *p = line + 2;
+	p += strspn(p, " \t");
+	size_t n = strcspn(p, " \t\r\n");
+	if (!n)
+		return false;
+	p[n] = 0;
+	snprintf(interp, len, "%s", p);
+	return true;
+}
+
 /* GOT slot -> imported symbol name, from the JUMP_SLOT and GLOB_DAT
  * relocations; NULL when the slot is not one. */
 static const char *got_name(Elf *e, uint64_t slot)

@@ -27,6 +27,9 @@ struct cts_elf_info {
 enum cts_elf_problem cts_elf_check(const char *path, struct cts_elf_info *info, char *err,
 				   size_t errlen);
 
+/* Does the file start with "#!"? Then interp gets the interpreter's path. */
+bool cts_elf_script(const char *path, char *interp, size_t len);
+
 /* Look up n names among the default-version dynamic symbols (and .symtab
  * when present) of the ELF file at path; values[i] = st_value or 0 when
  * missing, sizes[i] = st_size (sizes may be NULL). Returns how many were found, -1 on error. */

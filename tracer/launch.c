@@ -225,7 +225,7 @@ static int setup_libc(struct cts_tracer *tr)
 		base = base ? base + 1 : maps[i].path;
 		bool is_libc = strncmp(base, "libc.so", 7) == 0 || strncmp(base, "libc-", 5) == 0;
 		bool is_ld = strncmp(base, "ld-linux", 8) == 0 || strncmp(base, "ld-", 3) == 0;
-		if (maps[i].off == 0 && !tr->exe_base && strcmp(maps[i].path, tr->cfg.path) == 0)
+		if (maps[i].off == 0 && !tr->exe_base && strcmp(maps[i].path, tr->image) == 0)
 			tr->exe_base = maps[i].lo;
 		if (is_libc && maps[i].off == 0 && !libc_base) {
 			libc_base = maps[i].lo;
@@ -293,6 +293,8 @@ int cts_tr_launch(struct cts_tracer *tr, struct user_regs_struct *entry_regs)
 		return -1;
 	}
 
+	if (tr->script && cts_tr_follow_wrapper(tr, pid) != 0)
+		return -1;
 	/* Run to the program's entry point: by then libc is mapped. */
 	uint64_t entry = cts_auxv_entry(pid);
 	uint8_t orig, cc = 0xCC;

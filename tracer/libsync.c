@@ -99,7 +99,7 @@ int cts_libsync_scan(struct cts_tracer *tr, struct cts_disasm *dis,
 	int total = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct cts_mapping *m = &maps[i];
-		if (m->off != 0 || m->path[0] != '/' || strcmp(m->path, tr->cfg.path) == 0 ||
+		if (m->off != 0 || m->path[0] != '/' || strcmp(m->path, tr->image) == 0 ||
 		    cts_access_lib_wanted(tr, m->path))
 			continue;
 		const struct cts_mapping *x = exec_mapping(maps, n, i);

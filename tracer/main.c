@@ -38,7 +38,8 @@ static void usage(FILE *f)
 "Runs an uninstrumented multithreaded x86-64 program one thread at a time under\n"
 "ptrace, explores thread schedules, and reports concurrency bugs (crashes, failed\n"
 "asserts, deadlocks, livelocks, data races, wrong output) with a schedule that\n"
-"replays each one.\n"
+"replays each one. PROGRAM may be a #! script that execs the program (followed\n"
+"to it; a script that never execs a program in its own process is exit status 2).\n"
 "\n"
 "Exploration:\n"
 "  -s, --strategy NAME   %s (default random)\n"
@@ -422,8 +423,11 @@ int main(int argc, char **argv)
 	}
 
 	path = resolve(prog_argv[0]);
-	struct cts_elf_info info;
-	if (cts_elf_check(path, &info, err, sizeof(err)) != CTS_ELF_OK) {
+	struct cts_elf_info info = { .debug_info = true };
+	char interp[256];
+	/* A #! script: the tracer follows it to the program it execs (wrapper.c). */
+	if (!cts_elf_script(path, interp, sizeof(interp)) &&
+	    cts_elf_check(path, &info, err, sizeof(err)) != CTS_ELF_OK) {
 		cts_error_msg("%s", err);
 		status = EXIT_USAGE;
 		goto out;

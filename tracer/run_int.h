@@ -31,6 +31,10 @@ int cts_tr_launch(struct cts_tracer *tr, struct user_regs_struct *entry_regs);
 int cts_tr_run_to_main(struct cts_tracer *tr, struct user_regs_struct *regs);
 void cts_tr_kill_and_reap(struct cts_tracer *tr);
 
+/* wrapper.c: a #! script's process runs free until it execs the program
+ * (tr->image); -1 with the reason set if it never does */
+int cts_tr_follow_wrapper(struct cts_tracer *tr, pid_t pid);
+
 /* server.c: the fork server */
 bool cts_tr_become_server(struct cts_tracer *tr, const struct user_regs_struct *regs);
 pid_t cts_tr_fork_from_server(struct cts_tracer *tr);

@@ -442,7 +442,7 @@ static void libcalls_resolve(struct cts_tracer *tr)
 		return;
 	for (size_t i = 0; i < n; i++) {
 		if (maps[i].off != 0 || !maps[i].path[0] ||
-		    (strcmp(maps[i].path, tr->cfg.path) != 0 && !cts_access_lib_wanted(tr, maps[i].path)))
+		    (strcmp(maps[i].path, tr->image) != 0 && !cts_access_lib_wanted(tr, maps[i].path)))
 			continue;
 		bool seen = false;
 		for (size_t j = 0; j < i; j++)

@@ -62,8 +62,8 @@ static int start_run(void *be, struct cts_run_state *st)
 		struct cts_elf_info info;
 		char err[256];
 		tr->main_known = true;
-		if (cts_elf_lookup(tr->cfg.path, names, 1, &v, NULL) == 1 && v &&
-		    cts_elf_check(tr->cfg.path, &info, err, sizeof(err)) == CTS_ELF_OK)
+		if (cts_elf_lookup(tr->image, names, 1, &v, NULL) == 1 && v &&
+		    cts_elf_check(tr->image, &info, err, sizeof(err)) == CTS_ELF_OK)
 			tr->main_addr = v + (info.pie ? tr->exe_base : 0);
 	}
 	int r = tr->no_main ? 1 : cts_tr_run_to_main(tr, &regs);
@@ -349,6 +349,8 @@ struct cts_tracer *cts_tracer_new(const struct cts_tracer_config *cfg, struct ct
 	tr->model = model;
 	tr->no_server = cfg->no_fork_server;
 	tr->no_emulate = getenv("CTS_NO_EMULATE") != NULL; /* to test the single-step path */
+	snprintf(tr->image, sizeof(tr->image), "%s", cfg->path);
+	tr->script = cts_elf_script(cfg->path, tr->interp, sizeof(tr->interp));
 	/* Tracer and tracee on one CPU: cross-CPU stop round trips are 8-15x slower. */
 	int cpu = sched_getcpu();
 	if (cpu >= 0) {

@@ -153,6 +153,9 @@ struct cts_tracer {
 	bool bps_dirty;             /* breakpoints changed since the server was synced */
 	bool no_server;
 	struct user_regs_struct server_regs;
+	char image[256];            /* the program's image: cfg.path, or what a script exec'd */
+	bool script;                /* cfg.path is a #! script (wrapper.c) */
+	char interp[256];           /* its interpreter */
 	uint64_t libc_lo[4], libc_hi[4];
 	int nlibc_ranges;
 	struct cts_sym *sym;

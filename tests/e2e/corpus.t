@@ -42,8 +42,6 @@ python3/break/pct              | BUG (timeout) after 15 steps: python's start-up
 python3/break/pct/output       | no output: the first run timed out
 python3/break/dpor             | BUG (timeout) after 15 steps: python's start-up in break mode does not finish within the 10 s run limit
 python3/break/dpor/output      | no output: the first run timed out
-wrapper/xz                     | exit 2: refused as not an ELF executable (a script)
-wrapper/xz/output              | no output: refused
 EOF
 )
 
