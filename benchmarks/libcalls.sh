@@ -8,9 +8,13 @@
 #     CPU, not wall time: the machine may be shared);
 #  2. on benchmarks/programs in break mode, distinct races (`--races report
 #     --keep-going`, random, YRUNS runs) and bugs, and what dpor concludes.
+#  3. (PARTS=corpus) the same counters on the real-program corpus
+#     (tests/corpus/lib.sh: pigz, xz, zstd, pbzip2, cxx_queue, omp_sum,
+#     glib_pool, python3; build them with `make programs`), CRUNS runs each.
 # PARTS="cost yield" (default) picks the tables; YPROGS limits the yield table
 # to these programs (lock_counter, par_sum and pipeline have no bug and take
-# long).
+# long). OLD_CTS "-" means NEW_CTS with CTS_NO_LIBCALLS=1 (the same build
+# without library-call events).
 set -u
 OLD=${1:?usage: benchmarks/libcalls.sh OLD_CTS [NEW_CTS]}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,6 +22,11 @@ NEW=${2:-$ROOT/cts-trace}
 RUNS=${RUNS:-30} REPS=${REPS:-3} YRUNS=${YRUNS:-200} PARTS=${PARTS:-cost yield}
 W=$(mktemp -d /tmp/cts-libcalls.XXXXXX)
 trap 'rm -rf "$W"' EXIT
+if [ "$OLD" = - ]; then
+	OLD=$W/old-cts
+	printf '#!/bin/sh\nCTS_NO_LIBCALLS=1 exec %s "$@"\n' "$NEW" >"$OLD"
+	chmod +x "$OLD"
+fi
 for f in "$ROOT"/benchmarks/programs/*.c; do
 	gcc -g -O1 -pthread -w -o "$W/$(basename "$f" .c)" "$f" -lm || exit 1
 done
@@ -89,5 +98,42 @@ for p in ${YPROGS:-$progs}; do
 	done
 	set -- $(sed -n 1p "$W/y.$p") $(sed -n 2p "$W/y.$p")
 	echo "$row | $1 | $3 | $2 | $4 | $(sed -n 1p "$W/d.$p") | $(sed -n 2p "$W/d.$p") |"
+done
+fi
+
+if [[ " $PARTS " == *" corpus "* ]]; then
+CRUNS=${CRUNS:-3}
+. "$ROOT/tests/corpus/lib.sh"
+corpus_input "$W/in.txt"
+# ccpu BIN MODE CMD...: as cpu, on a corpus command line (10 s per run at most).
+ccpu() {
+	local b=$1 m=$2
+	shift 2
+	/usr/bin/time -f "%U %S" -o "$W/t" "$b" -q -m "$m" -s random --seed 1 -n "$CRUNS" \
+		--timeout 10 --keep-going -o "$W/o" --report "$W/c.json" -- "$@" >/dev/null 2>&1
+	tail -n 1 "$W/t" | awk '{ printf "%.3f\n", $1 + $2 }'
+}
+echo
+echo "### Corpus: random --seed 1 --keep-going --timeout 10, $CRUNS runs: steps and stops per run, CPU ms of cts-trace for all runs (median of $REPS, old and new interleaved), inconclusive runs old/new"
+echo
+echo "| program | mode | steps old | steps new | stops old | stops new | CPU ms old | CPU ms new | inconcl. old/new |"
+echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
+for p in $CORPUS_NAMES; do
+	cmd=$(corpus_cmd "$p" "$W/in.txt")
+	for m in sync break; do
+		: >"$W/old" ; : >"$W/new"
+		for r in $(seq "$REPS"); do
+			ccpu "$OLD" $m $cmd >>"$W/old"
+			so=$(field "$W/c.json" steps) to=$(field "$W/c.json" stops)
+			io=$(jq -r '.inconclusive.count // 0' "$W/c.json")
+			ccpu "$NEW" $m $cmd >>"$W/new"
+			sn=$(field "$W/c.json" steps) tn=$(field "$W/c.json" stops)
+			in=$(jq -r '.inconclusive.count // 0' "$W/c.json")
+		done
+		o=$(median <"$W/old") n=$(median <"$W/new")
+		echo "| $p | $m | $((so / CRUNS)) | $((sn / CRUNS)) | $((to / CRUNS)) | $((tn / CRUNS)) |" \
+		     "$(awk -v x="$o" 'BEGIN { printf "%.0f", x * 1000 }') |" \
+		     "$(awk -v x="$n" 'BEGIN { printf "%.0f", x * 1000 }') | $io/$in |"
+	done
 done
 fi

@@ -213,7 +213,8 @@ int cts_tr_sync_resolve(struct cts_tracer *tr, const char *libc_path, uint64_t l
 		}
 		cts_tr_bp_add(tr, libc_base + values[i], BP_SYNC, i);
 	}
-	if (tr->cfg.mode != CTS_MODE_SYNC)
+	/* CTS_NO_LIBCALLS: without library-call events, to measure their cost. */
+	if (tr->cfg.mode != CTS_MODE_SYNC && !getenv("CTS_NO_LIBCALLS"))
 		libcalls_resolve(tr);
 	return 0;
 }
