@@ -202,6 +202,8 @@ int cts_tr_on_seccomp(struct cts_tracer *tr, struct thread *th)
 	case SYS_clone:
 	case SYS_clone3: /* the clone event follows */
 		return cts_tr_resume(tr, th, 0);
+	case SYS_getrandom:
+		return cts_tr_on_getrandom(tr, th);
 	default:
 		return cts_tr_sys_entry(tr, th, nr);
 	}

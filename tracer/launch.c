@@ -67,7 +67,7 @@ int cts_tr_build_seccomp(struct cts_tracer *tr)
 	static const int traced[] = {
 		SCMP_SYS(futex), SCMP_SYS(clone), SCMP_SYS(clone3), SCMP_SYS(exit),
 		SCMP_SYS(exit_group), SCMP_SYS(sched_yield), SCMP_SYS(nanosleep),
-		SCMP_SYS(clock_nanosleep),
+		SCMP_SYS(clock_nanosleep), SCMP_SYS(getrandom),
 	};
 	int rc = -1;
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);

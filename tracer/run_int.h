@@ -35,6 +35,9 @@ void cts_tr_kill_and_reap(struct cts_tracer *tr);
  * (tr->image); -1 with the reason set if it never does */
 int cts_tr_follow_wrapper(struct cts_tracer *tr, pid_t pid);
 
+/* entropy.c: getrandom(2) from a generator restarted at every run */
+int cts_tr_on_getrandom(struct cts_tracer *tr, struct thread *th);
+
 /* server.c: the fork server */
 bool cts_tr_become_server(struct cts_tracer *tr, const struct user_regs_struct *regs);
 pid_t cts_tr_fork_from_server(struct cts_tracer *tr);

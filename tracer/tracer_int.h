@@ -153,6 +153,7 @@ struct cts_tracer {
 	bool bps_dirty;             /* breakpoints changed since the server was synced */
 	bool no_server;
 	struct user_regs_struct server_regs;
+	uint64_t entropy;           /* getrandom's generator state (entropy.c), reset per run */
 	char image[256];            /* the program's image: cfg.path, or what a script exec'd */
 	bool script;                /* cfg.path is a #! script (wrapper.c) */
 	char interp[256];           /* its interpreter */
