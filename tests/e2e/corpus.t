@@ -22,11 +22,11 @@ cxx_queue/break/dpor           | intermittent, was 1 in 30-80 under load (replay
 cxx_queue/break/dpor/output    | intermittent: after a divergence fewer runs than asked for completed
 omp_sum/break/dpor             | intermittent, was 1 in 26 (replay diverged at step 268, read32 vs futex_wait; maybe a spin load learned by the time-slice probe in a later run, visible in the replayed prefix); 0 in 53 tries of -n 3 on 2026-11-26; a diverged prefix now exits 0
 omp_sum/break/dpor/output      | intermittent: after a divergence fewer runs than asked for completed
-python3/break/random           | BUG (timeout) after 15 steps: python's start-up in break mode does not finish within the 10 s run limit
+python3/break/random           | inconclusive (no bug any more), every run timed out after 15 steps: python's start-up in break mode does not finish within the 10 s run limit
 python3/break/random/output    | no output: the first run timed out
-python3/break/pct              | BUG (timeout) after 15 steps: python's start-up in break mode does not finish within the 10 s run limit
+python3/break/pct              | inconclusive (no bug any more), every run timed out after 15 steps: python's start-up in break mode does not finish within the 10 s run limit
 python3/break/pct/output       | no output: the first run timed out
-python3/break/dpor             | BUG (timeout) after 15 steps: python's start-up in break mode does not finish within the 10 s run limit
+python3/break/dpor             | inconclusive (no bug any more), every run timed out after 15 steps: python's start-up in break mode does not finish within the 10 s run limit
 python3/break/dpor/output      | no output: the first run timed out
 EOF
 )
