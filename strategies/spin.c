@@ -33,6 +33,7 @@ struct thr {
 	uint64_t cur_fp;
 	struct cts_event cur_ev;
 	bool stuck, proven;         /* last cts_spin_stuck answer */
+	bool listed;                /* in cts_spin's streak list */
 };
 
 /* Last known bytes of an 8-byte granule and who last changed it. */
@@ -48,7 +49,11 @@ struct gran {
 struct cts_spin {
 	int (*state)(void *be, int tid, uint64_t *hash);
 	void *be;
-	struct thr th[CTS_MAX_THREADS];
+	struct thr *th;             /* per thread number, grown on demand */
+	size_t thcap;
+	/* Threads in a streak (locations or yields): the only ones another
+	 * thread's step has to tell; not every thread the run created. */
+	int *streak, nstreak;
 	struct gran *g;
 	uint32_t cap, n, gen;
 };
@@ -68,13 +73,17 @@ void cts_spin_free(struct cts_spin *sp)
 {
 	if (!sp)
 		return;
+	free(sp->th);
+	free(sp->streak);
 	free(sp->g);
 	free(sp);
 }
 
 void cts_spin_reset(struct cts_spin *sp)
 {
-	memset(sp->th, 0, sizeof(sp->th));
+	if (sp->thcap)
+		memset(sp->th, 0, sp->thcap * sizeof(*sp->th));
+	sp->nstreak = 0;
 	sp->n = 0;
 	if (++sp->gen == 0) {
 		memset(sp->g, 0, sp->cap * sizeof(*sp->g));
@@ -268,13 +277,26 @@ static bool stuck(struct cts_spin *sp, struct thr *h, const struct cts_event *p,
 	return h->proven;
 }
 
+/* Thread t's streaks, the table grown to hold it. */
+static struct thr *thr_of(struct cts_spin *sp, int t)
+{
+	if (t < 0)
+		return NULL;
+	if ((size_t)t >= sp->thcap) {
+		size_t cap = cts_grow_cap(sp->thcap, (size_t)t + 1);
+		sp->th = cts_xgrow(sp->th, sp->thcap, cap, sizeof(*sp->th));
+		sp->streak = cts_xgrow(sp->streak, sp->thcap, cap, sizeof(*sp->streak));
+		sp->thcap = cap;
+	}
+	return &sp->th[t];
+}
+
 bool cts_spin_stuck(struct cts_spin *sp, const struct cts_event *pending, struct cts_spin_loc **loc)
 {
-	int t = pending->tid;
 	*loc = NULL;
-	if (t < 0 || t >= CTS_MAX_THREADS)
+	struct thr *h = thr_of(sp, pending->tid);
+	if (!h)
 		return false;
-	struct thr *h = &sp->th[t];
 	h->proven = false;
 	h->stuck = stuck(sp, h, pending, loc);
 	if (!h->stuck)
@@ -284,6 +306,8 @@ bool cts_spin_stuck(struct cts_spin *sp, const struct cts_event *pending, struct
 
 bool cts_spin_proven(const struct cts_spin *sp, int t)
 {
+	if (t < 0 || (size_t)t >= sp->thcap)
+		return false;
 	const struct thr *h = &sp->th[t];
 	if (!h->stuck || !h->proven)
 		return false;
@@ -295,6 +319,10 @@ bool cts_spin_proven(const struct cts_spin *sp, int t)
 
 const struct cts_spin_loc *cts_spin_locs(const struct cts_spin *sp, int t, int *n)
 {
+	if (t < 0 || (size_t)t >= sp->thcap) {
+		*n = 0;
+		return NULL;
+	}
 	*n = sp->th[t].nloc;
 	return sp->th[t].loc;
 }
@@ -348,9 +376,9 @@ void cts_spin_executed(struct cts_spin *sp, const struct cts_event *ev, uint64_t
 {
 	int t = ev->tid;
 	memset(out, 0, sizeof(*out));
-	if (t < 0 || t >= CTS_MAX_THREADS)
+	struct thr *h = thr_of(sp, t);
+	if (!h)
 		return;
-	struct thr *h = &sp->th[t];
 
 	/* Silent: a load, a yield, or a store of what the location already held. */
 	bool silent;
@@ -373,12 +401,24 @@ void cts_spin_executed(struct cts_spin *sp, const struct cts_event *ev, uint64_t
 	own_step(h, ev, silent, fp_ok, h->cur_fp, out);
 	h->cur_known = false;
 	h->stuck = false;
+	if ((h->nloc || h->yields) && !h->listed) {
+		h->listed = true;
+		sp->streak[sp->nstreak++] = t;
+	}
 	if (silent)
 		return;
-	/* Everyone else may have something new to see. */
+	/* Everyone else in a streak may have something new to see (a thread
+	 * out of any streak resets others_moved at its next yield). */
 	uint64_t lo = ev->obj, hi = ev->obj + (ev->size ? ev->size : 8);
-	for (int u = 0; u < CTS_MAX_THREADS; u++) {
+	int k = 0;
+	for (int j = 0; j < sp->nstreak; j++) {
+		int u = sp->streak[j];
 		struct thr *o = &sp->th[u];
+		if (!o->nloc && !o->yields) {
+			o->listed = false;
+			continue;
+		}
+		sp->streak[k++] = u;
 		if (u == t)
 			continue;
 		o->others_moved = true;
@@ -386,4 +426,5 @@ void cts_spin_executed(struct cts_spin *sp, const struct cts_event *ev, uint64_t
 			if (o->loc[i].addr < hi && lo < o->loc[i].addr + o->loc[i].size)
 				o->loc[i].written = true;
 	}
+	sp->nstreak = k;
 }

@@ -18,60 +18,164 @@
 
 /* ---- thread sets ---- */
 
-#define TS_WORDS ((CTS_MAX_THREADS + 63) / 64)
+/* A set of thread numbers as up to TS_SLOTS 64-bit words, each with its word
+ * index, ascending: any thread numbers, as long as the members fall in at
+ * most TS_SLOTS words (1,024 threads alive at once in the worst case). A
+ * state's sets hold threads alive there, so a run that creates 10,000
+ * threads one after another costs a few words per set, not 10,000 bits.
+ * Value semantics (states and sets are copied by assignment). A member that
+ * does not fit sets lost: the search is then incomplete, never wrong. */
+#define TS_SLOTS 16
 
 struct tset {
-	uint64_t w[TS_WORDS];
+	uint8_t n;
+	bool lost;
+	uint32_t idx[TS_SLOTS];
+	uint64_t w[TS_SLOTS];
 };
 
 static void ts_clear(struct tset *s)
 {
-	memset(s, 0, sizeof(*s));
+	s->n = 0;
+	s->lost = false;
+}
+
+/* Slot of word wi, or where it would go (-1-pos). */
+static int ts_find(const struct tset *s, uint32_t wi)
+{
+	int lo = 0, hi = s->n;
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		if (s->idx[mid] < wi)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->n && s->idx[lo] == wi ? lo : -1 - lo;
 }
 
 static void ts_add(struct tset *s, int t)
 {
-	s->w[t >> 6] |= 1ull << (t & 63);
+	if (t < 0)
+		return;
+	int i = ts_find(s, (uint32_t)t >> 6);
+	if (i < 0) {
+		if (s->n == TS_SLOTS) {
+			s->lost = true;
+			return;
+		}
+		i = -1 - i;
+		memmove(s->idx + i + 1, s->idx + i, (size_t)(s->n - i) * sizeof(s->idx[0]));
+		memmove(s->w + i + 1, s->w + i, (size_t)(s->n - i) * sizeof(s->w[0]));
+		s->idx[i] = (uint32_t)t >> 6;
+		s->w[i] = 0;
+		s->n++;
+	}
+	s->w[i] |= 1ull << (t & 63);
+}
+
+/* Drop empty words. */
+static void ts_pack(struct tset *s)
+{
+	int k = 0;
+	for (int i = 0; i < s->n; i++)
+		if (s->w[i]) {
+			s->idx[k] = s->idx[i];
+			s->w[k++] = s->w[i];
+		}
+	s->n = (uint8_t)k;
 }
 
 static void ts_del(struct tset *s, int t)
 {
-	s->w[t >> 6] &= ~(1ull << (t & 63));
+	int i = t < 0 ? -1 : ts_find(s, (uint32_t)t >> 6);
+	if (i >= 0) {
+		s->w[i] &= ~(1ull << (t & 63));
+		ts_pack(s);
+	}
 }
 
 static bool ts_has(const struct tset *s, int t)
 {
-	return t >= 0 && t < CTS_MAX_THREADS && (s->w[t >> 6] >> (t & 63)) & 1;
+	int i = t < 0 ? -1 : ts_find(s, (uint32_t)t >> 6);
+	return i >= 0 && (s->w[i] >> (t & 63)) & 1;
 }
 
 static bool ts_empty(const struct tset *s)
 {
-	for (int i = 0; i < TS_WORDS; i++)
-		if (s->w[i])
-			return false;
-	return true;
+	return s->n == 0;   /* packed: no empty words */
 }
 
 static bool ts_equal(const struct tset *a, const struct tset *b)
 {
-	return memcmp(a, b, sizeof(*a)) == 0;
+	if (a->n != b->n)
+		return false;
+	for (int i = 0; i < a->n; i++)
+		if (a->idx[i] != b->idx[i] || a->w[i] != b->w[i])
+			return false;
+	return true;
 }
 
 static void ts_or(struct tset *dst, const struct tset *src)
 {
-	for (int i = 0; i < TS_WORDS; i++)
-		dst->w[i] |= src->w[i];
+	for (int i = 0; i < src->n; i++)
+		for (uint64_t w = src->w[i]; w; w &= w - 1)
+			ts_add(dst, (int)(src->idx[i] * 64 + (uint32_t)__builtin_ctzll(w)));
+	dst->lost |= src->lost;
+}
+
+/* dst &= ~src */
+static void ts_minus(struct tset *dst, const struct tset *src)
+{
+	for (int i = 0; i < dst->n; i++) {
+		int j = ts_find(src, dst->idx[i]);
+		if (j >= 0)
+			dst->w[i] &= ~src->w[j];
+	}
+	ts_pack(dst);
+}
+
+/* dst &= src */
+static void ts_and(struct tset *dst, const struct tset *src)
+{
+	for (int i = 0; i < dst->n; i++) {
+		int j = ts_find(src, dst->idx[i]);
+		dst->w[i] = j >= 0 ? dst->w[i] & src->w[j] : 0;
+	}
+	ts_pack(dst);
+}
+
+/* Lowest member at or after `from`, -1 if none. */
+static int ts_next_at(const struct tset *s, int from)
+{
+	if (from < 0)
+		from = 0;
+	for (int i = 0; i < s->n; i++) {
+		if (s->idx[i] < (uint32_t)from >> 6)
+			continue;
+		uint64_t w = s->w[i];
+		if (s->idx[i] == (uint32_t)from >> 6)
+			w &= ~0ull << (from & 63);
+		if (w)
+			return (int)(s->idx[i] * 64 + (uint32_t)__builtin_ctzll(w));
+	}
+	return -1;
 }
 
 /* Next member at or after `from`, cyclically; -1 if empty. */
 static int ts_next_cyclic(const struct tset *s, int from)
 {
-	for (int i = 0; i < CTS_MAX_THREADS; i++) {
-		int t = (from + i) % CTS_MAX_THREADS;
-		if (ts_has(s, t))
-			return t;
-	}
-	return -1;
+	int t = ts_next_at(s, from);
+	return t >= 0 ? t : ts_next_at(s, 0);
+}
+
+/* Members in [lo, hi). */
+static uint32_t ts_count_range(const struct tset *s, int lo, int hi)
+{
+	uint32_t n = 0;
+	for (int t = ts_next_at(s, lo); t >= 0 && t < hi; t = ts_next_at(s, t + 1))
+		n++;
+	return n;
 }
 
 /* ---- the search stack ---- */
@@ -122,11 +226,13 @@ struct dpor {
 	struct hent *tab;
 	size_t tabcap, tabused;
 	int nthreads;
-	struct cts_vc clk[CTS_MAX_THREADS];      /* clock of each thread's last event */
-	uint32_t *evl[CTS_MAX_THREADS];          /* steps of each thread's events */
-	uint32_t nevl[CTS_MAX_THREADS], capevl[CTS_MAX_THREADS];
-	struct cts_event qpend[CTS_MAX_THREADS]; /* pending event last analysed */
-	bool qvalid[CTS_MAX_THREADS];
+	/* Per thread number [tcap], grown by dpor_add_thread. */
+	size_t tcap;
+	struct cts_vc *clk;       /* clock of each thread's last event */
+	uint32_t **evl;           /* steps of each thread's events */
+	uint32_t *nevl, *capevl;
+	struct cts_event *qpend;  /* pending event last analysed */
+	bool *qvalid;
 	uint32_t nbig;                           /* big ranges in the trace */
 	uint64_t keys[MAX_KEYS + 1];
 };
@@ -180,7 +286,7 @@ static int rr_start(const struct search *s, uint64_t k)
 	int last = last_thread(s, k, &yielded);
 	if (last < 0)
 		return 0;
-	return yielded ? (last + 1) % CTS_MAX_THREADS : last;
+	return yielded ? last + 1 : last;   /* ts_next_cyclic wraps */
 }
 
 /* Preemptions (pcb) or delays (idb) that choosing q at state k costs. */
@@ -194,14 +300,11 @@ static uint32_t choice_cost(const struct search *s, uint64_t k, int q)
 		return last >= 0 && q != last && !yielded && ts_has(&st->enabled, last);
 	if (s->kind == CTS_SEARCH_IDB) {
 		/* each enabled thread the round-robin order passes over is one delay */
-		uint32_t cost = 0;
-		for (int i = 0, start = rr_start(s, k); i < CTS_MAX_THREADS; i++) {
-			int t = (start + i) % CTS_MAX_THREADS;
-			if (t == q)
-				break;
-			cost += ts_has(&st->enabled, t);
-		}
-		return cost;
+		int start = rr_start(s, k);
+		if (q >= start)
+			return ts_count_range(&st->enabled, start, q);
+		return ts_count_range(&st->enabled, start, INT32_MAX) +
+		       ts_count_range(&st->enabled, 0, q);
 	}
 	return 0;
 }
@@ -220,14 +323,24 @@ static void dpor_free(struct dpor *d)
 {
 	if (!d)
 		return;
-	for (int t = 0; t < CTS_MAX_THREADS; t++)
+	for (size_t t = 0; t < d->tcap; t++) {
 		free(d->evl[t]);
+		cts_vc_free(&d->clk[t]);
+	}
+	free(d->clk);
+	free(d->evl);
+	free(d->nevl);
+	free(d->capevl);
+	free(d->qpend);
+	free(d->qvalid);
 	free(d->ev);
 	free(d->clocks);
 	free(d->links);
 	free(d->tab);
 	free(d);
 }
+
+static void dpor_add_thread(struct dpor *d, int t);
 
 static void dpor_reset(struct dpor *d)
 {
@@ -241,11 +354,22 @@ static void dpor_reset(struct dpor *d)
 		d->nevl[t] = 0;
 		d->qvalid[t] = false;
 	}
-	d->nthreads = 1;
+	d->nthreads = 0;
+	dpor_add_thread(d, 0);
 }
 
 static void dpor_add_thread(struct dpor *d, int t)
 {
+	if ((size_t)t >= d->tcap) {
+		size_t cap = cts_grow_cap(d->tcap, (size_t)t + 1);
+		d->clk = cts_xgrow(d->clk, d->tcap, cap, sizeof(*d->clk));
+		d->evl = cts_xgrow(d->evl, d->tcap, cap, sizeof(*d->evl));
+		d->nevl = cts_xgrow(d->nevl, d->tcap, cap, sizeof(*d->nevl));
+		d->capevl = cts_xgrow(d->capevl, d->tcap, cap, sizeof(*d->capevl));
+		d->qpend = cts_xgrow(d->qpend, d->tcap, cap, sizeof(*d->qpend));
+		d->qvalid = cts_xgrow(d->qvalid, d->tcap, cap, sizeof(*d->qvalid));
+		d->tcap = cap;
+	}
 	while (d->nthreads <= t) {
 		int n = d->nthreads++;
 		cts_vc_zero(&d->clk[n]);
@@ -323,10 +447,7 @@ static size_t event_keys(struct dpor *d, const struct cts_event *e)
 static void join_event_clock(struct dpor *d, struct cts_vc *c, uint32_t step)
 {
 	const struct evinfo *ei = &d->ev[step];
-	const uint32_t *v = &d->clocks[ei->clk];
-	for (uint32_t i = 0; i < ei->nclk; i++)
-		if (v[i] > c->c[i])
-			c->c[i] = v[i];
+	cts_vc_join_array(c, &d->clocks[ei->clk], ei->nclk);
 }
 
 static void join_last_of(struct dpor *d, struct cts_vc *c, int u)
@@ -378,7 +499,7 @@ static void dpor_record(struct search *s, uint64_t step, const struct cts_event 
 {
 	struct dpor *d = s->dp;
 	int p = ev->tid;
-	if (p < 0 || p >= CTS_MAX_THREADS)
+	if (p < 0 || p >= CTS_THREADS_CEILING)
 		return;
 	dpor_add_thread(d, p);
 	struct cts_vc *c = &d->clk[p];
@@ -388,7 +509,7 @@ static void dpor_record(struct search *s, uint64_t step, const struct cts_event 
 	size_t nlook = lookup_keys(d, nk);
 
 	for (int u = 0; big && u < d->nthreads; u++) {
-		int64_t i = u == p ? -1 : dependent_before(s, u, c->c[u], ev, -1, false);
+		int64_t i = u == p ? -1 : dependent_before(s, u, cts_vc_get(c, u), ev, -1, false);
 		if (i >= 0)
 			join_event_clock(d, c, (uint32_t)i);
 	}
@@ -399,7 +520,7 @@ static void dpor_record(struct search *s, uint64_t step, const struct cts_event 
 			struct hent *h = hget(d, d->keys[k], u, false);
 			for (int32_t l = h ? (rd ? h->head_w : h->head_a) : -1; l >= 0;) {
 				const struct link *lk = &d->links[l];
-				if (d->ev[lk->step].lidx <= c->c[u])
+				if (d->ev[lk->step].lidx <= cts_vc_get(c, u))
 					break;   /* this and all earlier ones of u happen before */
 				if (cts_event_dependent(&s->stack[lk->step].ev, ev)) {
 					join_event_clock(d, c, lk->step);
@@ -416,7 +537,7 @@ static void dpor_record(struct search *s, uint64_t step, const struct cts_event 
 			join_last_of(d, c, u);
 
 	uint32_t lidx = d->nevl[p] + 1;
-	c->c[p] = lidx;
+	cts_vc_raise(c, p, lidx);
 	if (step >= d->evcap) {
 		d->evcap = d->evcap ? d->evcap * 2 : 1024;
 		while (d->evcap <= step)
@@ -425,7 +546,7 @@ static void dpor_record(struct search *s, uint64_t step, const struct cts_event 
 	}
 	struct evinfo *ei = &d->ev[step];
 	ei->lidx = lidx;
-	ei->nclk = (uint32_t)d->nthreads;
+	ei->nclk = c->n;   /* the clock's width: missing components are 0 */
 	if (d->nclocks + ei->nclk > d->clkcap) {
 		d->clkcap = d->clkcap ? d->clkcap * 2 : 4096;
 		while (d->nclocks + ei->nclk > d->clkcap)
@@ -433,7 +554,8 @@ static void dpor_record(struct search *s, uint64_t step, const struct cts_event 
 		d->clocks = cts_xrealloc(d->clocks, d->clkcap * sizeof(*d->clocks));
 	}
 	ei->clk = d->nclocks;
-	memcpy(&d->clocks[d->nclocks], c->c, ei->nclk * sizeof(uint32_t));
+	if (ei->nclk)
+		memcpy(&d->clocks[d->nclocks], c->c, ei->nclk * sizeof(uint32_t));
 	d->nclocks += ei->nclk;
 
 	if (d->nlinks + nk > d->linkcap) {
@@ -461,10 +583,10 @@ static void dpor_record(struct search *s, uint64_t step, const struct cts_event 
 	}
 	d->evl[p][d->nevl[p]++] = (uint32_t)step;
 
-	if (ev->op == CTS_OP_CREATE && ev->target > 0 && ev->target < CTS_MAX_THREADS) {
+	if (ev->op == CTS_OP_CREATE && ev->target > 0 && ev->target < CTS_THREADS_CEILING) {
 		int w = ev->target;
-		dpor_add_thread(d, w);
-		cts_vc_copy(&d->clk[w], c);  /* everything before the create happens before w */
+		dpor_add_thread(d, w);       /* may move d->clk: c is stale */
+		cts_vc_copy(&d->clk[w], &d->clk[p]);  /* everything before the create happens before w */
 		d->nevl[w] = 0;
 		d->qvalid[w] = false;
 	}
@@ -514,10 +636,10 @@ static void add_backtrack(struct search *s, uint64_t i, int p)
 		ts_add(&st->backtrack, p);
 		return;
 	}
-	for (int q = 0; q < CTS_MAX_THREADS && q < d->nthreads; q++) {
-		if (q == p || !ts_has(&st->enabled, q))
+	for (int q = ts_next_at(&st->enabled, 0); q >= 0; q = ts_next_at(&st->enabled, q + 1)) {
+		if (q == p || q >= d->nthreads)
 			continue;
-		uint32_t k = p < d->nthreads ? d->clk[p].c[q] : 0;
+		uint32_t k = p < d->nthreads ? cts_vc_get(&d->clk[p], q) : 0;
 		if (k > 0 && d->evl[q][k - 1] > i) {
 			ts_add(&st->backtrack, q);
 			return;
@@ -540,7 +662,7 @@ static int64_t latest_race_of(struct search *s, uint64_t word, int u, const stru
 
 	for (int32_t l = h ? (rd ? h->head_w : h->head_a) : -1; l >= 0;) {
 		const struct link *lk = &d->links[l];
-		if ((int64_t)lk->step <= floor || d->ev[lk->step].lidx <= d->clk[p].c[u])
+		if ((int64_t)lk->step <= floor || d->ev[lk->step].lidx <= cts_vc_get(&d->clk[p], u))
 			return -1;
 		const struct cts_event *e = &s->stack[lk->step].ev;
 		if (cts_event_dependent(e, pend) && may_coenable(e, pend) && accept(s, lk->step, pend))
@@ -564,7 +686,7 @@ static void race_query(struct search *s, const struct cts_event *pend)
 	if (pend->op == CTS_OP_PROC_EXIT) {
 		/* exit is dependent with everything */
 		for (int u = 0; u < d->nthreads; u++) {
-			for (uint32_t k = d->nevl[u]; u != p && k > d->clk[p].c[u]; k--) {
+			for (uint32_t k = d->nevl[u]; u != p && k > cts_vc_get(&d->clk[p], u); k--) {
 				uint32_t step = d->evl[u][k - 1];
 				if ((int64_t)step <= best)
 					break;
@@ -576,7 +698,7 @@ static void race_query(struct search *s, const struct cts_event *pend)
 		}
 	} else if (cts_op_is_range(pend->op) && big_range(pend)) {
 		for (int u = 0; u < d->nthreads; u++) {
-			int64_t i = u == p ? -1 : dependent_before(s, u, d->clk[p].c[u], pend, best, true);
+			int64_t i = u == p ? -1 : dependent_before(s, u, cts_vc_get(&d->clk[p], u), pend, best, true);
 			if (i > best)
 				best = i;
 		}
@@ -656,7 +778,7 @@ static void dpor_final(struct search *s)
 		if (p < 0 || p >= d->nthreads)
 			continue;
 		for (int u = 0; u < d->nthreads; u++)
-			for (uint32_t k = d->nevl[u]; u != p && k > d->clk[p].c[u]; k--) {
+			for (uint32_t k = d->nevl[u]; u != p && k > cts_vc_get(&d->clk[p], u); k--) {
 				uint32_t i = d->evl[u][k - 1];
 				cts_op op = s->stack[i].ev.op;
 				if (any || cts_op_is_sync(op) || cts_op_is_range(op))
@@ -696,7 +818,7 @@ static int diverge(struct search *s, const char *fmt, ...)
 static void set_of_enabled(const struct cts_sched_point *pt, struct tset *out)
 {
 	ts_clear(out);
-	for (int t = 0; t < pt->nthreads && t < CTS_MAX_THREADS; t++)
+	CTS_SCHED_FOR_EACH(pt, i, t)
 		if (pt->enabled[t])
 			ts_add(out, t);
 }
@@ -707,7 +829,7 @@ static bool outside_missing(const struct cts_sched_point *pt, const struct tset 
 {
 	if (!pt->outside)
 		return false;
-	for (int t = 0; t < pt->nthreads && t < CTS_MAX_THREADS; t++) {
+	CTS_SCHED_FOR_EACH(pt, i, t) {
 		if (ts_has(now, t) && !ts_has(recorded, t))
 			return false;
 		if (ts_has(recorded, t) && !ts_has(now, t) && !pt->outside[t])
@@ -777,16 +899,15 @@ static bool updatebacktrack(struct search *s, const struct cts_sched_point *pt, 
 	case CTS_SEARCH_PCB:
 	case CTS_SEARCH_IDB:
 		ts_clear(allowed);
-		for (int t = 0; t < pt->nthreads; t++)
-			if (ts_has(&st->enabled, t) &&
+		for (int t = ts_next_at(&st->enabled, 0); t >= 0; t = ts_next_at(&st->enabled, t + 1))
+			if (
 			    (int64_t)st->used + choice_cost(s, k, t) <= (int64_t)s->base.cfg.bound)
 				ts_add(allowed, t);
 		st->backtrack = *allowed;
 		return true;
 	case CTS_SEARCH_DPOR:
 		dpor_update(s, pt, k);
-		for (int i = 0; i < TS_WORDS; i++)
-			allowed->w[i] &= ~st->sleep.w[i];
+		ts_minus(allowed, &st->sleep);
 		if (ts_empty(allowed)) {
 			s->stats.sleep_blocked++;
 			return false;  /* every enabled thread sleeps: only explored orders ahead */
@@ -806,9 +927,14 @@ static int fresh_choice(struct search *s, const struct cts_sched_point *pt)
 			       s->depth);
 	struct state *st = push_state(s);
 	set_of_enabled(pt, &st->enabled);
-	for (int t = 0; pt->spinning && t < pt->nthreads && t < CTS_MAX_THREADS; t++)
-		if (pt->spinning[t])
+	CTS_SCHED_FOR_EACH(pt, i, t)
+		if (pt->spinning && pt->spinning[t])
 			ts_add(&st->spinning, t);
+	if (st->enabled.lost && !s->incomplete) {
+		/* More threads alive at once than a thread set holds. */
+		s->incomplete = true;
+		s->stats.truncated++;
+	}
 	st->sleep = s->next_sleep;
 	st->used = s->next_used;
 	if (s->dp)
@@ -867,8 +993,8 @@ static void s_executed(struct cts_strategy *base, const struct cts_sched_point *
 			ts_or(&cur, &st->done);
 			ts_del(&cur, ev->tid);
 			ts_clear(&s->next_sleep);
-			for (int r = 0; r < pt->nthreads; r++)
-				if (ts_has(&cur, r) && pt->alive[r] &&
+			for (int r = ts_next_at(&cur, 0); r >= 0; r = ts_next_at(&cur, r + 1))
+				if (r < pt->nthreads && pt->alive[r] &&
 				    !cts_event_dependent(&pt->pending[r], ev))
 					ts_add(&s->next_sleep, r);
 		}
@@ -886,12 +1012,11 @@ static void next_branch(struct search *s)
 	while (s->depth > 0) {
 		uint64_t d = s->depth - 1;
 		struct state *st = &s->stack[d];
-		struct tset cand;
-		for (int i = 0; i < TS_WORDS; i++) {
-			cand.w[i] = st->backtrack.w[i] & st->enabled.w[i] & ~st->done.w[i];
-			if (s->kind == CTS_SEARCH_DPOR)
-				cand.w[i] &= ~st->sleep.w[i];
-		}
+		struct tset cand = st->backtrack;
+		ts_and(&cand, &st->enabled);
+		ts_minus(&cand, &st->done);
+		if (s->kind == CTS_SEARCH_DPOR)
+			ts_minus(&cand, &st->sleep);
 		int q = ts_next_cyclic(&cand, 0);
 		if (q >= 0) {
 			ts_add(&st->done, q);

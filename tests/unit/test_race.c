@@ -629,7 +629,7 @@ static void test_dedup(void)
 
 static void test_bad_input(void)
 {
-	struct cts_event e = { .tid = CTS_MAX_THREADS, .op = CTS_OP_WRITE, .obj = X, .size = 4 };
+	struct cts_event e = { .tid = CTS_THREADS_CEILING, .op = CTS_OP_WRITE, .obj = X, .size = 4 };
 
 	fresh();
 	tap_is_int(cts_race_observe(D, &e, 0), 0, "out-of-range thread ignored");

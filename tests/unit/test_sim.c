@@ -43,6 +43,7 @@ static void rig_close(struct rig *r)
 {
 	cts_objmodel_free(r->model);
 	cts_sim_free(r->sim);
+	cts_run_state_free(&r->st);
 }
 
 static bool enabled(struct rig *r, int t)
