@@ -3,6 +3,7 @@
  * running thread reaches its next visible operation. Also: processes the
  * program forks (run free), the time slice, the run timeout, ^C. */
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -117,6 +118,27 @@ static void on_crash(struct cts_tracer *tr, struct thread *th, const struct cts_
 		cts_sym_free(cs);
 	}
 	th->state = TH_HELD;
+}
+
+/* The pthread_t of the thread th's clone just made: the TLS pointer it
+ * gave the child (CLONE_SETTLS), 0 if none. Known at the clone event, so a
+ * join reached before the child's first stop names the new thread, not a
+ * reaped one whose descriptor glibc reused. */
+static uint64_t clone_tls(struct thread *th)
+{
+	uint64_t flags = 0, tls = 0;
+	if (cts_tr_getregs(th) != 0)
+		return 0;
+	if (th->regs.orig_rax == SYS_clone3) {
+		/* struct clone_args: flags at 0, tls at 56 */
+		if (cts_mem_read(th->tid, th->regs.rdi, &flags, sizeof(flags)) != 0 ||
+		    cts_mem_read(th->tid, th->regs.rdi + 56, &tls, sizeof(tls)) != 0)
+			return 0;
+	} else if (th->regs.orig_rax == SYS_clone) {
+		flags = th->regs.rdi;
+		tls = th->regs.r8;
+	}
+	return flags & CLONE_SETTLS ? tls : 0;
 }
 
 static int on_new_stop(struct cts_tracer *tr, struct thread *th)
@@ -407,6 +429,7 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 			return -1;
 		}
 		tr->last_created = nt->num;
+		nt->handle = clone_tls(th);
 		cts_tr_publish(tr, nt);
 		for (int i = 0; i < tr->nearly; i++) {
 			if (tr->early[i] == ntid) {
