@@ -18,40 +18,83 @@
 
 /* ---- thread sets ---- */
 
-/* A set of thread numbers as up to TS_SLOTS 64-bit words, each with its word
- * index, ascending: any thread numbers, as long as the members fall in at
- * most TS_SLOTS words (1,024 threads alive at once in the worst case). A
- * state's sets hold threads alive there, so a run that creates 10,000
- * threads one after another costs a few words per set, not 10,000 bits.
- * Value semantics (states and sets are copied by assignment). A member that
- * does not fit sets lost: the search is then incomplete, never wrong. */
-#define TS_SLOTS 16
+/* A set of thread numbers as its non-zero 64-bit words, each with its word
+ * index, ascending. Two words fit in the set itself (threads 0..127 as
+ * before, or any two ranges); more go to the heap. A state's sets hold
+ * threads alive there, so a run that creates 10,000 threads one after
+ * another costs a word or two per set, not 10,000 bits. Sets own their
+ * storage: copy with ts_copy, release with ts_free. */
+#define TS_INLINE 2
+
+struct tsw {
+	uint32_t idx;
+	uint64_t w;
+};
 
 struct tset {
-	uint8_t n;
-	bool lost;
-	uint32_t idx[TS_SLOTS];
-	uint64_t w[TS_SLOTS];
+	uint32_t n, cap;              /* words used; cap > TS_INLINE: in ext */
+	struct tsw inl[TS_INLINE];
+	struct tsw *ext;
 };
+
+static struct tsw *ts_words(struct tset *s)
+{
+	return s->cap > TS_INLINE ? s->ext : s->inl;
+}
+
+static const struct tsw *ts_cwords(const struct tset *s)
+{
+	return s->cap > TS_INLINE ? s->ext : s->inl;
+}
+
+static void ts_reserve(struct tset *s, uint32_t n)
+{
+	if (n <= TS_INLINE || n <= s->cap)
+		return;
+	size_t cap = cts_grow_cap(s->cap > TS_INLINE ? s->cap : 0, n);
+	if (s->cap > TS_INLINE) {
+		s->ext = cts_xrealloc(s->ext, cap * sizeof(*s->ext));
+	} else {
+		s->ext = cts_xmalloc(cap * sizeof(*s->ext));
+		memcpy(s->ext, s->inl, s->n * sizeof(*s->ext));
+	}
+	s->cap = (uint32_t)cap;
+}
 
 static void ts_clear(struct tset *s)
 {
 	s->n = 0;
-	s->lost = false;
+}
+
+static void ts_free(struct tset *s)
+{
+	if (s->cap > TS_INLINE)
+		free(s->ext);
+	memset(s, 0, sizeof(*s));
+}
+
+static void ts_copy(struct tset *dst, const struct tset *src)
+{
+	if (dst == src)
+		return;
+	ts_reserve(dst, src->n);
+	memcpy(ts_words(dst), ts_cwords(src), src->n * sizeof(struct tsw));
+	dst->n = src->n;
 }
 
 /* Slot of word wi, or where it would go (-1-pos). */
 static int ts_find(const struct tset *s, uint32_t wi)
 {
-	int lo = 0, hi = s->n;
+	const struct tsw *w = ts_cwords(s);
+	int lo = 0, hi = (int)s->n;
 	while (lo < hi) {
 		int mid = (lo + hi) / 2;
-		if (s->idx[mid] < wi)
+		if (w[mid].idx < wi)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < s->n && s->idx[lo] == wi ? lo : -1 - lo;
+	return lo < (int)s->n && w[lo].idx == wi ? lo : -1 - lo;
 }
 
 static void ts_add(struct tset *s, int t)
@@ -60,37 +103,32 @@ static void ts_add(struct tset *s, int t)
 		return;
 	int i = ts_find(s, (uint32_t)t >> 6);
 	if (i < 0) {
-		if (s->n == TS_SLOTS) {
-			s->lost = true;
-			return;
-		}
 		i = -1 - i;
-		memmove(s->idx + i + 1, s->idx + i, (size_t)(s->n - i) * sizeof(s->idx[0]));
-		memmove(s->w + i + 1, s->w + i, (size_t)(s->n - i) * sizeof(s->w[0]));
-		s->idx[i] = (uint32_t)t >> 6;
-		s->w[i] = 0;
+		ts_reserve(s, s->n + 1);
+		struct tsw *w = ts_words(s);
+		memmove(w + i + 1, w + i, (s->n - (uint32_t)i) * sizeof(*w));
+		w[i] = (struct tsw){ (uint32_t)t >> 6, 0 };
 		s->n++;
 	}
-	s->w[i] |= 1ull << (t & 63);
+	ts_words(s)[i].w |= 1ull << (t & 63);
 }
 
 /* Drop empty words. */
 static void ts_pack(struct tset *s)
 {
-	int k = 0;
-	for (int i = 0; i < s->n; i++)
-		if (s->w[i]) {
-			s->idx[k] = s->idx[i];
-			s->w[k++] = s->w[i];
-		}
-	s->n = (uint8_t)k;
+	struct tsw *w = ts_words(s);
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < s->n; i++)
+		if (w[i].w)
+			w[k++] = w[i];
+	s->n = k;
 }
 
 static void ts_del(struct tset *s, int t)
 {
 	int i = t < 0 ? -1 : ts_find(s, (uint32_t)t >> 6);
 	if (i >= 0) {
-		s->w[i] &= ~(1ull << (t & 63));
+		ts_words(s)[i].w &= ~(1ull << (t & 63));
 		ts_pack(s);
 	}
 }
@@ -98,7 +136,7 @@ static void ts_del(struct tset *s, int t)
 static bool ts_has(const struct tset *s, int t)
 {
 	int i = t < 0 ? -1 : ts_find(s, (uint32_t)t >> 6);
-	return i >= 0 && (s->w[i] >> (t & 63)) & 1;
+	return i >= 0 && (ts_cwords(s)[i].w >> (t & 63)) & 1;
 }
 
 static bool ts_empty(const struct tset *s)
@@ -110,27 +148,29 @@ static bool ts_equal(const struct tset *a, const struct tset *b)
 {
 	if (a->n != b->n)
 		return false;
-	for (int i = 0; i < a->n; i++)
-		if (a->idx[i] != b->idx[i] || a->w[i] != b->w[i])
+	const struct tsw *x = ts_cwords(a), *y = ts_cwords(b);
+	for (uint32_t i = 0; i < a->n; i++)
+		if (x[i].idx != y[i].idx || x[i].w != y[i].w)
 			return false;
 	return true;
 }
 
 static void ts_or(struct tset *dst, const struct tset *src)
 {
-	for (int i = 0; i < src->n; i++)
-		for (uint64_t w = src->w[i]; w; w &= w - 1)
-			ts_add(dst, (int)(src->idx[i] * 64 + (uint32_t)__builtin_ctzll(w)));
-	dst->lost |= src->lost;
+	const struct tsw *x = ts_cwords(src);
+	for (uint32_t i = 0; i < src->n; i++)
+		for (uint64_t w = x[i].w; w; w &= w - 1)
+			ts_add(dst, (int)(x[i].idx * 64 + (uint32_t)__builtin_ctzll(w)));
 }
 
 /* dst &= ~src */
 static void ts_minus(struct tset *dst, const struct tset *src)
 {
-	for (int i = 0; i < dst->n; i++) {
-		int j = ts_find(src, dst->idx[i]);
+	struct tsw *x = ts_words(dst);
+	for (uint32_t i = 0; i < dst->n; i++) {
+		int j = ts_find(src, x[i].idx);
 		if (j >= 0)
-			dst->w[i] &= ~src->w[j];
+			x[i].w &= ~ts_cwords(src)[j].w;
 	}
 	ts_pack(dst);
 }
@@ -138,9 +178,10 @@ static void ts_minus(struct tset *dst, const struct tset *src)
 /* dst &= src */
 static void ts_and(struct tset *dst, const struct tset *src)
 {
-	for (int i = 0; i < dst->n; i++) {
-		int j = ts_find(src, dst->idx[i]);
-		dst->w[i] = j >= 0 ? dst->w[i] & src->w[j] : 0;
+	struct tsw *x = ts_words(dst);
+	for (uint32_t i = 0; i < dst->n; i++) {
+		int j = ts_find(src, x[i].idx);
+		x[i].w = j >= 0 ? x[i].w & ts_cwords(src)[j].w : 0;
 	}
 	ts_pack(dst);
 }
@@ -148,16 +189,17 @@ static void ts_and(struct tset *dst, const struct tset *src)
 /* Lowest member at or after `from`, -1 if none. */
 static int ts_next_at(const struct tset *s, int from)
 {
+	const struct tsw *x = ts_cwords(s);
 	if (from < 0)
 		from = 0;
-	for (int i = 0; i < s->n; i++) {
-		if (s->idx[i] < (uint32_t)from >> 6)
+	for (uint32_t i = 0; i < s->n; i++) {
+		if (x[i].idx < (uint32_t)from >> 6)
 			continue;
-		uint64_t w = s->w[i];
-		if (s->idx[i] == (uint32_t)from >> 6)
+		uint64_t w = x[i].w;
+		if (x[i].idx == (uint32_t)from >> 6)
 			w &= ~0ull << (from & 63);
 		if (w)
-			return (int)(s->idx[i] * 64 + (uint32_t)__builtin_ctzll(w));
+			return (int)(x[i].idx * 64 + (uint32_t)__builtin_ctzll(w));
 	}
 	return -1;
 }
@@ -234,6 +276,8 @@ struct dpor {
 	struct cts_event *qpend;  /* pending event last analysed */
 	bool *qvalid;
 	uint32_t nbig;                           /* big ranges in the trace */
+	uint32_t *cand;                          /* dpor_record: events to join */
+	size_t ncand, candcap;
 	uint64_t keys[MAX_KEYS + 1];
 };
 
@@ -253,6 +297,8 @@ struct search {
 	/* carried from executed() to the next fresh state */
 	struct tset next_sleep;
 	uint32_t next_used;
+	uint64_t inited;         /* stack slots whose sets own storage */
+	struct tset en_now, allowed, cur, cand;   /* scratch */
 	struct dpor *dp;
 	struct cts_search_stats stats;
 	char why[512];
@@ -265,7 +311,18 @@ static struct state *push_state(struct search *s)
 		s->stack = cts_xrealloc(s->stack, s->cap * sizeof(*s->stack));
 	}
 	struct state *st = &s->stack[s->depth++];
-	memset(st, 0, sizeof(*st));
+	if (s->depth > s->inited) {
+		memset(st, 0, sizeof(*st));
+		s->inited = s->depth;
+	} else {
+		/* reuse the sets' storage */
+		struct tset *sets[] = { &st->enabled, &st->backtrack, &st->done, &st->sleep,
+					&st->spinning };
+		for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++)
+			ts_clear(sets[i]);
+		memset(&st->ev, 0, sizeof(st->ev));
+		st->used = 0;
+	}
 	if (s->depth > s->stats.max_depth)
 		s->stats.max_depth = s->depth;
 	return st;
@@ -328,6 +385,7 @@ static void dpor_free(struct dpor *d)
 		cts_vc_free(&d->clk[t]);
 	}
 	free(d->clk);
+	free(d->cand);
 	free(d->evl);
 	free(d->nevl);
 	free(d->capevl);
@@ -493,6 +551,12 @@ static int64_t dependent_before(struct search *s, int u, uint32_t seen, const st
 	return -1;
 }
 
+static int step_newest_first(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
 /* Event `step` (executed by ev->tid) joins the trace: its clock is its
  * thread's joined with the latest dependent event of every other thread. */
 static void dpor_record(struct search *s, uint64_t step, const struct cts_event *ev)
@@ -513,6 +577,10 @@ static void dpor_record(struct search *s, uint64_t step, const struct cts_event 
 		if (i >= 0)
 			join_event_clock(d, c, (uint32_t)i);
 	}
+	/* The latest dependent event of each thread, joined newest first: one
+	 * that an earlier join already covers is skipped, so a chain of many
+	 * threads' operations on one object costs one join, not one per thread. */
+	d->ncand = 0;
 	for (size_t k = 0; !big && k < nlook; k++) {
 		for (int u = 0; u < d->nthreads; u++) {
 			if (u == p)
@@ -523,12 +591,25 @@ static void dpor_record(struct search *s, uint64_t step, const struct cts_event 
 				if (d->ev[lk->step].lidx <= cts_vc_get(c, u))
 					break;   /* this and all earlier ones of u happen before */
 				if (cts_event_dependent(&s->stack[lk->step].ev, ev)) {
-					join_event_clock(d, c, lk->step);
+					if (d->ncand >= d->candcap) {
+						size_t cap = cts_grow_cap(d->candcap, d->ncand + 1);
+						d->cand = cts_xgrow(d->cand, d->candcap, cap,
+								    sizeof(*d->cand));
+						d->candcap = cap;
+					}
+					d->cand[d->ncand++] = lk->step;
 					break;
 				}
 				l = rd ? lk->prev_w : lk->prev_a;
 			}
 		}
+	}
+	if (d->ncand > 1)
+		qsort(d->cand, d->ncand, sizeof(*d->cand), step_newest_first);
+	for (size_t j = 0; j < d->ncand; j++) {
+		uint32_t st = d->cand[j];
+		if (d->ev[st].lidx > cts_vc_get(c, s->stack[st].ev.tid))
+			join_event_clock(d, c, st);
 	}
 	if (ev->op == CTS_OP_JOIN)
 		join_last_of(d, c, ev->target);
@@ -868,13 +949,13 @@ static int branch_choice(struct search *s, const struct cts_sched_point *pt)
 {
 	uint64_t k = pt->step;
 	struct state *st = &s->stack[k];
-	struct tset en;
+	struct tset *en = &s->en_now;
 	int q = st->ev.tid;
 
-	set_of_enabled(pt, &en);
-	if (!ts_equal(&en, &st->enabled) && outside_missing(pt, &en, &st->enabled))
+	set_of_enabled(pt, en);
+	if (!ts_equal(en, &st->enabled) && outside_missing(pt, en, &st->enabled))
 		return CTS_CHOOSE_WAIT; /* recorded as back from the kernel already: wait */
-	if (!ts_equal(&en, &st->enabled))
+	if (!ts_equal(en, &st->enabled))
 		return diverge(s, "step %" PRIu64 ": the enabled threads differ from the recorded run",
 			       k);
 	if (q < 0 || q >= pt->nthreads || !pt->enabled[q])
@@ -891,10 +972,10 @@ static bool updatebacktrack(struct search *s, const struct cts_sched_point *pt, 
 {
 	struct state *st = &s->stack[k];
 
-	*allowed = st->enabled;
+	ts_copy(allowed, &st->enabled);
 	switch (s->kind) {
 	case CTS_SEARCH_DFS:
-		st->backtrack = st->enabled;
+		ts_copy(&st->backtrack, &st->enabled);
 		return true;
 	case CTS_SEARCH_PCB:
 	case CTS_SEARCH_IDB:
@@ -903,7 +984,7 @@ static bool updatebacktrack(struct search *s, const struct cts_sched_point *pt, 
 			if (
 			    (int64_t)st->used + choice_cost(s, k, t) <= (int64_t)s->base.cfg.bound)
 				ts_add(allowed, t);
-		st->backtrack = *allowed;
+		ts_copy(&st->backtrack, allowed);
 		return true;
 	case CTS_SEARCH_DPOR:
 		dpor_update(s, pt, k);
@@ -920,7 +1001,7 @@ static bool updatebacktrack(struct search *s, const struct cts_sched_point *pt, 
 static int fresh_choice(struct search *s, const struct cts_sched_point *pt)
 {
 	uint64_t k = pt->step;
-	struct tset allowed;
+	struct tset *allowed = &s->allowed;
 
 	if (k != s->depth)
 		return diverge(s, "step %" PRIu64 ": search stack holds %" PRIu64 " states", k,
@@ -930,17 +1011,12 @@ static int fresh_choice(struct search *s, const struct cts_sched_point *pt)
 	CTS_SCHED_FOR_EACH(pt, i, t)
 		if (pt->spinning && pt->spinning[t])
 			ts_add(&st->spinning, t);
-	if (st->enabled.lost && !s->incomplete) {
-		/* More threads alive at once than a thread set holds. */
-		s->incomplete = true;
-		s->stats.truncated++;
-	}
-	st->sleep = s->next_sleep;
+	ts_copy(&st->sleep, &s->next_sleep);
 	st->used = s->next_used;
 	if (s->dp)
 		for (int t = s->dp->nthreads; t < pt->nthreads; t++)
 			dpor_add_thread(s->dp, t);
-	bool go = updatebacktrack(s, pt, k, &allowed);
+	bool go = updatebacktrack(s, pt, k, allowed);
 	s->fresh_seen = true;
 	if (go && s->hooks.prune && s->hooks.prune(s->hooks.ctx, pt)) {
 		s->stats.pruned++;
@@ -952,7 +1028,7 @@ static int fresh_choice(struct search *s, const struct cts_sched_point *pt)
 		return CTS_CHOOSE_STOP;
 	}
 	/* The round-robin choice: costs no preemption or delay. */
-	int q = ts_next_cyclic(&allowed, rr_start(s, k));
+	int q = ts_next_cyclic(allowed, rr_start(s, k));
 	if (q < 0)
 		return diverge(s, "step %" PRIu64 ": no thread within the bound", k);
 	ts_add(&st->backtrack, q);
@@ -989,18 +1065,19 @@ static void s_executed(struct cts_strategy *base, const struct cts_sched_point *
 		s->next_used = st->used + choice_cost(s, k, ev->tid);
 		if (s->kind == CTS_SEARCH_DPOR) {
 			dpor_newest(s, pt, k);
-			struct tset cur = st->sleep;
-			ts_or(&cur, &st->done);
-			ts_del(&cur, ev->tid);
+			struct tset *cur = &s->cur;
+			ts_copy(cur, &st->sleep);
+			ts_or(cur, &st->done);
+			ts_del(cur, ev->tid);
 			ts_clear(&s->next_sleep);
-			for (int r = ts_next_at(&cur, 0); r >= 0; r = ts_next_at(&cur, r + 1))
+			for (int r = ts_next_at(cur, 0); r >= 0; r = ts_next_at(cur, r + 1))
 				if (r < pt->nthreads && pt->alive[r] &&
 				    !cts_event_dependent(&pt->pending[r], ev))
 					ts_add(&s->next_sleep, r);
 		}
 	} else {
 		s->next_used = s->stack[k + 1].used;
-		s->next_sleep = s->stack[k + 1].sleep;
+		ts_copy(&s->next_sleep, &s->stack[k + 1].sleep);
 	}
 	if (s->hooks.observe)
 		s->hooks.observe(s->hooks.ctx, k, ev);
@@ -1012,12 +1089,13 @@ static void next_branch(struct search *s)
 	while (s->depth > 0) {
 		uint64_t d = s->depth - 1;
 		struct state *st = &s->stack[d];
-		struct tset cand = st->backtrack;
-		ts_and(&cand, &st->enabled);
-		ts_minus(&cand, &st->done);
+		struct tset *cand = &s->cand;
+		ts_copy(cand, &st->backtrack);
+		ts_and(cand, &st->enabled);
+		ts_minus(cand, &st->done);
 		if (s->kind == CTS_SEARCH_DPOR)
-			ts_minus(&cand, &st->sleep);
-		int q = ts_next_cyclic(&cand, 0);
+			ts_minus(cand, &st->sleep);
+		int q = ts_next_cyclic(cand, 0);
 		if (q >= 0) {
 			ts_add(&st->done, q);
 			cts_event_init(&st->ev, q, CTS_OP_NONE);
@@ -1070,6 +1148,19 @@ static void s_destroy(struct cts_strategy *base)
 	if (s->hooks.destroy)
 		s->hooks.destroy(s->hooks.ctx);
 	dpor_free(s->dp);
+	for (uint64_t i = 0; i < s->inited; i++) {
+		struct state *st = &s->stack[i];
+		ts_free(&st->enabled);
+		ts_free(&st->backtrack);
+		ts_free(&st->done);
+		ts_free(&st->sleep);
+		ts_free(&st->spinning);
+	}
+	ts_free(&s->next_sleep);
+	ts_free(&s->en_now);
+	ts_free(&s->allowed);
+	ts_free(&s->cur);
+	ts_free(&s->cand);
 	free(s->stack);
 	free(s);
 }
