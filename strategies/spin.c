@@ -49,7 +49,9 @@ struct gran {
 struct cts_spin {
 	int (*state)(void *be, int tid, uint64_t *hash);
 	void *be;
-	struct thr *th;             /* per thread number, grown on demand */
+	/* Per thread number, grown on demand; a block exists from a thread's
+	 * first event to its exit (a dead thread costs a pointer). */
+	struct thr **th;
 	size_t thcap;
 	/* Threads in a streak (locations or yields): the only ones another
 	 * thread's step has to tell; not every thread the run created. */
@@ -73,6 +75,8 @@ void cts_spin_free(struct cts_spin *sp)
 {
 	if (!sp)
 		return;
+	for (size_t t = 0; t < sp->thcap; t++)
+		free(sp->th[t]);
 	free(sp->th);
 	free(sp->streak);
 	free(sp->g);
@@ -81,8 +85,10 @@ void cts_spin_free(struct cts_spin *sp)
 
 void cts_spin_reset(struct cts_spin *sp)
 {
-	if (sp->thcap)
-		memset(sp->th, 0, sp->thcap * sizeof(*sp->th));
+	for (size_t t = 0; t < sp->thcap; t++) {
+		free(sp->th[t]);
+		sp->th[t] = NULL;
+	}
 	sp->nstreak = 0;
 	sp->n = 0;
 	if (++sp->gen == 0) {
@@ -288,7 +294,9 @@ static struct thr *thr_of(struct cts_spin *sp, int t)
 		sp->streak = cts_xgrow(sp->streak, sp->thcap, cap, sizeof(*sp->streak));
 		sp->thcap = cap;
 	}
-	return &sp->th[t];
+	if (!sp->th[t])
+		sp->th[t] = cts_xcalloc(1, sizeof(*sp->th[t]));
+	return sp->th[t];
 }
 
 bool cts_spin_stuck(struct cts_spin *sp, const struct cts_event *pending, struct cts_spin_loc **loc)
@@ -306,9 +314,9 @@ bool cts_spin_stuck(struct cts_spin *sp, const struct cts_event *pending, struct
 
 bool cts_spin_proven(const struct cts_spin *sp, int t)
 {
-	if (t < 0 || (size_t)t >= sp->thcap)
+	const struct thr *h = t < 0 || (size_t)t >= sp->thcap ? NULL : sp->th[t];
+	if (!h)
 		return false;
-	const struct thr *h = &sp->th[t];
 	if (!h->stuck || !h->proven)
 		return false;
 	for (int i = 0; i < h->nloc; i++)
@@ -319,12 +327,13 @@ bool cts_spin_proven(const struct cts_spin *sp, int t)
 
 const struct cts_spin_loc *cts_spin_locs(const struct cts_spin *sp, int t, int *n)
 {
-	if (t < 0 || (size_t)t >= sp->thcap) {
+	const struct thr *h = t < 0 || (size_t)t >= sp->thcap ? NULL : sp->th[t];
+	if (!h) {
 		*n = 0;
 		return NULL;
 	}
-	*n = sp->th[t].nloc;
-	return sp->th[t].loc;
+	*n = h->nloc;
+	return h->loc;
 }
 
 static void start_loc(struct thr *h, int i, const struct cts_event *ev, bool fp_ok, uint64_t fp)
@@ -413,10 +422,11 @@ void cts_spin_executed(struct cts_spin *sp, const struct cts_event *ev, uint64_t
 	int k = 0;
 	for (int j = 0; j < sp->nstreak; j++) {
 		int u = sp->streak[j];
-		struct thr *o = &sp->th[u];
-		if (!o->nloc && !o->yields) {
-			o->listed = false;
-			continue;
+		struct thr *o = sp->th[u];
+		if (!o || (!o->nloc && !o->yields)) {
+			if (o)
+				o->listed = false;
+			continue;   /* out of any streak, or exited */
 		}
 		sp->streak[k++] = u;
 		if (u == t)
@@ -427,4 +437,9 @@ void cts_spin_executed(struct cts_spin *sp, const struct cts_event *ev, uint64_t
 				o->loc[i].written = true;
 	}
 	sp->nstreak = k;
+	if (ev->op == CTS_OP_THREAD_EXIT) {
+		/* Memory follows live threads: an exited thread spins no more. */
+		free(sp->th[t]);
+		sp->th[t] = NULL;
+	}
 }
