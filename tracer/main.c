@@ -87,7 +87,7 @@ static void usage(FILE *f)
 "\n"
 "Exit status: 0 no bug found; 1 bug found (or reproduced by --replay);\n"
 "2 usage error or bad input (no such program, not executable, not a valid\n"
-"x86-64 ELF, statically linked, exec failed, over 128 threads, bad --watch,\n"
+"x86-64 ELF, statically linked, exec failed, over --max-threads threads, bad --watch,\n"
 "--out or --report not writable, corrupt schedule, replay diverged; a report\n"
 "that cannot be written at the end when no bug was found); 3 internal error;\n"
 "4 no bug but inconclusive runs, with --fail-on-inconclusive (without it, runs\n"
