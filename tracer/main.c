@@ -87,9 +87,10 @@ static void usage(FILE *f)
 "\n"
 "Exit status: 0 no bug found; 1 bug found (or reproduced by --replay);\n"
 "2 usage error or bad input (no such program, not executable, not a valid\n"
-"x86-64 ELF, statically linked, exec failed, over --max-threads threads, bad --watch,\n"
-"--out or --report not writable, corrupt schedule, replay diverged; a report\n"
-"that cannot be written at the end when no bug was found); 3 internal error;\n"
+"x86-64 ELF, statically linked, exec failed, more threads than --max-threads,\n"
+"bad --watch, --out or --report not writable, corrupt schedule, replay diverged;\n"
+"a report that cannot be written at the end when no bug was found);\n"
+"3 internal error;\n"
 "4 no bug but inconclusive runs, with --fail-on-inconclusive (without it, runs\n"
 "cut by --max-steps or --timeout without a deadlock or livelock are only warned\n"
 "about); 130 interrupted (SIGINT, SIGTERM, SIGHUP).\n",
