@@ -96,6 +96,22 @@ void *cts_xrealloc(void *p, size_t n)
 	return q ? q : oom(n);
 }
 
+size_t cts_grow_cap(size_t cap, size_t need)
+{
+	size_t c = cap ? cap : 8;
+	while (c < need)
+		c *= 2;
+	return c;
+}
+
+void *cts_xgrow(void *p, size_t old, size_t new_n, size_t size)
+{
+	char *q = cts_xrealloc(p, new_n * size);
+	if (new_n > old)
+		memset(q + old * size, 0, (new_n - old) * size);
+	return q;
+}
+
 char *cts_xstrdup(const char *s)
 {
 	char *p = strdup(s);

@@ -17,5 +17,10 @@ void *cts_xmalloc(size_t n);
 void *cts_xcalloc(size_t n, size_t size);
 void *cts_xrealloc(void *p, size_t n);
 char *cts_xstrdup(const char *s);
+/* Tables that grow on demand (threads, clocks): the capacity to move to so
+ * that `need` elements fit, doubling (amortized O(1) appends); then
+ * cts_xgrow reallocates p from old to new elements and zeroes the new ones. */
+size_t cts_grow_cap(size_t cap, size_t need);
+void *cts_xgrow(void *p, size_t old, size_t new_n, size_t size);
 
 #endif

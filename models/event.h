@@ -6,8 +6,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Threads are numbered 0,1,2... in creation order; schedules never hold OS tids. */
-#define CTS_MAX_THREADS 128
+/* Threads are numbered 0,1,2... in creation order and never reused (a
+ * schedule's identities); schedules never hold OS tids. Thread tables grow
+ * on demand; a run may create at most --max-threads threads (default
+ * CTS_THREADS_DEFAULT, at most CTS_THREADS_CEILING), counting every thread
+ * ever created. */
+#define CTS_THREADS_DEFAULT 65536
+#define CTS_THREADS_CEILING (1 << 24)
 
 typedef enum cts_op {
 	CTS_OP_NONE = 0,

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "models/error.h"
 #include "models/objmodel.h"
 
 enum obj_kind { OBJ_ANY = 0, OBJ_MUTEX, OBJ_RWLOCK, OBJ_COND, OBJ_SEM, OBJ_BARRIER };
@@ -18,7 +19,8 @@ struct obj {
 	bool mkind_known;
 	/* rwlock readers */
 	int nreaders;
-	uint8_t *rcount;          /* [CTS_MAX_THREADS], allocated on first read lock */
+	uint8_t *rcount;          /* [rcap] read holds per thread, grown on read locks */
+	uint32_t rcap;
 	/* semaphore */
 	int64_t value;
 	bool value_known;
@@ -30,13 +32,37 @@ struct cts_objmodel {
 	bool futex_driven;
 	struct obj *objs;         /* open addressing, power-of-two capacity */
 	size_t cap, used;
-	bool exited[CTS_MAX_THREADS];
-	bool waiting[CTS_MAX_THREADS];
-	bool cancelled[CTS_MAX_THREADS]; /* acts on a cancel at its next cancellation point */
-	uint64_t wait_obj[CTS_MAX_THREADS];
-	uint64_t wait_seq[CTS_MAX_THREADS];
+	/* Per thread number [tcap], grown by fit(); nth = 1 + highest seen. */
+	size_t tcap;
+	int nth;
+	bool *exited;
+	bool *waiting;
+	bool *cancelled; /* acts on a cancel at its next cancellation point */
+	uint64_t *wait_obj;
+	uint64_t *wait_seq;
 	uint64_t seq;
 };
+
+/* Room for thread tid in the per-thread tables. */
+static void fit(struct cts_objmodel *m, int tid)
+{
+	if ((size_t)tid >= m->tcap) {
+		size_t cap = cts_grow_cap(m->tcap, (size_t)tid + 1);
+		m->exited = cts_xgrow(m->exited, m->tcap, cap, sizeof(*m->exited));
+		m->waiting = cts_xgrow(m->waiting, m->tcap, cap, sizeof(*m->waiting));
+		m->cancelled = cts_xgrow(m->cancelled, m->tcap, cap, sizeof(*m->cancelled));
+		m->wait_obj = cts_xgrow(m->wait_obj, m->tcap, cap, sizeof(*m->wait_obj));
+		m->wait_seq = cts_xgrow(m->wait_seq, m->tcap, cap, sizeof(*m->wait_seq));
+		m->tcap = cap;
+	}
+	if (tid >= m->nth)
+		m->nth = tid + 1;
+}
+
+static bool known_tid(const struct cts_objmodel *m, int tid)
+{
+	return tid >= 0 && (size_t)tid < m->tcap;
+}
 
 static size_t slot_of(uint64_t addr, size_t cap)
 {
@@ -126,16 +152,24 @@ void cts_objmodel_free(struct cts_objmodel *m)
 		return;
 	clear_objs(m);
 	free(m->objs);
+	free(m->exited);
+	free(m->waiting);
+	free(m->cancelled);
+	free(m->wait_obj);
+	free(m->wait_seq);
 	free(m);
 }
 
 void cts_objmodel_reset(struct cts_objmodel *m)
 {
 	clear_objs(m);
-	memset(m->exited, 0, sizeof(m->exited));
-	memset(m->waiting, 0, sizeof(m->waiting));
-	memset(m->cancelled, 0, sizeof(m->cancelled));
-	memset(m->wait_obj, 0, sizeof(m->wait_obj));
+	if (m->tcap) {
+		memset(m->exited, 0, m->tcap * sizeof(*m->exited));
+		memset(m->waiting, 0, m->tcap * sizeof(*m->waiting));
+		memset(m->cancelled, 0, m->tcap * sizeof(*m->cancelled));
+		memset(m->wait_obj, 0, m->tcap * sizeof(*m->wait_obj));
+	}
+	m->nth = 0;
 	m->seq = 0;
 }
 
@@ -220,7 +254,7 @@ bool cts_objmodel_available(const struct cts_objmodel *m, const struct cts_event
 	case CTS_OP_SEM_TRYWAIT:
 		return !o || !o->value_known || o->value > 0;
 	case CTS_OP_JOIN:
-		return p->target < 0 || p->target >= CTS_MAX_THREADS || m->exited[p->target];
+		return p->target < 0 || (known_tid(m, p->target) && m->exited[p->target]);
 	default:
 		return true;
 	}
@@ -247,7 +281,7 @@ static bool cancellation_point(const struct cts_event *p)
 
 static bool cancels_at(const struct cts_objmodel *m, const struct cts_event *p)
 {
-	return p->tid >= 0 && p->tid < CTS_MAX_THREADS && m->cancelled[p->tid] &&
+	return known_tid(m, p->tid) && m->cancelled[p->tid] &&
 	       cancellation_point(p);
 }
 
@@ -255,7 +289,7 @@ bool cts_objmodel_enabled(const struct cts_objmodel *m, const struct cts_event *
 {
 	if (cancels_at(m, p))
 		return true;
-	if (p->tid >= 0 && p->tid < CTS_MAX_THREADS && m->waiting[p->tid])
+	if (known_tid(m, p->tid) && m->waiting[p->tid])
 		return false;
 	switch (p->op) {
 	case CTS_OP_TRYLOCK:
@@ -294,7 +328,7 @@ static int mutex_release(struct obj *o, int tid, bool all)
 static void wake_one(struct cts_objmodel *m, uint64_t obj)
 {
 	int best = -1;
-	for (int t = 0; t < CTS_MAX_THREADS; t++)
+	for (int t = 0; t < m->nth; t++)
 		if (m->waiting[t] && m->wait_obj[t] == obj &&
 		    (best < 0 || m->wait_seq[t] < m->wait_seq[best]))
 			best = t;
@@ -304,7 +338,7 @@ static void wake_one(struct cts_objmodel *m, uint64_t obj)
 
 static void wake_all(struct cts_objmodel *m, uint64_t obj)
 {
-	for (int t = 0; t < CTS_MAX_THREADS; t++)
+	for (int t = 0; t < m->nth; t++)
 		if (m->waiting[t] && m->wait_obj[t] == obj)
 			m->waiting[t] = false;
 }
@@ -321,8 +355,9 @@ void cts_objmodel_apply(struct cts_objmodel *m, struct cts_event *ev)
 	int tid = ev->tid;
 	struct obj *o;
 
-	if (tid < 0 || tid >= CTS_MAX_THREADS)
+	if (tid < 0)
 		return;
+	fit(m, tid);
 	if (cancels_at(m, ev) && ev->op != CTS_OP_COND_REACQUIRE) {
 		/* It unwinds instead: a cond wait's cleanup takes the mutex
 		 * back, so it keeps it; a join or sem_wait takes nothing. */
@@ -352,8 +387,11 @@ void cts_objmodel_apply(struct cts_objmodel *m, struct cts_event *ev)
 		if (o->owner == tid) {
 			ev->result = ev->op == CTS_OP_RDLOCK ? EDEADLK : EBUSY;
 		} else if (rd_ok(o, tid, ev->op)) {
-			if (!o->rcount && !(o->rcount = calloc(CTS_MAX_THREADS, 1)))
-				abort();
+			if ((uint32_t)tid >= o->rcap) {
+				size_t cap = cts_grow_cap(o->rcap, (size_t)tid + 1);
+				o->rcount = cts_xgrow(o->rcount, o->rcap, cap, 1);
+				o->rcap = (uint32_t)cap;
+			}
 			o->rcount[tid]++;
 			o->nreaders++;
 			ev->result = 0;
@@ -381,7 +419,7 @@ void cts_objmodel_apply(struct cts_objmodel *m, struct cts_event *ev)
 			o->owner = -1;
 			o->depth = 0;
 			ev->result = 0;
-		} else if (o->rcount && o->rcount[tid]) {
+		} else if ((uint32_t)tid < o->rcap && o->rcount[tid]) {
 			o->rcount[tid]--;
 			o->nreaders--;
 			ev->result = 0;
@@ -463,24 +501,26 @@ void cts_objmodel_apply(struct cts_objmodel *m, struct cts_event *ev)
 
 void cts_objmodel_cancel(struct cts_objmodel *m, int tid)
 {
-	if (tid >= 0 && tid < CTS_MAX_THREADS)
+	if (tid >= 0) {
+		fit(m, tid);
 		m->cancelled[tid] = true;
+	}
 }
 
 void cts_objmodel_cond_woken(struct cts_objmodel *m, int tid)
 {
-	if (tid >= 0 && tid < CTS_MAX_THREADS)
+	if (known_tid(m, tid))
 		m->waiting[tid] = false;
 }
 
 bool cts_objmodel_waiting(const struct cts_objmodel *m, int tid)
 {
-	return tid >= 0 && tid < CTS_MAX_THREADS && m->waiting[tid];
+	return known_tid(m, tid) && m->waiting[tid];
 }
 
 bool cts_objmodel_thread_exited(const struct cts_objmodel *m, int tid)
 {
-	return tid >= 0 && tid < CTS_MAX_THREADS && m->exited[tid];
+	return known_tid(m, tid) && m->exited[tid];
 }
 
 uint64_t cts_objmodel_acquired_at(const struct cts_objmodel *m, uint64_t obj)
@@ -495,7 +535,7 @@ int cts_objmodel_blocker(const struct cts_objmodel *m, const struct cts_event *p
 	const struct obj *o;
 	int tid = p->tid;
 
-	if (tid >= 0 && tid < CTS_MAX_THREADS && m->waiting[tid]) {
+	if (known_tid(m, tid) && m->waiting[tid]) {
 		o = find(m, m->wait_obj[tid]);
 		if (o && o->kind == OBJ_BARRIER)
 			snprintf(buf, len, "barrier 0x%" PRIx64 " (%u of %u arrived)", o->addr,
@@ -526,7 +566,7 @@ int cts_objmodel_blocker(const struct cts_objmodel *m, const struct cts_event *p
 			return o->owner;
 		}
 		if (o && o->nreaders > 0 && o->rcount) {
-			for (int t = 0; t < CTS_MAX_THREADS; t++)
+			for (int t = 0; t < (int)o->rcap; t++)
 				if (o->rcount[t]) {
 					snprintf(buf, len, "rwlock 0x%" PRIx64 " read-held by thread %d",
 						 p->obj, t);

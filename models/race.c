@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/error.h"
 #include "models/vclock.h"
 
 #define NIL UINT32_MAX
@@ -165,7 +166,7 @@ struct rec {
 	uint64_t step;
 	uint32_t clock;
 	uint32_t next; /* next record of the same granule, NIL ends */
-	uint8_t tid;
+	int32_t tid;
 	uint8_t mask;  /* bytes of the granule this access still stands for */
 	uint8_t op;
 };
@@ -251,11 +252,13 @@ struct cts_race_detector {
 	uint64_t run;
 	bool oom;
 
-	struct thread th[CTS_MAX_THREADS];
+	struct thread *th; /* per thread number, grown by fit_thread */
+	size_t thcap;
 	int nthreads; /* 1 + highest thread touched this run */
 	/* Parent clocks of creates that did not name their child: the next new
 	 * thread (numbered in creation order) takes the oldest. */
-	struct cts_vc orphan[CTS_MAX_THREADS];
+#define ORPHAN_MAX 128
+	struct cts_vc orphan[ORPHAN_MAX];
 	int orphan_head, orphan_n;
 
 	struct map shadow; /* granule -> first record */
@@ -285,14 +288,14 @@ struct cts_race_detector {
 	struct snap {
 		uint32_t clock, n;
 		size_t off;          /* into pool */
-	} *snaps[CTS_MAX_THREADS];
-	uint32_t nsnap[CTS_MAX_THREADS], capsnap[CTS_MAX_THREADS];
+	} **snaps;   /* per thread number [thcap], like nsnap and capsnap */
+	uint32_t *nsnap, *capsnap;
 	uint32_t *pool;
 	size_t npool, cappool;
 
 	/* The current read takes its bytes from these unordered plain writes. */
 	int nrf;
-	uint8_t rf_tid[16];
+	int rf_tid[16];
 	uint32_t rf_clock[16];
 };
 
@@ -335,6 +338,15 @@ static struct sync_obj *sync_get(struct cts_race_detector *d, uint64_t addr)
 	return &d->objs[*i];
 }
 
+static void sync_obj_free(struct sync_obj *o)
+{
+	cts_vc_free(&o->vc);
+	if (o->aux)
+		cts_vc_free(o->aux);
+	free(o->aux);
+	o->aux = NULL;
+}
+
 static struct cts_vc *sync_aux(struct cts_race_detector *d, struct sync_obj *o)
 {
 	if (!o->aux) {
@@ -365,14 +377,19 @@ static void release(struct cts_race_detector *d, int t, uint64_t addr)
 static void thread_start(struct cts_race_detector *d, int t, const struct cts_vc *parent)
 {
 	struct thread *th = &d->th[t];
+	struct cts_vc vc = th->vc, exit_vc = th->exit_vc;
 
 	memset(th, 0, sizeof(*th));
+	th->vc = vc;              /* reuse the storage */
+	th->exit_vc = exit_vc;
+	cts_vc_zero(&th->vc);
+	cts_vc_zero(&th->exit_vc);
 	th->live = true;
 	if (parent) {
 		cts_vc_copy(&th->vc, parent);
 	} else if (d->orphan_n) {
 		cts_vc_copy(&th->vc, &d->orphan[d->orphan_head]);
-		d->orphan_head = (d->orphan_head + 1) % CTS_MAX_THREADS;
+		d->orphan_head = (d->orphan_head + 1) % ORPHAN_MAX;
 		d->orphan_n--;
 	}
 	/* Own component >= 1: epoch 0@t would look ordered before everyone. */
@@ -582,8 +599,8 @@ void cts_race_sync_location(struct cts_race_detector *d, uint64_t addr, uint32_t
 		uint32_t *head = map_find(&d->shadow, g);
 		for (uint32_t i = head ? *head : NIL; i != NIL; i = d->recs.r[i].next) {
 			const struct rec *r = &d->recs.r[i];
-			if (cts_op_is_write((cts_op)r->op) && r->clock > cts_vc_get(&o->vc, r->tid))
-				o->vc.c[r->tid] = r->clock;
+			if (cts_op_is_write((cts_op)r->op))
+				cts_vc_raise(&o->vc, r->tid, r->clock);
 		}
 	}
 }
@@ -627,7 +644,7 @@ static void on_granules(struct cts_race_detector *d, const struct cts_event *ev,
 static void snapshot(struct cts_race_detector *d, int t)
 {
 	const struct cts_vc *v = &d->th[t].vc;
-	uint32_t n = (uint32_t)d->nthreads;
+	uint32_t n = v->n;   /* the clock's own width: the threads it heard of */
 
 	if (d->nsnap[t]) {
 		const struct snap *l = &d->snaps[t][d->nsnap[t] - 1];
@@ -659,8 +676,10 @@ static void snapshot(struct cts_race_detector *d, int t)
 		d->pool = np;
 		d->cappool = ncap;
 	}
-	d->snaps[t][d->nsnap[t]++] = (struct snap){ .clock = v->c[t], .n = n, .off = d->npool };
-	memcpy(d->pool + d->npool, v->c, n * sizeof(uint32_t));
+	d->snaps[t][d->nsnap[t]++] = (struct snap){ .clock = cts_vc_get(v, t), .n = n,
+						     .off = d->npool };
+	if (n)
+		memcpy(d->pool + d->npool, v->c, n * sizeof(uint32_t));
 	d->npool += n;
 }
 
@@ -677,12 +696,9 @@ static void acquire_epoch(struct cts_race_detector *d, struct cts_vc *v, int u, 
 	}
 	if (lo) {
 		const struct snap *sn = &d->snaps[u][lo - 1];
-		for (uint32_t i = 0; i < sn->n; i++)
-			if (d->pool[sn->off + i] > v->c[i])
-				v->c[i] = d->pool[sn->off + i];
+		cts_vc_join_array(v, d->pool + sn->off, sn->n);
 	}
-	if (c > v->c[u])
-		v->c[u] = c;
+	cts_vc_raise(v, u, c);
 }
 
 static void granule_access(struct cts_race_detector *d, const struct cts_event *ev, uint64_t step,
@@ -737,7 +753,7 @@ static void granule_access(struct cts_race_detector *d, const struct cts_event *
 	}
 	d->recs.r[i] = (struct rec){
 		.pc = ev->pc, .step = step, .clock = cts_vc_get(cv, t), .next = *head,
-		.tid = (uint8_t)t, .mask = mask, .op = (uint8_t)ev->op,
+		.tid = t, .mask = mask, .op = (uint8_t)ev->op,
 	};
 	*head = i;
 }
@@ -837,7 +853,20 @@ static bool acquired(const struct cts_event *ev)
 
 static bool valid_tid(int t)
 {
-	return t >= 0 && t < CTS_MAX_THREADS;
+	return t >= 0 && t < CTS_THREADS_CEILING;
+}
+
+/* Room for thread t in the per-thread tables. */
+static void fit_thread(struct cts_race_detector *d, int t)
+{
+	if ((size_t)t < d->thcap)
+		return;
+	size_t cap = cts_grow_cap(d->thcap, (size_t)t + 1);
+	d->th = cts_xgrow(d->th, d->thcap, cap, sizeof(*d->th));
+	d->snaps = cts_xgrow(d->snaps, d->thcap, cap, sizeof(*d->snaps));
+	d->nsnap = cts_xgrow(d->nsnap, d->thcap, cap, sizeof(*d->nsnap));
+	d->capsnap = cts_xgrow(d->capsnap, d->thcap, cap, sizeof(*d->capsnap));
+	d->thcap = cap;
 }
 
 static void on_create(struct cts_race_detector *d, int t, int child)
@@ -849,8 +878,8 @@ static void on_create(struct cts_race_detector *d, int t, int child)
 			cts_vc_join(&d->th[child].vc, &th->vc);
 		else
 			thread_start(d, child, &th->vc);
-	} else if (d->orphan_n < CTS_MAX_THREADS) {
-		int slot = (d->orphan_head + d->orphan_n) % CTS_MAX_THREADS;
+	} else if (d->orphan_n < ORPHAN_MAX) {
+		int slot = (d->orphan_head + d->orphan_n) % ORPHAN_MAX;
 
 		cts_vc_copy(&d->orphan[slot], &th->vc);
 		d->orphan_n++;
@@ -862,9 +891,13 @@ static void on_join(struct cts_race_detector *d, int t, int joined)
 {
 	if (!valid_tid(joined))
 		return;
-	if (d->th[joined].exited)
+	if (d->th[joined].exited) {
 		cts_vc_join(&d->th[t].vc, &d->th[joined].exit_vc);
-	else if (d->th[joined].live)
+		/* A thread is joined once: its clock has served (memory
+		 * follows live threads, docs/design.md). */
+		if (t != joined)
+			cts_vc_free(&d->th[joined].exit_vc);
+	} else if (d->th[joined].live)
 		cts_vc_join(&d->th[t].vc, &d->th[joined].vc);
 }
 
@@ -925,6 +958,9 @@ int cts_race_observe(struct cts_race_detector *d, const struct cts_event *ev, ui
 	int t = ev->tid;
 	struct sync_obj *o;
 
+	fit_thread(d, t);
+	if (valid_tid(ev->target))
+		fit_thread(d, ev->target);
 	d->call_start = d->npend;
 	d->oom = false;
 	thread_enter(d, t);
@@ -937,9 +973,15 @@ int cts_race_observe(struct cts_race_detector *d, const struct cts_event *ev, ui
 		on_join(d, t, ev->target);
 		break;
 	case CTS_OP_THREAD_EXIT:
-		cts_vc_copy(&d->th[t].exit_vc, &d->th[t].vc);
+	{
+		/* The clock moves to exit_vc: the thread makes no more events,
+		 * and a dead thread keeps one clock, until it is joined. */
+		struct cts_vc tmp = d->th[t].exit_vc;
+		d->th[t].exit_vc = d->th[t].vc;
+		d->th[t].vc = tmp;
+		cts_vc_free(&d->th[t].vc);
 		d->th[t].exited = true;
-		cts_vc_tick(&d->th[t].vc, t);
+	}
 		break;
 	case CTS_OP_LOCK:
 	case CTS_OP_TRYLOCK:
@@ -1050,13 +1092,18 @@ void cts_race_begin_run(struct cts_race_detector *d, uint64_t run)
 	if (!d)
 		return;
 	d->run = run;
-	memset(d->th, 0, (size_t)d->nthreads * sizeof(d->th[0]));
+	for (int t = 0; t < d->nthreads; t++) {
+		cts_vc_free(&d->th[t].vc);
+		cts_vc_free(&d->th[t].exit_vc);
+	}
+	if (d->thcap)
+		memset(d->th, 0, d->thcap * sizeof(d->th[0]));
 	d->nthreads = 0;
 	d->orphan_head = d->orphan_n = 0;
 	map_clear(&d->shadow, SHADOW_MIN_CAP);
 	pool_clear(&d->recs);
 	for (uint32_t i = 0; i < d->nobj; i++)
-		free(d->objs[i].aux);
+		sync_obj_free(&d->objs[i]);
 	d->nobj = 0;
 	map_clear(&d->syncs, SYNC_MIN_CAP);
 	d->npend = 0;
@@ -1065,7 +1112,8 @@ void cts_race_begin_run(struct cts_race_detector *d, uint64_t run)
 		memset(d->ppairs, 0, (size_t)d->ppcap * sizeof(*d->ppairs));
 		d->pgen = 1;
 	}
-	memset(d->nsnap, 0, sizeof(d->nsnap));
+	if (d->thcap)
+		memset(d->nsnap, 0, d->thcap * sizeof(*d->nsnap));
 	d->npool = 0;
 }
 
@@ -1094,8 +1142,19 @@ void cts_race_free(struct cts_race_detector *d)
 	if (!d)
 		return;
 	for (uint32_t i = 0; i < d->nobj; i++)
-		free(d->objs[i].aux);
+		sync_obj_free(&d->objs[i]);
 	free(d->objs);
+	for (size_t t = 0; t < d->thcap; t++) {
+		cts_vc_free(&d->th[t].vc);
+		cts_vc_free(&d->th[t].exit_vc);
+		free(d->snaps[t]);
+	}
+	for (int i = 0; i < ORPHAN_MAX; i++)
+		cts_vc_free(&d->orphan[i]);
+	free(d->th);
+	free(d->snaps);
+	free(d->nsnap);
+	free(d->capsnap);
 	free(d->shadow.s);
 	free(d->syncs.s);
 	free(d->syncloc.s);
@@ -1104,8 +1163,6 @@ void cts_race_free(struct cts_race_detector *d)
 	free(d->ppairs);
 	free(d->pend);
 	free(d->pool);
-	for (int t = 0; t < CTS_MAX_THREADS; t++)
-		free(d->snaps[t]);
 	for (int i = 0; i < d->nchunks; i++)
 		free(d->chunks[i]);
 	free(d->chunks);

@@ -422,7 +422,7 @@ int cts_schedule_parse(const char *text, const char *name, struct cts_schedule *
 				     s->n);
 				goto out;
 			}
-			if (tid < 0 || tid >= CTS_MAX_THREADS) {
+			if (tid < 0 || tid >= CTS_THREADS_CEILING) {
 				fail(err, errlen, name, line, "thread %d out of range", tid);
 				goto out;
 			}

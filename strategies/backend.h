@@ -4,6 +4,7 @@
 #ifndef CTS_BACKEND_H
 #define CTS_BACKEND_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "models/event.h"
 
@@ -30,8 +31,10 @@ enum cts_run_status {
 };
 
 struct cts_run_state {
-	int nthreads;
-	struct cts_thread_view t[CTS_MAX_THREADS];
+	int nthreads;                /* threads created so far: t[0..nthreads) */
+	struct cts_thread_view *t;   /* grows through cts_run_state_thread */
+	size_t tcap;
+	int max_threads;             /* creating more is an error (0: the default) */
 	enum cts_run_status status;
 	int exit_code;
 	int exit_sig;        /* CTS_RUN_EXITED by this signal (exit_code 128+sig), 0 */
@@ -49,6 +52,14 @@ struct cts_run_state {
 	/* Events the backend saw on its own during the last step besides the
 	 * chosen op (e.g. shared accesses inside a step in future modes). */
 };
+
+/* Thread tid's view, the table grown to hold it (nthreads raised to tid+1);
+ * NULL when tid is beyond the run's limit of threads. */
+struct cts_thread_view *cts_run_state_thread(struct cts_run_state *st, int tid);
+int cts_run_state_limit(const struct cts_run_state *st);
+/* Between runs: everything zero but the table's storage and the limit. */
+void cts_run_state_reset(struct cts_run_state *st);
+void cts_run_state_free(struct cts_run_state *st);
 
 struct cts_backend_ops {
 	const char *name;

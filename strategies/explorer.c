@@ -63,17 +63,23 @@ struct explorer {
 	struct cts_schedule *sched;
 	struct cts_run_state *st;
 	struct cts_spin *spin;
-	bool alive[CTS_MAX_THREADS];
-	bool enabled[CTS_MAX_THREADS];
-	bool outside[CTS_MAX_THREADS];
+	/* Per thread number, grown with the run's threads (fit_threads). */
+	size_t tcap;
+	bool *alive;
+	bool *enabled;
+	bool *outside;
 	int noutside;
-	bool spinning[CTS_MAX_THREADS];  /* held back: their next step changes nothing */
-	struct cts_event pending[CTS_MAX_THREADS];
+	bool *spinning;  /* held back: their next step changes nothing */
+	struct cts_event *pending;
+	/* Threads alive at the last collect, ascending: a step looks at these
+	 * and the ones created since (seen = nthreads then), not at every
+	 * thread the run ever created. */
+	int *live, nlive, seen;
 	/* Every live thread spins or is blocked: the spinners take turns, one
 	 * at a time, to show whether they ever move on (confirm counts their
 	 * steps that changed nothing). */
 	bool confirming;
-	uint32_t confirm[CTS_MAX_THREADS];
+	uint32_t *confirm;
 	double start, last_progress;
 	bool progress_shown;
 	bool inc_hidden_said;
@@ -219,7 +225,8 @@ static void spin_line(struct explorer *x, int t, char *what, size_t wlen, char *
 static void describe_stuck(struct explorer *x, struct cts_bug *bug)
 {
 	struct cts_run_state *st = x->st;
-	int waits_for[CTS_MAX_THREADS];
+	int *waits_for = cts_xcalloc((size_t)st->nthreads + 1, sizeof(*waits_for));
+	bool *seen = cts_xcalloc((size_t)st->nthreads + 1, sizeof(*seen));
 	char what[400];
 	size_t off = 0, moff = 0;
 	const char *head = bug->kind == CTS_BUG_LIVELOCK ? "livelock:" : "deadlock:";
@@ -241,7 +248,9 @@ static void describe_stuck(struct explorer *x, struct cts_bug *bug)
 	}
 	/* Follow waits-for edges from each thread until one repeats. */
 	for (int s = 0; s < st->nthreads; s++) {
-		bool seen[CTS_MAX_THREADS] = { false };
+		if (waits_for[s] < 0)
+			continue;
+		memset(seen, 0, (size_t)st->nthreads * sizeof(*seen));
 		int t = s;
 		while (t >= 0 && t < st->nthreads && !seen[t]) {
 			seen[t] = true;
@@ -255,6 +264,8 @@ static void describe_stuck(struct explorer *x, struct cts_bug *bug)
 		off = appendf(bug->detail, sizeof(bug->detail), off, " -> thread %d\n", s);
 		break;
 	}
+	free(waits_for);
+	free(seen);
 	bug->tid = -1;
 }
 
@@ -484,6 +495,67 @@ static void report_race(struct explorer *x, const struct cts_race *r)
  * waits give up first, then the spinners take turns one at a time, and once
  * each proved SPIN_CONFIRM times in a row that it cannot move on, the run is
  * a livelock. Returns how many may run (0: deadlock or *livelock). */
+static void fit_threads(struct explorer *x, int n)
+{
+	if ((size_t)n <= x->tcap)
+		return;
+	size_t cap = cts_grow_cap(x->tcap, (size_t)n);
+	x->alive = cts_xgrow(x->alive, x->tcap, cap, sizeof(*x->alive));
+	x->enabled = cts_xgrow(x->enabled, x->tcap, cap, sizeof(*x->enabled));
+	x->outside = cts_xgrow(x->outside, x->tcap, cap, sizeof(*x->outside));
+	x->spinning = cts_xgrow(x->spinning, x->tcap, cap, sizeof(*x->spinning));
+	x->pending = cts_xgrow(x->pending, x->tcap, cap, sizeof(*x->pending));
+	x->confirm = cts_xgrow(x->confirm, x->tcap, cap, sizeof(*x->confirm));
+	x->live = cts_xgrow(x->live, x->tcap, cap, sizeof(*x->live));
+	x->tcap = cap;
+}
+
+static void free_threads(struct explorer *x)
+{
+	free(x->alive);
+	free(x->enabled);
+	free(x->outside);
+	free(x->spinning);
+	free(x->pending);
+	free(x->confirm);
+	free(x->live);
+}
+
+/* A new run: no thread seen yet. */
+static void clear_threads(struct explorer *x)
+{
+	if (x->tcap) {
+		memset(x->alive, 0, x->tcap * sizeof(*x->alive));
+		memset(x->enabled, 0, x->tcap * sizeof(*x->enabled));
+		memset(x->outside, 0, x->tcap * sizeof(*x->outside));
+		memset(x->spinning, 0, x->tcap * sizeof(*x->spinning));
+		memset(x->confirm, 0, x->tcap * sizeof(*x->confirm));
+	}
+	x->nlive = x->seen = 0;
+}
+
+/* The threads that may be alive now, ascending, into x->live: the ones alive
+ * last time and the ones created since; the dead are cleared once. */
+static void update_live(struct explorer *x)
+{
+	struct cts_run_state *st = x->st;
+	int k = 0;
+
+	fit_threads(x, st->nthreads);
+	for (int i = 0; i < x->nlive; i++) {
+		int t = x->live[i];
+		if (st->t[t].alive)
+			x->live[k++] = t;
+		else
+			x->alive[t] = x->enabled[t] = x->outside[t] = x->spinning[t] = false;
+	}
+	for (int t = x->seen; t < st->nthreads; t++)
+		if (st->t[t].alive)
+			x->live[k++] = t;
+	x->nlive = k;
+	x->seen = st->nthreads;
+}
+
 static int collect(struct explorer *x, bool *give_up, bool *livelock)
 {
 	struct cts_run_state *st = x->st;
@@ -491,7 +563,9 @@ static int collect(struct explorer *x, bool *give_up, bool *livelock)
 
 	*give_up = *livelock = false;
 	x->noutside = 0;
-	for (int t = 0; t < st->nthreads; t++) {
+	update_live(x);
+	for (int i = 0; i < x->nlive; i++) {
+		int t = x->live[i];
 		x->alive[t] = st->t[t].alive;
 		x->pending[t] = st->t[t].pending;
 		x->outside[t] = x->alive[t] && st->t[t].outside;
@@ -517,12 +591,13 @@ static int collect(struct explorer *x, bool *give_up, bool *livelock)
 	}
 	if (n) {
 		if (x->confirming)
-			memset(x->confirm, 0, sizeof(x->confirm));
+			memset(x->confirm, 0, x->tcap * sizeof(*x->confirm));
 		x->confirming = false;
 		return n;
 	}
 	/* Nobody can move: timed waits give up, as they would after their timeout. */
-	for (int t = 0; t < st->nthreads; t++) {
+	for (int i = 0; i < x->nlive; i++) {
+		int t = x->live[i];
 		if (x->alive[t] && x->pending[t].timed && !x->spinning[t]) {
 			x->enabled[t] = true;
 			n++;
@@ -535,7 +610,8 @@ static int collect(struct explorer *x, bool *give_up, bool *livelock)
 		return n;
 	bool proven = x->backend->ops->thread_state != NULL;
 	int pick = -1;
-	for (int t = 0; t < st->nthreads; t++) {
+	for (int i = 0; i < x->nlive; i++) {
+		int t = x->live[i];
 		if (!x->spinning[t])
 			continue;
 		proven = proven && cts_spin_proven(x->spin, t) && x->confirm[t] >= SPIN_CONFIRM;
@@ -555,7 +631,7 @@ static int collect(struct explorer *x, bool *give_up, bool *livelock)
 static void debug_point(struct explorer *x, uint64_t run, uint64_t step)
 {
 	struct cts_run_state *st = x->st;
-	char en[CTS_MAX_THREADS + 1], pend[96];
+	char *en = cts_xmalloc((size_t)st->nthreads + 1), pend[96];
 	int i;
 	for (i = 0; i < st->nthreads; i++)
 		en[i] = x->enabled[i] ? 'E' : x->spinning[i] ? 's' :
@@ -563,6 +639,7 @@ static void debug_point(struct explorer *x, uint64_t run, uint64_t step)
 	en[i] = 0;
 	cts_debug_msg("run %" PRIu64 " step %" PRIu64 " threads %s%s", run, step, en,
 		      x->confirming ? " (all spin: taking turns)" : "");
+	free(en);
 	for (i = 0; i < st->nthreads; i++)
 		if (x->alive[i])
 			cts_debug_msg("  thread %d: %s%s", i,
@@ -598,9 +675,10 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 	if (x->races)
 		cts_race_begin_run(x->races, run);
 	cts_schedule_clear_steps(x->sched);
-	memset(st, 0, sizeof(*st));
+	cts_run_state_reset(st);
+	st->max_threads = x->cfg->max_threads;
 	cts_spin_reset(x->spin);
-	memset(x->confirm, 0, sizeof(x->confirm));
+	clear_threads(x);
 	x->confirming = false;
 	if (x->backend->ops->start(x->backend->be, st) != 0) {
 		snprintf(x->res->error, sizeof(x->res->error), "%s", st->message);
@@ -641,6 +719,7 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 			.enabled = x->enabled, .pending = x->pending, .last = last,
 			.outside = x->outside,
 			.spinning = x->spinning,
+			.live = x->live, .nlive = x->nlive,
 		};
 		if (cts_verbosity >= 3)
 			debug_point(x, run, step);
@@ -691,7 +770,7 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 			if (sp.silent)
 				x->confirm[c]++;
 			else
-				memset(x->confirm, 0, sizeof(x->confirm));
+				memset(x->confirm, 0, x->tcap * sizeof(*x->confirm));
 		}
 		s->ops->executed(s, &pt, &done);
 		if (x->races) {
@@ -891,7 +970,9 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 	res->races = x.races; /* for the report */
 	cts_spin_free(x.spin);
 	cts_schedule_free(x.sched);
+	cts_run_state_free(x.st);
 	free(x.st);
+	free_threads(&x);
 	return rc;
 }
 

@@ -61,6 +61,7 @@ struct cts_explorer_config {
 	uint64_t runs;            /* 0 = until the strategy is complete or time runs out */
 	double time_limit;        /* seconds, 0 = none */
 	uint64_t max_steps;       /* per-run step budget */
+	int max_threads;          /* threads one run may create (0: CTS_THREADS_DEFAULT) */
 	bool stop_on_bug;         /* stop at the first bug (default) */
 	bool fail_on_exit;        /* non-zero exit status is a bug */
 	const char *out_dir;      /* where schedules go; NULL = don't save */

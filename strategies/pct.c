@@ -15,8 +15,9 @@ struct pct_strategy {
 	int d;
 	uint64_t k;                      /* estimated steps per run */
 	uint64_t change[PCT_MAX_DEPTH];  /* change[i] = step of change point i (1..d-1) */
-	double prio[CTS_MAX_THREADS];
-	bool known[CTS_MAX_THREADS];
+	double *prio;                    /* [nknown]: threads 0..nknown-1 have one */
+	int nknown;
+	size_t cap;
 };
 
 static double rand01(struct cts_rng *r)
@@ -28,8 +29,7 @@ static bool pct_begin(struct cts_strategy *s, uint64_t run)
 {
 	struct pct_strategy *p = (struct pct_strategy *)s;
 	cts_rng_seed(&p->rng, s->cfg.seed * 0x100000001B3ull + run);
-	for (int t = 0; t < CTS_MAX_THREADS; t++)
-		p->known[t] = false;
+	p->nknown = 0;
 	for (int i = 1; i < p->d; i++)
 		p->change[i] = p->k ? cts_rng_below(&p->rng, p->k) : UINT64_MAX;
 	return true;
@@ -43,15 +43,18 @@ static int pct_choose(struct cts_strategy *s, const struct cts_sched_point *pt)
 	/* A new thread's priority is a uniform random real above d, which
 	 * keeps the priorities a uniform random permutation however many
 	 * threads appear later. */
-	for (int t = 0; t < pt->nthreads; t++) {
-		if (!p->known[t]) {
-			p->known[t] = true;
-			p->prio[t] = p->d + 1 + rand01(&p->rng);
+	if (pt->nthreads > p->nknown) {
+		size_t cap = cts_grow_cap(p->cap, (size_t)pt->nthreads);
+		if (cap > p->cap) {
+			p->prio = cts_xgrow(p->prio, p->cap, cap, sizeof(*p->prio));
+			p->cap = cap;
 		}
+		for (; p->nknown < pt->nthreads; p->nknown++)
+			p->prio[p->nknown] = p->d + 1 + rand01(&p->rng);
 	}
 again:
 	best = -1;
-	for (int t = 0; t < pt->nthreads; t++)
+	CTS_SCHED_FOR_EACH(pt, k, t)
 		if (pt->enabled[t] && (best < 0 || p->prio[t] > p->prio[best]))
 			best = t;
 	if (best < 0)
@@ -87,6 +90,7 @@ static bool pct_complete(const struct cts_strategy *s)
 
 static void pct_destroy(struct cts_strategy *s)
 {
+	free(((struct pct_strategy *)s)->prio);
 	free(s);
 }
 

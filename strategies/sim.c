@@ -97,7 +97,8 @@ struct cts_sim {
 	int nlines;
 	/* the run */
 	struct cts_objmodel *model;
-	struct sthread th[CTS_MAX_THREADS];
+	struct sthread *th;   /* per thread number, grown by init_thread */
+	size_t thcap;
 	int *last_created;
 };
 
@@ -866,8 +867,9 @@ void cts_sim_free(struct cts_sim *sim)
 	}
 	for (int i = 0; i < sim->nlines; i++)
 		free(sim->lines[i]);
-	for (int i = 0; i < CTS_MAX_THREADS; i++)
+	for (size_t i = 0; i < sim->thcap; i++)
 		free(sim->th[i].loc);
+	free(sim->th);
 	free(sim->lines);
 	free(sim->defs);
 	free(sim->ins);
@@ -1090,6 +1092,11 @@ static void advance(struct runctx *c)
 
 static void init_thread(struct cts_sim *sim, int tid, int def, int64_t arg)
 {
+	if ((size_t)tid >= sim->thcap) {
+		size_t cap = cts_grow_cap(sim->thcap, (size_t)tid + 1);
+		sim->th = cts_xgrow(sim->th, sim->thcap, cap, sizeof(*sim->th));
+		sim->thcap = cap;
+	}
 	struct sthread *t = &sim->th[tid];
 	int n = sim->defs[def].nlocals;
 	if (t->cap < n) {
@@ -1117,13 +1124,19 @@ static int sim_start(void *be, struct cts_run_state *st)
 			sim->mem[sim->objs[i].off + (size_t)k] = sim->objs[i].init;
 	for (int i = 0; i < sim->ndefs; i++)
 		sim->last_created[i] = -1;
-	st->nthreads = 1;
+	st->nthreads = 0;
 	st->status = CTS_RUN_ACTIVE;
 	st->fault_tid = -1;
 	st->message[0] = 0;
+	struct cts_thread_view *v0 = cts_run_state_thread(st, 0);
+	if (!v0) {
+		snprintf(st->message, sizeof(st->message), "sim: no thread allowed");
+		st->status = CTS_RUN_ERROR;
+		return -1;
+	}
 	init_thread(sim, 0, 0, 0);
-	st->t[0].alive = true;
-	st->t[0].blocked = false;
+	v0->alive = true;
+	v0->blocked = false;
 	make_pending(&c);
 	return 0;
 }
@@ -1219,15 +1232,18 @@ static int sim_step(void *be, struct cts_run_state *st, int tid, bool give_up,
 		break;
 	case CTS_OP_CREATE: {
 		int n = st->nthreads;
-		if (n >= CTS_MAX_THREADS) {
-			rerr(&c, "sim: more than %d threads", CTS_MAX_THREADS);
+		struct cts_thread_view *v = cts_run_state_thread(st, n);
+		if (!v) {
+			rerr(&c, "sim: creates more than %d threads (--max-threads)",
+			     cts_run_state_limit(st));
+			st->bad_input = true;
 			return -1;
 		}
 		int64_t arg = in->e1 >= 0 ? eval(&c, in->e1) : 0;
 		init_thread(sim, n, in->def, arg);
-		st->nthreads = n + 1;
-		st->t[n].alive = true;
-		st->t[n].blocked = false;
+		t = &sim->th[tid];   /* the table may have moved */
+		v->alive = true;
+		v->blocked = false;
 		sim->last_created[in->def] = n;
 		done->target = n;
 		if (in->dst >= 0)
@@ -1299,7 +1315,7 @@ static void sim_describe_data(void *be, uint64_t addr, char *buf, size_t len)
 static int sim_thread_state(void *be, int tid, uint64_t *hash)
 {
 	const struct cts_sim *sim = be;
-	if (tid < 0 || tid >= CTS_MAX_THREADS || !sim->th[tid].alive)
+	if (tid < 0 || (size_t)tid >= sim->thcap || !sim->th[tid].alive)
 		return -1;
 	const struct sthread *t = &sim->th[tid];
 	uint64_t h = 0xcbf29ce484222325ull;

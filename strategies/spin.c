@@ -33,6 +33,7 @@ struct thr {
 	uint64_t cur_fp;
 	struct cts_event cur_ev;
 	bool stuck, proven;         /* last cts_spin_stuck answer */
+	bool listed;                /* in cts_spin's streak list */
 };
 
 /* Last known bytes of an 8-byte granule and who last changed it. */
@@ -48,7 +49,13 @@ struct gran {
 struct cts_spin {
 	int (*state)(void *be, int tid, uint64_t *hash);
 	void *be;
-	struct thr th[CTS_MAX_THREADS];
+	/* Per thread number, grown on demand; a block exists from a thread's
+	 * first event to its exit (a dead thread costs a pointer). */
+	struct thr **th;
+	size_t thcap;
+	/* Threads in a streak (locations or yields): the only ones another
+	 * thread's step has to tell; not every thread the run created. */
+	int *streak, nstreak;
 	struct gran *g;
 	uint32_t cap, n, gen;
 };
@@ -68,13 +75,21 @@ void cts_spin_free(struct cts_spin *sp)
 {
 	if (!sp)
 		return;
+	for (size_t t = 0; t < sp->thcap; t++)
+		free(sp->th[t]);
+	free(sp->th);
+	free(sp->streak);
 	free(sp->g);
 	free(sp);
 }
 
 void cts_spin_reset(struct cts_spin *sp)
 {
-	memset(sp->th, 0, sizeof(sp->th));
+	for (size_t t = 0; t < sp->thcap; t++) {
+		free(sp->th[t]);
+		sp->th[t] = NULL;
+	}
+	sp->nstreak = 0;
 	sp->n = 0;
 	if (++sp->gen == 0) {
 		memset(sp->g, 0, sp->cap * sizeof(*sp->g));
@@ -268,13 +283,28 @@ static bool stuck(struct cts_spin *sp, struct thr *h, const struct cts_event *p,
 	return h->proven;
 }
 
+/* Thread t's streaks, the table grown to hold it. */
+static struct thr *thr_of(struct cts_spin *sp, int t)
+{
+	if (t < 0)
+		return NULL;
+	if ((size_t)t >= sp->thcap) {
+		size_t cap = cts_grow_cap(sp->thcap, (size_t)t + 1);
+		sp->th = cts_xgrow(sp->th, sp->thcap, cap, sizeof(*sp->th));
+		sp->streak = cts_xgrow(sp->streak, sp->thcap, cap, sizeof(*sp->streak));
+		sp->thcap = cap;
+	}
+	if (!sp->th[t])
+		sp->th[t] = cts_xcalloc(1, sizeof(*sp->th[t]));
+	return sp->th[t];
+}
+
 bool cts_spin_stuck(struct cts_spin *sp, const struct cts_event *pending, struct cts_spin_loc **loc)
 {
-	int t = pending->tid;
 	*loc = NULL;
-	if (t < 0 || t >= CTS_MAX_THREADS)
+	struct thr *h = thr_of(sp, pending->tid);
+	if (!h)
 		return false;
-	struct thr *h = &sp->th[t];
 	h->proven = false;
 	h->stuck = stuck(sp, h, pending, loc);
 	if (!h->stuck)
@@ -284,7 +314,9 @@ bool cts_spin_stuck(struct cts_spin *sp, const struct cts_event *pending, struct
 
 bool cts_spin_proven(const struct cts_spin *sp, int t)
 {
-	const struct thr *h = &sp->th[t];
+	const struct thr *h = t < 0 || (size_t)t >= sp->thcap ? NULL : sp->th[t];
+	if (!h)
+		return false;
 	if (!h->stuck || !h->proven)
 		return false;
 	for (int i = 0; i < h->nloc; i++)
@@ -295,8 +327,13 @@ bool cts_spin_proven(const struct cts_spin *sp, int t)
 
 const struct cts_spin_loc *cts_spin_locs(const struct cts_spin *sp, int t, int *n)
 {
-	*n = sp->th[t].nloc;
-	return sp->th[t].loc;
+	const struct thr *h = t < 0 || (size_t)t >= sp->thcap ? NULL : sp->th[t];
+	if (!h) {
+		*n = 0;
+		return NULL;
+	}
+	*n = h->nloc;
+	return h->loc;
 }
 
 static void start_loc(struct thr *h, int i, const struct cts_event *ev, bool fp_ok, uint64_t fp)
@@ -348,9 +385,9 @@ void cts_spin_executed(struct cts_spin *sp, const struct cts_event *ev, uint64_t
 {
 	int t = ev->tid;
 	memset(out, 0, sizeof(*out));
-	if (t < 0 || t >= CTS_MAX_THREADS)
+	struct thr *h = thr_of(sp, t);
+	if (!h)
 		return;
-	struct thr *h = &sp->th[t];
 
 	/* Silent: a load, a yield, or a store of what the location already held. */
 	bool silent;
@@ -373,17 +410,36 @@ void cts_spin_executed(struct cts_spin *sp, const struct cts_event *ev, uint64_t
 	own_step(h, ev, silent, fp_ok, h->cur_fp, out);
 	h->cur_known = false;
 	h->stuck = false;
+	if ((h->nloc || h->yields) && !h->listed) {
+		h->listed = true;
+		sp->streak[sp->nstreak++] = t;
+	}
 	if (silent)
 		return;
-	/* Everyone else may have something new to see. */
+	/* Everyone else in a streak may have something new to see (a thread
+	 * out of any streak resets others_moved at its next yield). */
 	uint64_t lo = ev->obj, hi = ev->obj + (ev->size ? ev->size : 8);
-	for (int u = 0; u < CTS_MAX_THREADS; u++) {
-		struct thr *o = &sp->th[u];
+	int k = 0;
+	for (int j = 0; j < sp->nstreak; j++) {
+		int u = sp->streak[j];
+		struct thr *o = sp->th[u];
+		if (!o || (!o->nloc && !o->yields)) {
+			if (o)
+				o->listed = false;
+			continue;   /* out of any streak, or exited */
+		}
+		sp->streak[k++] = u;
 		if (u == t)
 			continue;
 		o->others_moved = true;
 		for (int i = 0; i < o->nloc && ev->obj; i++)
 			if (o->loc[i].addr < hi && lo < o->loc[i].addr + o->loc[i].size)
 				o->loc[i].written = true;
+	}
+	sp->nstreak = k;
+	if (ev->op == CTS_OP_THREAD_EXIT) {
+		/* Memory follows live threads: an exited thread spins no more. */
+		free(sp->th[t]);
+		sp->th[t] = NULL;
 	}
 }

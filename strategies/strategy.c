@@ -49,14 +49,14 @@ void cts_strategy_destroy(struct cts_strategy *s)
 int cts_sched_count_enabled(const struct cts_sched_point *pt)
 {
 	int n = 0;
-	for (int t = 0; t < pt->nthreads; t++)
+	CTS_SCHED_FOR_EACH(pt, k, t)
 		n += pt->enabled[t];
 	return n;
 }
 
 int cts_sched_nth_enabled(const struct cts_sched_point *pt, int i)
 {
-	for (int t = 0; t < pt->nthreads; t++)
+	CTS_SCHED_FOR_EACH(pt, k, t)
 		if (pt->enabled[t] && i-- == 0)
 			return t;
 	return -1;

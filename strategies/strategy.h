@@ -22,7 +22,17 @@ struct cts_sched_point {
 	 * an unchanged location, a yield): their next step would change nothing.
 	 * Not enabled; may be NULL. */
 	const bool *spinning;
+	/* The threads that may be alive, ascending (every alive one is here);
+	 * loops over threads go through these, not through every thread the run
+	 * ever created. NULL: look at 0..nthreads-1. */
+	const int *live;
+	int nlive;
 };
+
+/* Loop over the threads that may be alive at pt (see live above). */
+#define CTS_SCHED_FOR_EACH(pt, i, t) \
+	for (int i = 0, t; i < ((pt)->live ? (pt)->nlive : (pt)->nthreads) && \
+	     ((t = (pt)->live ? (pt)->live[i] : i), 1); i++)
 
 /* How a run ended, for strategies that learn across runs. */
 struct cts_run_summary {

@@ -18,60 +18,206 @@
 
 /* ---- thread sets ---- */
 
-#define TS_WORDS ((CTS_MAX_THREADS + 63) / 64)
+/* A set of thread numbers as its non-zero 64-bit words, each with its word
+ * index, ascending. Two words fit in the set itself (threads 0..127 as
+ * before, or any two ranges); more go to the heap. A state's sets hold
+ * threads alive there, so a run that creates 10,000 threads one after
+ * another costs a word or two per set, not 10,000 bits. Sets own their
+ * storage: copy with ts_copy, release with ts_free. */
+#define TS_INLINE 2
+
+struct tsw {
+	uint32_t idx;
+	uint64_t w;
+};
 
 struct tset {
-	uint64_t w[TS_WORDS];
+	uint32_t n, cap;              /* words used; cap > TS_INLINE: in ext */
+	struct tsw inl[TS_INLINE];
+	struct tsw *ext;
 };
+
+static struct tsw *ts_words(struct tset *s)
+{
+	return s->cap > TS_INLINE ? s->ext : s->inl;
+}
+
+static const struct tsw *ts_cwords(const struct tset *s)
+{
+	return s->cap > TS_INLINE ? s->ext : s->inl;
+}
+
+static void ts_reserve(struct tset *s, uint32_t n)
+{
+	if (n <= TS_INLINE || n <= s->cap)
+		return;
+	size_t cap = cts_grow_cap(s->cap > TS_INLINE ? s->cap : 0, n);
+	if (s->cap > TS_INLINE) {
+		s->ext = cts_xrealloc(s->ext, cap * sizeof(*s->ext));
+	} else {
+		s->ext = cts_xmalloc(cap * sizeof(*s->ext));
+		memcpy(s->ext, s->inl, s->n * sizeof(*s->ext));
+	}
+	s->cap = (uint32_t)cap;
+}
 
 static void ts_clear(struct tset *s)
 {
+	s->n = 0;
+}
+
+static void ts_free(struct tset *s)
+{
+	if (s->cap > TS_INLINE)
+		free(s->ext);
 	memset(s, 0, sizeof(*s));
+}
+
+static void ts_copy(struct tset *dst, const struct tset *src)
+{
+	if (dst == src)
+		return;
+	ts_reserve(dst, src->n);
+	memcpy(ts_words(dst), ts_cwords(src), src->n * sizeof(struct tsw));
+	dst->n = src->n;
+}
+
+/* Slot of word wi, or where it would go (-1-pos). */
+static int ts_find(const struct tset *s, uint32_t wi)
+{
+	const struct tsw *w = ts_cwords(s);
+	int lo = 0, hi = (int)s->n;
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		if (w[mid].idx < wi)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < (int)s->n && w[lo].idx == wi ? lo : -1 - lo;
 }
 
 static void ts_add(struct tset *s, int t)
 {
-	s->w[t >> 6] |= 1ull << (t & 63);
+	if (t < 0)
+		return;
+	int i = ts_find(s, (uint32_t)t >> 6);
+	if (i < 0) {
+		i = -1 - i;
+		ts_reserve(s, s->n + 1);
+		struct tsw *w = ts_words(s);
+		memmove(w + i + 1, w + i, (s->n - (uint32_t)i) * sizeof(*w));
+		w[i] = (struct tsw){ (uint32_t)t >> 6, 0 };
+		s->n++;
+	}
+	ts_words(s)[i].w |= 1ull << (t & 63);
+}
+
+/* Drop empty words. */
+static void ts_pack(struct tset *s)
+{
+	struct tsw *w = ts_words(s);
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < s->n; i++)
+		if (w[i].w)
+			w[k++] = w[i];
+	s->n = k;
 }
 
 static void ts_del(struct tset *s, int t)
 {
-	s->w[t >> 6] &= ~(1ull << (t & 63));
+	int i = t < 0 ? -1 : ts_find(s, (uint32_t)t >> 6);
+	if (i >= 0) {
+		ts_words(s)[i].w &= ~(1ull << (t & 63));
+		ts_pack(s);
+	}
 }
 
 static bool ts_has(const struct tset *s, int t)
 {
-	return t >= 0 && t < CTS_MAX_THREADS && (s->w[t >> 6] >> (t & 63)) & 1;
+	int i = t < 0 ? -1 : ts_find(s, (uint32_t)t >> 6);
+	return i >= 0 && (ts_cwords(s)[i].w >> (t & 63)) & 1;
 }
 
 static bool ts_empty(const struct tset *s)
 {
-	for (int i = 0; i < TS_WORDS; i++)
-		if (s->w[i])
-			return false;
-	return true;
+	return s->n == 0;   /* packed: no empty words */
 }
 
 static bool ts_equal(const struct tset *a, const struct tset *b)
 {
-	return memcmp(a, b, sizeof(*a)) == 0;
+	if (a->n != b->n)
+		return false;
+	const struct tsw *x = ts_cwords(a), *y = ts_cwords(b);
+	for (uint32_t i = 0; i < a->n; i++)
+		if (x[i].idx != y[i].idx || x[i].w != y[i].w)
+			return false;
+	return true;
 }
 
 static void ts_or(struct tset *dst, const struct tset *src)
 {
-	for (int i = 0; i < TS_WORDS; i++)
-		dst->w[i] |= src->w[i];
+	const struct tsw *x = ts_cwords(src);
+	for (uint32_t i = 0; i < src->n; i++)
+		for (uint64_t w = x[i].w; w; w &= w - 1)
+			ts_add(dst, (int)(x[i].idx * 64 + (uint32_t)__builtin_ctzll(w)));
+}
+
+/* dst &= ~src */
+static void ts_minus(struct tset *dst, const struct tset *src)
+{
+	struct tsw *x = ts_words(dst);
+	for (uint32_t i = 0; i < dst->n; i++) {
+		int j = ts_find(src, x[i].idx);
+		if (j >= 0)
+			x[i].w &= ~ts_cwords(src)[j].w;
+	}
+	ts_pack(dst);
+}
+
+/* dst &= src */
+static void ts_and(struct tset *dst, const struct tset *src)
+{
+	struct tsw *x = ts_words(dst);
+	for (uint32_t i = 0; i < dst->n; i++) {
+		int j = ts_find(src, x[i].idx);
+		x[i].w = j >= 0 ? x[i].w & ts_cwords(src)[j].w : 0;
+	}
+	ts_pack(dst);
+}
+
+/* Lowest member at or after `from`, -1 if none. */
+static int ts_next_at(const struct tset *s, int from)
+{
+	const struct tsw *x = ts_cwords(s);
+	if (from < 0)
+		from = 0;
+	for (uint32_t i = 0; i < s->n; i++) {
+		if (x[i].idx < (uint32_t)from >> 6)
+			continue;
+		uint64_t w = x[i].w;
+		if (x[i].idx == (uint32_t)from >> 6)
+			w &= ~0ull << (from & 63);
+		if (w)
+			return (int)(x[i].idx * 64 + (uint32_t)__builtin_ctzll(w));
+	}
+	return -1;
 }
 
 /* Next member at or after `from`, cyclically; -1 if empty. */
 static int ts_next_cyclic(const struct tset *s, int from)
 {
-	for (int i = 0; i < CTS_MAX_THREADS; i++) {
-		int t = (from + i) % CTS_MAX_THREADS;
-		if (ts_has(s, t))
-			return t;
-	}
-	return -1;
+	int t = ts_next_at(s, from);
+	return t >= 0 ? t : ts_next_at(s, 0);
+}
+
+/* Members in [lo, hi). */
+static uint32_t ts_count_range(const struct tset *s, int lo, int hi)
+{
+	uint32_t n = 0;
+	for (int t = ts_next_at(s, lo); t >= 0 && t < hi; t = ts_next_at(s, t + 1))
+		n++;
+	return n;
 }
 
 /* ---- the search stack ---- */
@@ -122,12 +268,16 @@ struct dpor {
 	struct hent *tab;
 	size_t tabcap, tabused;
 	int nthreads;
-	struct cts_vc clk[CTS_MAX_THREADS];      /* clock of each thread's last event */
-	uint32_t *evl[CTS_MAX_THREADS];          /* steps of each thread's events */
-	uint32_t nevl[CTS_MAX_THREADS], capevl[CTS_MAX_THREADS];
-	struct cts_event qpend[CTS_MAX_THREADS]; /* pending event last analysed */
-	bool qvalid[CTS_MAX_THREADS];
+	/* Per thread number [tcap], grown by dpor_add_thread. */
+	size_t tcap;
+	struct cts_vc *clk;       /* clock of each thread's last event */
+	uint32_t **evl;           /* steps of each thread's events */
+	uint32_t *nevl, *capevl;
+	struct cts_event *qpend;  /* pending event last analysed */
+	bool *qvalid;
 	uint32_t nbig;                           /* big ranges in the trace */
+	uint32_t *cand;                          /* dpor_record: events to join */
+	size_t ncand, candcap;
 	uint64_t keys[MAX_KEYS + 1];
 };
 
@@ -147,6 +297,8 @@ struct search {
 	/* carried from executed() to the next fresh state */
 	struct tset next_sleep;
 	uint32_t next_used;
+	uint64_t inited;         /* stack slots whose sets own storage */
+	struct tset en_now, allowed, cur, cand;   /* scratch */
 	struct dpor *dp;
 	struct cts_search_stats stats;
 	char why[512];
@@ -159,7 +311,18 @@ static struct state *push_state(struct search *s)
 		s->stack = cts_xrealloc(s->stack, s->cap * sizeof(*s->stack));
 	}
 	struct state *st = &s->stack[s->depth++];
-	memset(st, 0, sizeof(*st));
+	if (s->depth > s->inited) {
+		memset(st, 0, sizeof(*st));
+		s->inited = s->depth;
+	} else {
+		/* reuse the sets' storage */
+		struct tset *sets[] = { &st->enabled, &st->backtrack, &st->done, &st->sleep,
+					&st->spinning };
+		for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++)
+			ts_clear(sets[i]);
+		memset(&st->ev, 0, sizeof(st->ev));
+		st->used = 0;
+	}
 	if (s->depth > s->stats.max_depth)
 		s->stats.max_depth = s->depth;
 	return st;
@@ -180,7 +343,7 @@ static int rr_start(const struct search *s, uint64_t k)
 	int last = last_thread(s, k, &yielded);
 	if (last < 0)
 		return 0;
-	return yielded ? (last + 1) % CTS_MAX_THREADS : last;
+	return yielded ? last + 1 : last;   /* ts_next_cyclic wraps */
 }
 
 /* Preemptions (pcb) or delays (idb) that choosing q at state k costs. */
@@ -194,14 +357,11 @@ static uint32_t choice_cost(const struct search *s, uint64_t k, int q)
 		return last >= 0 && q != last && !yielded && ts_has(&st->enabled, last);
 	if (s->kind == CTS_SEARCH_IDB) {
 		/* each enabled thread the round-robin order passes over is one delay */
-		uint32_t cost = 0;
-		for (int i = 0, start = rr_start(s, k); i < CTS_MAX_THREADS; i++) {
-			int t = (start + i) % CTS_MAX_THREADS;
-			if (t == q)
-				break;
-			cost += ts_has(&st->enabled, t);
-		}
-		return cost;
+		int start = rr_start(s, k);
+		if (q >= start)
+			return ts_count_range(&st->enabled, start, q);
+		return ts_count_range(&st->enabled, start, INT32_MAX) +
+		       ts_count_range(&st->enabled, 0, q);
 	}
 	return 0;
 }
@@ -220,14 +380,25 @@ static void dpor_free(struct dpor *d)
 {
 	if (!d)
 		return;
-	for (int t = 0; t < CTS_MAX_THREADS; t++)
+	for (size_t t = 0; t < d->tcap; t++) {
 		free(d->evl[t]);
+		cts_vc_free(&d->clk[t]);
+	}
+	free(d->clk);
+	free(d->cand);
+	free(d->evl);
+	free(d->nevl);
+	free(d->capevl);
+	free(d->qpend);
+	free(d->qvalid);
 	free(d->ev);
 	free(d->clocks);
 	free(d->links);
 	free(d->tab);
 	free(d);
 }
+
+static void dpor_add_thread(struct dpor *d, int t);
 
 static void dpor_reset(struct dpor *d)
 {
@@ -241,11 +412,22 @@ static void dpor_reset(struct dpor *d)
 		d->nevl[t] = 0;
 		d->qvalid[t] = false;
 	}
-	d->nthreads = 1;
+	d->nthreads = 0;
+	dpor_add_thread(d, 0);
 }
 
 static void dpor_add_thread(struct dpor *d, int t)
 {
+	if ((size_t)t >= d->tcap) {
+		size_t cap = cts_grow_cap(d->tcap, (size_t)t + 1);
+		d->clk = cts_xgrow(d->clk, d->tcap, cap, sizeof(*d->clk));
+		d->evl = cts_xgrow(d->evl, d->tcap, cap, sizeof(*d->evl));
+		d->nevl = cts_xgrow(d->nevl, d->tcap, cap, sizeof(*d->nevl));
+		d->capevl = cts_xgrow(d->capevl, d->tcap, cap, sizeof(*d->capevl));
+		d->qpend = cts_xgrow(d->qpend, d->tcap, cap, sizeof(*d->qpend));
+		d->qvalid = cts_xgrow(d->qvalid, d->tcap, cap, sizeof(*d->qvalid));
+		d->tcap = cap;
+	}
 	while (d->nthreads <= t) {
 		int n = d->nthreads++;
 		cts_vc_zero(&d->clk[n]);
@@ -323,10 +505,7 @@ static size_t event_keys(struct dpor *d, const struct cts_event *e)
 static void join_event_clock(struct dpor *d, struct cts_vc *c, uint32_t step)
 {
 	const struct evinfo *ei = &d->ev[step];
-	const uint32_t *v = &d->clocks[ei->clk];
-	for (uint32_t i = 0; i < ei->nclk; i++)
-		if (v[i] > c->c[i])
-			c->c[i] = v[i];
+	cts_vc_join_array(c, &d->clocks[ei->clk], ei->nclk);
 }
 
 static void join_last_of(struct dpor *d, struct cts_vc *c, int u)
@@ -372,13 +551,19 @@ static int64_t dependent_before(struct search *s, int u, uint32_t seen, const st
 	return -1;
 }
 
+static int step_newest_first(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
 /* Event `step` (executed by ev->tid) joins the trace: its clock is its
  * thread's joined with the latest dependent event of every other thread. */
 static void dpor_record(struct search *s, uint64_t step, const struct cts_event *ev)
 {
 	struct dpor *d = s->dp;
 	int p = ev->tid;
-	if (p < 0 || p >= CTS_MAX_THREADS)
+	if (p < 0 || p >= CTS_THREADS_CEILING)
 		return;
 	dpor_add_thread(d, p);
 	struct cts_vc *c = &d->clk[p];
@@ -388,10 +573,14 @@ static void dpor_record(struct search *s, uint64_t step, const struct cts_event 
 	size_t nlook = lookup_keys(d, nk);
 
 	for (int u = 0; big && u < d->nthreads; u++) {
-		int64_t i = u == p ? -1 : dependent_before(s, u, c->c[u], ev, -1, false);
+		int64_t i = u == p ? -1 : dependent_before(s, u, cts_vc_get(c, u), ev, -1, false);
 		if (i >= 0)
 			join_event_clock(d, c, (uint32_t)i);
 	}
+	/* The latest dependent event of each thread, joined newest first: one
+	 * that an earlier join already covers is skipped, so a chain of many
+	 * threads' operations on one object costs one join, not one per thread. */
+	d->ncand = 0;
 	for (size_t k = 0; !big && k < nlook; k++) {
 		for (int u = 0; u < d->nthreads; u++) {
 			if (u == p)
@@ -399,15 +588,28 @@ static void dpor_record(struct search *s, uint64_t step, const struct cts_event 
 			struct hent *h = hget(d, d->keys[k], u, false);
 			for (int32_t l = h ? (rd ? h->head_w : h->head_a) : -1; l >= 0;) {
 				const struct link *lk = &d->links[l];
-				if (d->ev[lk->step].lidx <= c->c[u])
+				if (d->ev[lk->step].lidx <= cts_vc_get(c, u))
 					break;   /* this and all earlier ones of u happen before */
 				if (cts_event_dependent(&s->stack[lk->step].ev, ev)) {
-					join_event_clock(d, c, lk->step);
+					if (d->ncand >= d->candcap) {
+						size_t cap = cts_grow_cap(d->candcap, d->ncand + 1);
+						d->cand = cts_xgrow(d->cand, d->candcap, cap,
+								    sizeof(*d->cand));
+						d->candcap = cap;
+					}
+					d->cand[d->ncand++] = lk->step;
 					break;
 				}
 				l = rd ? lk->prev_w : lk->prev_a;
 			}
 		}
+	}
+	if (d->ncand > 1)
+		qsort(d->cand, d->ncand, sizeof(*d->cand), step_newest_first);
+	for (size_t j = 0; j < d->ncand; j++) {
+		uint32_t st = d->cand[j];
+		if (d->ev[st].lidx > cts_vc_get(c, s->stack[st].ev.tid))
+			join_event_clock(d, c, st);
 	}
 	if (ev->op == CTS_OP_JOIN)
 		join_last_of(d, c, ev->target);
@@ -416,7 +618,7 @@ static void dpor_record(struct search *s, uint64_t step, const struct cts_event 
 			join_last_of(d, c, u);
 
 	uint32_t lidx = d->nevl[p] + 1;
-	c->c[p] = lidx;
+	cts_vc_raise(c, p, lidx);
 	if (step >= d->evcap) {
 		d->evcap = d->evcap ? d->evcap * 2 : 1024;
 		while (d->evcap <= step)
@@ -425,7 +627,7 @@ static void dpor_record(struct search *s, uint64_t step, const struct cts_event 
 	}
 	struct evinfo *ei = &d->ev[step];
 	ei->lidx = lidx;
-	ei->nclk = (uint32_t)d->nthreads;
+	ei->nclk = c->n;   /* the clock's width: missing components are 0 */
 	if (d->nclocks + ei->nclk > d->clkcap) {
 		d->clkcap = d->clkcap ? d->clkcap * 2 : 4096;
 		while (d->nclocks + ei->nclk > d->clkcap)
@@ -433,7 +635,8 @@ static void dpor_record(struct search *s, uint64_t step, const struct cts_event 
 		d->clocks = cts_xrealloc(d->clocks, d->clkcap * sizeof(*d->clocks));
 	}
 	ei->clk = d->nclocks;
-	memcpy(&d->clocks[d->nclocks], c->c, ei->nclk * sizeof(uint32_t));
+	if (ei->nclk)
+		memcpy(&d->clocks[d->nclocks], c->c, ei->nclk * sizeof(uint32_t));
 	d->nclocks += ei->nclk;
 
 	if (d->nlinks + nk > d->linkcap) {
@@ -461,10 +664,10 @@ static void dpor_record(struct search *s, uint64_t step, const struct cts_event 
 	}
 	d->evl[p][d->nevl[p]++] = (uint32_t)step;
 
-	if (ev->op == CTS_OP_CREATE && ev->target > 0 && ev->target < CTS_MAX_THREADS) {
+	if (ev->op == CTS_OP_CREATE && ev->target > 0 && ev->target < CTS_THREADS_CEILING) {
 		int w = ev->target;
-		dpor_add_thread(d, w);
-		cts_vc_copy(&d->clk[w], c);  /* everything before the create happens before w */
+		dpor_add_thread(d, w);       /* may move d->clk: c is stale */
+		cts_vc_copy(&d->clk[w], &d->clk[p]);  /* everything before the create happens before w */
 		d->nevl[w] = 0;
 		d->qvalid[w] = false;
 	}
@@ -514,10 +717,10 @@ static void add_backtrack(struct search *s, uint64_t i, int p)
 		ts_add(&st->backtrack, p);
 		return;
 	}
-	for (int q = 0; q < CTS_MAX_THREADS && q < d->nthreads; q++) {
-		if (q == p || !ts_has(&st->enabled, q))
+	for (int q = ts_next_at(&st->enabled, 0); q >= 0; q = ts_next_at(&st->enabled, q + 1)) {
+		if (q == p || q >= d->nthreads)
 			continue;
-		uint32_t k = p < d->nthreads ? d->clk[p].c[q] : 0;
+		uint32_t k = p < d->nthreads ? cts_vc_get(&d->clk[p], q) : 0;
 		if (k > 0 && d->evl[q][k - 1] > i) {
 			ts_add(&st->backtrack, q);
 			return;
@@ -540,7 +743,7 @@ static int64_t latest_race_of(struct search *s, uint64_t word, int u, const stru
 
 	for (int32_t l = h ? (rd ? h->head_w : h->head_a) : -1; l >= 0;) {
 		const struct link *lk = &d->links[l];
-		if ((int64_t)lk->step <= floor || d->ev[lk->step].lidx <= d->clk[p].c[u])
+		if ((int64_t)lk->step <= floor || d->ev[lk->step].lidx <= cts_vc_get(&d->clk[p], u))
 			return -1;
 		const struct cts_event *e = &s->stack[lk->step].ev;
 		if (cts_event_dependent(e, pend) && may_coenable(e, pend) && accept(s, lk->step, pend))
@@ -564,7 +767,7 @@ static void race_query(struct search *s, const struct cts_event *pend)
 	if (pend->op == CTS_OP_PROC_EXIT) {
 		/* exit is dependent with everything */
 		for (int u = 0; u < d->nthreads; u++) {
-			for (uint32_t k = d->nevl[u]; u != p && k > d->clk[p].c[u]; k--) {
+			for (uint32_t k = d->nevl[u]; u != p && k > cts_vc_get(&d->clk[p], u); k--) {
 				uint32_t step = d->evl[u][k - 1];
 				if ((int64_t)step <= best)
 					break;
@@ -576,7 +779,7 @@ static void race_query(struct search *s, const struct cts_event *pend)
 		}
 	} else if (cts_op_is_range(pend->op) && big_range(pend)) {
 		for (int u = 0; u < d->nthreads; u++) {
-			int64_t i = u == p ? -1 : dependent_before(s, u, d->clk[p].c[u], pend, best, true);
+			int64_t i = u == p ? -1 : dependent_before(s, u, cts_vc_get(&d->clk[p], u), pend, best, true);
 			if (i > best)
 				best = i;
 		}
@@ -656,7 +859,7 @@ static void dpor_final(struct search *s)
 		if (p < 0 || p >= d->nthreads)
 			continue;
 		for (int u = 0; u < d->nthreads; u++)
-			for (uint32_t k = d->nevl[u]; u != p && k > d->clk[p].c[u]; k--) {
+			for (uint32_t k = d->nevl[u]; u != p && k > cts_vc_get(&d->clk[p], u); k--) {
 				uint32_t i = d->evl[u][k - 1];
 				cts_op op = s->stack[i].ev.op;
 				if (any || cts_op_is_sync(op) || cts_op_is_range(op))
@@ -696,7 +899,7 @@ static int diverge(struct search *s, const char *fmt, ...)
 static void set_of_enabled(const struct cts_sched_point *pt, struct tset *out)
 {
 	ts_clear(out);
-	for (int t = 0; t < pt->nthreads && t < CTS_MAX_THREADS; t++)
+	CTS_SCHED_FOR_EACH(pt, i, t)
 		if (pt->enabled[t])
 			ts_add(out, t);
 }
@@ -707,7 +910,7 @@ static bool outside_missing(const struct cts_sched_point *pt, const struct tset 
 {
 	if (!pt->outside)
 		return false;
-	for (int t = 0; t < pt->nthreads && t < CTS_MAX_THREADS; t++) {
+	CTS_SCHED_FOR_EACH(pt, i, t) {
 		if (ts_has(now, t) && !ts_has(recorded, t))
 			return false;
 		if (ts_has(recorded, t) && !ts_has(now, t) && !pt->outside[t])
@@ -746,13 +949,13 @@ static int branch_choice(struct search *s, const struct cts_sched_point *pt)
 {
 	uint64_t k = pt->step;
 	struct state *st = &s->stack[k];
-	struct tset en;
+	struct tset *en = &s->en_now;
 	int q = st->ev.tid;
 
-	set_of_enabled(pt, &en);
-	if (!ts_equal(&en, &st->enabled) && outside_missing(pt, &en, &st->enabled))
+	set_of_enabled(pt, en);
+	if (!ts_equal(en, &st->enabled) && outside_missing(pt, en, &st->enabled))
 		return CTS_CHOOSE_WAIT; /* recorded as back from the kernel already: wait */
-	if (!ts_equal(&en, &st->enabled))
+	if (!ts_equal(en, &st->enabled))
 		return diverge(s, "step %" PRIu64 ": the enabled threads differ from the recorded run",
 			       k);
 	if (q < 0 || q >= pt->nthreads || !pt->enabled[q])
@@ -769,24 +972,23 @@ static bool updatebacktrack(struct search *s, const struct cts_sched_point *pt, 
 {
 	struct state *st = &s->stack[k];
 
-	*allowed = st->enabled;
+	ts_copy(allowed, &st->enabled);
 	switch (s->kind) {
 	case CTS_SEARCH_DFS:
-		st->backtrack = st->enabled;
+		ts_copy(&st->backtrack, &st->enabled);
 		return true;
 	case CTS_SEARCH_PCB:
 	case CTS_SEARCH_IDB:
 		ts_clear(allowed);
-		for (int t = 0; t < pt->nthreads; t++)
-			if (ts_has(&st->enabled, t) &&
+		for (int t = ts_next_at(&st->enabled, 0); t >= 0; t = ts_next_at(&st->enabled, t + 1))
+			if (
 			    (int64_t)st->used + choice_cost(s, k, t) <= (int64_t)s->base.cfg.bound)
 				ts_add(allowed, t);
-		st->backtrack = *allowed;
+		ts_copy(&st->backtrack, allowed);
 		return true;
 	case CTS_SEARCH_DPOR:
 		dpor_update(s, pt, k);
-		for (int i = 0; i < TS_WORDS; i++)
-			allowed->w[i] &= ~st->sleep.w[i];
+		ts_minus(allowed, &st->sleep);
 		if (ts_empty(allowed)) {
 			s->stats.sleep_blocked++;
 			return false;  /* every enabled thread sleeps: only explored orders ahead */
@@ -799,22 +1001,22 @@ static bool updatebacktrack(struct search *s, const struct cts_sched_point *pt, 
 static int fresh_choice(struct search *s, const struct cts_sched_point *pt)
 {
 	uint64_t k = pt->step;
-	struct tset allowed;
+	struct tset *allowed = &s->allowed;
 
 	if (k != s->depth)
 		return diverge(s, "step %" PRIu64 ": search stack holds %" PRIu64 " states", k,
 			       s->depth);
 	struct state *st = push_state(s);
 	set_of_enabled(pt, &st->enabled);
-	for (int t = 0; pt->spinning && t < pt->nthreads && t < CTS_MAX_THREADS; t++)
-		if (pt->spinning[t])
+	CTS_SCHED_FOR_EACH(pt, i, t)
+		if (pt->spinning && pt->spinning[t])
 			ts_add(&st->spinning, t);
-	st->sleep = s->next_sleep;
+	ts_copy(&st->sleep, &s->next_sleep);
 	st->used = s->next_used;
 	if (s->dp)
 		for (int t = s->dp->nthreads; t < pt->nthreads; t++)
 			dpor_add_thread(s->dp, t);
-	bool go = updatebacktrack(s, pt, k, &allowed);
+	bool go = updatebacktrack(s, pt, k, allowed);
 	s->fresh_seen = true;
 	if (go && s->hooks.prune && s->hooks.prune(s->hooks.ctx, pt)) {
 		s->stats.pruned++;
@@ -826,7 +1028,7 @@ static int fresh_choice(struct search *s, const struct cts_sched_point *pt)
 		return CTS_CHOOSE_STOP;
 	}
 	/* The round-robin choice: costs no preemption or delay. */
-	int q = ts_next_cyclic(&allowed, rr_start(s, k));
+	int q = ts_next_cyclic(allowed, rr_start(s, k));
 	if (q < 0)
 		return diverge(s, "step %" PRIu64 ": no thread within the bound", k);
 	ts_add(&st->backtrack, q);
@@ -863,18 +1065,19 @@ static void s_executed(struct cts_strategy *base, const struct cts_sched_point *
 		s->next_used = st->used + choice_cost(s, k, ev->tid);
 		if (s->kind == CTS_SEARCH_DPOR) {
 			dpor_newest(s, pt, k);
-			struct tset cur = st->sleep;
-			ts_or(&cur, &st->done);
-			ts_del(&cur, ev->tid);
+			struct tset *cur = &s->cur;
+			ts_copy(cur, &st->sleep);
+			ts_or(cur, &st->done);
+			ts_del(cur, ev->tid);
 			ts_clear(&s->next_sleep);
-			for (int r = 0; r < pt->nthreads; r++)
-				if (ts_has(&cur, r) && pt->alive[r] &&
+			for (int r = ts_next_at(cur, 0); r >= 0; r = ts_next_at(cur, r + 1))
+				if (r < pt->nthreads && pt->alive[r] &&
 				    !cts_event_dependent(&pt->pending[r], ev))
 					ts_add(&s->next_sleep, r);
 		}
 	} else {
 		s->next_used = s->stack[k + 1].used;
-		s->next_sleep = s->stack[k + 1].sleep;
+		ts_copy(&s->next_sleep, &s->stack[k + 1].sleep);
 	}
 	if (s->hooks.observe)
 		s->hooks.observe(s->hooks.ctx, k, ev);
@@ -886,13 +1089,13 @@ static void next_branch(struct search *s)
 	while (s->depth > 0) {
 		uint64_t d = s->depth - 1;
 		struct state *st = &s->stack[d];
-		struct tset cand;
-		for (int i = 0; i < TS_WORDS; i++) {
-			cand.w[i] = st->backtrack.w[i] & st->enabled.w[i] & ~st->done.w[i];
-			if (s->kind == CTS_SEARCH_DPOR)
-				cand.w[i] &= ~st->sleep.w[i];
-		}
-		int q = ts_next_cyclic(&cand, 0);
+		struct tset *cand = &s->cand;
+		ts_copy(cand, &st->backtrack);
+		ts_and(cand, &st->enabled);
+		ts_minus(cand, &st->done);
+		if (s->kind == CTS_SEARCH_DPOR)
+			ts_minus(cand, &st->sleep);
+		int q = ts_next_cyclic(cand, 0);
 		if (q >= 0) {
 			ts_add(&st->done, q);
 			cts_event_init(&st->ev, q, CTS_OP_NONE);
@@ -945,6 +1148,19 @@ static void s_destroy(struct cts_strategy *base)
 	if (s->hooks.destroy)
 		s->hooks.destroy(s->hooks.ctx);
 	dpor_free(s->dp);
+	for (uint64_t i = 0; i < s->inited; i++) {
+		struct state *st = &s->stack[i];
+		ts_free(&st->enabled);
+		ts_free(&st->backtrack);
+		ts_free(&st->done);
+		ts_free(&st->sleep);
+		ts_free(&st->spinning);
+	}
+	ts_free(&s->next_sleep);
+	ts_free(&s->en_now);
+	ts_free(&s->allowed);
+	ts_free(&s->cur);
+	ts_free(&s->cand);
 	free(s->stack);
 	free(s);
 }

@@ -297,7 +297,7 @@ static void report_watch(struct cts_tracer *tr, struct thread *th, int w, const 
 int cts_access_setup(struct cts_tracer *tr)
 {
 	struct cts_access_state *a = tr->acc;
-	struct thread *main_th = &tr->th[0];
+	struct thread *main_th = cts_tr_by_num(tr, 0);
 
 	a->maps_pid = 0;
 	if (a->nwatch && resolve_watches(tr) != 0)
@@ -384,8 +384,8 @@ static bool own_stack(struct cts_tracer *tr, struct thread *th, uint64_t addr)
 int cts_access_live_threads(const struct cts_tracer *tr)
 {
 	int n = 0;
-	for (int i = 0; i < tr->nthreads; i++)
-		n += tr->th[i].state != TH_DEAD;
+	for (int i = 0; i < tr->nlive; i++)
+		n += tr->live[i]->state != TH_DEAD;
 	return n;
 }
 

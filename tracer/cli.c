@@ -7,11 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hw/hw.h"
+#include "models/event.h"
 #include "tracer/cli.h"
 
 enum {
 	O_SEED = 256, O_DEPTH, O_BOUND, O_MAXSTEPS, O_TIMEOUT, O_REPORT, O_REPLAY, O_FAILEXIT,
 	O_KEEPGOING, O_RACES, O_WATCH, O_TRACELIB, O_OUTPUT, O_NOFORK, O_FAILINC, O_CHECK,
+	O_MAXTHREADS,
 };
 
 static const struct option opts[] = {
@@ -22,6 +24,7 @@ static const struct option opts[] = {
 	{ "depth", required_argument, 0, O_DEPTH },
 	{ "bound", required_argument, 0, O_BOUND },
 	{ "max-steps", required_argument, 0, O_MAXSTEPS },
+	{ "max-threads", required_argument, 0, O_MAXTHREADS },
 	{ "timeout", required_argument, 0, O_TIMEOUT },
 	{ "keep-going", no_argument, 0, O_KEEPGOING },
 	{ "fail-on-exit", no_argument, 0, O_FAILEXIT },
@@ -170,6 +173,9 @@ static int one_option(struct cts_cli *c, int opt, const char *arg, char *err, si
 	case O_MAXSTEPS:
 		c->max_steps_given = true;
 		return parse_u64(arg, "--max-steps", 1, UINT64_MAX, &c->max_steps, err, errlen);
+	case O_MAXTHREADS:
+		return parse_u64(arg, "--max-threads", 1, CTS_THREADS_CEILING, &c->max_threads, err,
+				 errlen);
 	case O_TIMEOUT:
 		c->timeout_given = true;
 		return parse_seconds(arg, "--timeout", &c->timeout, err, errlen);
@@ -243,7 +249,7 @@ enum cts_cli_status cts_cli_parse(int argc, char **argv, struct cts_cli *c, char
 {
 	*c = (struct cts_cli){
 		.strategy = "random", .runs = 1000, .seed = 1, .depth = 3, .bound = 1,
-		.max_steps = 100000, .timeout = 10, .races = -1, .out_dir = "cts-out",
+		.max_steps = 100000, .max_threads = CTS_THREADS_DEFAULT, .timeout = 10, .races = -1, .out_dir = "cts-out",
 		.verbosity = 1,
 	};
 	if (errlen)

@@ -22,6 +22,7 @@ enum cts_cli_status {
 struct cts_cli {
 	const char *strategy;          /* "random" unless -s */
 	uint64_t runs, seed, depth, bound, max_steps;
+	uint64_t max_threads;          /* threads one run may create, counting every one */
 	double time_limit;             /* seconds, 0 = none */
 	double timeout;                /* per run, seconds, 0 = none */
 	bool keep_going, fail_on_exit, output, no_fork_server;

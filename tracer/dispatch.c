@@ -3,6 +3,7 @@
  * running thread reaches its next visible operation. Also: processes the
  * program forks (run free), the time slice, the run timeout, ^C. */
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -119,6 +120,27 @@ static void on_crash(struct cts_tracer *tr, struct thread *th, const struct cts_
 	th->state = TH_HELD;
 }
 
+/* The pthread_t of the thread th's clone just made: the TLS pointer it
+ * gave the child (CLONE_SETTLS), 0 if none. Known at the clone event, so a
+ * join reached before the child's first stop names the new thread, not a
+ * reaped one whose descriptor glibc reused. */
+static uint64_t clone_tls(struct thread *th)
+{
+	uint64_t flags = 0, tls = 0;
+	if (cts_tr_getregs(th) != 0)
+		return 0;
+	if (th->regs.orig_rax == SYS_clone3) {
+		/* struct clone_args: flags at 0, tls at 56 */
+		if (cts_mem_read(th->tid, th->regs.rdi, &flags, sizeof(flags)) != 0 ||
+		    cts_mem_read(th->tid, th->regs.rdi + 56, &tls, sizeof(tls)) != 0)
+			return 0;
+	} else if (th->regs.orig_rax == SYS_clone) {
+		flags = th->regs.rdi;
+		tls = th->regs.r8;
+	}
+	return flags & CLONE_SETTLS ? tls : 0;
+}
+
 static int on_new_stop(struct cts_tracer *tr, struct thread *th)
 {
 	/* A new thread's first stop. Its pthread_t is its TLS pointer. */
@@ -227,9 +249,9 @@ void cts_tr_kill_foreign(struct cts_tracer *tr)
 
 static void mark_all_dead(struct cts_tracer *tr)
 {
-	for (int i = 0; i < tr->nthreads; i++)
-		if (tr->th[i].state != TH_DEAD)
-			cts_tr_mark_dead(tr, &tr->th[i]);
+	for (int i = 0; i < tr->nlive; i++)
+		if (tr->live[i]->state != TH_DEAD)
+			cts_tr_mark_dead(tr, tr->live[i]);
 }
 
 /* Signals that ask a process to end: a death by one is the program's (or
@@ -329,8 +351,7 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 		if (is_foreign(tr, ev->tid) || tgid_of(ev->tid) != tr->pid)
 			return foreign_event(tr, ev);
 		/* A new thread reported before its clone event: remember it. */
-		if (tr->nearly < CTS_MAX_THREADS)
-			tr->early[tr->nearly++] = ev->tid;
+		cts_tr_add_early(tr, ev->tid);
 		return 0;
 	}
 	th->regs_valid = false;
@@ -342,6 +363,7 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 			return 0;
 		}
 		cts_tr_mark_dead(tr, th);
+		cts_tr_reaped(tr, th);
 		return 0;
 	case CTS_WEV_GONE:
 		return 0;
@@ -401,12 +423,13 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 		if (!nt) {
 			/* A limit of cts, not a fault of it nor of the program. */
 			cts_tr_set_error(tr, "%s creates more than %d threads in one run (counting "
-					 "every thread created): not supported", tr->cfg.path,
-					 CTS_MAX_THREADS);
+					 "every thread created; raise --max-threads)", tr->cfg.path,
+					 cts_run_state_limit(tr->st));
 			tr->st->bad_input = true;
 			return -1;
 		}
 		tr->last_created = nt->num;
+		nt->handle = clone_tls(th);
 		cts_tr_publish(tr, nt);
 		for (int i = 0; i < tr->nearly; i++) {
 			if (tr->early[i] == ntid) {
@@ -425,8 +448,8 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 			tr->proc_exiting = true;
 		if (th->tid == tr->pid && !tr->proc_exiting) {
 			bool others = false;
-			for (int i = 0; i < tr->nthreads; i++)
-				others |= &tr->th[i] != th && tr->th[i].state != TH_DEAD;
+			for (int i = 0; i < tr->nlive; i++)
+				others |= tr->live[i] != th && tr->live[i]->state != TH_DEAD;
 			if (others) {
 				/* The main thread left with pthread_exit: a zombie until
 				 * the others are done, but gone for scheduling. */
@@ -482,8 +505,8 @@ static bool cancel_due(const struct thread *th)
  * (they may get there, or enable cancellation, long after the cancel). */
 void cts_tr_note_cancels(struct cts_tracer *tr)
 {
-	for (int i = 0; i < tr->nthreads; i++) {
-		struct thread *t = &tr->th[i];
+	for (int i = 0; i < tr->nlive; i++) {
+		struct thread *t = tr->live[i];
 		if (t->state == TH_HELD && cancel_due(t))
 			cts_objmodel_cancel(tr->model, t->num);
 	}
@@ -501,9 +524,9 @@ void cts_tr_note_cancels(struct cts_tracer *tr)
 int cts_tr_cancel_sent(struct cts_tracer *tr, int target)
 {
 	tr->cancel_seen = true;
-	if (target < 0 || target >= tr->nthreads)
+	struct thread *t = cts_tr_by_num(tr, target);
+	if (!t)
 		return 0;
-	struct thread *t = &tr->th[target];
 	if (t->state != TH_HELD || !sigcancel_pending(tr->pid, t->tid))
 		return 0;
 	if (t->fblocked) {
@@ -535,8 +558,8 @@ static bool busy(struct cts_tracer *tr)
 		return false;
 	if (tr->proc_exiting)
 		return true;
-	for (int i = 0; i < tr->nthreads; i++)
-		if (tr->th[i].state == TH_RUNNING || tr->th[i].state == TH_NEW)
+	for (int i = 0; i < tr->nlive; i++)
+		if (tr->live[i]->state == TH_RUNNING || tr->live[i]->state == TH_NEW)
 			return true;
 	return false;
 }

@@ -34,8 +34,8 @@ int cts_tr_futex_wake(struct cts_tracer *tr, uint64_t uaddr, int n)
 	int woken = 0;
 	while (woken < n) {
 		struct thread *best = NULL;
-		for (int i = 0; i < tr->nthreads; i++) {
-			struct thread *w = &tr->th[i];
+		for (int i = 0; i < tr->nlive; i++) {
+			struct thread *w = tr->live[i];
 			if (w->state == TH_HELD && w->fblocked && w->fwait_addr == uaddr &&
 			    (!best || w->fseq < best->fseq))
 				best = w;
@@ -55,8 +55,8 @@ int cts_tr_futex_wake(struct cts_tracer *tr, uint64_t uaddr, int n)
 static int futex_requeue(struct cts_tracer *tr, uint64_t from, uint64_t to, int n)
 {
 	int moved = 0;
-	for (int i = 0; i < tr->nthreads && moved < n; i++) {
-		struct thread *w = &tr->th[i];
+	for (int i = 0; i < tr->nlive && moved < n; i++) {
+		struct thread *w = tr->live[i];
 		if (w->state == TH_HELD && w->fblocked && w->fwait_addr == from) {
 			w->fwait_addr = to;
 			moved++;

@@ -339,7 +339,7 @@ int cts_tr_launch(struct cts_tracer *tr, struct user_regs_struct *entry_regs)
 	t0->regs_valid = true;
 	if (cts_access_setup(tr) != 0)
 		return -1;
-	tr->nthreads = 0;
+	cts_tr_free_threads(tr);
 	if (cts_tr_bp_plant_all(tr) != 0) {
 		cts_tr_set_error(tr, "cannot plant breakpoints: %s", strerror(errno));
 		return -1;

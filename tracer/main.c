@@ -49,6 +49,8 @@ static void usage(FILE *f)
 "      --depth D         pct: bug depth d (default 3)\n"
 "      --bound K         pcb/idb: preemption or delay bound (default 1)\n"
 "      --max-steps N     per-run step budget (default 100000)\n"
+"      --max-threads N   threads one run may create, counting every thread ever\n"
+"                        created (default 65536); more ends with status 2\n"
 "      --timeout SECONDS per-run wall-clock limit (default 10; 0 = no limit),\n"
 "                        also on threads asleep in the kernel; a run that\n"
 "                        exceeds either is inconclusive, not a bug\n"
@@ -86,9 +88,10 @@ static void usage(FILE *f)
 "\n"
 "Exit status: 0 no bug found; 1 bug found (or reproduced by --replay);\n"
 "2 usage error or bad input (no such program, not executable, not a valid\n"
-"x86-64 ELF, statically linked, exec failed, over 128 threads, bad --watch,\n"
-"--out or --report not writable, corrupt schedule, replay diverged; a report\n"
-"that cannot be written at the end when no bug was found); 3 internal error;\n"
+"x86-64 ELF, statically linked, exec failed, more threads than --max-threads,\n"
+"bad --watch, --out or --report not writable, corrupt schedule, replay diverged;\n"
+"a report that cannot be written at the end when no bug was found);\n"
+"3 internal error;\n"
 "4 no bug but inconclusive runs, with --fail-on-inconclusive (without it, runs\n"
 "cut by --max-steps or --timeout without a deadlock or livelock are only warned\n"
 "about); 130 interrupted (SIGINT, SIGTERM, SIGHUP).\n",
@@ -492,7 +495,8 @@ int main(int argc, char **argv)
 
 	struct cts_explorer_config ecfg = {
 		.runs = cli.replay ? 1 : runs, .time_limit = cli.time_limit,
-		.max_steps = cli.max_steps, .stop_on_bug = !cli.keep_going,
+		.max_steps = cli.max_steps, .max_threads = (int)cli.max_threads,
+		.stop_on_bug = !cli.keep_going,
 		.fail_on_exit = cli.fail_on_exit, .out_dir = cli.replay ? NULL : cli.out_dir,
 		.program = path, .argv = prog_argv, .mode = mode_name,
 		.strategy_desc = strategy_desc(&cli, sched, desc, sizeof(desc)),

@@ -35,9 +35,9 @@ int cts_tr_thread_state(void *be, int tid, uint64_t *hash)
 	struct cts_tracer *tr = be;
 	static unsigned char buf[RED_ZONE + STACK_SPAN + 8];
 
-	if (tr->cfg.mode == CTS_MODE_SYNC || tid < 0 || tid >= tr->nthreads)
+	struct thread *th = tr->cfg.mode == CTS_MODE_SYNC ? NULL : cts_tr_by_num(tr, tid);
+	if (!th)
 		return -1;
-	struct thread *th = &tr->th[tid];
 	if (th->state != TH_HELD || cts_tr_getregs(th) != 0)
 		return -1;
 	struct user_regs_struct r = th->regs;

@@ -124,8 +124,7 @@ int cts_tr_on_sync_bp(struct cts_tracer *tr, struct thread *th, struct bp *b)
 		break;
 	case CTS_OP_CANCEL:
 	case CTS_OP_JOIN: {
-		struct thread *t = cts_tr_handle_of(tr, th->regs.rdi);
-		p->target = t ? t->num : -1;
+		p->target = cts_tr_num_of_handle(tr, th->regs.rdi);
 		break;
 	}
 	case CTS_OP_PROC_EXIT:

@@ -584,8 +584,8 @@ static bool refresh_parked(struct cts_tracer *tr)
 	bool freed = false;
 	tr->sig_dirty = false;
 	tr->steps_since_sig_check = 0;
-	for (int i = 0; i < tr->nthreads; i++) {
-		struct thread *w = &tr->th[i];
+	for (int i = 0; i < tr->nlive; i++) {
+		struct thread *w = tr->live[i];
 		struct cts_sigstate ss;
 		if (!is_parked_waiter(w) || !w->sys_blocked)
 			continue;
@@ -600,8 +600,8 @@ static bool refresh_parked(struct cts_tracer *tr)
 
 static bool any_parked(const struct cts_tracer *tr)
 {
-	for (int i = 0; i < tr->nthreads; i++)
-		if (is_parked_waiter(&tr->th[i]))
+	for (int i = 0; i < tr->nlive; i++)
+		if (is_parked_waiter(tr->live[i]))
 			return true;
 	return false;
 }
@@ -611,8 +611,8 @@ int cts_tr_sys_after_step(struct cts_tracer *tr)
 	/* A step that woke a thread asleep in the kernel (a pipe write, a
 	 * signal) made it runnable before the step ended: collect it now, so
 	 * that it is back at the same point in every run of this schedule. */
-	for (int i = 0; i < tr->nthreads && tr->st->status == CTS_RUN_ACTIVE; i++) {
-		struct thread *o = &tr->th[i];
+	for (int i = 0; i < tr->nlive && tr->st->status == CTS_RUN_ACTIVE; i++) {
+		struct thread *o = tr->live[i];
 		while (o->state == TH_OUTSIDE && tr->st->status == CTS_RUN_ACTIVE) {
 			char c = cts_proc_state(o->tid);
 			if (c == 'S')
@@ -759,8 +759,8 @@ static bool sig_stuck(const struct cts_tracer *tr, const struct thread *th)
 static bool may_come_back(const struct cts_tracer *tr)
 {
 	const struct thread *io = NULL;
-	for (int i = 0; i < tr->nthreads; i++) {
-		const struct thread *t = &tr->th[i];
+	for (int i = 0; i < tr->nlive; i++) {
+		const struct thread *t = tr->live[i];
 		if (t->state != TH_OUTSIDE)
 			continue;
 		if (cts_syscall_waits_signal(t->sys_nr)) {
@@ -825,8 +825,8 @@ size_t cts_tr_sys_describe_outside(const struct cts_tracer *tr, char *buf, size_
 	size_t off = 0;
 	if (len)
 		buf[0] = 0;
-	for (int i = 0; i < tr->nthreads && off + 1 < len; i++) {
-		const struct thread *t = &tr->th[i];
+	for (int i = 0; i < tr->nlive && off + 1 < len; i++) {
+		const struct thread *t = tr->live[i];
 		char fd[32] = "";
 		long nr = asleep_in(t);
 		if (nr >= 0) {

@@ -5,9 +5,11 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/user.h>
+#include "models/error.h"
 #include "models/event.h"
 #include "tracer/proc.h"
 #include "tracer/tracer_int.h"
@@ -30,10 +32,85 @@ bool cts_tr_interrupted(void)
 
 struct thread *cts_tr_by_tid(struct cts_tracer *tr, pid_t tid)
 {
-	for (int i = 0; i < tr->nthreads; i++)
-		if (tr->th[i].tid == tid)
-			return &tr->th[i];
+	for (int i = tr->nlive - 1; i >= 0; i--)
+		if (tr->live[i]->tid == tid)
+			return tr->live[i];
 	return NULL;
+}
+
+struct thread *cts_tr_by_num(struct cts_tracer *tr, int num)
+{
+	int lo = 0, hi = tr->nlive;
+	while (lo < hi) {   /* live is in creation order */
+		int mid = (lo + hi) / 2;
+		if (tr->live[mid]->num < num)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < tr->nlive && tr->live[lo]->num == num ? tr->live[lo] : NULL;
+}
+
+void cts_tr_reaped(struct cts_tracer *tr, struct thread *th)
+{
+	int i = tr->nlive - 1;
+	while (i >= 0 && tr->live[i] != th)
+		i--;
+	if (i < 0)
+		return;
+	memmove(tr->live + i, tr->live + i + 1, (size_t)(tr->nlive - i - 1) * sizeof(*tr->live));
+	tr->nlive--;
+	if (th->handle) {
+		/* glibc reuses descriptors: one entry per handle, the newest. */
+		int k = 0;
+		while (k < tr->ndead_handles && tr->dead_handles[k].handle != th->handle)
+			k++;
+		if (k == tr->ndead_handles) {
+			if ((size_t)k >= tr->dead_handle_cap) {
+				size_t cap = cts_grow_cap(tr->dead_handle_cap, (size_t)k + 1);
+				tr->dead_handles = cts_xgrow(tr->dead_handles, tr->dead_handle_cap, cap,
+							     sizeof(*tr->dead_handles));
+				tr->dead_handle_cap = cap;
+			}
+			tr->ndead_handles++;
+		}
+		tr->dead_handles[k] = (struct handle_num){ th->handle, th->num };
+	}
+	if ((size_t)tr->nreaped >= tr->reapcap) {
+		size_t cap = cts_grow_cap(tr->reapcap, (size_t)tr->nreaped + 1);
+		tr->reaped = cts_xgrow(tr->reaped, tr->reapcap, cap, sizeof(*tr->reaped));
+		tr->reapcap = cap;
+	}
+	tr->reaped[tr->nreaped++] = th;
+}
+
+void cts_tr_free_reaped(struct cts_tracer *tr)
+{
+	for (int i = 0; i < tr->nreaped; i++)
+		free(tr->reaped[i]);
+	tr->nreaped = 0;
+}
+
+void cts_tr_free_threads(struct cts_tracer *tr)
+{
+	cts_tr_free_reaped(tr);
+	for (int i = 0; i < tr->nlive; i++)
+		free(tr->live[i]);
+	tr->nlive = 0;
+	tr->nthreads = 0;
+	tr->ndead_handles = 0;
+	tr->nearly = 0;
+	tr->running = NULL;
+}
+
+void cts_tr_add_early(struct cts_tracer *tr, pid_t tid)
+{
+	if ((size_t)tr->nearly >= tr->earlycap) {
+		size_t cap = cts_grow_cap(tr->earlycap, (size_t)tr->nearly + 1);
+		tr->early = cts_xgrow(tr->early, tr->earlycap, cap, sizeof(*tr->early));
+		tr->earlycap = cap;
+	}
+	tr->early[tr->nearly++] = tid;
 }
 
 int cts_tr_getregs(struct thread *th)
@@ -78,14 +155,14 @@ void cts_tr_set_error(struct cts_tracer *tr, const char *fmt, ...)
 /* Publish a thread's state to the explorer's view. */
 void cts_tr_publish(struct cts_tracer *tr, struct thread *th)
 {
-	struct cts_thread_view *v = &tr->st->t[th->num];
+	struct cts_thread_view *v = cts_run_state_thread(tr->st, th->num);
+	if (!v)
+		return;   /* not created: cts_tr_new_thread checked the limit */
 	v->alive = th->state != TH_DEAD;
 	v->blocked = th->fblocked || th->sys_blocked;
 	/* Asleep in the kernel: may come back with no step (the backend's wait). */
 	v->outside = th->state == TH_OUTSIDE;
 	v->pending = th->pending;
-	if (th->num >= tr->st->nthreads)
-		tr->st->nthreads = th->num + 1;
 }
 
 /* The thread stops here, at its next visible operation. */
@@ -122,10 +199,15 @@ int cts_tr_resume(struct cts_tracer *tr, struct thread *th, int sig)
 
 struct thread *cts_tr_new_thread(struct cts_tracer *tr, pid_t tid)
 {
-	if (tr->nthreads >= CTS_MAX_THREADS)
+	if (tr->st && tr->nthreads >= cts_run_state_limit(tr->st))
 		return NULL;
-	struct thread *th = &tr->th[tr->nthreads];
-	memset(th, 0, sizeof(*th));
+	if ((size_t)tr->nlive >= tr->livecap) {
+		size_t cap = cts_grow_cap(tr->livecap, (size_t)tr->nlive + 1);
+		tr->live = cts_xgrow(tr->live, tr->livecap, cap, sizeof(*tr->live));
+		tr->livecap = cap;
+	}
+	struct thread *th = cts_xcalloc(1, sizeof(*th));
+	tr->live[tr->nlive++] = th;
 	th->tid = tid;
 	th->num = tr->nthreads++;
 	th->state = TH_NEW;
@@ -136,12 +218,17 @@ struct thread *cts_tr_new_thread(struct cts_tracer *tr, pid_t tid)
 
 /* glibc reuses a dead thread's descriptor (and so its pthread_t) for a new
  * thread: the newest thread with that handle is the one meant. */
-struct thread *cts_tr_handle_of(struct cts_tracer *tr, uint64_t handle)
+int cts_tr_num_of_handle(struct cts_tracer *tr, uint64_t handle)
 {
-	for (int i = tr->nthreads - 1; i >= 0; i--)
-		if (tr->th[i].handle == handle)
-			return &tr->th[i];
-	return NULL;
+	for (int i = tr->nlive - 1; i >= 0; i--)
+		if (tr->live[i]->handle == handle)
+			return tr->live[i]->num;
+	/* A live thread with the handle is newer than any reaped one (glibc
+	 * reuses a descriptor only once its thread is gone). */
+	for (int i = 0; i < tr->ndead_handles; i++)
+		if (tr->dead_handles[i].handle == handle)
+			return tr->dead_handles[i].num;
+	return -1;
 }
 
 /* Text writes go through PTRACE_POKEDATA, which needs a stopped thread of
@@ -155,8 +242,8 @@ int cts_tr_poke(struct cts_tracer *tr, uint64_t addr, const void *buf, size_t le
 		return -1;
 	if (tr->running && cts_mem_write(tr->running->tid, addr, buf, len) == 0)
 		return 0;
-	for (int i = 0; i < tr->nthreads; i++)
-		if (tr->th[i].state == TH_HELD && cts_mem_write(tr->th[i].tid, addr, buf, len) == 0)
+	for (int i = 0; i < tr->nlive; i++)
+		if (tr->live[i]->state == TH_HELD && cts_mem_write(tr->live[i]->tid, addr, buf, len) == 0)
 			return 0;
 	return -1;
 }

@@ -31,8 +31,7 @@ static int start_run(void *be, struct cts_run_state *st)
 	struct user_regs_struct regs;
 
 	tr->st = st;
-	tr->nthreads = 0;
-	tr->nearly = 0;
+	cts_tr_free_threads(tr);
 	tr->proc_exiting = false;
 	tr->exec_free = false;
 	tr->self_sig = 0;
@@ -122,11 +121,16 @@ static int tr_step(void *be, struct cts_run_state *st, int tid, bool give_up,
 		   struct cts_event *done)
 {
 	struct cts_tracer *tr = be;
-	struct thread *th = &tr->th[tid];
+	cts_tr_free_reaped(tr);
+	struct thread *th = cts_tr_by_num(tr, tid);
 	bool libcall = false;
 	int rc = 0;
 
 	tr->st = st;
+	if (!th) {
+		cts_tr_set_error(tr, "thread %d is gone", tid);
+		return -1;
+	}
 	*done = th->pending;
 	tr->running = th;
 	tr->step_started = cts_tr_now_s();
@@ -250,21 +254,19 @@ static int tr_step(void *be, struct cts_run_state *st, int tid, bool give_up,
 	if (cts_tr_pump(tr) != 0 || cts_tr_sys_after_step(tr) != 0)
 		return -1;
 	if (done->op == CTS_OP_CANCEL && st->status == CTS_RUN_ACTIVE) {
-		struct thread *t = done->target < 0 ? cts_tr_handle_of(tr, done->obj) : NULL;
-		if (t)
-			done->target = t->num;
+		if (done->target < 0)
+			done->target = cts_tr_num_of_handle(tr, done->obj);
 		if (cts_tr_cancel_sent(tr, done->target) != 0)
 			return -1;
 	}
 	/* A join reached before its target's first stop was seen (both happen
 	 * in the same step, in either order) is resolved now that every new
 	 * thread has been collected. */
-	for (int i = 0; i < tr->nthreads; i++) {
-		struct thread *j = &tr->th[i];
+	for (int i = 0; i < tr->nlive; i++) {
+		struct thread *j = tr->live[i];
 		if (j->state == TH_HELD && (j->pending.op == CTS_OP_JOIN || j->pending.op == CTS_OP_CANCEL) &&
 		    j->pending.target < 0) {
-			struct thread *t = cts_tr_handle_of(tr, j->pending.obj);
-			j->pending.target = t ? t->num : -1;
+			j->pending.target = cts_tr_num_of_handle(tr, j->pending.obj);
 			cts_tr_publish(tr, j);
 		}
 	}
@@ -300,6 +302,7 @@ static int tr_wait(void *be, struct cts_run_state *st, double limit_s)
 {
 	struct cts_tracer *tr = be;
 	tr->st = st;
+	cts_tr_free_reaped(tr);
 	return cts_tr_sys_wait(tr, limit_s);
 }
 
@@ -386,6 +389,11 @@ void cts_tracer_free(struct cts_tracer *tr)
 		cts_sym_free(tr->sym);
 	free(tr->bps);
 	free(tr->bpf);
+	cts_tr_free_threads(tr);
+	free(tr->live);
+	free(tr->reaped);
+	free(tr->dead_handles);
+	free(tr->early);
 	free(tr);
 }
 

@@ -129,9 +129,23 @@ struct cts_tracer {
 	bool exec_free;             /* a thread exec'd: the new image runs free */
 	int self_sig;               /* last signal the program sent itself */
 	bool cancel_seen;           /* a pthread_cancel ran in this run */
-	struct thread th[CTS_MAX_THREADS];
-	int nthreads;
-	pid_t early[CTS_MAX_THREADS]; /* first stops seen before their clone event */
+	/* Control blocks of the threads not yet reaped, in creation order (so
+	 * by number): loops over threads walk these. A reaped thread's block
+	 * is freed before the next step (cts_tr_free_reaped): the tracer's
+	 * memory follows live threads (docs/design.md, "Thread tables"). */
+	struct thread **live;
+	int nlive;
+	size_t livecap;
+	struct thread **reaped;
+	int nreaped;
+	size_t reapcap;
+	int nthreads;                 /* threads created this run: the next number */
+	/* pthread_t -> number of reaped threads, for a join after the exit */
+	struct handle_num { uint64_t handle; int num; } *dead_handles;
+	int ndead_handles;
+	size_t dead_handle_cap;
+	pid_t *early;                 /* first stops seen before their clone event */
+	size_t earlycap;
 #define MAX_FOREIGN 64
 	pid_t foreign[MAX_FOREIGN];   /* processes the program forked: run free */
 	int nforeign;
@@ -179,8 +193,20 @@ struct cts_tracer {
 /* thread.c: control blocks, registers, hold/resume, the interrupt flag */
 bool cts_tr_interrupted(void);
 struct thread *cts_tr_by_tid(struct cts_tracer *tr, pid_t tid);
+/* The control block of thread number num, NULL once it is reaped. */
+struct thread *cts_tr_by_num(struct cts_tracer *tr, int num);
+/* NULL past the run's --max-threads. */
 struct thread *cts_tr_new_thread(struct cts_tracer *tr, pid_t tid);
-struct thread *cts_tr_handle_of(struct cts_tracer *tr, uint64_t handle);
+/* Thread number of a pthread_t (the newest thread with it), -1 if none. */
+int cts_tr_num_of_handle(struct cts_tracer *tr, uint64_t handle);
+/* th's exit status was reaped: no event of it can come any more. */
+void cts_tr_reaped(struct cts_tracer *tr, struct thread *th);
+/* Free the blocks of reaped threads (between steps: nobody points at them). */
+void cts_tr_free_reaped(struct cts_tracer *tr);
+/* Forget every thread (a new run, or the end). */
+void cts_tr_free_threads(struct cts_tracer *tr);
+/* Remember a first stop seen before its clone event. */
+void cts_tr_add_early(struct cts_tracer *tr, pid_t tid);
 int cts_tr_getregs(struct thread *th);
 int cts_tr_setregs(struct thread *th);
 int cts_tr_flush_regs(struct thread *th);

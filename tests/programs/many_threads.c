@@ -1,8 +1,7 @@
 /* `many_threads N`: main creates and joins N threads one after another
  * (default 200), each adding 1 to a counter under a mutex. Clean. cts-trace
- * numbers every thread a run creates and supports 128 of them: above that
- * it stops with a one-line "not supported" error, exit 2 (issue 17 asks for
- * tables that grow; this test pins the honest refusal until they do). */
+ * numbers every thread a run creates (never reusing a number); its tables
+ * grow, and --max-threads bounds them (lifecycle.t, threads.t). */
 #include <assert.h>
 #include <pthread.h>
 #include <stdlib.h>

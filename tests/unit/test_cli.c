@@ -74,6 +74,13 @@ static void test_numbers(void)
 	refused(parse("--bound", "1001", "p", NULL), "from 0 to 1000", "--bound 1001");
 	refused(parse("--max-steps", "0", "p", NULL), "--max-steps wants", "--max-steps 0");
 	refused(parse("--max-steps", "-5", "p", NULL), "--max-steps wants", "--max-steps -5");
+	tap_ok(parse("p", NULL) == CTS_CLI_RUN && C.max_threads == 65536 &&
+	       parse("--max-threads", "16777216", "p", NULL) == CTS_CLI_RUN &&
+	       C.max_threads == 16777216, "--max-threads: default 65536, 16777216 accepted");
+	refused(parse("--max-threads", "0", "p", NULL), "--max-threads wants a whole number from 1 to 16777216",
+		"--max-threads 0");
+	refused(parse("--max-threads", "16777217", "p", NULL), "--max-threads wants",
+		"--max-threads beyond the ceiling");
 	refused(parse("-n", " 5", "p", NULL), "--runs wants", "--runs ' 5'");
 	refused(parse("-n", "5x", "p", NULL), "--runs wants", "--runs 5x");
 	refused(parse("--seed", "99999999999999999999", "p", NULL), "--seed wants",

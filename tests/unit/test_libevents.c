@@ -98,11 +98,10 @@ static struct cts_event yield(int t)
 
 static void publish(struct cts_run_state *st, int t, struct cts_event e)
 {
+	struct cts_thread_view *v = cts_run_state_thread(st, t);
 	e.tid = t;
-	st->t[t].alive = true;
-	st->t[t].pending = e;
-	if (t >= st->nthreads)
-		st->nthreads = t + 1;
+	v->alive = true;
+	v->pending = e;
 }
 
 static const cts_op main_ops[] = { CTS_OP_CREATE, CTS_OP_CREATE, CTS_OP_JOIN, CTS_OP_JOIN,

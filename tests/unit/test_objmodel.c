@@ -310,7 +310,7 @@ static void test_cond_futex_driven(void)
 	tap_ok(cond_en(1, CTS_OP_COND_REACQUIRE, C1, M1), "  which may now reacquire");
 	tap_ok(!cond_en(0, CTS_OP_COND_REACQUIRE, C1, M1), "  the other may not");
 	cts_objmodel_cond_woken(M, -1);
-	cts_objmodel_cond_woken(M, CTS_MAX_THREADS);
+	cts_objmodel_cond_woken(M, CTS_THREADS_CEILING);
 	tap_ok(cts_objmodel_waiting(M, 0), "cond_woken ignores out-of-range threads");
 }
 
@@ -396,7 +396,7 @@ static void test_join(void)
 	app(1, CTS_OP_THREAD_EXIT, 0);
 	tap_ok(cts_objmodel_thread_exited(M, 1), "THREAD_EXIT marks the thread exited");
 	tap_ok(cts_objmodel_enabled(M, &j), "join enabled after the target's THREAD_EXIT");
-	tap_ok(!cts_objmodel_thread_exited(M, -1) && !cts_objmodel_thread_exited(M, CTS_MAX_THREADS),
+	tap_ok(!cts_objmodel_thread_exited(M, -1) && !cts_objmodel_thread_exited(M, CTS_THREADS_CEILING),
 	       "thread_exited is false out of range");
 }
 

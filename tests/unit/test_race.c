@@ -127,10 +127,8 @@ enum {
 
 static void test_vclock(void)
 {
-	struct cts_vc a, b;
+	struct cts_vc a = CTS_VC_INIT, b = CTS_VC_INIT;
 
-	cts_vc_zero(&a);
-	cts_vc_zero(&b);
 	cts_vc_tick(&a, 0);
 	cts_vc_tick(&b, 1);
 	tap_ok(cts_vc_concurrent(&a, &b), "vc: independent ticks are concurrent");
@@ -139,6 +137,8 @@ static void test_vclock(void)
 	tap_ok(cts_vc_epoch_leq(1, 0, &b) && !cts_vc_epoch_leq(2, 0, &b), "vc: epoch test");
 	cts_vc_copy(&a, &b);
 	tap_ok(cts_vc_leq(&a, &b) && cts_vc_leq(&b, &a) && cts_vc_get(&a, 1) == 1, "vc: copy equal");
+	cts_vc_free(&a);
+	cts_vc_free(&b);
 }
 
 static void test_write_write(void)
@@ -629,7 +629,7 @@ static void test_dedup(void)
 
 static void test_bad_input(void)
 {
-	struct cts_event e = { .tid = CTS_MAX_THREADS, .op = CTS_OP_WRITE, .obj = X, .size = 4 };
+	struct cts_event e = { .tid = CTS_THREADS_CEILING, .op = CTS_OP_WRITE, .obj = X, .size = 4 };
 
 	fresh();
 	tap_is_int(cts_race_observe(D, &e, 0), 0, "out-of-range thread ignored");

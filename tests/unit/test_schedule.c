@@ -227,7 +227,8 @@ static void test_corrupt_files(void)
 	BAD("step-bad-object", HDR "steps 1\n0 1 lock zz\nend\n", 3, "malformed step");
 	BAD("step-out-of-order", HDR "steps 2\n0 0 start 0x0\n2 0 lock 0x1\nend\n", 4,
 	    "step 2 out of order (expected 1)");
-	BAD("thread-out-of-range", HDR "steps 1\n0 128 lock 0x1\nend\n", 3, "thread 128 out of range");
+	BAD("thread-out-of-range", HDR "steps 1\n0 16777216 lock 0x1\nend\n", 3,
+	    "thread 16777216 out of range");
 	BAD("thread-negative", HDR "steps 1\n0 -1 lock 0x1\nend\n", 3, "thread -1 out of range");
 	BAD("unknown-operation", HDR "steps 1\n0 1 frobnicate 0x1\nend\n", 3,
 	    "unknown operation 'frobnicate'");

@@ -43,6 +43,7 @@ static void rig_close(struct rig *r)
 {
 	cts_objmodel_free(r->model);
 	cts_sim_free(r->sim);
+	cts_run_state_free(&r->st);
 }
 
 static bool enabled(struct rig *r, int t)
@@ -173,7 +174,7 @@ static void test_memory_and_threads(void)
 
 	/* A second run starts from the initial memory again. */
 	cts_objmodel_reset(r.model);
-	memset(st, 0, sizeof(*st));
+	cts_run_state_reset(st);
 	r.be.ops->start(r.be.be, st);
 	tap_ok(cts_sim_value(r.sim, "x", 0) == 5 && cts_sim_value(r.sim, "a", 3) == 0 &&
 	       st->nthreads == 1 && st->status == CTS_RUN_ACTIVE,

@@ -121,6 +121,8 @@ static struct outcome all(struct cts_sim *sim, enum cts_search_kind kind, int bo
  * (each enabled thread a round-robin scheduler passes over). */
 enum bound_kind { NO_BOUND, PREEMPTIONS, DELAYS };
 
+#define BRUTE_MAX_THREADS 64
+
 struct brute {
 	struct cts_sim *sim;
 	struct cts_objmodel *m;
@@ -132,10 +134,10 @@ struct brute {
 	int bound;
 };
 
-static bool brute_replay(struct brute *b, int len, bool en[CTS_MAX_THREADS])
+static bool brute_replay(struct brute *b, int len, bool en[BRUTE_MAX_THREADS])
 {
 	cts_objmodel_reset(b->m);
-	memset(&b->st, 0, sizeof(b->st));
+	cts_run_state_reset(&b->st);
 	b->be.ops->start(b->be.be, &b->st);
 	for (int i = 0; i < len; i++) {
 		struct cts_event done;
@@ -153,7 +155,7 @@ static bool brute_replay(struct brute *b, int len, bool en[CTS_MAX_THREADS])
 
 static uint64_t brute_count(struct brute *b, int len, int used)
 {
-	bool en[CTS_MAX_THREADS];
+	bool en[BRUTE_MAX_THREADS];
 	if (!brute_replay(b, len, en))
 		return 1;
 	int nt = b->st.nthreads, prev = len ? b->path[len - 1] : -1;
@@ -189,6 +191,7 @@ static uint64_t brute(struct cts_sim *sim, enum bound_kind bk, int bound)
 	b->bound = bound;
 	uint64_t n = brute_count(b, 0, 0);
 	cts_objmodel_free(b->m);
+	cts_run_state_free(&b->st);
 	free(b);
 	return n;
 }
