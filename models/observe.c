@@ -56,9 +56,17 @@ struct dep {
 	uint64_t lock, pc;
 };
 
+/* A condition variable's or semaphore's clock: what its signals and posts released. */
+struct objclock {
+	uint64_t obj;
+	struct cts_vc vc;
+};
+
 struct cts_observer {
 	struct othread *th;
 	int nth;
+	struct objclock *objs;
+	int nobjs, objcap;
 	struct word *words;             /* open addressing, power-of-two size */
 	size_t nwords, cap;
 	struct heapblk *heap;
@@ -82,6 +90,7 @@ void cts_observer_free(struct cts_observer *o)
 	if (!o)
 		return;
 	free(o->th);
+	free(o->objs);
 	free(o->words);
 	free(o->heap);
 	free(o->deps);
@@ -97,6 +106,7 @@ void cts_observer_begin_run(struct cts_observer *o)
 		memset(o->words, 0, o->cap * sizeof(*o->words));
 	o->nwords = 0;
 	o->nheap = 0;
+	o->nobjs = 0;
 	o->ndeps = 0;
 	cts_suspects_free(o->found);
 	o->found = cts_suspects_new();
@@ -282,6 +292,35 @@ static void block_access(struct cts_observer *o, struct othread *t, const struct
 	}
 }
 
+/* ---- wait/notify ordering for the hybrid detector ---- */
+
+static struct cts_vc *obj_clock(struct cts_observer *o, uint64_t obj)
+{
+	for (int i = 0; i < o->nobjs; i++)
+		if (o->objs[i].obj == obj)
+			return &o->objs[i].vc;
+	if (o->nobjs == o->objcap) {
+		o->objcap = o->objcap ? 2 * o->objcap : 16;
+		o->objs = cts_xrealloc(o->objs, (size_t)o->objcap * sizeof(*o->objs));
+	}
+	o->objs[o->nobjs].obj = obj;
+	cts_vc_zero(&o->objs[o->nobjs].vc);
+	return &o->objs[o->nobjs++].vc;
+}
+
+/* A signal or post orders what came before it in its thread before what the
+ * woken waiter does next (O'Callahan and Choi's wait/notify edges). */
+static void notify(struct cts_observer *o, struct othread *t, const struct cts_event *ev)
+{
+	cts_vc_join(obj_clock(o, ev->obj), &t->vc);
+	cts_vc_tick(&t->vc, ev->tid);
+}
+
+static void woken(struct cts_observer *o, struct othread *t, uint64_t obj)
+{
+	cts_vc_join(&t->vc, obj_clock(o, obj));
+}
+
 /* ---- hybrid race detection ---- */
 
 static struct word *word_slot(struct cts_observer *o, uint64_t addr, bool create)
@@ -397,7 +436,17 @@ void cts_observer_event(struct cts_observer *o, const struct cts_event *ev, bool
 			acquire(o, t, ev, ev->obj, false);
 		break;
 	case CTS_OP_COND_REACQUIRE:
+		if (analyze)
+			woken(o, t, ev->obj);
 		acquire(o, t, ev, ev->obj2, false);
+		break;
+	case CTS_OP_COND_SIGNAL: case CTS_OP_COND_BROADCAST: case CTS_OP_SEM_POST:
+		if (analyze)
+			notify(o, t, ev);
+		break;
+	case CTS_OP_SEM_WAIT: case CTS_OP_SEM_TRYWAIT:
+		if (analyze && ev->result == 0)
+			woken(o, t, ev->obj);
 		break;
 	case CTS_OP_UNLOCK: case CTS_OP_RWUNLOCK:
 		release(t, ev->obj);

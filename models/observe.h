@@ -4,7 +4,8 @@
  * violation):
  *  - hybrid race detection (O'Callahan and Choi, PPoPP 2003): two accesses
  *    by different threads to the same bytes, one a write, with disjoint
- *    locksets, unordered by thread creation and join;
+ *    locksets, unordered by thread creation and join, condition signals
+ *    and semaphore posts (the wait/notify edges);
  *  - iGoodlock (Joshi, Park, Sen, Naik, PLDI 2009): the lock dependency
  *    relation (thread, locks held, lock acquired, call site) of a run and
  *    its cycles of length 2..CTS_SUSPECT_MAX_CYCLE with distinct threads

@@ -351,8 +351,8 @@ static const char *strategy_desc(const struct cts_cli *c, const struct cts_sched
 		snprintf(buf, len, "pct seed=%" PRIu64 " depth=%" PRIu64, c->seed, c->depth);
 	else if (strcmp(s, "pcb") == 0 || strcmp(s, "idb") == 0)
 		snprintf(buf, len, "%s bound=%" PRIu64, s, c->bound);
-	else if (strcmp(s, "random") == 0)
-		snprintf(buf, len, "random seed=%" PRIu64, c->seed);
+	else if (strcmp(s, "random") == 0 || (strstr(s, "fuzzer") && !c->replay))
+		snprintf(buf, len, "%s seed=%" PRIu64, s, c->seed);
 	else
 		snprintf(buf, len, "%s", c->replay && sched && sched->strategy ? sched->strategy : s);
 	return buf;
