@@ -74,6 +74,9 @@ struct cts_observer {
 	struct dep *deps;
 	int ndeps;
 	struct cts_suspects *found;     /* this run's races and atomicity suspects */
+	uint64_t *pairs;                /* race pairs in found, hashed: a racy loop
+	                                 * must not scan the list at every access */
+	size_t npairs, paircap;
 };
 
 struct cts_observer *cts_observer_new(void)
@@ -94,6 +97,7 @@ void cts_observer_free(struct cts_observer *o)
 	free(o->words);
 	free(o->heap);
 	free(o->deps);
+	free(o->pairs);
 	cts_suspects_free(o->found);
 	free(o);
 }
@@ -110,6 +114,40 @@ void cts_observer_begin_run(struct cts_observer *o)
 	o->ndeps = 0;
 	cts_suspects_free(o->found);
 	o->found = cts_suspects_new();
+	if (o->pairs)
+		memset(o->pairs, 0, o->paircap * sizeof(*o->pairs));
+	o->npairs = 0;
+}
+
+/* True the first time the unordered pair (a, b) is seen this run. */
+static bool new_pair(struct cts_observer *o, uint64_t a, uint64_t b)
+{
+	uint64_t lo = a < b ? a : b, hi = a < b ? b : a;
+	uint64_t key = (lo * 0x9E3779B97F4A7C15ull) ^ (hi + 0x632BE59BD9B4E019ull + (lo << 7));
+	key |= 1; /* 0 marks an empty slot */
+	if (2 * (o->npairs + 1) > o->paircap) {
+		size_t ncap = o->paircap ? 2 * o->paircap : 256;
+		uint64_t *old = o->pairs;
+		o->pairs = cts_xcalloc(ncap, sizeof(*o->pairs));
+		for (size_t i = 0; i < o->paircap; i++) {
+			if (!old[i])
+				continue;
+			size_t j = old[i] & (ncap - 1);
+			while (o->pairs[j])
+				j = (j + 1) & (ncap - 1);
+			o->pairs[j] = old[i];
+		}
+		free(old);
+		o->paircap = ncap;
+	}
+	size_t j = key & (o->paircap - 1);
+	while (o->pairs[j] && o->pairs[j] != key)
+		j = (j + 1) & (o->paircap - 1);
+	if (o->pairs[j])
+		return false;   /* seen (or a 64-bit hash collision: one pair lost) */
+	o->pairs[j] = key;
+	o->npairs++;
+	return true;
 }
 
 static struct othread *thread(struct cts_observer *o, int tid)
@@ -384,6 +422,8 @@ static void hybrid_access(struct cts_observer *o, struct othread *t, const struc
 			continue;
 		if (cts_vc_epoch_leq(r->clock, r->tid, &t->vc))
 			continue;  /* ordered by fork/join */
+		if (!new_pair(o, r->pc, ev->pc))
+			continue;
 		struct cts_suspect s = { .kind = CTS_SUSPECT_RACE, .npcs = 2, .pc = { r->pc, ev->pc } };
 		cts_suspects_add(o->found, &s);
 	}

@@ -640,6 +640,11 @@ int main(int argc, char **argv)
 		if (suspects && cts_verbosity >= 1)
 			fprintf(stderr, "cts-trace: active: %d suspect%s, %d confirmed, %d unconfirmed\n",
 				ns, ns == 1 ? "" : "s", nc, ns - nc);
+		for (int i = 0; i < cts_suspects_count(breaks) && cts_verbosity >= 1; i++) {
+			const struct cts_suspect *b = cts_suspects_at(breaks, i);
+			fprintf(stderr, "cts-trace: breakpoint %d (%s): two threads met there in %" PRIu64
+				" run%s\n", i, b->spec, b->confirmed, b->confirmed == 1 ? "" : "s");
+		}
 		if (suspects && cli.suspects_out &&
 		    cts_suspects_save(suspects, cli.suspects_out, active_describe, &active_be, err,
 				      sizeof(err)) != 0) {
