@@ -293,6 +293,8 @@ static int check(struct active *a, const struct cts_sched_point *pt, int c)
 				.kind = CTS_SUSPECT_RACE, .suspect = a->target, .tid1 = t, .tid2 = c,
 				.pc1 = q->pc, .pc2 = p->pc, .addr = p->obj > q->obj ? p->obj : q->obj,
 				.step = pt->step,
+				.plain = (p->op == CTS_OP_READ || p->op == CTS_OP_WRITE) &&
+					 (q->op == CTS_OP_READ || q->op == CTS_OP_WRITE),
 			};
 			if (!a->confirmed_now)
 				add_finding(a, &f);

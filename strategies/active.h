@@ -56,6 +56,7 @@ struct cts_active_finding {
 	                            * intervening write, stale write */
 	uint64_t addr;             /* race, atomicity: the variable */
 	uint64_t step;
+	bool plain;                /* race: both plain loads/stores (could be a C11 atomic's) */
 };
 
 /* "racefuzzer", "deadlockfuzzer", "atomfuzzer"; or "random"/"pct" with

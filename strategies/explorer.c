@@ -830,8 +830,9 @@ static void active_run(struct explorer *x, uint64_t run, struct cts_bug *bug)
 		switch (f[i].kind) {
 		case CTS_SUSPECT_RACE:
 			snprintf(line, sizeof(line), "race confirmed on %s: thread %d at %s and thread "
-				 "%d at %s were both about to access it (step %" PRIu64 ", suspect %d)",
-				 var, f[i].tid1, a, f[i].tid2, b, f[i].step, f[i].suspect);
+				 "%d at %s were both about to access it (step %" PRIu64 ", suspect %d)%s",
+				 var, f[i].tid1, a, f[i].tid2, b, f[i].step, f[i].suspect, f[i].plain ?
+				 " (plain loads/stores: not a race if the variable is a C11 atomic)" : "");
 			break;
 		case CTS_SUSPECT_ATOMICITY:
 			snprintf(line, sizeof(line), "atomicity violation on %s: thread %d read it at "
