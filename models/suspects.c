@@ -16,6 +16,14 @@ static const char *const kind_names[] = {
 	[CTS_SUSPECT_ATOMICITY] = "atomicity", [CTS_SUSPECT_BREAK] = "break",
 };
 
+int cts_suspects_untried(const struct cts_suspects *l)
+{
+	int n = 0;
+	for (int i = 0; l && i < l->n; i++)
+		n += !l->v[i].tries && !l->v[i].confirmed && l->v[i].kind != CTS_SUSPECT_BREAK;
+	return n;
+}
+
 const char *cts_suspect_kind_name(enum cts_suspect_kind k)
 {
 	return (unsigned)k < sizeof(kind_names) / sizeof(kind_names[0]) ? kind_names[k] : "?";
@@ -190,6 +198,7 @@ json_t *cts_suspects_json(const struct cts_suspects *l, cts_describe_fn describe
 	json_object_set_new(o, "suspects", json_integer(n));
 	json_object_set_new(o, "confirmed", json_integer(c));
 	json_object_set_new(o, "unconfirmed", json_integer(n - c));
+	json_object_set_new(o, "untried", json_integer(cts_suspects_untried(l)));
 	for (int i = 0; i < n; i++)
 		json_array_append_new(a, suspect_json(&l->v[i], describe, ctx));
 	json_object_set_new(o, "list", a);

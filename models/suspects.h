@@ -70,12 +70,16 @@ int cts_suspects_add(struct cts_suspects *l, const struct cts_suspect *s);
 /* How many of the given kind (-1: all) were confirmed at least once. */
 int cts_suspects_confirmed(const struct cts_suspects *l, int kind);
 
+/* Unconfirmed suspects phase 2 never got to (a bug stopped the exploration). */
+int cts_suspects_untried(const struct cts_suspects *l);
+
 const char *cts_suspect_kind_name(enum cts_suspect_kind k);
 
 /* pc -> "func (file:line)" for the JSON; may be NULL. */
 typedef void (*cts_describe_fn)(void *ctx, uint64_t pc, char *buf, size_t len);
 
-/* {"suspects": n, "confirmed": c, "unconfirmed": u, "list": [...]}; new reference. */
+/* {"suspects": n, "confirmed": c, "unconfirmed": u, "untried": t, "list": [...]};
+ * new reference. */
 json_t *cts_suspects_json(const struct cts_suspects *l, cts_describe_fn describe, void *ctx);
 /* Write the JSON to path (pretty). 0, or -1 with a reason in err. */
 int cts_suspects_save(const struct cts_suspects *l, const char *path, cts_describe_fn describe,

@@ -637,9 +637,11 @@ int main(int argc, char **argv)
 			 EXIT_CLEAN;
 		/* Active testing: suspects against confirmations (the paper's Table 1). */
 		int ns = cts_suspects_count(suspects), nc = cts_suspects_confirmed(suspects, -1);
+		int nu = cts_suspects_untried(suspects);
 		if (suspects && cts_verbosity >= 1)
-			fprintf(stderr, "cts-trace: active: %d suspect%s, %d confirmed, %d unconfirmed\n",
-				ns, ns == 1 ? "" : "s", nc, ns - nc);
+			fprintf(stderr, "cts-trace: active: %d suspect%s, %d confirmed, %d unconfirmed%s\n",
+				ns, ns == 1 ? "" : "s", nc, ns - nc, nu ? " (some never tried: the "
+				"exploration stopped at a bug; --keep-going tries them all)" : "");
 		for (int i = 0; i < cts_suspects_count(breaks) && cts_verbosity >= 1; i++) {
 			const struct cts_suspect *b = cts_suspects_at(breaks, i);
 			fprintf(stderr, "cts-trace: breakpoint %d (%s): two threads met there in %" PRIu64
