@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "models/objmodel.h"
+#include "models/observe.h"
 #include "models/suspects.h"
 #include "strategies/active.h"
 #include "strategies/explorer.h"
@@ -204,6 +205,53 @@ static void test_notify(void)
 	       o.suspects, o.confirmed);
 }
 
+static struct cts_event mk(int tid, cts_op op, uint64_t obj, uint64_t pc, uint32_t size)
+{
+	struct cts_event e;
+	cts_event_init(&e, tid, op);
+	e.obj = obj;
+	e.pc = pc;
+	e.size = size;
+	return e;
+}
+
+/* The observer on hand-made events: heap locks named by allocation site and
+ * offset, threads by creation site, a cycle over heap locks found again in
+ * a run where the blocks landed elsewhere. */
+static void test_observer(void)
+{
+	struct cts_observer *o = cts_observer_new();
+	struct cts_suspects *l = cts_suspects_new();
+	for (int run = 0; run < 2; run++) {
+		uint64_t base = run ? 0x9000 : 0x5000;   /* the heap moved */
+		cts_observer_begin_run(o);
+		struct cts_event ev[] = {
+			mk(0, CTS_OP_CREATE, 0, 0x401000, 0), mk(0, CTS_OP_CREATE, 0, 0x401010, 0),
+			mk(1, CTS_OP_ALLOC, base, 0x402000, 64), mk(1, CTS_OP_ALLOC, base + 0x100, 0x402010, 64),
+			mk(1, CTS_OP_LOCK, base + 8, 0x403000, 0), mk(1, CTS_OP_LOCK, base + 0x108, 0x403010, 0),
+			mk(1, CTS_OP_UNLOCK, base + 0x108, 0x403020, 0), mk(1, CTS_OP_UNLOCK, base + 8, 0x403030, 0),
+			mk(2, CTS_OP_LOCK, base + 0x108, 0x404000, 0), mk(2, CTS_OP_LOCK, base + 8, 0x404010, 0),
+			mk(2, CTS_OP_UNLOCK, base + 8, 0x404020, 0), mk(2, CTS_OP_UNLOCK, base + 0x108, 0x404030, 0),
+		};
+		ev[0].target = 1;
+		ev[1].target = 2;
+		for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++)
+			cts_observer_event(o, &ev[i], true);
+		struct cts_lock_abs a = cts_observer_lock_abs(o, base + 0x108);
+		tap_ok(a.heap && a.site == 0x402010 && a.off == 8,
+		       "run %d: a heap lock is its allocation site and offset", run);
+		tap_ok(cts_observer_thread_abs(o, 2) == 0x401010 && cts_observer_thread_abs(o, 0) == 0,
+		       "run %d: a thread is its creation site", run);
+		cts_observer_end_run(o, l, 1u << CTS_SUSPECT_DEADLOCK);
+	}
+	tap_is_int(cts_suspects_count(l), 1, "the cycle of both runs is one suspect");
+	const struct cts_suspect *s = cts_suspects_at(l, 0);
+	tap_ok(s && s->ncomp == 2 && s->comp[0].want.heap && s->comp[1].held.heap,
+	       "its links name heap locks by site");
+	cts_suspects_free(l);
+	cts_observer_free(o);
+}
+
 static void test_json(void)
 {
 	struct cts_suspects *l = cts_suspects_new();
@@ -229,13 +277,14 @@ static void test_json(void)
 
 int main(void)
 {
-	tap_plan(5 * 3 + 3 + 2 + 4);
+	tap_plan(5 * 3 + 3 + 2 + 6 + 4);
 	fuzz_pair("lost update", race_sim, race_ok_sim, "racefuzzer", CTS_BUG_ASSERT);
 	fuzz_pair("lock-order inversion", deadlock_sim, deadlock_ok_sim, "deadlockfuzzer",
 		  CTS_BUG_DEADLOCK);
 	fuzz_pair("stale write", atom_sim, atom_ok_sim, "atomfuzzer", CTS_BUG_ASSERT);
 	test_breaks();
 	test_notify();
+	test_observer();
 	test_json();
 	return tap_done();
 }
