@@ -161,14 +161,33 @@ static bool item_matches(const char *item, size_t len, uint64_t pc, const char *
 	return strncmp(where + n, o, strlen(o)) == 0;
 }
 
+/* Open-addressing slot of pc in the cache (pc 0 is never cached). */
+static struct pcmatch *cache_slot(struct active *a, uint64_t pc)
+{
+	size_t mask = (size_t)a->cachecap - 1, j = (size_t)(pc * 0x9E3779B97F4A7C15ull) & mask;
+	while (a->cache[j].pc && a->cache[j].pc != pc)
+		j = (j + 1) & mask;
+	return &a->cache[j];
+}
+
 static uint64_t break_mask(struct active *a, uint64_t pc)
 {
 	int ng = cts_suspects_count(a->opt.breaks);
 	if (!ng || !a->opt.describe_pc || !pc)
 		return 0;
-	for (int i = 0; i < a->ncache; i++)
-		if (a->cache[i].pc == pc)
-			return a->cache[i].mask;
+	if (2 * (a->ncache + 1) > a->cachecap) {
+		struct pcmatch *old = a->cache;
+		int ocap = a->cachecap;
+		a->cachecap = ocap ? 2 * ocap : 256;
+		a->cache = cts_xcalloc((size_t)a->cachecap, sizeof(*a->cache));
+		for (int i = 0; i < ocap; i++)
+			if (old[i].pc)
+				*cache_slot(a, old[i].pc) = old[i];
+		free(old);
+	}
+	struct pcmatch *slot = cache_slot(a, pc);
+	if (slot->pc)
+		return slot->mask;
 	char where[512] = "";
 	a->opt.describe_pc(a->opt.describe_ctx, pc, where, sizeof(where));
 	uint64_t mask = 0;
@@ -181,11 +200,8 @@ static uint64_t break_mask(struct active *a, uint64_t pc)
 			p += len + (p[len] == ',');
 		}
 	}
-	if (a->ncache == a->cachecap) {
-		a->cachecap = a->cachecap ? 2 * a->cachecap : 64;
-		a->cache = cts_xrealloc(a->cache, (size_t)a->cachecap * sizeof(*a->cache));
-	}
-	a->cache[a->ncache++] = (struct pcmatch){ pc, mask };
+	*slot = (struct pcmatch){ pc, mask };
+	a->ncache++;
 	return mask;
 }
 

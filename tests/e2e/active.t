@@ -57,8 +57,11 @@ like "$r" "data race on x" "racefuzzer: ... and the replay reports the race"
 
 # Breakpoints: t1's store and t2's store are partners; t2 then always loaded
 # x before t1 stored it, so the update is lost whichever goes first.
-out=$("$CTS" -n 20 --break active_race.c:15,active_race.c:24 -o "$T/b" -- "$PROG/active_race" 2>&1)
+out=$("$CTS" -n 20 --break active_race.c:15,active_race.c:24 --report "$T/b.json" -o "$T/b" \
+	-- "$PROG/active_race" 2>&1)
 is $? 1 "--break FILE:LINE,FILE:LINE: the lost update (exit 1)"
+is "$(jq -r '.active.breakpoints.list[0] | "\(.spec) \(.confirmed)"' "$T/b.json")" \
+	"active_race.c:15,active_race.c:24 1" "--break: the report counts the run where threads met"
 like "$out" "active: breakpoint 0 reached by thread 1 at t1.* and thread 2 at t2" \
 	"--break: both threads reached it"
 out=$("$CTS" -n 5 -s pct --break t1 --break t2 -o "$T/b2" -- "$PROG/active_race_ok" 2>&1)
