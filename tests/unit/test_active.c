@@ -277,7 +277,6 @@ static void test_json(void)
 
 int main(void)
 {
-	tap_plan(5 * 3 + 3 + 2 + 6 + 4);
 	fuzz_pair("lost update", race_sim, race_ok_sim, "racefuzzer", CTS_BUG_ASSERT);
 	fuzz_pair("lock-order inversion", deadlock_sim, deadlock_ok_sim, "deadlockfuzzer",
 		  CTS_BUG_DEADLOCK);
