@@ -164,6 +164,14 @@ static int race_json(const struct cts_race *r, void *arg)
 	return 0;
 }
 
+static void report_describe(void *ctx, uint64_t pc, char *buf, size_t len)
+{
+	const struct cts_backend *be = ctx;
+	buf[0] = 0;
+	if (be && be->ops->describe_pc)
+		be->ops->describe_pc(be->be, pc, buf, len);
+}
+
 static json_t *report_json(const struct cts_report_info *info, const struct cts_explore_result *res)
 {
 	json_t *root = json_object(), *args = json_array(), *bugs = json_array();
@@ -214,6 +222,14 @@ static json_t *report_json(const struct cts_report_info *info, const struct cts_
 	struct race_ctx rc = { info->backend, json_array() };
 	cts_race_each(res->races, race_json, &rc);
 	json_object_set_new(root, "races", rc.list);
+	/* Active testing: phase-1 suspects against what phase 2 confirmed. */
+	if (info->suspects || info->breaks) {
+		json_t *a = cts_suspects_json(info->suspects, report_describe, (void *)info->backend);
+		if (info->breaks)
+			json_object_set_new(a, "breakpoints", cts_suspects_json(info->breaks,
+						report_describe, (void *)info->backend));
+		json_object_set_new(root, "active", a);
+	}
 	return root;
 }
 

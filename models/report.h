@@ -10,6 +10,7 @@
 #define CTS_REPORT_H
 
 #include <stddef.h>
+#include "models/suspects.h"
 #include "strategies/explorer.h"
 
 struct cts_report_info {
@@ -22,6 +23,8 @@ struct cts_report_info {
 	const char *self;         /* cts-trace path for replay commands */
 	const char *backend_json; /* optional: a JSON object of backend counters */
 	const struct cts_backend *backend; /* optional: names the pcs and variables of races */
+	const struct cts_suspects *suspects; /* active testing: suspects and confirmations, or NULL */
+	const struct cts_suspects *breaks;   /* --break groups and their hits, or NULL */
 };
 
 struct cts_report_out;

@@ -15,6 +15,7 @@
 #include "models/objmodel.h"
 #include "models/race.h"
 #include "models/schedule.h"
+#include "strategies/active.h"
 #include "strategies/explorer.h"
 #include "strategies/spin.h"
 
@@ -888,6 +889,60 @@ static void check_run(struct explorer *x, uint64_t run, struct cts_bug *bug)
 	}
 }
 
+/* Active testing (strategies/active.h): what the strategy made happen in
+ * this run. Each finding is said with its statements; with a bug, the bug
+ * leads and the findings join its detail (they are what led to it);
+ * without one, the run's schedule is saved so the finding replays. Not a
+ * bug by itself: a confirmed race fails the run only with --races fail,
+ * through the race detector, which sees the same race. */
+static void active_run(struct explorer *x, uint64_t run, struct cts_bug *bug)
+{
+	const struct cts_active_finding *f;
+	int n = cts_active_end(x->strategy, bug->kind == CTS_BUG_DEADLOCK, &f);
+	size_t off = strlen(bug->detail);
+	for (int i = 0; i < n; i++) {
+		char a[256], b[256], c[256], var[200], line[1200], path[512] = "";
+		describe_pc(x, f[i].pc1, a, sizeof(a));
+		describe_pc(x, f[i].pc2, b, sizeof(b));
+		describe_pc(x, f[i].pc3, c, sizeof(c));
+		describe_var(x, f[i].addr, var, sizeof(var));
+		switch (f[i].kind) {
+		case CTS_SUSPECT_RACE:
+			snprintf(line, sizeof(line), "race confirmed on %s: thread %d at %s and thread "
+				 "%d at %s were both about to access it (step %" PRIu64 ", suspect %d)%s",
+				 var, f[i].tid1, a, f[i].tid2, b, f[i].step, f[i].suspect, f[i].plain ?
+				 " (plain loads/stores: not a race if the variable is a C11 atomic)" : "");
+			break;
+		case CTS_SUSPECT_ATOMICITY:
+			snprintf(line, sizeof(line), "atomicity violation on %s: thread %d read it at "
+				 "%s under a lock, thread %d wrote it at %s after the lock was released, "
+				 "then thread %d wrote it at %s without reading it again (suspect %d)",
+				 var, f[i].tid1, a, f[i].tid2, b, f[i].tid1, c, f[i].suspect);
+			break;
+		case CTS_SUSPECT_DEADLOCK:
+			snprintf(line, sizeof(line), "deadlock cycle confirmed (suspect %d)",
+				 f[i].suspect);
+			break;
+		default:
+			snprintf(line, sizeof(line), "breakpoint %d reached by thread %d at %s and "
+				 "thread %d at %s (step %" PRIu64 ")", f[i].suspect, f[i].tid1, a,
+				 f[i].tid2, b, f[i].step);
+			break;
+		}
+		if (bug->kind != CTS_BUG_NONE) {
+			off = appendf(bug->detail, sizeof(bug->detail), off, "  active: %s\n", line);
+			continue;
+		}
+		if (f[i].kind != CTS_SUSPECT_DEADLOCK)
+			save_schedule(x, cts_suspect_kind_name(f[i].kind), line, path, sizeof(path));
+		if (!x->cfg->quiet) {
+			clear_progress(x);
+			fprintf(x->cfg->log, "cts-trace: active: %s (run %" PRIu64 ")%s%s\n", line, run,
+				path[0] ? "; schedule " : "", path);
+		}
+	}
+}
+
 int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backend,
 		struct cts_objmodel *model, struct cts_strategy *strategy,
 		struct cts_explore_result *res)
@@ -940,6 +995,8 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 		if (cfg->check && bug.kind == CTS_BUG_NONE && !inc.kind && !aborted &&
 		    x.st->status == CTS_RUN_EXITED)
 			check_run(&x, run, &bug);
+		if (cts_strategy_is_active(strategy))
+			active_run(&x, run, &bug);
 		struct cts_run_summary sum = {
 			.run = run, .steps = bug.steps, .bug = bug.kind != CTS_BUG_NONE,
 			.aborted = aborted || inc.kind,

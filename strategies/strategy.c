@@ -1,5 +1,6 @@
 #include <stdio.h>
 #include <string.h>
+#include "strategies/active.h"
 #include "strategies/strategy.h"
 #include "strategies/systematic.h"
 
@@ -20,7 +21,7 @@ static const struct entry table[] = {
 
 const char *cts_strategy_names(void)
 {
-	return "random, pct, dfs, dpor, pcb, idb";
+	return "random, pct, dfs, dpor, pcb, idb, racefuzzer, deadlockfuzzer, atomfuzzer";
 }
 
 struct cts_strategy *cts_strategy_create(const char *name, const struct cts_strategy_config *cfg,
@@ -28,6 +29,10 @@ struct cts_strategy *cts_strategy_create(const char *name, const struct cts_stra
 {
 	if (strcmp(name, "replay") == 0)
 		return cts_replay_create(cfg, err, errlen);
+	/* Active testing, and breakpoints over random or pct (strategies/active.h). */
+	if (strstr(name, "fuzzer") ||
+	    (cfg->active && cts_suspects_count(cfg->active->breaks) > 0))
+		return cts_active_create(name, cfg, err, errlen);
 	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
 		if (strcmp(table[i].name, name) != 0)
 			continue;

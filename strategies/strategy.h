@@ -7,6 +7,7 @@
 #include "models/event.h"
 
 struct cts_schedule;
+struct cts_active_options;
 
 /* What the explorer shows a strategy when a choice is due. */
 struct cts_sched_point {
@@ -49,6 +50,7 @@ struct cts_strategy_config {
 	uint64_t max_steps;  /* run step budget, a hint for pct's k */
 	const char *schedule_file; /* replay: the file to load, unless... */
 	const struct cts_schedule *schedule; /* ...the caller parsed it already (borrowed) */
+	const struct cts_active_options *active; /* active testing, --break (strategies/active.h) */
 };
 
 #define CTS_CHOOSE_DIVERGED (-2) /* replaying strategy: program did something else */

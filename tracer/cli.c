@@ -14,6 +14,7 @@ enum {
 	O_SEED = 256, O_DEPTH, O_BOUND, O_MAXSTEPS, O_TIMEOUT, O_REPORT, O_REPLAY, O_FAILEXIT,
 	O_KEEPGOING, O_RACES, O_WATCH, O_TRACELIB, O_OUTPUT, O_NOFORK, O_FAILINC, O_CHECK,
 	O_MAXTHREADS,
+	O_BREAK, O_SUSPECTS, O_SUSPECTS_FROM, O_TRIES,
 };
 
 static const struct option opts[] = {
@@ -42,6 +43,10 @@ static const struct option opts[] = {
 	{ "quiet", no_argument, 0, 'q' },
 	{ "verbose", no_argument, 0, 'v' },
 	{ "debug", no_argument, 0, 'd' },
+	{ "break", required_argument, 0, O_BREAK },
+	{ "suspects", required_argument, 0, O_SUSPECTS },
+	{ "suspects-from", required_argument, 0, O_SUSPECTS_FROM },
+	{ "tries", required_argument, 0, O_TRIES },
 	{ "help", no_argument, 0, 'h' },
 	{ "version", no_argument, 0, 'V' },
 	{ 0, 0, 0, 0 },
@@ -209,6 +214,21 @@ static int one_option(struct cts_cli *c, int opt, const char *arg, char *err, si
 	case O_REPLAY: return nonempty(arg, "--replay", err, errlen) ?: (c->replay = arg, 0);
 	case O_OUTPUT: c->output = true; return 0;
 	case O_NOFORK: c->no_fork_server = true; return 0;
+	case O_BREAK:
+		if (c->nbreaks == CTS_CLI_MAX_BREAKS)
+			return bad(err, errlen, "--break: at most %d groups", CTS_CLI_MAX_BREAKS);
+		if (nonempty(arg, "--break", err, errlen))
+			return -1;
+		if (strlen(arg) >= 250 || strstr(arg, ",,") || arg[0] == ',' ||
+		    arg[strlen(arg) - 1] == ',')
+			return bad(err, errlen, "--break '%.64s': want FILE:LINE, SYMBOL[+OFF] or 0xADDR, "
+				   "comma-separated, at most 249 characters", arg);
+		c->breaks[c->nbreaks++] = arg;
+		return 0;
+	case O_SUSPECTS: return nonempty(arg, "--suspects", err, errlen) ?: (c->suspects_out = arg, 0);
+	case O_SUSPECTS_FROM:
+		return nonempty(arg, "--suspects-from", err, errlen) ?: (c->suspects_from = arg, 0);
+	case O_TRIES: return parse_u64(arg, "--tries", 1, 1000000, &c->tries, err, errlen);
 	case 'q': c->verbosity = 0; return 0;
 	case 'v': c->verbosity = c->verbosity < 2 ? 2 : c->verbosity; return 0;
 	case 'd': c->verbosity = 3; return 0;

@@ -9,6 +9,7 @@
 
 #define CTS_CLI_MAX_WATCH 4       /* the four debug registers */
 #define CTS_CLI_MAX_TRACE_LIBS 16
+#define CTS_CLI_MAX_BREAKS 16
 /* --time and --timeout: seconds, finite, at most this (about 31 years). */
 #define CTS_CLI_MAX_SECONDS 1e9
 
@@ -42,6 +43,12 @@ struct cts_cli {
 	bool runs_given, max_steps_given, timeout_given, fail_on_exit_given;
 	char **prog_argv;              /* PROGRAM ARGS... (NULL-terminated), or NULL */
 	int prog_argc;
+	/* Active testing (strategies/active.h). */
+	const char *breaks[CTS_CLI_MAX_BREAKS]; /* --break groups, each "ITEM,ITEM..." */
+	int nbreaks;
+	const char *suspects_out;      /* --suspects FILE */
+	const char *suspects_from;     /* --suspects-from FILE */
+	uint64_t tries;                /* --tries, 0 = default */
 };
 
 /* Fills *c from argv (argv is not modified; getopt's state is reset). */

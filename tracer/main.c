@@ -13,6 +13,8 @@
 #include "models/objmodel.h"
 #include "models/report.h"
 #include "models/schedule.h"
+#include "models/suspects.h"
+#include "strategies/active.h"
 #include "strategies/explorer.h"
 #include "tracer/cli.h"
 #include "tracer/elf.h"
@@ -71,6 +73,15 @@ static void usage(FILE *f)
 "      --trace-lib NAME  also instrument this library in break/step mode\n"
 "      --no-fork-server  exec the program for every run (default: fork each run\n"
 "                        from a copy stopped at main)\n"
+"Active testing (strategies racefuzzer, deadlockfuzzer, atomfuzzer):\n"
+"      --tries N         phase 2 runs per suspect before it counts as unconfirmed\n"
+"                        (default 10); 3 random runs of phase 1 name the suspects\n"
+"      --suspects FILE   write the suspects and their confirmations as JSON\n"
+"      --suspects-from FILE  skip phase 1: work on a list --suspects wrote\n"
+"      --break ITEM[,ITEM...]  a concurrency breakpoint: a thread at one ITEM\n"
+"                        (FILE:LINE, SYMBOL, SYMBOL+OFF or 0xADDR) waits until\n"
+"                        another reaches one of the group, then either goes first;\n"
+"                        with random, pct and the fuzzers (repeatable)\n"
 "Output:\n"
 "  -o, --out DIR         where bug schedules are saved as KIND-N.sched, never over an\n"
 "                        existing file (default ./cts-out)\n"
@@ -96,6 +107,17 @@ static void usage(FILE *f)
 "cut by --max-steps or --timeout without a deadlock or livelock are only warned\n"
 "about); 130 interrupted (SIGINT, SIGTERM, SIGHUP).\n",
 		cts_strategy_names());
+}
+
+/* The tracer names pcs for --break and --suspects; set once it exists. */
+static struct cts_backend active_be;
+
+static void active_describe(void *ctx, uint64_t pc, char *buf, size_t len)
+{
+	const struct cts_backend *be = ctx;
+	buf[0] = 0;
+	if (be->ops && be->ops->describe_pc)
+		be->ops->describe_pc(be->be, pc, buf, len);
 }
 
 static volatile sig_atomic_t got_signal;
@@ -333,8 +355,8 @@ static const char *strategy_desc(const struct cts_cli *c, const struct cts_sched
 		snprintf(buf, len, "pct seed=%" PRIu64 " depth=%" PRIu64, c->seed, c->depth);
 	else if (strcmp(s, "pcb") == 0 || strcmp(s, "idb") == 0)
 		snprintf(buf, len, "%s bound=%" PRIu64, s, c->bound);
-	else if (strcmp(s, "random") == 0)
-		snprintf(buf, len, "random seed=%" PRIu64, c->seed);
+	else if (strcmp(s, "random") == 0 || (strstr(s, "fuzzer") && !c->replay))
+		snprintf(buf, len, "%s seed=%" PRIu64, s, c->seed);
 	else
 		snprintf(buf, len, "%s", c->replay && sched && sched->strategy ? sched->strategy : s);
 	return buf;
@@ -355,6 +377,7 @@ int main(int argc, char **argv)
 	struct cts_tracer *tracer = NULL;
 	struct cts_report_out *report = NULL;
 	struct out_dir od = { .ncreated = 0 };
+	struct cts_suspects *suspects = NULL, *breaks = NULL;
 	char watch_specs[CTS_CLI_MAX_WATCH][192];
 	const char *watch[CTS_CLI_MAX_WATCH];
 
@@ -451,9 +474,42 @@ int main(int argc, char **argv)
 	if (mode == CTS_MODE_SYNC && strcmp(cli.strategy, "dpor") == 0 && cts_verbosity >= 1)
 		cts_error_msg("warning: in sync mode plain memory accesses are invisible, so dpor's "
 			      "\"complete\" covers lock-level interleavings only (use --mode break)");
+	/* Active testing: the suspect list, breakpoints, pcs named by the tracer
+	 * once it exists (active_be). */
+	bool fuzzer = strstr(cli.strategy, "fuzzer") != NULL;
+	if (cli.suspects_from) {
+		if (!(suspects = cts_suspects_load(cli.suspects_from, err, sizeof(err)))) {
+			cts_error_msg("%s", err);
+			status = EXIT_USAGE;
+			goto out;
+		}
+	} else if (fuzzer) {
+		suspects = cts_suspects_new();
+	}
+	if (cli.nbreaks && !cli.replay) {
+		breaks = cts_suspects_new();
+		for (int i = 0; i < cli.nbreaks; i++) {
+			struct cts_suspect b = { .kind = CTS_SUSPECT_BREAK };
+			snprintf(b.spec, sizeof(b.spec), "%s", cli.breaks[i]);
+			b.pc[0] = (uint64_t)i;  /* keeps equal specs apart */
+			b.npcs = 1;
+			cts_suspects_add(breaks, &b);
+		}
+	}
+	struct cts_active_options aopt = {
+		.tries = cli.tries, .suspects = suspects, .preloaded = cli.suspects_from != NULL,
+		.breaks = breaks, .describe_pc = active_describe, .describe_ctx = &active_be,
+	};
+	if ((cli.suspects_from || cli.suspects_out || cli.tries) && !fuzzer && !cli.replay) {
+		cts_error_msg("--tries, --suspects and --suspects-from go with racefuzzer, "
+			      "deadlockfuzzer or atomfuzzer");
+		status = EXIT_USAGE;
+		goto out;
+	}
 	struct cts_strategy_config scfg = {
 		.seed = cli.seed, .depth = (int)cli.depth, .bound = (int)cli.bound,
 		.max_steps = cli.max_steps, .schedule_file = cli.replay, .schedule = sched,
+		.active = cli.replay ? NULL : &aopt,
 	};
 	strat = cts_strategy_create(cli.strategy, &scfg, err, sizeof(err));
 	if (!strat) {
@@ -506,6 +562,7 @@ int main(int argc, char **argv)
 		.check = cli.check,
 	};
 	struct cts_backend backend = cts_tracer_backend(tracer);
+	active_be = backend;
 	struct cts_explore_result res;
 	if (got_signal)
 		goto out;
@@ -586,12 +643,32 @@ int main(int argc, char **argv)
 		status = nreal ? EXIT_BUG :
 			 cli.fail_on_inconclusive && (res.ninconclusive || div) ? EXIT_INCONCLUSIVE :
 			 EXIT_CLEAN;
+		/* Active testing: suspects against confirmations (the paper's Table 1). */
+		int ns = cts_suspects_count(suspects), nc = cts_suspects_confirmed(suspects, -1);
+		int nu = cts_suspects_untried(suspects);
+		if (suspects && cts_verbosity >= 1)
+			fprintf(stderr, "cts-trace: active: %d suspect%s, %d confirmed, %d unconfirmed%s\n",
+				ns, ns == 1 ? "" : "s", nc, ns - nc, nu ? " (some never tried: the "
+				"exploration stopped at a bug; --keep-going tries them all)" : "");
+		for (int i = 0; i < cts_suspects_count(breaks) && cts_verbosity >= 1; i++) {
+			const struct cts_suspect *b = cts_suspects_at(breaks, i);
+			fprintf(stderr, "cts-trace: breakpoint %d (%s): two threads met there in %" PRIu64
+				" run%s\n", i, b->spec, b->confirmed, b->confirmed == 1 ? "" : "s");
+		}
+		if (suspects && cli.suspects_out &&
+		    cts_suspects_save(suspects, cli.suspects_out, active_describe, &active_be, err,
+				      sizeof(err)) != 0) {
+			cts_error_msg("%s", err);
+			if (status == EXIT_CLEAN)
+				status = EXIT_USAGE;
+		}
 	}
 	if (report) {
 		struct cts_report_info ri = {
 			.program = path, .argv = prog_argv, .strategy = desc, .mode = mode_name,
 			.races = cts_cli_races_name(races), .seed = cli.seed, .self = ecfg.self,
 			.backend_json = stats_json, .backend = &backend,
+			.suspects = suspects, .breaks = breaks,
 		};
 		struct cts_report_out *r = report;
 		report = NULL;
@@ -615,6 +692,8 @@ out:
 	cts_objmodel_free(model);
 	cts_schedule_free(sched);
 	cts_schedule_free(options);
+	cts_suspects_free(suspects);
+	cts_suspects_free(breaks);
 	free(replay_argv);
 	free(path);
 	return status;

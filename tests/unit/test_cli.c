@@ -147,11 +147,25 @@ static void test_watch(void)
 		      "e", "p", NULL), "at most 4", "a fifth --watch");
 }
 
+static void test_active(void)
+{
+	tap_ok(parse("-s", "racefuzzer", "--tries", "7", "--suspects", "s.json", "--break",
+		     "a.c:3,b.c:4", "--break", "f+0x10", "p", NULL) == CTS_CLI_RUN && C.tries == 7 &&
+	       C.nbreaks == 2 && strcmp(C.breaks[1], "f+0x10") == 0 &&
+	       strcmp(C.suspects_out, "s.json") == 0, "--tries, --suspects, two --break groups");
+	tap_ok(parse("--suspects-from", "l.json", "p", NULL) == CTS_CLI_RUN &&
+	       strcmp(C.suspects_from, "l.json") == 0, "--suspects-from");
+	refused(parse("--tries", "0", "p", NULL), "--tries wants", "--tries 0");
+	refused(parse("--break", "a.c:3,", "p", NULL), "--break", "--break with an empty item");
+	refused(parse("--break", "", "p", NULL), "empty argument", "--break ''");
+}
+
 int main(void)
 {
 	test_defaults();
 	test_numbers();
 	test_words();
 	test_watch();
+	test_active();
 	return tap_done();
 }

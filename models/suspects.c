@@ -1,0 +1,327 @@
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "models/error.h"
+#include "models/suspects.h"
+
+struct cts_suspects {
+	struct cts_suspect *v;
+	int n, cap;
+};
+
+static const char *const kind_names[] = {
+	[CTS_SUSPECT_RACE] = "race", [CTS_SUSPECT_DEADLOCK] = "deadlock",
+	[CTS_SUSPECT_ATOMICITY] = "atomicity", [CTS_SUSPECT_BREAK] = "break",
+};
+
+int cts_suspects_untried(const struct cts_suspects *l)
+{
+	int n = 0;
+	for (int i = 0; l && i < l->n; i++)
+		n += !l->v[i].tries && !l->v[i].confirmed && l->v[i].kind != CTS_SUSPECT_BREAK;
+	return n;
+}
+
+const char *cts_suspect_kind_name(enum cts_suspect_kind k)
+{
+	return (unsigned)k < sizeof(kind_names) / sizeof(kind_names[0]) ? kind_names[k] : "?";
+}
+
+struct cts_suspects *cts_suspects_new(void)
+{
+	return cts_xcalloc(1, sizeof(struct cts_suspects));
+}
+
+void cts_suspects_free(struct cts_suspects *l)
+{
+	if (!l)
+		return;
+	free(l->v);
+	free(l);
+}
+
+int cts_suspects_count(const struct cts_suspects *l)
+{
+	return l ? l->n : 0;
+}
+
+struct cts_suspect *cts_suspects_get(struct cts_suspects *l, int i)
+{
+	return l && i >= 0 && i < l->n ? &l->v[i] : NULL;
+}
+
+const struct cts_suspect *cts_suspects_at(const struct cts_suspects *l, int i)
+{
+	return l && i >= 0 && i < l->n ? &l->v[i] : NULL;
+}
+
+static bool lock_eq(const struct cts_lock_abs *a, const struct cts_lock_abs *b)
+{
+	return a->site == b->site && a->off == b->off && a->heap == b->heap;
+}
+
+static bool comp_eq(const struct cts_cycle_comp *a, const struct cts_cycle_comp *b)
+{
+	return a->thread == b->thread && a->at == b->at && lock_eq(&a->held, &b->held) &&
+	       lock_eq(&a->want, &b->want);
+}
+
+/* Cycles are equal up to rotation; race pairs up to order. */
+static bool same(const struct cts_suspect *a, const struct cts_suspect *b)
+{
+	if (a->kind != b->kind)
+		return false;
+	if (a->kind == CTS_SUSPECT_DEADLOCK) {
+		if (a->ncomp != b->ncomp)
+			return false;
+		for (int r = 0; r < a->ncomp; r++) {
+			int i = 0;
+			while (i < a->ncomp && comp_eq(&a->comp[i], &b->comp[(i + r) % a->ncomp]))
+				i++;
+			if (i == a->ncomp)
+				return true;
+		}
+		return false;
+	}
+	if (a->kind == CTS_SUSPECT_RACE)
+		return (a->pc[0] == b->pc[0] && a->pc[1] == b->pc[1]) ||
+		       (a->pc[0] == b->pc[1] && a->pc[1] == b->pc[0]);
+	if (a->npcs != b->npcs)
+		return false;
+	for (int i = 0; i < a->npcs; i++)
+		if (a->pc[i] != b->pc[i] || a->pc_end[i] != b->pc_end[i])
+			return false;
+	return a->kind != CTS_SUSPECT_ATOMICITY || lock_eq(&a->lock, &b->lock);
+}
+
+int cts_suspects_add(struct cts_suspects *l, const struct cts_suspect *s)
+{
+	for (int i = 0; i < l->n; i++)
+		if (same(&l->v[i], s))
+			return i;
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 16;
+		l->v = cts_xrealloc(l->v, (size_t)l->cap * sizeof(*l->v));
+	}
+	l->v[l->n] = *s;
+	for (int i = 0; i < s->npcs; i++)
+		if (!l->v[l->n].pc_end[i])
+			l->v[l->n].pc_end[i] = s->pc[i] + 1;
+	l->v[l->n].tries = l->v[l->n].confirmed = l->v[l->n].first_run = 0;
+	return l->n++;
+}
+
+int cts_suspects_confirmed(const struct cts_suspects *l, int kind)
+{
+	int n = 0;
+	for (int i = 0; l && i < l->n; i++)
+		n += (kind < 0 || (int)l->v[i].kind == kind) && l->v[i].confirmed > 0;
+	return n;
+}
+
+/* ---- JSON ---- */
+
+static json_t *hex(uint64_t v)
+{
+	char buf[32];
+	snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
+	return json_string(buf);
+}
+
+static json_t *pc_json(uint64_t pc, cts_describe_fn describe, void *ctx)
+{
+	char where[256] = "";
+	json_t *o = json_object();
+	json_object_set_new(o, "pc", hex(pc));
+	if (describe)
+		describe(ctx, pc, where, sizeof(where));
+	if (where[0])
+		json_object_set_new(o, "at", json_string(where));
+	return o;
+}
+
+static json_t *lock_json(const struct cts_lock_abs *a, cts_describe_fn describe, void *ctx)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "heap", json_boolean(a->heap));
+	json_object_set_new(o, "site", a->heap ? pc_json(a->site, describe, ctx) : hex(a->site));
+	json_object_set_new(o, "offset", json_integer((json_int_t)a->off));
+	return o;
+}
+
+static const char *const atom_roles[] = { "lock", "read", "relock", "write" };
+
+static json_t *suspect_json(const struct cts_suspect *s, cts_describe_fn describe, void *ctx)
+{
+	json_t *o = json_object(), *a = json_array();
+	json_object_set_new(o, "kind", json_string(cts_suspect_kind_name(s->kind)));
+	if (s->kind == CTS_SUSPECT_DEADLOCK) {
+		for (int i = 0; i < s->ncomp; i++) {
+			const struct cts_cycle_comp *c = &s->comp[i];
+			json_t *j = json_object();
+			json_object_set_new(j, "thread", c->thread ? pc_json(c->thread, describe, ctx) :
+							    json_string("main"));
+			json_object_set_new(j, "held", lock_json(&c->held, describe, ctx));
+			json_object_set_new(j, "acquires", lock_json(&c->want, describe, ctx));
+			json_object_set_new(j, "context", pc_json(c->at, describe, ctx));
+			json_array_append_new(a, j);
+		}
+		json_object_set_new(o, "cycle", a);
+	} else {
+		for (int i = 0; i < s->npcs; i++) {
+			json_t *j = pc_json(s->pc[i], describe, ctx);
+			if (s->kind == CTS_SUSPECT_BREAK && s->pc_end[i] != s->pc[i] + 1)
+				json_object_set_new(j, "end", hex(s->pc_end[i]));
+			if (s->kind == CTS_SUSPECT_ATOMICITY && i < 4)
+				json_object_set_new(j, "role", json_string(atom_roles[i]));
+			json_array_append_new(a, j);
+		}
+		json_object_set_new(o, "statements", a);
+		if (s->kind == CTS_SUSPECT_ATOMICITY)
+			json_object_set_new(o, "lock", lock_json(&s->lock, describe, ctx));
+		if (s->kind == CTS_SUSPECT_BREAK && s->spec[0])
+			json_object_set_new(o, "spec", json_string(s->spec));
+	}
+	json_object_set_new(o, "tries", json_integer((json_int_t)s->tries));
+	json_object_set_new(o, "confirmed", json_integer((json_int_t)s->confirmed));
+	if (s->confirmed)
+		json_object_set_new(o, "first_run", json_integer((json_int_t)s->first_run));
+	return o;
+}
+
+json_t *cts_suspects_json(const struct cts_suspects *l, cts_describe_fn describe, void *ctx)
+{
+	json_t *o = json_object(), *a = json_array();
+	int n = cts_suspects_count(l), c = cts_suspects_confirmed(l, -1);
+	json_object_set_new(o, "suspects", json_integer(n));
+	json_object_set_new(o, "confirmed", json_integer(c));
+	json_object_set_new(o, "unconfirmed", json_integer(n - c));
+	json_object_set_new(o, "untried", json_integer(cts_suspects_untried(l)));
+	for (int i = 0; i < n; i++)
+		json_array_append_new(a, suspect_json(&l->v[i], describe, ctx));
+	json_object_set_new(o, "list", a);
+	return o;
+}
+
+int cts_suspects_save(const struct cts_suspects *l, const char *path, cts_describe_fn describe,
+		      void *ctx, char *err, size_t errlen)
+{
+	json_t *o = cts_suspects_json(l, describe, ctx);
+	int rc = json_dump_file(o, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(o);
+	if (rc != 0)
+		snprintf(err, errlen, "--suspects %s: cannot write: %s", path, strerror(errno));
+	return rc ? -1 : 0;
+}
+
+/* "0x..." -> value; false when absent or malformed. */
+static bool get_hex(json_t *j, uint64_t *v)
+{
+	const char *s = json_string_value(j);
+	char *end;
+	if (!s || strncmp(s, "0x", 2) != 0)
+		return false;
+	errno = 0;
+	*v = strtoull(s + 2, &end, 16);
+	return !errno && *end == 0 && end != s + 2;
+}
+
+static bool get_pc(json_t *j, uint64_t *v)
+{
+	return json_is_object(j) ? get_hex(json_object_get(j, "pc"), v) : get_hex(j, v);
+}
+
+static bool get_lock(json_t *j, struct cts_lock_abs *a)
+{
+	json_t *off = json_object_get(j, "offset");
+	if (!json_is_object(j) || !json_is_integer(off) || json_integer_value(off) < 0)
+		return false;
+	a->heap = json_is_true(json_object_get(j, "heap"));
+	a->off = (uint64_t)json_integer_value(off);
+	return get_pc(json_object_get(j, "site"), &a->site);
+}
+
+static bool suspect_from_json(json_t *o, struct cts_suspect *s)
+{
+	const char *kind = json_string_value(json_object_get(o, "kind"));
+	int k = -1;
+	memset(s, 0, sizeof(*s));
+	for (int i = 0; kind && i < (int)(sizeof(kind_names) / sizeof(kind_names[0])); i++)
+		if (strcmp(kind, kind_names[i]) == 0)
+			k = i;
+	if (k < 0)
+		return false;
+	s->kind = (enum cts_suspect_kind)k;
+	if (s->kind == CTS_SUSPECT_DEADLOCK) {
+		json_t *a = json_object_get(o, "cycle");
+		size_t n = json_array_size(a);
+		if (n < 2 || n > CTS_SUSPECT_MAX_CYCLE)
+			return false;
+		s->ncomp = (int)n;
+		for (size_t i = 0; i < n; i++) {
+			json_t *c = json_array_get(a, i), *t = json_object_get(c, "thread");
+			struct cts_cycle_comp *cc = &s->comp[i];
+			if (json_is_string(t) && strcmp(json_string_value(t), "main") == 0)
+				cc->thread = 0;
+			else if (!get_pc(t, &cc->thread))
+				return false;
+			if (!get_lock(json_object_get(c, "held"), &cc->held) ||
+			    !get_lock(json_object_get(c, "acquires"), &cc->want) ||
+			    !get_pc(json_object_get(c, "context"), &cc->at))
+				return false;
+		}
+		return true;
+	}
+	json_t *a = json_object_get(o, "statements");
+	size_t n = json_array_size(a);
+	size_t want = s->kind == CTS_SUSPECT_RACE ? 2 : s->kind == CTS_SUSPECT_ATOMICITY ? 4 : 0;
+	if (n < 1 || n > CTS_SUSPECT_MAX_PCS || (want && n != want))
+		return false;
+	s->npcs = (int)n;
+	for (size_t i = 0; i < n; i++) {
+		json_t *j = json_array_get(a, i);
+		if (!get_pc(j, &s->pc[i]))
+			return false;
+		if (!get_hex(json_object_get(j, "end"), &s->pc_end[i]))
+			s->pc_end[i] = s->pc[i] + 1;
+		if (s->pc_end[i] <= s->pc[i])
+			return false;
+	}
+	if (s->kind == CTS_SUSPECT_ATOMICITY && !get_lock(json_object_get(o, "lock"), &s->lock))
+		return false;
+	const char *spec = json_string_value(json_object_get(o, "spec"));
+	if (spec)
+		snprintf(s->spec, sizeof(s->spec), "%s", spec);
+	return true;
+}
+
+struct cts_suspects *cts_suspects_load(const char *path, char *err, size_t errlen)
+{
+	json_error_t je;
+	json_t *o = json_load_file(path, 0, &je);
+	if (!o) {
+		snprintf(err, errlen, "--suspects-from %s: %s (line %d)", path, je.text, je.line);
+		return NULL;
+	}
+	json_t *a = json_object_get(o, "list");
+	if (!json_is_array(a)) {
+		snprintf(err, errlen, "--suspects-from %s: no \"list\" array of suspects", path);
+		json_decref(o);
+		return NULL;
+	}
+	struct cts_suspects *l = cts_suspects_new();
+	for (size_t i = 0; i < json_array_size(a); i++) {
+		struct cts_suspect s;
+		if (!suspect_from_json(json_array_get(a, i), &s)) {
+			snprintf(err, errlen, "--suspects-from %s: suspect %zu is malformed", path, i);
+			cts_suspects_free(l);
+			json_decref(o);
+			return NULL;
+		}
+		cts_suspects_add(l, &s);
+	}
+	json_decref(o);
+	return l;
+}

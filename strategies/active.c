@@ -1,0 +1,546 @@
+/* Active testing: Algorithm 1 of seeds/003 over any picking strategy, with
+ * the checks of RaceFuzzer, DeadlockFuzzer, AtomFuzzer and breakpoints. */
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "models/error.h"
+#include "models/observe.h"
+#include "strategies/active.h"
+
+#define DEFAULT_TRIES 10
+#define DEFAULT_PHASE1 3
+#define DEFAULT_PAUSE_BOUND 20000
+#define MAX_FINDINGS 64
+
+enum fuzzer { F_NONE, F_RACE, F_DEADLOCK, F_ATOM };
+
+/* Per-thread state, growable (threads are numbered as the explorer sees them). */
+struct athread {
+	bool paused;
+	bool pass;         /* released: run its pending op without a check */
+	uint64_t since;    /* step it was paused at */
+	uint64_t watch;    /* atomfuzzer: waits for another thread's write here */
+	int writer;        /* ...which came from this thread (-1: not yet) */
+	uint64_t wpc, wstep;
+};
+
+/* A cached verdict of a pc against the break items. */
+struct pcmatch {
+	uint64_t pc;
+	uint64_t mask;     /* bit g: the pc is in break group g (first 64 groups) */
+};
+
+struct active {
+	struct cts_strategy base;
+	enum fuzzer fuzzer;
+	struct cts_active_options opt;
+	struct cts_strategy *inner;
+	struct cts_rng rng;
+	struct cts_observer *obs;
+	struct cts_suspects *own;      /* when the caller gave no list */
+	struct cts_suspects *list;
+	bool phase1;
+	uint64_t run;
+	int target;                    /* suspect of this run, -1 none */
+	int next;                      /* round-robin start */
+	struct athread *th;
+	int nth;
+	bool *en;                      /* [nth] scratch: enabled and not paused */
+	bool matched[CTS_SUSPECT_MAX_CYCLE];
+	uint64_t break_hit;            /* break groups hit this run */
+	bool confirmed_now;            /* this run confirmed target already */
+	struct cts_active_finding found[MAX_FINDINGS];
+	int nfound;
+	struct pcmatch *cache;
+	int ncache, cachecap;
+};
+
+static const struct cts_strategy_ops active_ops;
+
+bool cts_strategy_is_active(const struct cts_strategy *s)
+{
+	return s && s->ops == &active_ops;
+}
+
+const struct cts_suspects *cts_active_suspects(const struct cts_strategy *s)
+{
+	return cts_strategy_is_active(s) ? ((const struct active *)s)->list : NULL;
+}
+
+static void grow(struct active *a, int n)
+{
+	if (n <= a->nth)
+		return;
+	int cap = a->nth ? a->nth : 8;
+	while (cap < n)
+		cap *= 2;
+	a->th = cts_xrealloc(a->th, (size_t)cap * sizeof(*a->th));
+	memset(a->th + a->nth, 0, (size_t)(cap - a->nth) * sizeof(*a->th));
+	for (int t = a->nth; t < cap; t++)
+		a->th[t].writer = -1;
+	a->en = cts_xrealloc(a->en, (size_t)cap * sizeof(*a->en));
+	a->nth = cap;
+}
+
+static unsigned phase1_mask(enum fuzzer f)
+{
+	return f == F_RACE ? 1u << CTS_SUSPECT_RACE : f == F_DEADLOCK ? 1u << CTS_SUSPECT_DEADLOCK :
+	       f == F_ATOM ? 1u << CTS_SUSPECT_ATOMICITY : 0;
+}
+
+static bool active_begin(struct cts_strategy *s, uint64_t run)
+{
+	struct active *a = (struct active *)s;
+	cts_rng_seed(&a->rng, s->cfg.seed * 0x100000001B3ull + run + 0x5eed);
+	for (int t = 0; t < a->nth; t++)
+		a->th[t] = (struct athread){ .writer = -1 };
+	memset(a->matched, 0, sizeof(a->matched));
+	a->nfound = 0;
+	a->confirmed_now = false;
+	a->break_hit = 0;
+	a->target = -1;
+	a->run = run;
+	cts_observer_begin_run(a->obs);
+	a->phase1 = a->fuzzer != F_NONE && !a->opt.preloaded && run < (uint64_t)a->opt.phase1_runs;
+	if (a->fuzzer != F_NONE && !a->phase1) {
+		/* Phase 2: the next suspect neither confirmed nor tried out. */
+		int n = cts_suspects_count(a->list);
+		for (int k = 0; k < n && a->target < 0; k++) {
+			int i = (a->next + k) % n;
+			struct cts_suspect *c = cts_suspects_get(a->list, i);
+			if (c->kind != CTS_SUSPECT_BREAK && !c->confirmed && c->tries < a->opt.tries)
+				a->target = i;
+		}
+		if (a->target < 0)
+			return false;  /* every suspect confirmed or tried out */
+		a->next = a->target + 1;
+		cts_suspects_get(a->list, a->target)->tries++;
+	}
+	return a->inner->ops->begin_run(a->inner, run);
+}
+
+/* ---- breakpoints ---- */
+
+/* Does describe's text for a pc match one break item? */
+static bool item_matches(const char *item, size_t len, uint64_t pc, const char *where)
+{
+	char it[256];
+	if (len >= sizeof(it))
+		return false;
+	memcpy(it, item, len);
+	it[len] = 0;
+	if (strncmp(it, "0x", 2) == 0)
+		return strtoull(it, NULL, 16) == pc;
+	char *colon = strrchr(it, ':');
+	if (colon && colon[1] && isdigit((unsigned char)colon[1])) {
+		/* FILE:LINE: describe shows the file by its base name. */
+		*colon = 0;
+		const char *base = strrchr(it, '/') ? strrchr(it, '/') + 1 : it;
+		char want[300];
+		snprintf(want, sizeof(want), "(%s:%s)", base, colon + 1);
+		return strstr(where, want) != NULL;
+	}
+	/* SYMBOL or SYMBOL+OFF: "func+0x12 (" or "func (" */
+	char *plus = strchr(it, '+');
+	uint64_t off = 0;
+	if (plus) {
+		*plus = 0;
+		off = strtoull(plus + 1, NULL, 0);
+	}
+	size_t n = strlen(it);
+	if (strncmp(where, it, n) != 0)
+		return false;
+	if (off == 0 && !plus)
+		return where[n] == ' ' || where[n] == '+';
+	if (off == 0)
+		return where[n] == ' ';
+	char o[40];
+	snprintf(o, sizeof(o), "+0x%" PRIx64 " ", off);
+	return strncmp(where + n, o, strlen(o)) == 0;
+}
+
+/* Open-addressing slot of pc in the cache (pc 0 is never cached). */
+static struct pcmatch *cache_slot(struct active *a, uint64_t pc)
+{
+	size_t mask = (size_t)a->cachecap - 1, j = (size_t)(pc * 0x9E3779B97F4A7C15ull) & mask;
+	while (a->cache[j].pc && a->cache[j].pc != pc)
+		j = (j + 1) & mask;
+	return &a->cache[j];
+}
+
+static uint64_t break_mask(struct active *a, uint64_t pc)
+{
+	int ng = cts_suspects_count(a->opt.breaks);
+	if (!ng || !a->opt.describe_pc || !pc)
+		return 0;
+	if (2 * (a->ncache + 1) > a->cachecap) {
+		struct pcmatch *old = a->cache;
+		int ocap = a->cachecap;
+		a->cachecap = ocap ? 2 * ocap : 256;
+		a->cache = cts_xcalloc((size_t)a->cachecap, sizeof(*a->cache));
+		for (int i = 0; i < ocap; i++)
+			if (old[i].pc)
+				*cache_slot(a, old[i].pc) = old[i];
+		free(old);
+	}
+	struct pcmatch *slot = cache_slot(a, pc);
+	if (slot->pc)
+		return slot->mask;
+	char where[512] = "";
+	a->opt.describe_pc(a->opt.describe_ctx, pc, where, sizeof(where));
+	uint64_t mask = 0;
+	for (int g = 0; g < ng && g < 64; g++) {
+		const char *spec = cts_suspects_at(a->opt.breaks, g)->spec;
+		for (const char *p = spec; *p;) {
+			size_t len = strcspn(p, ",");
+			if (len && item_matches(p, len, pc, where))
+				mask |= 1ull << g;
+			p += len + (p[len] == ',');
+		}
+	}
+	*slot = (struct pcmatch){ pc, mask };
+	a->ncache++;
+	return mask;
+}
+
+/* ---- checks ---- */
+
+static void add_finding(struct active *a, const struct cts_active_finding *f)
+{
+	if (a->nfound < MAX_FINDINGS)
+		a->found[a->nfound++] = *f;
+}
+
+
+static bool is_acquire(cts_op op)
+{
+	return op == CTS_OP_LOCK || op == CTS_OP_WRLOCK || op == CTS_OP_RDLOCK;
+}
+
+static bool in_pcs(const struct cts_suspect *s, int i, uint64_t pc)
+{
+	return pc >= s->pc[i] && pc < s->pc_end[i];
+}
+
+static bool lock_eq(struct cts_lock_abs x, struct cts_lock_abs y)
+{
+	return x.site == y.site && x.off == y.off && x.heap == y.heap;
+}
+
+/* Deadlock: which component of the target thread t's pending acquire matches, -1 none. */
+static int cycle_match(struct active *a, const struct cts_suspect *s, const struct cts_event *p)
+{
+	if (!is_acquire(p->op))
+		return -1;
+	const uint64_t *held;
+	int nheld = cts_observer_held(a->obs, p->tid, &held);
+	for (int i = 0; i < s->ncomp; i++) {
+		const struct cts_cycle_comp *c = &s->comp[i];
+		if (c->at != p->pc || c->thread != cts_observer_thread_abs(a->obs, p->tid) ||
+		    !lock_eq(c->want, cts_observer_lock_abs(a->obs, p->obj)))
+			continue;
+		for (int k = 0; k < nheld && k < 8; k++)
+			if (lock_eq(c->held, cts_observer_lock_abs(a->obs, held[k])))
+				return i;
+	}
+	return -1;
+}
+
+static bool racing(const struct cts_event *x, const struct cts_event *y)
+{
+	return cts_op_is_access(x->op) && cts_op_is_access(y->op) &&
+	       !(x->op == CTS_OP_ATOMIC && y->op == CTS_OP_ATOMIC) &&
+	       (cts_op_is_write(x->op) || cts_op_is_write(y->op)) &&
+	       x->obj < y->obj + (y->size ? y->size : 1) && y->obj < x->obj + (x->size ? x->size : 1);
+}
+
+enum { PAUSE = -100, RUN = -101 };
+
+/* Thread c, picked to run, stands at pending p. RUN: let it run; PAUSE:
+ * pause it; or the paused thread to run instead (the race's other order). */
+static int check(struct active *a, const struct cts_sched_point *pt, int c)
+{
+	const struct cts_event *p = &pt->pending[c];
+	uint64_t bm = break_mask(a, p->pc);
+	if (bm) {
+		for (int t = 0; t < pt->nthreads; t++) {
+			if (t == c || !a->th[t].paused || !pt->enabled[t] ||
+			    !(break_mask(a, pt->pending[t].pc) & bm))
+				continue;
+			struct cts_active_finding f = {
+				.kind = CTS_SUSPECT_BREAK, .suspect = __builtin_ctzll(break_mask(a,
+				pt->pending[t].pc) & bm), .tid1 = t, .tid2 = c, .pc1 = pt->pending[t].pc,
+				.pc2 = p->pc, .addr = p->obj, .step = pt->step,
+			};
+			add_finding(a, &f);
+			struct cts_suspect *b = cts_suspects_get(a->opt.breaks, f.suspect);
+			if (b && !(a->break_hit & (1ull << f.suspect))) {
+				a->break_hit |= 1ull << f.suspect;  /* runs that hit it */
+				if (!b->confirmed++)
+					b->first_run = a->run;
+			}
+			if (cts_rng_below(&a->rng, 2))
+				return RUN;
+			a->th[t].paused = false;
+			a->th[t].pass = true;
+			a->th[c].paused = true;
+			a->th[c].since = pt->step;
+			return t;
+		}
+		return PAUSE;
+	}
+	if (a->target < 0)
+		return RUN;
+	const struct cts_suspect *s = cts_suspects_at(a->list, a->target);
+	switch (s->kind) {
+	case CTS_SUSPECT_RACE: {
+		bool at0 = in_pcs(s, 0, p->pc), at1 = in_pcs(s, 1, p->pc);
+		if (!cts_op_is_access(p->op) || (!at0 && !at1))
+			return RUN;
+		for (int t = 0; t < pt->nthreads; t++) {
+			const struct cts_event *q = &pt->pending[t];
+			if (t == c || !a->th[t].paused || !pt->enabled[t] || !racing(p, q))
+				continue;
+			if (!((at0 && in_pcs(s, 1, q->pc)) || (at1 && in_pcs(s, 0, q->pc))))
+				continue;
+			struct cts_active_finding f = {
+				.kind = CTS_SUSPECT_RACE, .suspect = a->target, .tid1 = t, .tid2 = c,
+				.pc1 = q->pc, .pc2 = p->pc, .addr = p->obj > q->obj ? p->obj : q->obj,
+				.step = pt->step,
+				.plain = (p->op == CTS_OP_READ || p->op == CTS_OP_WRITE) &&
+					 (q->op == CTS_OP_READ || q->op == CTS_OP_WRITE),
+			};
+			if (!a->confirmed_now)
+				add_finding(a, &f);
+			a->confirmed_now = true;
+			/* Resolve the race either way (Algorithm 2). */
+			if (cts_rng_below(&a->rng, 2))
+				return RUN;
+			a->th[t].paused = false;
+			a->th[t].pass = true;
+			a->th[c].paused = true;
+			a->th[c].since = pt->step;
+			return t;
+		}
+		return PAUSE;
+	}
+	case CTS_SUSPECT_DEADLOCK: {
+		int i = cycle_match(a, s, p);
+		if (i < 0)
+			return RUN;
+		a->matched[i] = true;
+		return PAUSE;
+	}
+	case CTS_SUSPECT_ATOMICITY: {
+		uint64_t x;
+		if (!is_acquire(p->op) || !in_pcs(s, 2, p->pc) ||
+		    !lock_eq(s->lock, cts_observer_lock_abs(a->obs, p->obj)) ||
+		    !cts_observer_block_read(a->obs, c, p->obj, s->pc[1], &x))
+			return RUN;
+		a->th[c].watch = x;
+		a->th[c].writer = -1;
+		return PAUSE;
+	}
+	default:
+		return RUN;
+	}
+}
+
+static int active_choose(struct cts_strategy *s, const struct cts_sched_point *pt)
+{
+	struct active *a = (struct active *)s;
+	grow(a, pt->nthreads);
+	if (a->phase1)
+		return a->inner->ops->choose(a->inner, pt);
+	int paused_enabled = 0;
+	for (int t = 0; t < pt->nthreads; t++) {
+		struct athread *th = &a->th[t];
+		/* Livelock monitor. */
+		if (th->paused && pt->step - th->since > a->opt.pause_bound) {
+			th->paused = false;
+			th->pass = true;
+		}
+		a->en[t] = pt->enabled[t] && !th->paused;
+		paused_enabled += pt->enabled[t] && th->paused;
+	}
+	struct cts_sched_point sub = *pt;
+	sub.enabled = a->en;
+	for (;;) {
+		int n = 0;
+		for (int t = 0; t < pt->nthreads; t++)
+			n += a->en[t];
+		if (n == 0) {
+			/* Stall: every enabled thread is paused; release one at random. */
+			int k = (int)cts_rng_below(&a->rng, (uint64_t)paused_enabled), pick = -1;
+			for (int t = 0; t < pt->nthreads && pick < 0; t++)
+				if (pt->enabled[t] && a->th[t].paused && k-- == 0)
+					pick = t;
+			if (pick < 0)
+				return a->inner->ops->choose(a->inner, pt);
+			a->th[pick].paused = false;
+			a->th[pick].pass = true;
+			return pick;
+		}
+		int c = a->inner->ops->choose(a->inner, &sub);
+		if (c < 0 || c >= pt->nthreads || a->th[c].pass)
+			return c;
+		int r = check(a, pt, c);
+		if (r == RUN)
+			return c;
+		if (r != PAUSE)
+			return r;
+		a->th[c].paused = true;
+		a->th[c].since = pt->step;
+		a->en[c] = false;
+		paused_enabled++;
+	}
+}
+
+static void active_executed(struct cts_strategy *s, const struct cts_sched_point *pt,
+			    const struct cts_event *ev)
+{
+	struct active *a = (struct active *)s;
+	grow(a, pt->nthreads > ev->tid ? pt->nthreads : ev->tid + 1);
+	cts_observer_event(a->obs, ev, a->phase1);
+	if (ev->tid >= 0 && ev->tid < a->nth)
+		a->th[ev->tid].pass = false;
+	a->inner->ops->executed(a->inner, pt, ev);
+	if (a->phase1 || a->target < 0)
+		return;
+	const struct cts_suspect *sus = cts_suspects_at(a->list, a->target);
+	if (sus->kind != CTS_SUSPECT_ATOMICITY)
+		return;
+	/* Another thread wrote what a paused block-holder read: release it. */
+	if (cts_op_is_write(ev->op) && cts_op_is_access(ev->op)) {
+		for (int t = 0; t < pt->nthreads; t++) {
+			struct athread *th = &a->th[t];
+			if (t == ev->tid || !th->paused || !th->watch || th->writer >= 0 ||
+			    !(th->watch >= ev->obj && th->watch < ev->obj + (ev->size ? ev->size : 1)))
+				continue;
+			th->writer = ev->tid;
+			th->wpc = ev->pc;
+			th->wstep = pt->step;
+			th->paused = false;
+			th->pass = true;
+		}
+	}
+	/* The block-holder writes x without reading it again: the violation. */
+	uint64_t rpc;
+	struct athread *me = ev->tid >= 0 && ev->tid < a->nth ? &a->th[ev->tid] : NULL;
+	if (me && me->writer >= 0 && ev->obj == me->watch &&
+	    cts_observer_stale_write(a->obs, ev, &rpc) && in_pcs(sus, 3, ev->pc)) {
+		struct cts_active_finding f = {
+			.kind = CTS_SUSPECT_ATOMICITY, .suspect = a->target, .tid1 = ev->tid,
+			.tid2 = me->writer, .pc1 = rpc, .pc2 = me->wpc, .pc3 = ev->pc,
+			.addr = me->watch, .step = pt->step,
+		};
+		if (!a->confirmed_now)
+			add_finding(a, &f);
+		a->confirmed_now = true;
+		me->writer = -1;
+		me->watch = 0;
+	}
+}
+
+static void active_end_run(struct cts_strategy *s, const struct cts_run_summary *sum)
+{
+	struct active *a = (struct active *)s;
+	if (a->phase1 && !sum->aborted)
+		cts_observer_end_run(a->obs, a->list, phase1_mask(a->fuzzer));
+	a->inner->ops->end_run(a->inner, sum);
+}
+
+int cts_active_end(struct cts_strategy *s, bool deadlock, const struct cts_active_finding **out)
+{
+	if (!cts_strategy_is_active(s)) {
+		*out = NULL;
+		return 0;
+	}
+	struct active *a = (struct active *)s;
+	struct cts_suspect *t = cts_suspects_get(a->list, a->target);
+	if (t && t->kind == CTS_SUSPECT_DEADLOCK && deadlock) {
+		/* The deadlock formed after a component of the cycle was paused at
+		 * its acquire (the others may have been blocked before a check). */
+		bool any = false;
+		for (int i = 0; i < t->ncomp; i++)
+			any = any || a->matched[i];
+		if (any) {
+			struct cts_active_finding f = { .kind = CTS_SUSPECT_DEADLOCK,
+							.suspect = a->target };
+			add_finding(a, &f);
+			a->confirmed_now = true;
+		}
+	}
+	if (t && a->confirmed_now && !t->confirmed++)
+		t->first_run = a->run;
+	*out = a->found;
+	return a->nfound;
+}
+
+static bool active_complete(const struct cts_strategy *s)
+{
+	(void)s;
+	return false;
+}
+
+static void active_destroy(struct cts_strategy *s)
+{
+	struct active *a = (struct active *)s;
+	cts_strategy_destroy(a->inner);
+	cts_observer_free(a->obs);
+	cts_suspects_free(a->own);
+	free(a->th);
+	free(a->en);
+	free(a->cache);
+	free(a);
+}
+
+static const struct cts_strategy_ops active_ops = {
+	.name = "active",
+	.begin_run = active_begin,
+	.choose = active_choose,
+	.executed = active_executed,
+	.end_run = active_end_run,
+	.complete = active_complete,
+	.destroy = active_destroy,
+};
+
+struct cts_strategy *cts_active_create(const char *name, const struct cts_strategy_config *cfg,
+				       char *err, size_t errlen)
+{
+	static const struct { const char *name; enum fuzzer f; } names[] = {
+		{ "racefuzzer", F_RACE }, { "deadlockfuzzer", F_DEADLOCK },
+		{ "atomfuzzer", F_ATOM }, { "random", F_NONE }, { "pct", F_NONE },
+	};
+	int k = -1;
+	for (int i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++)
+		if (strcmp(names[i].name, name) == 0)
+			k = i;
+	if (k < 0) {
+		snprintf(err, errlen, "--break works with random, pct, racefuzzer, deadlockfuzzer and "
+			 "atomfuzzer, not '%s'", name);
+		return NULL;
+	}
+	struct active *a = cts_xcalloc(1, sizeof(*a));
+	a->base.ops = &active_ops;
+	a->base.cfg = *cfg;
+	a->fuzzer = names[k].f;
+	if (cfg->active)
+		a->opt = *cfg->active;
+	if (!a->opt.tries)
+		a->opt.tries = DEFAULT_TRIES;
+	if (!a->opt.phase1_runs)
+		a->opt.phase1_runs = DEFAULT_PHASE1;
+	if (!a->opt.pause_bound)
+		a->opt.pause_bound = DEFAULT_PAUSE_BOUND;
+	a->list = a->opt.suspects;
+	if (!a->list)
+		a->list = a->own = cts_suspects_new();
+	a->inner = a->fuzzer == F_NONE && strcmp(name, "pct") == 0 ? cts_pct_create(cfg) :
+									  cts_random_create(cfg);
+	a->obs = cts_observer_new();
+	a->target = -1;
+	return &a->base;
+}

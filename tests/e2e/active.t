@@ -1,0 +1,90 @@
+#!/bin/bash
+# timeout: 300
+# Active testing on the live tracer (strategies/active.h): racefuzzer,
+# deadlockfuzzer and atomfuzzer find bugs behind windows random scheduling
+# almost never opens, each with a schedule that replays; the correct twins
+# come back clean; suspect lists go to JSON and back; concurrency
+# breakpoints; the options' usage errors.
+. "$(dirname "$0")/lib.sh"
+unlike() { if printf '%s' "$1" | grep -Eq -- "$2"; then ok 1 "$3"; else ok 0 "$3"; fi; }
+
+# fuzz NAME STRATEGY MODE KIND PHRASE: the bug, its replay, its twin.
+fuzz() {
+	local p=$1 s=$2 m=$3 kind=$4 phrase=$5
+	out=$("$CTS" -s "$s" -m "$m" -o "$T/$p" --report "$T/$p.json" -- "$PROG/$p" 2>&1)
+	is $? 1 "$p/$s: bug found (exit 1)"
+	like "$out" "BUG \\($kind\\)" "$p/$s: reported as $kind"
+	like "$out" "active: $phrase" "$p/$s: the report says what the fuzzer made happen"
+	like "$out" "active: [1-9][0-9]* suspects?, [1-9][0-9]* confirmed" "$p/$s: suspects and confirmed counted"
+	is "$(jq -r '.active.confirmed >= 1 and .active.suspects >= .active.confirmed' "$T/$p.json")" \
+		true "$p/$s: the JSON report's active block counts them"
+	good=0
+	for i in 1 2 3; do
+		r=$("$CTS" --replay "$T/$p/$kind-1.sched" 2>&1)
+		[ $? -eq 1 ] && printf '%s' "$r" | grep -q "BUG ($kind)" && good=$((good + 1))
+	done
+	is "$good" 3 "$p/$s: replay reproduces it 3/3"
+	out=$("$CTS" -s "$s" -m "$m" -o "$T/${p}_ok" -- "$PROG/${p}_ok" 2>&1)
+	is $? 0 "${p}_ok/$s: clean (exit 0)"
+	like "$out" "active: [0-9]+ suspects?, 0 confirmed" "${p}_ok/$s: nothing confirmed"
+}
+
+fuzz active_race racefuzzer break assert "race confirmed on x"
+fuzz active_deadlock deadlockfuzzer sync deadlock "deadlock cycle confirmed"
+fuzz active_atom atomfuzzer break assert "atomicity violation on x"
+
+# Suspects to a file, and back: phase 2 alone then needs no phase 1.
+"$CTS" -q -s racefuzzer --keep-going --tries 3 --suspects "$T/s.json" -o "$T/s" \
+	-- "$PROG/active_race" >/dev/null 2>&1
+is $? 1 "--suspects: racefuzzer with --keep-going (exit 1)"
+is "$(jq -r '[.list[] | select(.kind == "race")] | length' "$T/s.json")" 3 \
+	"--suspects: the three race pairs on x"
+like "$(jq -r '.list[0].statements[].at' "$T/s.json")" "active_race.c:1[45]" \
+	"--suspects: statements with their source lines"
+out=$("$CTS" -s racefuzzer --suspects-from "$T/s.json" -o "$T/s2" -v -- "$PROG/active_race" 2>&1)
+is $? 1 "--suspects-from: bug found"
+like "$out" "BUG \\(assert\\) in run [0-2] " "--suspects-from: in phase 2 from the first run"
+
+# A confirmed race with no bug after it is reported, not a failure, and its
+# schedule is saved; its replay shows the race (seed 1: run 3 resolves a race
+# harmlessly before run 4's lost update).
+out=$("$CTS" -s racefuzzer --seed 1 -o "$T/r1" -- "$PROG/active_race" 2>&1)
+like "$out" "active: race confirmed on x .*\\(run [0-9]+\\); schedule .*/race-1.sched" \
+	"racefuzzer: a race that did no harm is reported with its schedule"
+r=$("$CTS" --replay "$T/r1/race-1.sched" 2>&1)
+is $? 0 "racefuzzer: its replay runs clean (a race alone is no bug with --races report)"
+like "$r" "data race on x" "racefuzzer: ... and the replay reports the race"
+
+# Breakpoints: t1's store and t2's store are partners; t2 then always loaded
+# x before t1 stored it, so the update is lost whichever goes first.
+out=$("$CTS" -n 20 --break active_race.c:15,active_race.c:24 --report "$T/b.json" -o "$T/b" \
+	-- "$PROG/active_race" 2>&1)
+is $? 1 "--break FILE:LINE,FILE:LINE: the lost update (exit 1)"
+is "$(jq -r '.active.breakpoints.list[0] | "\(.spec) \(.confirmed)"' "$T/b.json")" \
+	"active_race.c:15,active_race.c:24 1" "--break: the report counts the run where threads met"
+like "$out" "active: breakpoint 0 reached by thread 1 at t1.* and thread 2 at t2" \
+	"--break: both threads reached it"
+out=$("$CTS" -n 5 -s pct --break t1 --break t2 -o "$T/b2" -- "$PROG/active_race_ok" 2>&1)
+is $? 0 "--break on a correct program: clean"
+unlike "$out" "breakpoint [0-9]+ reached" "--break SYMBOL per group: no partner in another thread, no hit"
+
+# Correct programs whose phase 1 suspects something: phase 2 confirms at
+# most real unordered plain accesses (a test-and-set lock's plain release
+# store), never a bug.
+for p in tas_lock_ok cas_stack_ok futex_mutex_ok; do
+	out=$("$CTS" -s racefuzzer --tries 3 -o "$T/$p" -- "$PROG/$p" 2>&1)
+	is $? 0 "$p/racefuzzer: clean (exit 0)"
+	unlike "$out" "BUG" "$p/racefuzzer: no bug reported"
+done
+
+# Usage errors.
+"$CTS" -q --tries 3 -- "$PROG/active_race" 2>/dev/null
+is $? 2 "--tries without a fuzzer: usage error"
+"$CTS" -q -s dfs --break t1 -- "$PROG/active_race" 2>/dev/null
+is $? 2 "--break with dfs: usage error"
+"$CTS" -q -s racefuzzer --suspects-from "$T/none.json" -- "$PROG/active_race" 2>/dev/null
+is $? 2 "--suspects-from a missing file: usage error"
+echo '{"list": [{"kind": "race", "statements": ["0x1"]}]}' > "$T/bad.json"
+"$CTS" -q -s racefuzzer --suspects-from "$T/bad.json" -- "$PROG/active_race" 2>/dev/null
+is $? 2 "--suspects-from a malformed list: usage error"
+done_testing
