@@ -92,6 +92,10 @@ void cts_observer_free(struct cts_observer *o)
 {
 	if (!o)
 		return;
+	for (int t = 0; t < o->nth; t++)
+		cts_vc_free(&o->th[t].vc);
+	for (int i = 0; i < o->objcap; i++)
+		cts_vc_free(&o->objs[i].vc);
 	free(o->th);
 	free(o->objs);
 	free(o->words);
@@ -152,7 +156,7 @@ static bool new_pair(struct cts_observer *o, uint64_t a, uint64_t b)
 
 static struct othread *thread(struct cts_observer *o, int tid)
 {
-	if (tid < 0 || tid >= CTS_MAX_THREADS)
+	if (tid < 0)
 		return NULL;
 	if (tid >= o->nth) {
 		int n = o->nth ? o->nth : 8;
@@ -164,7 +168,10 @@ static struct othread *thread(struct cts_observer *o, int tid)
 	}
 	struct othread *t = &o->th[tid];
 	if (!t->known) {
+		struct cts_vc vc = t->vc;   /* keep the clock's storage for reuse */
 		memset(t, 0, sizeof(*t));
+		t->vc = vc;
+		cts_vc_zero(&t->vc);
 		t->known = true;
 		cts_vc_tick(&t->vc, tid);
 	}
@@ -338,8 +345,9 @@ static struct cts_vc *obj_clock(struct cts_observer *o, uint64_t obj)
 		if (o->objs[i].obj == obj)
 			return &o->objs[i].vc;
 	if (o->nobjs == o->objcap) {
-		o->objcap = o->objcap ? 2 * o->objcap : 16;
-		o->objs = cts_xrealloc(o->objs, (size_t)o->objcap * sizeof(*o->objs));
+		int ncap = o->objcap ? 2 * o->objcap : 16;
+		o->objs = cts_xgrow(o->objs, (size_t)o->objcap, (size_t)ncap, sizeof(*o->objs));
+		o->objcap = ncap;
 	}
 	o->objs[o->nobjs].obj = obj;
 	cts_vc_zero(&o->objs[o->nobjs].vc);
