@@ -15,12 +15,14 @@
  * --watch: hardware watchpoints where the CPU delivers them, else the same
  * access breakpoints, filtered by address (the fallback is automatic). */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include "disasm/disasm.h"
 #include "hw/hw.h"
 #include "models/error.h"
@@ -149,6 +151,8 @@ struct scan_ctx {
 	struct cts_tracer *tr;
 	uint64_t base;     /* where the file's first page is mapped */
 	uint64_t lowest;   /* its first PT_LOAD address (filled before the callbacks) */
+	const uint8_t *code; /* the range being scanned, at code_lo */
+	uint64_t code_lo;
 	int added;
 };
 
@@ -159,7 +163,10 @@ static void scan_one(const struct cts_insn *in, void *arg)
 		return;
 	if (in->access == CTS_ACC_UNKNOWN && !in->ea_valid)
 		return;
-	cts_tr_bp_add(c->tr, in->pc, BP_ACCESS, 0);
+	struct bp *b = cts_tr_bp_add(c->tr, in->pc, BP_ACCESS, 0);
+	/* A gated breakpoint may be stepped over before it was ever planted. */
+	if (b->kind == BP_ACCESS && c->code[in->pc - c->code_lo] != 0xCC)
+		b->orig = c->code[in->pc - c->code_lo];
 	c->added++;
 }
 
@@ -171,6 +178,8 @@ static void scan_range(uint64_t vaddr, uint64_t size, void *arg)
 	if (cts_tr_interrupted())
 		return; /* tr_start sees it and ends the run */
 	uint8_t *code = cts_xmalloc(size);
+	c->code = code;
+	c->code_lo = lo;
 	if (cts_mem_read(c->tr->pid, lo, code, size) == 0)
 		cts_disasm_scan(a->dis, lo, code, size, scan_one, c);
 	free(code);
@@ -222,6 +231,100 @@ static int scan_code(struct cts_tracer *tr)
 	}
 	cts_debug_msg("access breakpoints: %d in %d code ranges", c.added, a->nranges);
 	a->scanned = true;
+	return 0;
+}
+
+/* ---- arming: access breakpoints only while >= 2 threads live ----------------
+ *
+ * With one live thread no access can race: a thread not created yet is
+ * ordered after everything before its pthread_create (the clone event stops
+ * the creator before the new thread runs), and the live-thread test of
+ * on_access already made such hits invisible. So in break mode the gated
+ * access breakpoints (cts_tr_bp_in_text) leave the text while one thread
+ * lives, and the fork server never has them: single-threaded start-up and
+ * main's set-up run at full speed. Arming rewrites each traced code range
+ * with one read and one write of /proc/pid/mem instead of a poke per
+ * breakpoint (python3 has ~10^5 of them). */
+
+static int text_write(struct cts_tracer *tr, pid_t tid, uint64_t addr, const uint8_t *buf,
+		      size_t len)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)tid);
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = pwrite(fd, buf, len, (off_t)addr);
+	close(fd);
+	(void)tr;
+	return n == (ssize_t)len ? 0 : -1;
+}
+
+/* A thread of the process that can still be read and written. */
+static pid_t live_tid(const struct cts_tracer *tr)
+{
+	for (int i = 0; i < tr->nthreads; i++)
+		if (tr->th[i].state == TH_HELD || tr->th[i].state == TH_NEW)
+			return tr->th[i].tid;
+	return tr->pid;
+}
+
+static int set_armed(struct cts_tracer *tr, bool on)
+{
+	struct cts_access_state *a = tr->acc;
+	uint8_t *buf[MAX_RANGES] = { 0 };
+	bool dirty[MAX_RANGES] = { 0 };
+	pid_t tid = live_tid(tr);
+	int rc = 0;
+
+	tr->access_armed = on;
+	for (int r = 0; r < a->nranges; r++) {
+		buf[r] = cts_xmalloc(a->hi[r] - a->lo[r]);
+		if (cts_mem_read(tid, a->lo[r], buf[r], a->hi[r] - a->lo[r]) != 0) {
+			free(buf[r]);
+			buf[r] = NULL;
+		}
+	}
+	for (size_t i = 0; i < tr->bpcap; i++) {
+		struct bp *b = &tr->bps[i];
+		if (!b->addr || !b->active || cts_tr_bp_in_text(tr, b, true))
+			continue; /* not gated: its int3 stays as it is */
+		int r = 0;
+		while (r < a->nranges && !(b->addr >= a->lo[r] && b->addr < a->hi[r]))
+			r++;
+		if (r < a->nranges && buf[r]) {
+			uint8_t *p = &buf[r][b->addr - a->lo[r]];
+			if (*p != 0xCC)
+				b->orig = *p;
+			*p = on ? 0xCC : b->orig;
+			dirty[r] = true;
+		} else if ((on ? cts_tr_bp_plant(tr, b) : cts_tr_bp_unplant(tr, b)) != 0 &&
+			   errno != ESRCH) {
+			rc = -1;
+		}
+	}
+	for (int r = 0; r < a->nranges; r++) {
+		if (dirty[r] && text_write(tr, tid, a->lo[r], buf[r], a->hi[r] - a->lo[r]) != 0 &&
+		    errno != ESRCH && errno != EIO)
+			rc = -1;
+		free(buf[r]);
+	}
+	tr->stats.arm_switches++;
+	return rc;
+}
+
+int cts_access_threads_changed(struct cts_tracer *tr)
+{
+	if (!tr->gate_access && !tr->gate_libcalls)
+		return 0;
+	bool want = cts_access_live_threads(tr) >= 2;
+	if (want == tr->access_armed)
+		return 0;
+	if (set_armed(tr, want) != 0) {
+		cts_tr_set_error(tr, "cannot %s access breakpoints: %s", want ? "plant" : "remove",
+				 strerror(errno));
+		return -1;
+	}
 	return 0;
 }
 
@@ -306,6 +409,10 @@ int cts_access_setup(struct cts_tracer *tr)
 	}
 	if (a->hw)
 		cts_access_watch_thread(tr, main_th);
+	/* --watch reports single-threaded accesses too: never gate then. */
+	tr->gate_access = tr->cfg.mode == CTS_MODE_BREAK && !a->nwatch;
+	/* sync.c lets every library call of a lone thread through */
+	tr->gate_libcalls = tr->cfg.mode != CTS_MODE_STEP;
 	return 0;
 }
 
@@ -610,7 +717,7 @@ int cts_access_single_step(struct cts_tracer *tr, struct thread *th)
 		return cts_tr_resume(tr, th, 0);
 	}
 	struct bp *b = cts_tr_bp_find(tr, pc);
-	if (b && b->active) {
+	if (b && cts_tr_bp_in_text(tr, b, false)) {
 		/* Our int3 is here: executing it reports the hit. */
 		th->last_was_call = false;
 		return cts_tr_resume(tr, th, 0);
@@ -661,7 +768,7 @@ int cts_access_probe_step(struct cts_tracer *tr, struct thread *th)
 		return probe_end(tr, th);
 	uint64_t pc = th->regs.rip;
 	struct bp *b = cts_tr_bp_find(tr, pc);
-	if (b && b->active)
+	if (b && cts_tr_bp_in_text(tr, b, false))
 		return probe_end(tr, th); /* about to reach a visible operation anyway */
 	const struct cts_insn *in = decode_at(tr, th, pc, NULL);
 	if (!in || in->is_syscall)

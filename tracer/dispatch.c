@@ -353,7 +353,7 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 		if (th->stepping_bp) {
 			struct bp *b = cts_tr_bp_find(tr, th->stepping_bp);
 			th->stepping_bp = 0;
-			if (b && b->active)
+			if (b && cts_tr_bp_in_text(tr, b, false))
 				cts_tr_bp_plant(tr, b);
 		}
 		if (th->after_step)
@@ -408,6 +408,8 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 		}
 		tr->last_created = nt->num;
 		cts_tr_publish(tr, nt);
+		if (cts_access_threads_changed(tr) != 0)
+			return -1;
 		for (int i = 0; i < tr->nearly; i++) {
 			if (tr->early[i] == ntid) {
 				tr->early[i] = tr->early[--tr->nearly];

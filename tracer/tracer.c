@@ -37,6 +37,7 @@ static int start_run(void *be, struct cts_run_state *st)
 	tr->exec_free = false;
 	tr->self_sig = 0;
 	tr->cancel_seen = false;
+	tr->access_armed = false; /* a new process: its text has no gated int3 */
 	tr->fseq = 0;
 	cts_tr_sys_reset(tr);
 	cts_tr_clear_alarm();
