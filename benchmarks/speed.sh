@@ -129,7 +129,7 @@ for m in sync break; do
 		rm -f "$R" "$SCRATCH/strace"
 		timeout -k 5 "$LIMIT" strace -c -o "$SCRATCH/strace" "$CTS" $CTS_OPTS -m $m --report "$R" \
 			-o "$SCRATCH/out" "$BIN/sync_heavy" "$n" >/dev/null 2>&1
-		calls=$(awk '$NF == "total" { print $(NF - 2) }' "$SCRATCH/strace" 2>/dev/null)
+		calls=$(awk '$NF == "total" { print $4 }' "$SCRATCH/strace" 2>/dev/null)
 		byname=$(awk 'NF >= 5 && $NF != "total" && $NF != "syscall" && $1 !~ /^-/ { printf "%s=%s,", $NF, $4 }' "$SCRATCH/strace" 2>/dev/null)
 		echo "G3 sync_heavy $m $n ${calls:--} $(json "$R" .steps) ${byname:--}" >>"$DATA"
 	done

@@ -309,8 +309,12 @@ static int set_armed(struct cts_tracer *tr, bool on)
 			rc = -1;
 		free(buf[r]);
 	}
-	tr->stats.arm_switches++;
 	return rc;
+}
+
+bool cts_access_hw_watching(const struct cts_tracer *tr)
+{
+	return tr->acc && tr->acc->hw;
 }
 
 int cts_access_threads_changed(struct cts_tracer *tr)
@@ -568,7 +572,18 @@ static int emulate(struct cts_tracer *tr, struct thread *th, struct bp *b)
 	uint64_t addr = 0, out = 0, val = 0;
 	if (cts_disasm_emulate(in, &r, &addr, &out, NULL) != 0)
 		return 0;
-	if (in->emu == CTS_EMU_LOAD) {
+	if (in->emu == CTS_EMU_ALU) {
+		/* Every other thread is stopped, so a lock'ed one is atomic here,
+		 * except on memory another process maps too. A store the CPU
+		 * would fault on is left to the CPU (ptrace could force it). */
+		const struct cts_mapping *m = mapping_of(tr, addr);
+		if (!m || (in->writes && m->perms[1] != 'w') || m->perms[3] == 's' ||
+		    cts_mem_read(th->tid, addr, &val, in->size) != 0 ||
+		    cts_disasm_emulate(in, &r, &addr, &out, &val) != 0)
+			return 0;
+		if (in->writes && cts_mem_write_data(th->tid, addr, &out, in->size) != 0)
+			return 0;
+	} else if (in->emu == CTS_EMU_LOAD) {
 		/* A load the CPU would fault on is left to the CPU. */
 		if (cts_mem_read(th->tid, addr, &val, in->size) != 0 ||
 		    cts_disasm_emulate(in, &r, &addr, &out, &val) != 0)

@@ -50,7 +50,6 @@ struct cts_tracer_stats {
 	uint64_t local_accesses;   /* access breakpoint hits on thread-local memory */
 	uint64_t retired;          /* access breakpoints retired as thread-local */
 	uint64_t emulated;         /* displaced instructions performed by the tracer */
-	uint64_t arm_switches;     /* break mode: access breakpoints planted or removed */
 };
 void cts_tracer_get_stats(const struct cts_tracer *t, struct cts_tracer_stats *out);
 
