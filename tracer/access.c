@@ -561,7 +561,7 @@ static bool classify(struct cts_tracer *tr, struct thread *th, const struct cts_
 /* Perform the plain move displaced by breakpoint b (th is held on it) in
  * the tracer instead of single-stepping it: 1 done (registers set, rip past
  * it), 0 not possible (step it), -1 error. */
-static int emulate(struct cts_tracer *tr, struct thread *th, struct bp *b)
+static int emulate(struct cts_tracer *tr, struct thread *th, struct bp *b, bool *known)
 {
 	if (th->stepping || tr->no_emulate)
 		return 0;
@@ -597,19 +597,29 @@ static int emulate(struct cts_tracer *tr, struct thread *th, struct bp *b)
 	if (cts_tr_setregs(th) != 0)
 		return errno == ESRCH ? 0 : -1;
 	tr->stats.emulated++;
+	/* The value a held access leaves in memory is known: no read back. */
+	if (th->acc_capture && addr == th->acc_addr && in->size == th->acc_size &&
+	    (in->emu == CTS_EMU_LOAD || in->emu == CTS_EMU_ALU || in->emu == CTS_EMU_STORE_REG ||
+	     in->emu == CTS_EMU_STORE_IMM)) {
+		th->acc_written = in->writes ? out : val;
+		*known = true;
+	}
 	return 1;
 }
+
+static int after_step(struct cts_tracer *tr, struct thread *th, bool known);
 
 int cts_access_step_over(struct cts_tracer *tr, struct thread *th, struct bp *b, bool after)
 {
 	if (b && b->active) {
-		int e = emulate(tr, th, b);
+		bool known = false;
+		int e = emulate(tr, th, b, &known);
 		if (e < 0)
 			return -1;
 		if (e > 0) {
 			th->stepping_bp = 0;
 			if (after)
-				return cts_access_after_step(tr, th);
+				return after_step(tr, th, known);
 			return cts_tr_resume(tr, th, 0);
 		}
 	}
@@ -685,10 +695,10 @@ int cts_access_execute(struct cts_tracer *tr, struct thread *th, struct cts_even
 	return cts_access_step_over(tr, th, b, true);
 }
 
-int cts_access_after_step(struct cts_tracer *tr, struct thread *th)
+static int after_step(struct cts_tracer *tr, struct thread *th, bool known)
 {
 	th->after_step = false;
-	if (th->acc_capture) {
+	if (th->acc_capture && !known) {
 		uint64_t v = 0;
 		if (cts_mem_read(th->tid, th->acc_addr, &v, th->acc_size) == 0)
 			th->acc_written = v;
@@ -701,6 +711,11 @@ int cts_access_after_step(struct cts_tracer *tr, struct thread *th)
 		th->watch_idx = -1;
 	}
 	return cts_tr_resume(tr, th, 0);
+}
+
+int cts_access_after_step(struct cts_tracer *tr, struct thread *th)
+{
+	return after_step(tr, th, false);
 }
 
 int cts_access_single_step(struct cts_tracer *tr, struct thread *th)
