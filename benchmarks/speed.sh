@@ -35,7 +35,7 @@ par_sum 8192 4194304"
 	LIMIT=60
 else
 	REPS=5
-	G1="compute 2048 1048576
+	G1="compute 1024 1048576
 par_sum 65536 4194304"
 	G2_ITERS=2000
 	G3_SMALL=500 G3_BIG=4000
@@ -145,11 +145,17 @@ done
 # ratio rows --------------------------------------------------------------
 # g1 PROG N: ratios cts/native per repetition
 # g1 PROG N measured|projected: per repetition, cts(2n) / native(2n), or
-# (cts(n) + (N - n) * (cts(2n) - cts(n)) / n) / native(N)
-g1() { awk -v p="$1" -v n="$2" -v k="$3" '$1 == "G1" && $2 == p && $3 == n && $5 != "-" && $6 != "-" && $5 > 0 && $6 > 0 {
-	if ($7 == "-" || $8 == "-") { print "inf"; next }
-	if (k == "measured") printf "%.4f\n", $8 / $6
-	else printf "%.4f\n", ($7 + ($11 - n) * ($8 - $7) / n) / $5 }' "$DATA"; }
+# (C1 + (N - n) * (C2 - C1) / n) / native(N), with C1, C2 the medians of
+# cts(n) and cts(2n) over all repetitions (a per-repetition difference of
+# two noisy times can even come out negative on a loaded machine)
+g1() {
+	c1=$(awk -v p="$1" -v n="$2" '$1 == "G1" && $2 == p && $3 == n { print $7 }' "$DATA" | stats | cut -d' ' -f1)
+	c2=$(awk -v p="$1" -v n="$2" '$1 == "G1" && $2 == p && $3 == n { print $8 }' "$DATA" | stats | cut -d' ' -f1)
+	awk -v p="$1" -v n="$2" -v k="$3" -v c1="$c1" -v c2="$c2" '$1 == "G1" && $2 == p && $3 == n && $5 != "-" && $6 != "-" && $5 > 0 && $6 > 0 {
+	if (k == "measured") { if ($8 == "-") print "inf"; else printf "%.4f\n", $8 / $6; next }
+	if (c1 == "-" || c2 == "-") { print "inf"; next }
+	printf "%.4f\n", (c1 + ($11 - n) * (c2 - c1) / n) / $5 }' "$DATA"
+}
 fmt_ratio() { # "median min max n" -> "m× (lo–hi)"
 	awk -v m="$1" -v lo="$2" -v hi="$3" 'BEGIN { if (m == "-") { print "-"; exit }
 		printf "%.2f× (%.2f–%.2f)", m, lo, hi }'

@@ -5,8 +5,10 @@
  * (capstone, cached per breakpoint), its effective address computed from the
  * registers, and if the address is shared (writable, not the running
  * thread's own stack) it becomes a visible READ/WRITE/RMW/ATOMIC event; the
- * instruction is then single-stepped with every other thread held.
- * Breakpoints whose hits only ever touch thread-local memory are retired.
+ * instruction is then performed by the tracer (moves, arithmetic, lock
+ * RMWs: emulate) or single-stepped, with every other thread held.
+ * Breakpoints whose hits only ever touch thread-local memory are retired,
+ * and all of them are out of the text while one thread lives (arming).
  *
  * step mode: a thread inside traced code is single-stepped and every
  * instruction decoded; calls out of traced code run at full speed to a
