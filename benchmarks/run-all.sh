@@ -21,7 +21,7 @@ if [ -z "${CTS_TRACE:-}" ]; then
 fi
 start=$(date +%s)
 failed=""
-for s in overhead throughput time_to_bug corpus active; do
+for s in overhead throughput time_to_bug corpus active speed; do
 	echo "== $s ($mode)" >&2
 	sh "$dir/$s.sh" "$mode" || failed="$failed $s"
 done

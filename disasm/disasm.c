@@ -344,6 +344,142 @@ int cts_disasm_reg_set(int reg, struct user_regs_struct *r, uint64_t val)
 	return 0;
 }
 
+/* ---- arithmetic on the tracer's own CPU ------------------------------------
+ *
+ * The tracer runs on the same CPU as the program, so the exact result and
+ * flags of an ALU instruction (undefined ones included) come from executing
+ * the register form of the same instruction here, with the thread's
+ * arithmetic flags loaded first (adc, sbb, inc and dec read CF). The red
+ * zone is stepped over before pushing the flags. */
+
+#define ARITH_FLAGS 0x8d5ull /* CF PF AF ZF SF OF */
+#define ASM_PRE "lea -128(%%rsp), %%rsp\n\tpush %[f]\n\tpopfq\n\t"
+#define ASM_POST "\n\tpushfq\n\tpop %[f]\n\tlea 128(%%rsp), %%rsp"
+
+#define NAT_BIN(T, C, insn) do { \
+		T dd = (T)*d, ss = (T)*s; \
+		__asm__ volatile(ASM_PRE insn " %[s], %[d]" ASM_POST \
+				 : [d] "+" C(dd), [f] "+r"(f) : [s] C(ss) : "cc"); \
+		*d = dd; \
+	} while (0)
+#define NAT_UN(T, C, insn) do { \
+		T dd = (T)*d; \
+		__asm__ volatile(ASM_PRE insn " %[d]" ASM_POST : [d] "+" C(dd), [f] "+r"(f) : : "cc"); \
+		*d = dd; \
+	} while (0)
+#define NAT_XADD(T, C, insn) do { \
+		T dd = (T)*d, ss = (T)*s; \
+		__asm__ volatile(ASM_PRE insn " %[s], %[d]" ASM_POST \
+				 : [d] "+" C(dd), [s] "+" C(ss), [f] "+r"(f) : : "cc"); \
+		*d = dd; \
+		*s = ss; \
+	} while (0)
+#define NAT_SIZES(BODY, insn) do { \
+		switch (size) { \
+		case 1: BODY(uint8_t, "q", insn); break; \
+		case 2: BODY(uint16_t, "r", insn); break; \
+		case 4: BODY(uint32_t, "r", insn); break; \
+		case 8: BODY(uint64_t, "r", insn); break; \
+		default: return -1; \
+		} \
+	} while (0)
+
+/* d op= s (or d = op d) as the CPU does it; *acc is rax for cmpxchg; *fl
+ * the thread's eflags, its arithmetic flags updated. */
+static int alu_native(unsigned id, unsigned size, uint64_t *d, uint64_t *s, uint64_t *acc,
+		      unsigned long long *fl)
+{
+	uint64_t f = 0x2 | (*fl & ARITH_FLAGS);
+	switch (id) {
+	case X86_INS_ADD: NAT_SIZES(NAT_BIN, "add"); break;
+	case X86_INS_ADC: NAT_SIZES(NAT_BIN, "adc"); break;
+	case X86_INS_SUB: NAT_SIZES(NAT_BIN, "sub"); break;
+	case X86_INS_SBB: NAT_SIZES(NAT_BIN, "sbb"); break;
+	case X86_INS_AND: NAT_SIZES(NAT_BIN, "and"); break;
+	case X86_INS_OR: NAT_SIZES(NAT_BIN, "or"); break;
+	case X86_INS_XOR: NAT_SIZES(NAT_BIN, "xor"); break;
+	case X86_INS_CMP: NAT_SIZES(NAT_BIN, "cmp"); break;
+	case X86_INS_TEST: NAT_SIZES(NAT_BIN, "test"); break;
+	case X86_INS_INC: NAT_SIZES(NAT_UN, "inc"); break;
+	case X86_INS_DEC: NAT_SIZES(NAT_UN, "dec"); break;
+	case X86_INS_NEG: NAT_SIZES(NAT_UN, "neg"); break;
+	case X86_INS_NOT: NAT_SIZES(NAT_UN, "not"); break;
+	case X86_INS_XADD: NAT_SIZES(NAT_XADD, "xadd"); break;
+	case X86_INS_CMPXCHG:
+		/* a 32-bit compare that succeeds leaves rax's upper half alone */
+		if (size == 4) {
+			uint32_t dd = (uint32_t)*d, ss = (uint32_t)*s;
+			__asm__ volatile(ASM_PRE "cmpxchg %k[s], %k[d]" ASM_POST
+					 : [d] "+r"(dd), "+a"(*acc), [f] "+r"(f) : [s] "r"(ss) : "cc");
+			*d = dd;
+		} else if (size == 8) {
+			uint64_t dd = *d, ss = *s;
+			__asm__ volatile(ASM_PRE "cmpxchg %[s], %[d]" ASM_POST
+					 : [d] "+r"(dd), "+a"(*acc), [f] "+r"(f) : [s] "r"(ss) : "cc");
+			*d = dd;
+		} else {
+			return -1;
+		}
+		break;
+	default:
+		return -1;
+	}
+	*fl = (*fl & ~ARITH_FLAGS) | (f & ARITH_FLAGS);
+	return 0;
+}
+
+static int emulate_alu(const struct cts_insn *in, struct user_regs_struct *regs, uint64_t m,
+		       uint64_t *mem_out)
+{
+	unsigned size = in->size;
+	uint64_t mask = size >= 8 ? UINT64_MAX : (1ull << (8 * size)) - 1, r = 0, d, s;
+	if (in->emu_reg && cts_disasm_reg_value(in->emu_reg, regs, &r) != 0)
+		return -1;
+	m &= mask;
+	switch (in->id) {
+	case X86_INS_MOVZX:
+		return cts_disasm_reg_set(in->emu_reg, regs, m);
+	case X86_INS_MOVSX:
+	case X86_INS_MOVSXD: {
+		unsigned sh = 64 - 8 * size;
+		return cts_disasm_reg_set(in->emu_reg, regs, (uint64_t)((int64_t)(m << sh) >> sh));
+	}
+	case X86_INS_XCHG:
+		*mem_out = r;
+		return cts_disasm_reg_set(in->emu_reg, regs, m);
+	case X86_INS_XADD:
+		d = m, s = r;
+		if (alu_native(in->id, size, &d, &s, NULL, &regs->eflags) != 0)
+			return -1;
+		*mem_out = d & mask;
+		return cts_disasm_reg_set(in->emu_reg, regs, s & mask);
+	case X86_INS_CMPXCHG: {
+		uint64_t acc = regs->rax;
+		d = m, s = r;
+		if (alu_native(in->id, size, &d, &s, &acc, &regs->eflags) != 0)
+			return -1;
+		*mem_out = d & mask;
+		regs->rax = acc;
+		return 0;
+	}
+	default:
+		break;
+	}
+	if (in->emu_reg_dst) {
+		d = r, s = m;
+	} else {
+		d = m;
+		s = in->emu_has_imm ? (uint64_t)in->emu_imm & mask : r;
+	}
+	if (alu_native(in->id, size, &d, &s, NULL, &regs->eflags) != 0)
+		return -1;
+	if (!in->emu_reg_dst)
+		*mem_out = d & mask;
+	else if (in->id != X86_INS_CMP && in->id != X86_INS_TEST)
+		return cts_disasm_reg_set(in->emu_reg, regs, d & mask);
+	return 0;
+}
+
 int cts_disasm_emulate(const struct cts_insn *in, struct user_regs_struct *regs, uint64_t *addr,
 		       uint64_t *mem_out, const uint64_t *mem_in)
 {
@@ -377,6 +513,16 @@ int cts_disasm_emulate(const struct cts_insn *in, struct user_regs_struct *regs,
 		regs->rsp -= 8;
 		*addr = regs->rsp;
 		*mem_out = v;
+		break;
+	case CTS_EMU_ALU:
+		*addr = cts_disasm_ea(in, regs);
+		if (!mem_in)
+			return 0;
+		/* registers change only if the whole instruction can be done */
+		struct user_regs_struct r = *regs;
+		if (emulate_alu(in, &r, *mem_in, mem_out) != 0)
+			return -1;
+		*regs = r;
 		break;
 	default:
 		return -1;
@@ -527,6 +673,65 @@ static bool gpr_width(int reg, unsigned *bytes)
 	return true;
 }
 
+/* The CTS_EMU_ALU forms (see disasm.h); true when in is one. */
+static bool set_emu_alu(unsigned id, const cs_x86 *x, int m, struct cts_insn *o)
+{
+	unsigned w = 0;
+	const cs_x86_op *a = &x->operands[0], *b = &x->operands[1];
+	if (m < 0 || o->seg != CTS_SEG_NONE || !o->ea_valid || o->bit_reg || o->rep ||
+	    !(o->size == 1 || o->size == 2 || o->size == 4 || o->size == 8))
+		return false;
+	switch (id) {
+	case X86_INS_ADD: case X86_INS_ADC: case X86_INS_SUB: case X86_INS_SBB:
+	case X86_INS_AND: case X86_INS_OR: case X86_INS_XOR: case X86_INS_CMP:
+	case X86_INS_TEST:
+		if (x->op_count != 2)
+			return false;
+		if (m == 0 && b->type == X86_OP_IMM) {
+			o->emu_has_imm = true;
+			o->emu_imm = b->imm;
+		} else if (m == 0 && b->type == X86_OP_REG && gpr_width(b->reg, &w) && w == o->size) {
+			o->emu_reg = (int16_t)b->reg;
+		} else if (m == 1 && a->type == X86_OP_REG && gpr_width(a->reg, &w) && w == o->size &&
+			   w >= 4 && !o->lock) {
+			o->emu_reg = (int16_t)a->reg;
+			o->emu_reg_dst = true;
+		} else {
+			return false;
+		}
+		break;
+	case X86_INS_INC: case X86_INS_DEC: case X86_INS_NEG: case X86_INS_NOT:
+		if (x->op_count != 1 || m != 0)
+			return false;
+		break;
+	case X86_INS_XADD: case X86_INS_CMPXCHG:
+		if (x->op_count != 2 || m != 0 || b->type != X86_OP_REG || !gpr_width(b->reg, &w) ||
+		    w != o->size || w < 4)
+			return false;
+		o->emu_reg = (int16_t)b->reg;
+		break;
+	case X86_INS_XCHG: {
+		const cs_x86_op *r = m == 0 ? b : a;
+		if (x->op_count != 2 || r->type != X86_OP_REG || !gpr_width(r->reg, &w) ||
+		    w != o->size || w < 4)
+			return false;
+		o->emu_reg = (int16_t)r->reg;
+		break;
+	}
+	case X86_INS_MOVZX: case X86_INS_MOVSX: case X86_INS_MOVSXD:
+		if (x->op_count != 2 || m != 1 || a->type != X86_OP_REG || !gpr_width(a->reg, &w) ||
+		    w < 4 || o->size >= w || o->lock)
+			return false;
+		o->emu_reg = (int16_t)a->reg;
+		o->emu_reg_dst = true;
+		break;
+	default:
+		return false;
+	}
+	o->emu = CTS_EMU_ALU;
+	return true;
+}
+
 /* Plain moves between a general register (or an immediate) and memory:
  * the tracer can do these itself and save a single-step. */
 static void set_emu(unsigned id, const cs_x86 *x, int m, struct cts_insn *o)
@@ -545,8 +750,8 @@ static void set_emu(unsigned id, const cs_x86 *x, int m, struct cts_insn *o)
 		o->emu_imm = x->operands[1].imm;
 		return;
 	}
-	if (id != X86_INS_MOV || x->op_count != 2 || o->lock || o->seg != CTS_SEG_NONE ||
-	    !o->ea_valid || o->bit_reg || o->rep)
+	if (set_emu_alu(id, x, m, o) || id != X86_INS_MOV || x->op_count != 2 || o->lock ||
+	    o->seg != CTS_SEG_NONE || !o->ea_valid || o->bit_reg || o->rep)
 		return;
 	const cs_x86_op *a = &x->operands[0], *b = &x->operands[1];
 	if (m == 1 && a->type == X86_OP_REG && gpr_width(a->reg, &w) && w >= 4 &&

@@ -71,6 +71,9 @@ struct cts_insn {
 	uint8_t emu;             /* enum cts_emu */
 	int16_t emu_reg;         /* the general register moved to or from */
 	int64_t emu_imm;         /* the immediate (sign-extended) */
+	bool emu_has_imm;        /* CTS_EMU_ALU: the other operand is emu_imm */
+	bool emu_reg_dst;        /* CTS_EMU_ALU: the register is the destination
+	                          * (op r, [mem]; movzx/movsx) */
 	char mnemonic[24];       /* capstone text, prefixes included ("lock add") */
 	char op_str[64];         /* truncated if longer */
 };
@@ -82,6 +85,13 @@ enum cts_emu {
 	CTS_EMU_STORE_IMM,  /* mov [mem], imm */
 	CTS_EMU_MOV_IMM,    /* mov r32/r64, imm */
 	CTS_EMU_PUSH,       /* push r64 */
+	/* Arithmetic with a memory operand, lock prefix or not: add, sub, adc,
+	 * sbb, and, or, xor, cmp, test (memory first with a register or an
+	 * immediate, or a 32/64-bit register first), inc, dec, neg, not,
+	 * xadd, xchg, cmpxchg (32/64-bit), movzx/movsx/movsxd r32/r64, [mem].
+	 * The result and the arithmetic flags come from running the same
+	 * operation on the tracer's own CPU, so even undefined flags match. */
+	CTS_EMU_ALU,
 };
 
 /* Opaque: one capstone handle, its cs_malloc'ed instruction buffer and the
@@ -126,10 +136,11 @@ int cts_disasm_reg_set(int reg, struct user_regs_struct *regs, uint64_t val);
 
 /* Perform in (in->emu != CTS_EMU_NONE) on regs: compute the address and the
  * value, and update the registers (rip included). The memory side is the
- * caller's: for a load, *mem_in must hold the in->size bytes read at *addr
- * (call with load_done false first to get *addr, then again with the data);
- * for a store or push, write *mem_out's in->size bytes at *addr. Returns 0,
- * or -1 if in cannot be emulated. */
+ * caller's: for a load or CTS_EMU_ALU, *mem_in must hold the in->size bytes
+ * read at *addr (call with mem_in NULL first to get *addr, then again with
+ * the data); for a store, a push, or CTS_EMU_ALU with in->writes, write
+ * *mem_out's in->size bytes at *addr. Returns 0, or -1 if in cannot be
+ * emulated. */
 int cts_disasm_emulate(const struct cts_insn *in, struct user_regs_struct *regs, uint64_t *addr,
 		       uint64_t *mem_out, const uint64_t *mem_in);
 

@@ -5,8 +5,10 @@
  * (capstone, cached per breakpoint), its effective address computed from the
  * registers, and if the address is shared (writable, not the running
  * thread's own stack) it becomes a visible READ/WRITE/RMW/ATOMIC event; the
- * instruction is then single-stepped with every other thread held.
- * Breakpoints whose hits only ever touch thread-local memory are retired.
+ * instruction is then performed by the tracer (moves, arithmetic, lock
+ * RMWs: emulate) or single-stepped, with every other thread held.
+ * Breakpoints whose hits only ever touch thread-local memory are retired,
+ * and all of them are out of the text while one thread lives (arming).
  *
  * step mode: a thread inside traced code is single-stepped and every
  * instruction decoded; calls out of traced code run at full speed to a
@@ -15,12 +17,14 @@
  * --watch: hardware watchpoints where the CPU delivers them, else the same
  * access breakpoints, filtered by address (the fallback is automatic). */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include "disasm/disasm.h"
 #include "hw/hw.h"
 #include "models/error.h"
@@ -150,6 +154,8 @@ struct scan_ctx {
 	struct cts_tracer *tr;
 	uint64_t base;     /* where the file's first page is mapped */
 	uint64_t lowest;   /* its first PT_LOAD address (filled before the callbacks) */
+	const uint8_t *code; /* the range being scanned, at code_lo */
+	uint64_t code_lo;
 	int added;
 };
 
@@ -160,7 +166,10 @@ static void scan_one(const struct cts_insn *in, void *arg)
 		return;
 	if (in->access == CTS_ACC_UNKNOWN && !in->ea_valid)
 		return;
-	cts_tr_bp_add(c->tr, in->pc, BP_ACCESS, 0);
+	struct bp *b = cts_tr_bp_add(c->tr, in->pc, BP_ACCESS, 0);
+	/* A gated breakpoint may be stepped over before it was ever planted. */
+	if (b->kind == BP_ACCESS && c->code[in->pc - c->code_lo] != 0xCC)
+		b->orig = c->code[in->pc - c->code_lo];
 	c->added++;
 }
 
@@ -172,6 +181,8 @@ static void scan_range(uint64_t vaddr, uint64_t size, void *arg)
 	if (cts_tr_interrupted())
 		return; /* tr_start sees it and ends the run */
 	uint8_t *code = cts_xmalloc(size);
+	c->code = code;
+	c->code_lo = lo;
 	if (cts_mem_read(c->tr->pid, lo, code, size) == 0)
 		cts_disasm_scan(a->dis, lo, code, size, scan_one, c);
 	free(code);
@@ -226,6 +237,104 @@ static int scan_code(struct cts_tracer *tr)
 	if (tr->cfg.mode != CTS_MODE_SYNC)
 		cts_libsync_scan(tr, a->dis, a->maps, a->nmaps);
 	a->scanned = true;
+	return 0;
+}
+
+/* ---- arming: access breakpoints only while >= 2 threads live ----------------
+ *
+ * With one live thread no access can race: a thread not created yet is
+ * ordered after everything before its pthread_create (the clone event stops
+ * the creator before the new thread runs), and the live-thread test of
+ * on_access already made such hits invisible. So in break mode the gated
+ * access breakpoints (cts_tr_bp_in_text) leave the text while one thread
+ * lives, and the fork server never has them: single-threaded start-up and
+ * main's set-up run at full speed. Arming rewrites each traced code range
+ * with one read and one write of /proc/pid/mem instead of a poke per
+ * breakpoint (python3 has ~10^5 of them). */
+
+static int text_write(struct cts_tracer *tr, pid_t tid, uint64_t addr, const uint8_t *buf,
+		      size_t len)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)tid);
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = pwrite(fd, buf, len, (off_t)addr);
+	close(fd);
+	(void)tr;
+	return n == (ssize_t)len ? 0 : -1;
+}
+
+/* A thread of the process that can still be read and written. */
+static pid_t live_tid(const struct cts_tracer *tr)
+{
+	for (int i = 0; i < tr->nthreads; i++)
+		if (tr->th[i].state == TH_HELD || tr->th[i].state == TH_NEW)
+			return tr->th[i].tid;
+	return tr->pid;
+}
+
+static int set_armed(struct cts_tracer *tr, bool on)
+{
+	struct cts_access_state *a = tr->acc;
+	uint8_t *buf[MAX_RANGES] = { 0 };
+	bool dirty[MAX_RANGES] = { 0 };
+	pid_t tid = live_tid(tr);
+	int rc = 0;
+
+	tr->access_armed = on;
+	for (int r = 0; r < a->nranges; r++) {
+		buf[r] = cts_xmalloc(a->hi[r] - a->lo[r]);
+		if (cts_mem_read(tid, a->lo[r], buf[r], a->hi[r] - a->lo[r]) != 0) {
+			free(buf[r]);
+			buf[r] = NULL;
+		}
+	}
+	for (size_t i = 0; i < tr->bpcap; i++) {
+		struct bp *b = &tr->bps[i];
+		if (!b->addr || !b->active || cts_tr_bp_in_text(tr, b, true))
+			continue; /* not gated: its int3 stays as it is */
+		int r = 0;
+		while (r < a->nranges && !(b->addr >= a->lo[r] && b->addr < a->hi[r]))
+			r++;
+		if (r < a->nranges && buf[r]) {
+			uint8_t *p = &buf[r][b->addr - a->lo[r]];
+			if (*p != 0xCC)
+				b->orig = *p;
+			*p = on ? 0xCC : b->orig;
+			dirty[r] = true;
+		} else if ((on ? cts_tr_bp_plant(tr, b) : cts_tr_bp_unplant(tr, b)) != 0 &&
+			   errno != ESRCH) {
+			rc = -1;
+		}
+	}
+	for (int r = 0; r < a->nranges; r++) {
+		if (dirty[r] && text_write(tr, tid, a->lo[r], buf[r], a->hi[r] - a->lo[r]) != 0 &&
+		    errno != ESRCH && errno != EIO)
+			rc = -1;
+		free(buf[r]);
+	}
+	return rc;
+}
+
+bool cts_access_hw_watching(const struct cts_tracer *tr)
+{
+	return tr->acc && tr->acc->hw;
+}
+
+int cts_access_threads_changed(struct cts_tracer *tr)
+{
+	if (!tr->gate_access && !tr->gate_libcalls)
+		return 0;
+	bool want = cts_access_live_threads(tr) >= 2;
+	if (want == tr->access_armed)
+		return 0;
+	if (set_armed(tr, want) != 0) {
+		cts_tr_set_error(tr, "cannot %s access breakpoints: %s", want ? "plant" : "remove",
+				 strerror(errno));
+		return -1;
+	}
 	return 0;
 }
 
@@ -310,6 +419,10 @@ int cts_access_setup(struct cts_tracer *tr)
 	}
 	if (a->hw)
 		cts_access_watch_thread(tr, main_th);
+	/* --watch reports single-threaded accesses too: never gate then. */
+	tr->gate_access = tr->cfg.mode == CTS_MODE_BREAK && !a->nwatch;
+	/* sync.c lets every library call of a lone thread through */
+	tr->gate_libcalls = tr->cfg.mode != CTS_MODE_STEP;
 	return 0;
 }
 
@@ -454,7 +567,7 @@ static bool classify(struct cts_tracer *tr, struct thread *th, const struct cts_
 /* Perform the plain move displaced by breakpoint b (th is held on it) in
  * the tracer instead of single-stepping it: 1 done (registers set, rip past
  * it), 0 not possible (step it), -1 error. */
-static int emulate(struct cts_tracer *tr, struct thread *th, struct bp *b)
+static int emulate(struct cts_tracer *tr, struct thread *th, struct bp *b, bool *known)
 {
 	if (th->stepping || tr->no_emulate)
 		return 0;
@@ -465,7 +578,18 @@ static int emulate(struct cts_tracer *tr, struct thread *th, struct bp *b)
 	uint64_t addr = 0, out = 0, val = 0;
 	if (cts_disasm_emulate(in, &r, &addr, &out, NULL) != 0)
 		return 0;
-	if (in->emu == CTS_EMU_LOAD) {
+	if (in->emu == CTS_EMU_ALU) {
+		/* Every other thread is stopped, so a lock'ed one is atomic here,
+		 * except on memory another process maps too. A store the CPU
+		 * would fault on is left to the CPU (ptrace could force it). */
+		const struct cts_mapping *m = mapping_of(tr, addr);
+		if (!m || (in->writes && m->perms[1] != 'w') || m->perms[3] == 's' ||
+		    cts_mem_read(th->tid, addr, &val, in->size) != 0 ||
+		    cts_disasm_emulate(in, &r, &addr, &out, &val) != 0)
+			return 0;
+		if (in->writes && cts_mem_write_data(th->tid, addr, &out, in->size) != 0)
+			return 0;
+	} else if (in->emu == CTS_EMU_LOAD) {
 		/* A load the CPU would fault on is left to the CPU. */
 		if (cts_mem_read(th->tid, addr, &val, in->size) != 0 ||
 		    cts_disasm_emulate(in, &r, &addr, &out, &val) != 0)
@@ -479,19 +603,29 @@ static int emulate(struct cts_tracer *tr, struct thread *th, struct bp *b)
 	if (cts_tr_setregs(th) != 0)
 		return errno == ESRCH ? 0 : -1;
 	tr->stats.emulated++;
+	/* The value a held access leaves in memory is known: no read back. */
+	if (th->acc_capture && addr == th->acc_addr && in->size == th->acc_size &&
+	    (in->emu == CTS_EMU_LOAD || in->emu == CTS_EMU_ALU || in->emu == CTS_EMU_STORE_REG ||
+	     in->emu == CTS_EMU_STORE_IMM)) {
+		th->acc_written = in->writes ? out : val;
+		*known = true;
+	}
 	return 1;
 }
+
+static int after_step(struct cts_tracer *tr, struct thread *th, bool known);
 
 int cts_access_step_over(struct cts_tracer *tr, struct thread *th, struct bp *b, bool after)
 {
 	if (b && b->active) {
-		int e = emulate(tr, th, b);
+		bool known = false;
+		int e = emulate(tr, th, b, &known);
 		if (e < 0)
 			return -1;
 		if (e > 0) {
 			th->stepping_bp = 0;
 			if (after)
-				return cts_access_after_step(tr, th);
+				return after_step(tr, th, known);
 			return cts_tr_resume(tr, th, 0);
 		}
 	}
@@ -567,10 +701,10 @@ int cts_access_execute(struct cts_tracer *tr, struct thread *th, struct cts_even
 	return cts_access_step_over(tr, th, b, true);
 }
 
-int cts_access_after_step(struct cts_tracer *tr, struct thread *th)
+static int after_step(struct cts_tracer *tr, struct thread *th, bool known)
 {
 	th->after_step = false;
-	if (th->acc_capture) {
+	if (th->acc_capture && !known) {
 		uint64_t v = 0;
 		if (cts_mem_read(th->tid, th->acc_addr, &v, th->acc_size) == 0)
 			th->acc_written = v;
@@ -583,6 +717,11 @@ int cts_access_after_step(struct cts_tracer *tr, struct thread *th)
 		th->watch_idx = -1;
 	}
 	return cts_tr_resume(tr, th, 0);
+}
+
+int cts_access_after_step(struct cts_tracer *tr, struct thread *th)
+{
+	return after_step(tr, th, false);
 }
 
 int cts_access_single_step(struct cts_tracer *tr, struct thread *th)
@@ -614,7 +753,7 @@ int cts_access_single_step(struct cts_tracer *tr, struct thread *th)
 		return cts_tr_resume(tr, th, 0);
 	}
 	struct bp *b = cts_tr_bp_find(tr, pc);
-	if (b && b->active) {
+	if (b && cts_tr_bp_in_text(tr, b, false)) {
 		/* Our int3 is here: executing it reports the hit. */
 		th->last_was_call = false;
 		return cts_tr_resume(tr, th, 0);
@@ -665,7 +804,7 @@ int cts_access_probe_step(struct cts_tracer *tr, struct thread *th)
 		return probe_end(tr, th);
 	uint64_t pc = th->regs.rip;
 	struct bp *b = cts_tr_bp_find(tr, pc);
-	if (b && b->active)
+	if (b && cts_tr_bp_in_text(tr, b, false))
 		return probe_end(tr, th); /* about to reach a visible operation anyway */
 	const struct cts_insn *in = decode_at(tr, th, pc, NULL);
 	if (!in || in->is_syscall)

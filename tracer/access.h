@@ -31,6 +31,11 @@ int cts_access_watch_hit(struct cts_tracer *tr, struct thread *th);
  * breakpoint (the "learned hot address"), so spin loops cannot hang a run. */
 int cts_access_probe_start(struct cts_tracer *tr, struct thread *th);
 int cts_access_probe_step(struct cts_tracer *tr, struct thread *th);
+/* --watch is served by debug registers (their traps are SIGTRAPs too). */
+bool cts_access_hw_watching(const struct cts_tracer *tr);
+/* A thread was created or died: break mode keeps the access breakpoints
+ * in the text only while at least two threads live (0, or -1 on error). */
+int cts_access_threads_changed(struct cts_tracer *tr);
 /* Learn a load at pc ahead of time (replaying a schedule that used one). */
 void cts_access_learn(struct cts_tracer *tr, uint64_t pc);
 

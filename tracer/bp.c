@@ -77,13 +77,22 @@ int cts_tr_bp_unplant(struct cts_tracer *tr, struct bp *b)
 	return cts_tr_poke(tr, b->addr, &b->orig, 1);
 }
 
+bool cts_tr_bp_in_text(const struct cts_tracer *tr, const struct bp *b, bool in_server)
+{
+	if (!b->active)
+		return false;
+	bool gated = (tr->gate_access && b->kind == BP_ACCESS && !b->learned) ||
+		     (tr->gate_libcalls && b->kind == BP_LIBCALL);
+	return !gated || (!in_server && tr->access_armed);
+}
+
 /* Plant every active breakpoint in a freshly started process. Text pages
  * are private copies, so each run needs its own. */
 int cts_tr_bp_plant_all(struct cts_tracer *tr)
 {
 	for (size_t i = 0; i < tr->bpcap; i++) {
 		struct bp *b = &tr->bps[i];
-		if (!b->addr || !b->active)
+		if (!b->addr || !cts_tr_bp_in_text(tr, b, false))
 			continue;
 		if (cts_tr_bp_plant(tr, b) != 0)
 			return -1;
@@ -112,11 +121,12 @@ void cts_tr_bp_sync_server(struct cts_tracer *tr)
 		return;
 	for (size_t i = 0; i < tr->bpcap; i++) {
 		struct bp *b = &tr->bps[i];
-		if (!b->addr || b->active == b->in_server)
+		bool want = b->addr && cts_tr_bp_in_text(tr, b, true);
+		if (!b->addr || want == b->in_server)
 			continue;
-		uint8_t byte = b->active ? 0xCC : b->orig;
+		uint8_t byte = want ? 0xCC : b->orig;
 		if (cts_mem_write(tr->server, b->addr, &byte, 1) == 0)
-			b->in_server = b->active;
+			b->in_server = want;
 	}
 	tr->bps_dirty = false;
 }

@@ -354,7 +354,8 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 		cts_tr_add_early(tr, ev->tid);
 		return 0;
 	}
-	th->regs_valid = false;
+	if (!ev->regs_fresh)
+		th->regs_valid = false;
 	switch (ev->kind) {
 	case CTS_WEV_EXITED:
 	case CTS_WEV_KILLED:
@@ -375,7 +376,7 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 		if (th->stepping_bp) {
 			struct bp *b = cts_tr_bp_find(tr, th->stepping_bp);
 			th->stepping_bp = 0;
-			if (b && b->active)
+			if (b && cts_tr_bp_in_text(tr, b, false))
 				cts_tr_bp_plant(tr, b);
 		}
 		if (th->after_step)
@@ -431,6 +432,8 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 		tr->last_created = nt->num;
 		nt->handle = clone_tls(th);
 		cts_tr_publish(tr, nt);
+		if (cts_access_threads_changed(tr) != 0)
+			return -1;
 		for (int i = 0; i < tr->nearly; i++) {
 			if (tr->early[i] == ntid) {
 				tr->early[i] = tr->early[--tr->nearly];
@@ -628,6 +631,36 @@ static void run_timed_out(struct cts_tracer *tr)
 		 "visible operation: busy loop or blocking call?)", tr->cfg.timeout);
 }
 
+/* A plain SIGTRAP stop of a thread that was continued (not stepped), whose
+ * rip is just past one of our int3s, is that breakpoint: the registers
+ * on_breakpoint reads anyway tell it, without PTRACE_GETSIGINFO (one ptrace
+ * call of the ~4 each visible operation costs). Hardware watchpoints also
+ * stop with SIGTRAP after the instruction, so not with --watch on them. */
+static bool quick_breakpoint(struct cts_tracer *tr, pid_t tid, int status,
+			     struct cts_wait_event *ev)
+{
+	if (!WIFSTOPPED(status) || WSTOPSIG(status) != SIGTRAP || (status >> 16) != 0 ||
+	    tr->exec_free || cts_access_hw_watching(tr))
+		return false;
+	struct thread *th = cts_tr_by_tid(tr, tid);
+	if (!th || th->state != TH_RUNNING || th->stepping || th->stepping_bp || th->after_step ||
+	    th->probing)
+		return false;
+	th->regs_valid = false;
+	if (cts_tr_getregs(th) != 0)
+		return false;
+	struct bp *b = cts_tr_bp_find(tr, th->regs.rip - 1);
+	if (!b || !cts_tr_bp_in_text(tr, b, false))
+		return false;
+	memset(ev, 0, sizeof(*ev));
+	ev->tid = tid;
+	ev->status = status;
+	ev->sig = SIGTRAP;
+	ev->kind = CTS_WEV_BREAKPOINT;
+	ev->regs_fresh = true;
+	return true;
+}
+
 int cts_tr_next_event(struct cts_tracer *tr, long timeout_us)
 {
 	int status;
@@ -664,7 +697,8 @@ int cts_tr_next_event(struct cts_tracer *tr, long timeout_us)
 		return -1;
 	}
 	struct cts_wait_event ev;
-	cts_wait_decode(tid, status, &ev);
+	if (!quick_breakpoint(tr, tid, status, &ev))
+		cts_wait_decode(tid, status, &ev);
 	tr->stats.stops++;
 	if (dispatch(tr, &ev) != 0) {
 		if (tr->st->status == CTS_RUN_ACTIVE)

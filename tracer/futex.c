@@ -7,6 +7,7 @@
 #include <linux/futex.h>
 #include <sys/syscall.h>
 #include "models/objmodel.h"
+#include "tracer/access.h"
 #include "tracer/proc.h"
 #include "tracer/run_int.h"
 
@@ -16,6 +17,7 @@ void cts_tr_mark_dead(struct cts_tracer *tr, struct thread *th)
 	th->state = TH_DEAD;
 	th->fblocked = false;
 	cts_tr_publish(tr, th);
+	cts_access_threads_changed(tr);
 	/* The kernel's exit-time wake never passes through our futex model. */
 	if (th->handle && th->tid != tr->pid)
 		cts_tr_futex_wake(tr, th->handle + GLIBC_TID_OFFSET, INT32_MAX);

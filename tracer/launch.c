@@ -360,7 +360,7 @@ int cts_tr_run_to_main(struct cts_tracer *tr, struct user_regs_struct *regs)
 		return 1;
 	struct bp *mb = cts_tr_bp_find(tr, tr->main_addr);
 	uint8_t orig = 0, cc = 0xCC;
-	bool own = !mb || !mb->active;
+	bool own = !mb || !cts_tr_bp_in_text(tr, mb, false);
 	if (own && (cts_mem_read(pid, tr->main_addr, &orig, 1) != 0 ||
 		    cts_mem_write(pid, tr->main_addr, &cc, 1) != 0))
 		return 1;

@@ -28,7 +28,7 @@ bool cts_tr_become_server(struct cts_tracer *tr, const struct user_regs_struct *
 	tr->server_regs = *regs;
 	tr->pid = 0;
 	for (size_t i = 0; i < tr->bpcap; i++)
-		tr->bps[i].in_server = tr->bps[i].addr && tr->bps[i].active;
+		tr->bps[i].in_server = tr->bps[i].addr && cts_tr_bp_in_text(tr, &tr->bps[i], true);
 	tr->bps_dirty = false;
 	return true;
 }

@@ -36,6 +36,7 @@ static int start_run(void *be, struct cts_run_state *st)
 	tr->exec_free = false;
 	tr->self_sig = 0;
 	tr->cancel_seen = false;
+	tr->access_armed = false; /* a new process: its text has no gated int3 */
 	tr->fseq = 0;
 	tr->entropy = 0x6374732d74726163ull; /* every run draws the same bytes */
 	cts_tr_sys_reset(tr);

@@ -163,6 +163,11 @@ struct cts_tracer {
 	bool main_known;
 	bool no_main;               /* threads before main: runs start at the entry point */
 	bool no_emulate;            /* always single-step displaced instructions */
+	/* access breakpoints (break mode) and library-call ones (sync, break)
+	 * are in the text only while >= 2 threads live (access.c,
+	 * cts_access_threads_changed) */
+	bool gate_access, gate_libcalls;
+	bool access_armed;
 	pid_t server;               /* fork server stopped at main, 0 if none */
 	bool bps_dirty;             /* breakpoints changed since the server was synced */
 	bool no_server;
@@ -224,6 +229,10 @@ int cts_tr_bp_plant(struct cts_tracer *tr, struct bp *b);
 int cts_tr_bp_unplant(struct cts_tracer *tr, struct bp *b);
 int cts_tr_bp_plant_all(struct cts_tracer *tr);
 void cts_tr_bp_retire(struct cts_tracer *tr, struct bp *b);
+/* b's int3 belongs in the text now: active, and not an access breakpoint
+ * gated off while one thread lives; in_server: in the fork server's text
+ * (stopped at main, one thread: gated ones never are). */
+bool cts_tr_bp_in_text(const struct cts_tracer *tr, const struct bp *b, bool in_server);
 void cts_tr_bp_sync_server(struct cts_tracer *tr);
 int cts_tr_single_step_over(struct cts_tracer *tr, struct thread *th, struct bp *b, bool after);
 

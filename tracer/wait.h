@@ -3,6 +3,7 @@
 #define CTS_WAIT_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -32,6 +33,8 @@ struct cts_wait_event {
 	int sig;                /* signal number where relevant */
 	unsigned long msg;      /* PTRACE_GETEVENTMSG */
 	siginfo_t info;         /* valid for SIGNAL and the SIGTRAP kinds */
+	bool regs_fresh;        /* BREAKPOINT told from the registers, not the
+	                         * siginfo: the thread's cached regs are current */
 };
 
 /* Decode one status returned by waitpid for tid. May issue

@@ -22,12 +22,15 @@ cxx_queue/break/dpor           | intermittent, was 1 in 30-80 under load (replay
 cxx_queue/break/dpor/output    | intermittent: after a divergence fewer runs than asked for completed
 omp_sum/break/dpor             | intermittent, was 1 in 26 (replay diverged at step 268, read32 vs futex_wait; maybe a spin load learned by the time-slice probe in a later run, visible in the replayed prefix); 0 in 53 tries of -n 3 on 2026-11-26; a diverged prefix now exits 0
 omp_sum/break/dpor/output      | intermittent: after a divergence fewer runs than asked for completed
-python3/break/random           | inconclusive (no bug any more), every run timed out after 15 steps: python's start-up in break mode does not finish within the 10 s run limit
-python3/break/random/output    | no output: the first run timed out
-python3/break/pct              | inconclusive (no bug any more), every run timed out after 15 steps: python's start-up in break mode does not finish within the 10 s run limit
-python3/break/pct/output       | no output: the first run timed out
-python3/break/dpor             | inconclusive (no bug any more), every run timed out after 15 steps: python's start-up in break mode does not finish within the 10 s run limit
-python3/break/dpor/output      | no output: the first run timed out
+python3/break/random        | inconclusive: start-up now takes 0.3 s in break mode (issue 9), but the threaded part runs into the 10 s run limit or the 100,000 step budget (60,000-100,000 steps)
+python3/break/random/output | intermittent: the inconclusive runs' output is missing
+python3/break/random/races  | 57 race reports, first: thread 1 free at python3.11+0x6543b3 vs thread 2 read at _PyThreadState_SetCurrent on 0xb539c0, which is in python's .bss, not the heap (the free's range looks wrong); hidden by the start-up timeout before issue 9
+python3/break/pct           | inconclusive: start-up now takes 0.3 s in break mode (issue 9), but the threaded part runs into the 10 s run limit or the 100,000 step budget (60,000-100,000 steps)
+python3/break/pct/output    | intermittent: the inconclusive runs' output is missing
+python3/break/pct/races     | 57 race reports, first: thread 1 free at python3.11+0x6543b3 vs thread 2 read at _PyThreadState_SetCurrent on 0xb539c0, which is in python's .bss, not the heap (the free's range looks wrong); hidden by the start-up timeout before issue 9
+python3/break/dpor          | inconclusive: start-up now takes 0.3 s in break mode (issue 9), but the threaded part runs into the 10 s run limit or the 100,000 step budget (60,000-100,000 steps)
+python3/break/dpor/output   | intermittent: the inconclusive runs' output is missing
+python3/break/dpor/races    | 57 race reports, first: thread 1 free at python3.11+0x6543b3 vs thread 2 read at _PyThreadState_SetCurrent on 0xb539c0, which is in python's .bss, not the heap (the free's range looks wrong); hidden by the start-up timeout before issue 9
 EOF
 )
 

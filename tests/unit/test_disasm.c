@@ -461,7 +461,8 @@ static void test_emulate(struct cts_disasm *d)
 		{ { 0x88, 0x18 }, 2, CTS_EMU_STORE_REG },               /* mov [rax], bl */
 		{ { 0x8a, 0x20 }, 2, CTS_EMU_NONE },                    /* mov ah, [rax] */
 		{ { 0x66, 0x8b, 0x07 }, 3, CTS_EMU_NONE },              /* mov ax, [rdi]: keeps rax's top */
-		{ { 0xf0, 0x01, 0x07 }, 3, CTS_EMU_NONE },              /* lock add [rdi], eax */
+		{ { 0xf0, 0x01, 0x07 }, 3, CTS_EMU_ALU },               /* lock add [rdi], eax */
+		{ { 0x8a, 0x07 }, 2, CTS_EMU_NONE },                    /* mov al, [rdi]: a byte register */
 		{ { 0x64, 0x48, 0x8b, 0x04, 0x25, 0x28, 0, 0, }, 8, CTS_EMU_NONE }, /* fs: load */
 	};
 	int good = 0;
@@ -518,6 +519,231 @@ static void test_emulate(struct cts_disasm *d)
 	tap_ok(rc == 0 && r.r8 == 1 && r.rip == 0x700306, "emulate mov r8d, 1: zero-extended");
 }
 
+
+/* ---- ALU emulation against the real instruction ------------------------------
+ * Each form is assembled below as a tiny function working on [rdi] with rsi
+ * (and rax for cmpxchg). emu_run executes it natively with the given flags and
+ * registers; the emulation decodes the same bytes and must produce the same
+ * memory, registers and arithmetic flags, on random and edge inputs. */
+struct emu_ctx {
+	uint64_t fl, rax, rsi, mem;
+};
+
+__asm__(".text\n"
+	"emu_run:\n"
+	"\tpush %rbx\n\tpush %r12\n\tmov %rdi, %rbx\n\tmov %rsi, %r12\n"
+	"\tpushq 0(%rbx)\n\tpopfq\n"
+	"\tmov 8(%rbx), %rax\n\tmov 16(%rbx), %rsi\n\tlea 24(%rbx), %rdi\n"
+	"\tcall *%r12\n"
+	"\tpushfq\n\tpopq 0(%rbx)\n\tmov %rax, 8(%rbx)\n\tmov %rsi, 16(%rbx)\n"
+	"\tpop %r12\n\tpop %rbx\n\tret\n"
+	"emu_form_add_m32_r: addl %esi, (%rdi); ret\n"
+	"emu_form_add_m8_r: addb %sil, (%rdi); ret\n"
+	"emu_form_add_m16_imm: addw $-3, (%rdi); ret\n"
+	"emu_form_add_m64_imm: addq $0x7f, (%rdi); ret\n"
+	"emu_form_add_m64_imm32: addq $-0x12345678, (%rdi); ret\n"
+	"emu_form_sub_m64_r: subq %rsi, (%rdi); ret\n"
+	"emu_form_adc_m32_r: adcl %esi, (%rdi); ret\n"
+	"emu_form_sbb_m8_imm: sbbb $0x80, (%rdi); ret\n"
+	"emu_form_and_m32_imm: andl $0xf0f0, (%rdi); ret\n"
+	"emu_form_or_m64_r: orq %rsi, (%rdi); ret\n"
+	"emu_form_xor_m16_r: xorw %si, (%rdi); ret\n"
+	"emu_form_cmp_m32_r: cmpl %esi, (%rdi); ret\n"
+	"emu_form_cmp_m8_imm: cmpb $0x41, (%rdi); ret\n"
+	"emu_form_cmp_r64_m: cmpq (%rdi), %rsi; ret\n"
+	"emu_form_test_m32_r: testl %esi, (%rdi); ret\n"
+	"emu_form_test_m8_imm: testb $0x81, (%rdi); ret\n"
+	"emu_form_add_r32_m: addl (%rdi), %esi; ret\n"
+	"emu_form_sub_r64_m: subq (%rdi), %rsi; ret\n"
+	"emu_form_and_r32_m: andl (%rdi), %esi; ret\n"
+	"emu_form_inc_m32: incl (%rdi); ret\n"
+	"emu_form_dec_m64: decq (%rdi); ret\n"
+	"emu_form_inc_m8: incb (%rdi); ret\n"
+	"emu_form_neg_m16: negw (%rdi); ret\n"
+	"emu_form_not_m32: notl (%rdi); ret\n"
+	"emu_form_lock_add_m64_r: lock addq %rsi, (%rdi); ret\n"
+	"emu_form_lock_sub_m32_imm: lock subl $1, (%rdi); ret\n"
+	"emu_form_lock_inc_m32: lock incl (%rdi); ret\n"
+	"emu_form_lock_dec_m64: lock decq (%rdi); ret\n"
+	"emu_form_lock_or_m32_imm: lock orl $4, (%rdi); ret\n"
+	"emu_form_lock_and_m64_r: lock andq %rsi, (%rdi); ret\n"
+	"emu_form_lock_xadd_m32: lock xaddl %esi, (%rdi); ret\n"
+	"emu_form_lock_xadd_m64: lock xaddq %rsi, (%rdi); ret\n"
+	"emu_form_xadd_m32: xaddl %esi, (%rdi); ret\n"
+	"emu_form_xchg_m64: xchgq %rsi, (%rdi); ret\n"
+	"emu_form_xchg_m32: xchgl %esi, (%rdi); ret\n"
+	"emu_form_lock_cmpxchg_m32: lock cmpxchgl %esi, (%rdi); ret\n"
+	"emu_form_lock_cmpxchg_m64: lock cmpxchgq %rsi, (%rdi); ret\n"
+	"emu_form_movzx_r32_m8: movzbl (%rdi), %esi; ret\n"
+	"emu_form_movzx_r64_m16: movzwq (%rdi), %rsi; ret\n"
+	"emu_form_movsx_r32_m8: movsbl (%rdi), %esi; ret\n"
+	"emu_form_movsx_r64_m16: movswq (%rdi), %rsi; ret\n"
+	"emu_form_movsxd_r64_m32: movslq (%rdi), %rsi; ret\n"
+	);
+void emu_run(struct emu_ctx *c, const void *fn);
+extern const uint8_t emu_form_add_m32_r[];
+extern const uint8_t emu_form_add_m8_r[];
+extern const uint8_t emu_form_add_m16_imm[];
+extern const uint8_t emu_form_add_m64_imm[];
+extern const uint8_t emu_form_add_m64_imm32[];
+extern const uint8_t emu_form_sub_m64_r[];
+extern const uint8_t emu_form_adc_m32_r[];
+extern const uint8_t emu_form_sbb_m8_imm[];
+extern const uint8_t emu_form_and_m32_imm[];
+extern const uint8_t emu_form_or_m64_r[];
+extern const uint8_t emu_form_xor_m16_r[];
+extern const uint8_t emu_form_cmp_m32_r[];
+extern const uint8_t emu_form_cmp_m8_imm[];
+extern const uint8_t emu_form_cmp_r64_m[];
+extern const uint8_t emu_form_test_m32_r[];
+extern const uint8_t emu_form_test_m8_imm[];
+extern const uint8_t emu_form_add_r32_m[];
+extern const uint8_t emu_form_sub_r64_m[];
+extern const uint8_t emu_form_and_r32_m[];
+extern const uint8_t emu_form_inc_m32[];
+extern const uint8_t emu_form_dec_m64[];
+extern const uint8_t emu_form_inc_m8[];
+extern const uint8_t emu_form_neg_m16[];
+extern const uint8_t emu_form_not_m32[];
+extern const uint8_t emu_form_lock_add_m64_r[];
+extern const uint8_t emu_form_lock_sub_m32_imm[];
+extern const uint8_t emu_form_lock_inc_m32[];
+extern const uint8_t emu_form_lock_dec_m64[];
+extern const uint8_t emu_form_lock_or_m32_imm[];
+extern const uint8_t emu_form_lock_and_m64_r[];
+extern const uint8_t emu_form_lock_xadd_m32[];
+extern const uint8_t emu_form_lock_xadd_m64[];
+extern const uint8_t emu_form_xadd_m32[];
+extern const uint8_t emu_form_xchg_m64[];
+extern const uint8_t emu_form_xchg_m32[];
+extern const uint8_t emu_form_lock_cmpxchg_m32[];
+extern const uint8_t emu_form_lock_cmpxchg_m64[];
+extern const uint8_t emu_form_movzx_r32_m8[];
+extern const uint8_t emu_form_movzx_r64_m16[];
+extern const uint8_t emu_form_movsx_r32_m8[];
+extern const uint8_t emu_form_movsx_r64_m16[];
+extern const uint8_t emu_form_movsxd_r64_m32[];
+
+static const struct { const char *text; const uint8_t *code; } emu_forms[] = {
+	{ "addl %esi, (%rdi)", emu_form_add_m32_r },
+	{ "addb %sil, (%rdi)", emu_form_add_m8_r },
+	{ "addw $-3, (%rdi)", emu_form_add_m16_imm },
+	{ "addq $0x7f, (%rdi)", emu_form_add_m64_imm },
+	{ "addq $-0x12345678, (%rdi)", emu_form_add_m64_imm32 },
+	{ "subq %rsi, (%rdi)", emu_form_sub_m64_r },
+	{ "adcl %esi, (%rdi)", emu_form_adc_m32_r },
+	{ "sbbb $0x80, (%rdi)", emu_form_sbb_m8_imm },
+	{ "andl $0xf0f0, (%rdi)", emu_form_and_m32_imm },
+	{ "orq %rsi, (%rdi)", emu_form_or_m64_r },
+	{ "xorw %si, (%rdi)", emu_form_xor_m16_r },
+	{ "cmpl %esi, (%rdi)", emu_form_cmp_m32_r },
+	{ "cmpb $0x41, (%rdi)", emu_form_cmp_m8_imm },
+	{ "cmpq (%rdi), %rsi", emu_form_cmp_r64_m },
+	{ "testl %esi, (%rdi)", emu_form_test_m32_r },
+	{ "testb $0x81, (%rdi)", emu_form_test_m8_imm },
+	{ "addl (%rdi), %esi", emu_form_add_r32_m },
+	{ "subq (%rdi), %rsi", emu_form_sub_r64_m },
+	{ "andl (%rdi), %esi", emu_form_and_r32_m },
+	{ "incl (%rdi)", emu_form_inc_m32 },
+	{ "decq (%rdi)", emu_form_dec_m64 },
+	{ "incb (%rdi)", emu_form_inc_m8 },
+	{ "negw (%rdi)", emu_form_neg_m16 },
+	{ "notl (%rdi)", emu_form_not_m32 },
+	{ "lock addq %rsi, (%rdi)", emu_form_lock_add_m64_r },
+	{ "lock subl $1, (%rdi)", emu_form_lock_sub_m32_imm },
+	{ "lock incl (%rdi)", emu_form_lock_inc_m32 },
+	{ "lock decq (%rdi)", emu_form_lock_dec_m64 },
+	{ "lock orl $4, (%rdi)", emu_form_lock_or_m32_imm },
+	{ "lock andq %rsi, (%rdi)", emu_form_lock_and_m64_r },
+	{ "lock xaddl %esi, (%rdi)", emu_form_lock_xadd_m32 },
+	{ "lock xaddq %rsi, (%rdi)", emu_form_lock_xadd_m64 },
+	{ "xaddl %esi, (%rdi)", emu_form_xadd_m32 },
+	{ "xchgq %rsi, (%rdi)", emu_form_xchg_m64 },
+	{ "xchgl %esi, (%rdi)", emu_form_xchg_m32 },
+	{ "lock cmpxchgl %esi, (%rdi)", emu_form_lock_cmpxchg_m32 },
+	{ "lock cmpxchgq %rsi, (%rdi)", emu_form_lock_cmpxchg_m64 },
+	{ "movzbl (%rdi), %esi", emu_form_movzx_r32_m8 },
+	{ "movzwq (%rdi), %rsi", emu_form_movzx_r64_m16 },
+	{ "movsbl (%rdi), %esi", emu_form_movsx_r32_m8 },
+	{ "movswq (%rdi), %rsi", emu_form_movsx_r64_m16 },
+	{ "movslq (%rdi), %rsi", emu_form_movsxd_r64_m32 },
+};
+
+static uint64_t rnd_state = 0x9e3779b97f4a7c15ull;
+static uint64_t rnd(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return rnd_state;
+}
+
+static uint64_t rnd_value(void)
+{
+	static const uint64_t edge[] = { 0, 1, 2, 0x7f, 0x80, 0xff, 0x7fff, 0x8000, 0xffff,
+					 0x7fffffff, 0x80000000u, 0xffffffffu,
+					 0x7fffffffffffffffull, 0x8000000000000000ull, ~0ull };
+	uint64_t r = rnd();
+	return (r & 3) == 0 ? edge[(r >> 8) % (sizeof(edge) / sizeof(edge[0]))] : rnd();
+}
+
+static void test_emulate_native(struct cts_disasm *d)
+{
+	for (size_t f = 0; f < sizeof(emu_forms) / sizeof(emu_forms[0]); f++) {
+		uint64_t pc = (uint64_t)(uintptr_t)emu_forms[f].code;
+		struct cts_insn in;
+		uint8_t bytes[16];
+		memcpy(bytes, emu_forms[f].code, sizeof(bytes));
+		if (cts_disasm_decode(d, pc, bytes, sizeof(bytes), &in) != 0 || in.emu != CTS_EMU_ALU) {
+			tap_ok(false, "emulate %s: decoded as an ALU form", emu_forms[f].text);
+			continue;
+		}
+		int bad = 0;
+		for (int it = 0; it < 2000 && bad < 3; it++) {
+			struct emu_ctx c = { .fl = 0x202 | (rnd() & 0x8d5), .rax = rnd_value(),
+					     .rsi = rnd_value(), .mem = rnd_value() };
+			if (it & 1)
+				c.mem = c.rax; /* cmpxchg: equal half the time */
+			struct emu_ctx before = c;
+			emu_run(&c, emu_forms[f].code);
+
+			struct user_regs_struct r;
+			memset(&r, 0, sizeof(r));
+			r.rip = pc;
+			r.rdi = 0x10000;
+			r.rsi = before.rsi;
+			r.rax = before.rax;
+			r.eflags = before.fl;
+			uint64_t addr = 0, out = 0, mem = before.mem;
+			uint64_t mask = in.size >= 8 ? ~0ull : (1ull << (8 * in.size)) - 1;
+			uint64_t val = mem & mask;
+			if (cts_disasm_emulate(&in, &r, &addr, &out, NULL) != 0 || addr != 0x10000 ||
+			    cts_disasm_emulate(&in, &r, &addr, &out, &val) != 0) {
+				bad++;
+				tap_diag("  %s: emulation refused", emu_forms[f].text);
+				continue;
+			}
+			if (in.writes)
+				mem = (mem & ~mask) | (out & mask);
+			if (mem != c.mem || r.rax != c.rax || r.rsi != c.rsi ||
+			    (r.eflags & 0x8d5) != (c.fl & 0x8d5) || r.rip != pc + in.len) {
+				bad++;
+				tap_diag("  %s: in mem %#llx rsi %#llx rax %#llx fl %#llx", emu_forms[f].text,
+					 (unsigned long long)before.mem, (unsigned long long)before.rsi,
+					 (unsigned long long)before.rax, (unsigned long long)before.fl);
+				tap_diag("    cpu  mem %#llx rsi %#llx rax %#llx fl %#llx", (unsigned long long)c.mem,
+					 (unsigned long long)c.rsi, (unsigned long long)c.rax,
+					 (unsigned long long)(c.fl & 0x8d5));
+				tap_diag("    emu  mem %#llx rsi %#llx rax %#llx fl %#llx", (unsigned long long)mem,
+					 (unsigned long long)r.rsi, (unsigned long long)r.rax,
+					 (unsigned long long)(r.eflags & 0x8d5));
+			}
+		}
+		tap_ok(bad == 0, "emulate %s: same memory, registers and flags as the CPU (2000 inputs)",
+		       emu_forms[f].text);
+	}
+}
+
 int main(void)
 {
 	struct cts_disasm *d = cts_disasm_new();
@@ -532,6 +758,7 @@ int main(void)
 	test_cache(d);
 	test_scan(d);
 	test_emulate(d);
+	test_emulate_native(d);
 	cts_disasm_free(d);
 	return tap_done();
 }
