@@ -269,9 +269,9 @@ static int text_write(struct cts_tracer *tr, pid_t tid, uint64_t addr, const uin
 /* A thread of the process that can still be read and written. */
 static pid_t live_tid(const struct cts_tracer *tr)
 {
-	for (int i = 0; i < tr->nthreads; i++)
-		if (tr->th[i].state == TH_HELD || tr->th[i].state == TH_NEW)
-			return tr->th[i].tid;
+	for (int i = 0; i < tr->nlive; i++)
+		if (tr->live[i]->state == TH_HELD || tr->live[i]->state == TH_NEW)
+			return tr->live[i]->tid;
 	return tr->pid;
 }
 
