@@ -2,6 +2,7 @@
 #include <string.h>
 #include "strategies/strategy.h"
 #include "strategies/systematic.h"
+#include "strategies/unfold.h"
 
 struct entry {
 	const char *name;
@@ -20,7 +21,7 @@ static const struct entry table[] = {
 
 const char *cts_strategy_names(void)
 {
-	return "random, pct, dfs, dpor, pcb, idb";
+	return "random, pct, dfs, dpor, pcb, idb, unfold";
 }
 
 struct cts_strategy *cts_strategy_create(const char *name, const struct cts_strategy_config *cfg,
@@ -28,6 +29,22 @@ struct cts_strategy *cts_strategy_create(const char *name, const struct cts_stra
 {
 	if (strcmp(name, "replay") == 0)
 		return cts_replay_create(cfg, err, errlen);
+	/* Petri-net state matching (strategies/unfold.h) */
+	enum cts_petri_keying keying = cfg->state_match == CTS_MATCH_PETRI_WRITES ?
+				       CTS_PETRI_WRITES : CTS_PETRI_VALUES;
+	if (strcmp(name, "unfold") == 0)
+		return cts_unfold_create(cfg, keying, !cfg->no_cutoffs);
+	if (cfg->no_cutoffs) {
+		snprintf(err, errlen, "--no-cutoffs is for --strategy unfold");
+		return NULL;
+	}
+	if (cfg->state_match != CTS_MATCH_NONE && strcmp(name, "dfs") == 0)
+		return cts_petri_dfs_create(cfg, keying);
+	if (cfg->state_match != CTS_MATCH_NONE) {
+		snprintf(err, errlen, "--state-match works with --strategy dfs (and unfold), not '%s'",
+			 name);
+		return NULL;
+	}
 	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
 		if (strcmp(table[i].name, name) != 0)
 			continue;
