@@ -21,6 +21,7 @@ struct cts_report_info {
 	uint64_t seed;
 	const char *self;         /* cts-trace path for replay commands */
 	const char *backend_json; /* optional: a JSON object of backend counters */
+	const char *strategy_json;/* optional: a JSON object of the strategy's counters */
 	const struct cts_backend *backend; /* optional: names the pcs and variables of races */
 };
 

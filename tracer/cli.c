@@ -12,6 +12,7 @@
 enum {
 	O_SEED = 256, O_DEPTH, O_BOUND, O_MAXSTEPS, O_TIMEOUT, O_REPORT, O_REPLAY, O_FAILEXIT,
 	O_KEEPGOING, O_RACES, O_WATCH, O_TRACELIB, O_OUTPUT, O_NOFORK, O_FAILINC, O_CHECK,
+	O_STATEMATCH, O_NOCUTOFFS,
 };
 
 static const struct option opts[] = {
@@ -41,6 +42,8 @@ static const struct option opts[] = {
 	{ "debug", no_argument, 0, 'd' },
 	{ "help", no_argument, 0, 'h' },
 	{ "version", no_argument, 0, 'V' },
+	{ "state-match", required_argument, 0, O_STATEMATCH },
+	{ "no-cutoffs", no_argument, 0, O_NOCUTOFFS },
 	{ 0, 0, 0, 0 },
 };
 
@@ -206,6 +209,13 @@ static int one_option(struct cts_cli *c, int opt, const char *arg, char *err, si
 	case 'q': c->verbosity = 0; return 0;
 	case 'v': c->verbosity = c->verbosity < 2 ? 2 : c->verbosity; return 0;
 	case 'd': c->verbosity = 3; return 0;
+	case O_STATEMATCH:
+		if (strcmp(arg, "petri") && strcmp(arg, "petri-writes") && strcmp(arg, "none"))
+			return bad(err, errlen, "--state-match wants petri, petri-writes or none, not '%.64s'",
+				   arg);
+		c->state_match = strcmp(arg, "none") ? arg : NULL;
+		return 0;
+	case O_NOCUTOFFS: c->no_cutoffs = true; return 0;
 	case 'h': return CTS_CLI_HELP;
 	case 'V': return CTS_CLI_VERSION;
 	default: return bad(err, errlen, "internal: option %d not handled", opt);

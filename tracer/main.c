@@ -14,6 +14,7 @@
 #include "models/report.h"
 #include "models/schedule.h"
 #include "strategies/explorer.h"
+#include "strategies/unfold.h"
 #include "tracer/cli.h"
 #include "tracer/elf.h"
 #include "tracer/tracer.h"
@@ -47,6 +48,13 @@ static void usage(FILE *f)
 "      --seed N          random seed (default 1)\n"
 "      --depth D         pct: bug depth d (default 3)\n"
 "      --bound K         pcb/idb: preemption or delay bound (default 1)\n"
+"      --state-match petri|petri-writes  with dfs: Petri-net state matching (naive\n"
+"                        stateful search, Kahkonen & Heljanko 2014): runs that reach a\n"
+"                        known abstract state are cut; petri-writes keys reads by the\n"
+"                        write they read from instead of the value (also for unfold)\n"
+"      --no-cutoffs      unfold: no cut-off events (stateless unfolding); unfold is\n"
+"                        the Petri-net unfolding search. In sync mode plain memory is\n"
+"                        invisible: state matching then covers lock-level state only\n"
 "      --max-steps N     per-run step budget (default 100000)\n"
 "      --timeout SECONDS per-run wall-clock limit (default 10; 0 = no limit),\n"
 "                        also on threads asleep in the kernel; a run that\n"
@@ -331,8 +339,15 @@ static const char *strategy_desc(const struct cts_cli *c, const struct cts_sched
 		snprintf(buf, len, "%s bound=%" PRIu64, s, c->bound);
 	else if (strcmp(s, "random") == 0)
 		snprintf(buf, len, "random seed=%" PRIu64, c->seed);
+	else if (c->replay && sched && sched->strategy)
+		snprintf(buf, len, "%s", sched->strategy);
+	else if (strcmp(s, "unfold") == 0)
+		snprintf(buf, len, "unfold%s%s", c->state_match && !strcmp(c->state_match, "petri-writes") ?
+			 " state-match=petri-writes" : "", c->no_cutoffs ? " no-cutoffs" : "");
+	else if (c->state_match)
+		snprintf(buf, len, "%s state-match=%s", s, c->state_match);
 	else
-		snprintf(buf, len, "%s", c->replay && sched && sched->strategy ? sched->strategy : s);
+		snprintf(buf, len, "%s", s);
 	return buf;
 }
 
@@ -444,9 +459,17 @@ int main(int argc, char **argv)
 	if (mode == CTS_MODE_SYNC && strcmp(cli.strategy, "dpor") == 0 && cts_verbosity >= 1)
 		cts_error_msg("warning: in sync mode plain memory accesses are invisible, so dpor's "
 			      "\"complete\" covers lock-level interleavings only (use --mode break)");
+	bool petri = strcmp(cli.strategy, "unfold") == 0 || (cli.state_match && !cli.replay);
+	if (mode == CTS_MODE_SYNC && petri && cts_verbosity >= 1)
+		cts_error_msg("warning: in sync mode plain memory accesses are invisible, so Petri-net "
+			      "state matching covers lock-level state only (use --mode break)");
 	struct cts_strategy_config scfg = {
 		.seed = cli.seed, .depth = (int)cli.depth, .bound = (int)cli.bound,
 		.max_steps = cli.max_steps, .schedule_file = cli.replay, .schedule = sched,
+		.state_match = !cli.state_match || cli.replay ? CTS_MATCH_NONE :
+			       strcmp(cli.state_match, "petri-writes") == 0 ? CTS_MATCH_PETRI_WRITES :
+			       CTS_MATCH_PETRI,
+		.no_cutoffs = cli.no_cutoffs && !cli.replay,
 	};
 	strat = cts_strategy_create(cli.strategy, &scfg, err, sizeof(err));
 	if (!strat) {
@@ -579,11 +602,28 @@ int main(int argc, char **argv)
 			 cli.fail_on_inconclusive && (res.ninconclusive || div) ? EXIT_INCONCLUSIVE :
 			 EXIT_CLEAN;
 	}
+	char petri_json[512];
+	struct cts_petri_search_stats ps;
+	bool have_ps = cts_petri_search_stats(strat, &ps);
+	if (have_ps)
+		snprintf(petri_json, sizeof(petri_json),
+			 "{\"test_executions\": %" PRIu64 ", \"markings\": %" PRIu64
+			 ", \"terminals\": %" PRIu64 ", \"events\": %" PRIu64 ", \"places\": %" PRIu64
+			 ", \"transitions\": %" PRIu64 ", \"memory_bytes\": %" PRIu64
+			 ", \"stutter_runs\": %" PRIu64 ", \"conflicts\": %" PRIu64
+			 ", \"matching\": %s, \"complete\": %s}",
+			 ps.runs, ps.markings, ps.terminals, ps.events, ps.places, ps.transitions,
+			 ps.bytes, ps.stutters, ps.conflicts, ps.nomatch ? "false" : "true",
+			 ps.complete ? "true" : "false");
+	if (have_ps && cts_verbosity >= 2)
+		fprintf(stderr, "cts-trace: state matching %s%s%s\n", petri_json,
+			ps.why[0] ? ": " : "", ps.why);
 	if (report) {
 		struct cts_report_info ri = {
 			.program = path, .argv = prog_argv, .strategy = desc, .mode = mode_name,
 			.races = cts_cli_races_name(races), .seed = cli.seed, .self = ecfg.self,
 			.backend_json = stats_json, .backend = &backend,
+			.strategy_json = have_ps ? petri_json : NULL,
 		};
 		struct cts_report_out *r = report;
 		report = NULL;
