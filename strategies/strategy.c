@@ -2,7 +2,7 @@
 #include <string.h>
 #include "strategies/strategy.h"
 #include "strategies/systematic.h"
-#include "strategies/unfold.h"
+#include "strategies/stateful.h"
 
 struct entry {
 	const char *name;
@@ -21,7 +21,7 @@ static const struct entry table[] = {
 
 const char *cts_strategy_names(void)
 {
-	return "random, pct, dfs, dpor, pcb, idb, unfold";
+	return "random, pct, dfs, dpor, pcb, idb";
 }
 
 struct cts_strategy *cts_strategy_create(const char *name, const struct cts_strategy_config *cfg,
@@ -29,13 +29,12 @@ struct cts_strategy *cts_strategy_create(const char *name, const struct cts_stra
 {
 	if (strcmp(name, "replay") == 0)
 		return cts_replay_create(cfg, err, errlen);
-	/* Petri-net state matching (strategies/unfold.h) */
+	/* Petri-net state matching (strategies/stateful.h) */
 	enum cts_petri_keying keying = cfg->state_match == CTS_MATCH_PETRI_WRITES ?
 				       CTS_PETRI_WRITES : CTS_PETRI_VALUES;
-	if (strcmp(name, "unfold") == 0)
-		return cts_unfold_create(cfg, keying, !cfg->no_cutoffs);
-	if (cfg->no_cutoffs) {
-		snprintf(err, errlen, "--no-cutoffs is for --strategy unfold");
+	if (strcmp(name, "unfold") == 0) {
+		snprintf(err, errlen, "strategy 'unfold' (Petri-net unfolding with cut-offs) is not "
+			 "implemented yet; use --strategy dfs --state-match petri");
 		return NULL;
 	}
 	if (cfg->state_match != CTS_MATCH_NONE && strcmp(name, "dfs") == 0)

@@ -39,14 +39,13 @@ struct cts_strategy_config {
 	uint64_t max_steps;  /* run step budget, a hint for pct's k */
 	const char *schedule_file; /* replay: the file to load, unless... */
 	const struct cts_schedule *schedule; /* ...the caller parsed it already (borrowed) */
-	/* Petri-net state matching (strategies/unfold.h): with dfs, the naive
-	 * stateful search; unfold uses it always. */
+	/* Petri-net state matching (strategies/stateful.h): with dfs, the naive
+	 * stateful search. */
 	enum cts_state_match {
 		CTS_MATCH_NONE = 0,
 		CTS_MATCH_PETRI,        /* reads keyed by the value read */
 		CTS_MATCH_PETRI_WRITES, /* the paper's keying: by the write read from */
 	} state_match;
-	bool no_cutoffs;     /* unfold: no cut-off events (the stateless baseline) */
 };
 
 #define CTS_CHOOSE_DIVERGED (-2) /* replaying strategy: program did something else */

@@ -14,7 +14,7 @@
 #include "models/report.h"
 #include "models/schedule.h"
 #include "strategies/explorer.h"
-#include "strategies/unfold.h"
+#include "strategies/stateful.h"
 #include "tracer/cli.h"
 #include "tracer/elf.h"
 #include "tracer/tracer.h"
@@ -48,13 +48,11 @@ static void usage(FILE *f)
 "      --seed N          random seed (default 1)\n"
 "      --depth D         pct: bug depth d (default 3)\n"
 "      --bound K         pcb/idb: preemption or delay bound (default 1)\n"
-"      --state-match petri|petri-writes  with dfs: Petri-net state matching (naive\n"
-"                        stateful search, Kahkonen & Heljanko 2014): runs that reach a\n"
-"                        known abstract state are cut; petri-writes keys reads by the\n"
-"                        write they read from instead of the value (also for unfold)\n"
-"      --no-cutoffs      unfold: no cut-off events (stateless unfolding); unfold is\n"
-"                        the Petri-net unfolding search. In sync mode plain memory is\n"
-"                        invisible: state matching then covers lock-level state only\n"
+"      --state-match petri|petri-writes  with dfs: Petri-net state matching (the\n"
+"                        naive stateful search of Kahkonen & Heljanko 2014): runs that\n"
+"                        reach a known abstract state are cut; petri-writes keys reads\n"
+"                        by the write they read from instead of the value read. In sync\n"
+"                        mode plain memory is invisible: it covers lock-level state only\n"
 "      --max-steps N     per-run step budget (default 100000)\n"
 "      --timeout SECONDS per-run wall-clock limit (default 10; 0 = no limit),\n"
 "                        also on threads asleep in the kernel; a run that\n"
@@ -341,9 +339,6 @@ static const char *strategy_desc(const struct cts_cli *c, const struct cts_sched
 		snprintf(buf, len, "random seed=%" PRIu64, c->seed);
 	else if (c->replay && sched && sched->strategy)
 		snprintf(buf, len, "%s", sched->strategy);
-	else if (strcmp(s, "unfold") == 0)
-		snprintf(buf, len, "unfold%s%s", c->state_match && !strcmp(c->state_match, "petri-writes") ?
-			 " state-match=petri-writes" : "", c->no_cutoffs ? " no-cutoffs" : "");
 	else if (c->state_match)
 		snprintf(buf, len, "%s state-match=%s", s, c->state_match);
 	else
@@ -459,8 +454,7 @@ int main(int argc, char **argv)
 	if (mode == CTS_MODE_SYNC && strcmp(cli.strategy, "dpor") == 0 && cts_verbosity >= 1)
 		cts_error_msg("warning: in sync mode plain memory accesses are invisible, so dpor's "
 			      "\"complete\" covers lock-level interleavings only (use --mode break)");
-	bool petri = strcmp(cli.strategy, "unfold") == 0 || (cli.state_match && !cli.replay);
-	if (mode == CTS_MODE_SYNC && petri && cts_verbosity >= 1)
+	if (mode == CTS_MODE_SYNC && cli.state_match && !cli.replay && cts_verbosity >= 1)
 		cts_error_msg("warning: in sync mode plain memory accesses are invisible, so Petri-net "
 			      "state matching covers lock-level state only (use --mode break)");
 	struct cts_strategy_config scfg = {
@@ -469,7 +463,6 @@ int main(int argc, char **argv)
 		.state_match = !cli.state_match || cli.replay ? CTS_MATCH_NONE :
 			       strcmp(cli.state_match, "petri-writes") == 0 ? CTS_MATCH_PETRI_WRITES :
 			       CTS_MATCH_PETRI,
-		.no_cutoffs = cli.no_cutoffs && !cli.replay,
 	};
 	strat = cts_strategy_create(cli.strategy, &scfg, err, sizeof(err));
 	if (!strat) {
@@ -608,11 +601,11 @@ int main(int argc, char **argv)
 	if (have_ps)
 		snprintf(petri_json, sizeof(petri_json),
 			 "{\"test_executions\": %" PRIu64 ", \"markings\": %" PRIu64
-			 ", \"terminals\": %" PRIu64 ", \"events\": %" PRIu64 ", \"places\": %" PRIu64
+			 ", \"terminals\": %" PRIu64 ", \"places\": %" PRIu64
 			 ", \"transitions\": %" PRIu64 ", \"memory_bytes\": %" PRIu64
 			 ", \"stutter_runs\": %" PRIu64 ", \"conflicts\": %" PRIu64
 			 ", \"matching\": %s, \"complete\": %s}",
-			 ps.runs, ps.markings, ps.terminals, ps.events, ps.places, ps.transitions,
+			 ps.runs, ps.markings, ps.terminals, ps.places, ps.transitions,
 			 ps.bytes, ps.stutters, ps.conflicts, ps.nomatch ? "false" : "true",
 			 ps.complete ? "true" : "false");
 	if (have_ps && cts_verbosity >= 2)

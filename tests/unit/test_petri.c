@@ -1,4 +1,4 @@
-/* Petri-net state matching (models/petri.h, strategies/unfold.h) through
+/* Petri-net state matching (models/petri.h, strategies/stateful.h) through
  * cts_explore on simulated programs: exact run counts against dfs and dpor,
  * programs whose interleavings converge to one marking and ones whose do
  * not, and every bug of the buggy scripts still found. */
@@ -12,7 +12,7 @@
 #include "strategies/explorer.h"
 #include "strategies/sim.h"
 #include "strategies/systematic.h"
-#include "strategies/unfold.h"
+#include "strategies/stateful.h"
 #include "tests/unit/tap.h"
 
 static char simdir[512];
@@ -36,9 +36,8 @@ static struct cts_sim *parse(const char *text)
 	return sim;
 }
 
-enum algo { DFS, DPOR, NAIVE, NAIVE_W, UNF, UNF_NOCUT, UNF_W };
-static const char *const algo_names[] = { "dfs", "dpor", "naive", "naive/writes", "unfold",
-					  "unfold --no-cutoffs", "unfold/writes" };
+enum algo { DFS, DPOR, NAIVE, NAIVE_W };
+static const char *const algo_names[] = { "dfs", "dpor", "naive", "naive/writes" };
 
 /* Final states of real runs (a few variables, and whether a bug ended the
  * run): state matching must reach every one dfs reaches. */
@@ -137,11 +136,8 @@ static struct outcome go(struct cts_sim *sim, enum algo a, bool stop_on_bug, str
 	struct cts_strategy *s;
 	if (a == DFS || a == DPOR)
 		s = cts_search_create(a == DFS ? CTS_SEARCH_DFS : CTS_SEARCH_DPOR, &sc, NULL);
-	else if (a == NAIVE || a == NAIVE_W)
-		s = cts_petri_dfs_create(&sc, a == NAIVE ? CTS_PETRI_VALUES : CTS_PETRI_WRITES);
 	else
-		s = cts_unfold_create(&sc, a == UNF_W ? CTS_PETRI_WRITES : CTS_PETRI_VALUES,
-				      a != UNF_NOCUT);
+		s = cts_petri_dfs_create(&sc, a == NAIVE ? CTS_PETRI_VALUES : CTS_PETRI_WRITES);
 	struct wrap *w = cts_xcalloc(1, sizeof(*w));
 	w->ops = (struct cts_strategy_ops){ .name = s->ops->name, .begin_run = w_begin,
 		.choose = w_choose, .executed = w_executed, .end_run = w_end,
@@ -174,10 +170,10 @@ static struct outcome go(struct cts_sim *sim, enum algo a, bool stop_on_bug, str
 static void show(const char *name, enum algo a, const struct outcome *o)
 {
 	tap_diag("%s %s: %" PRIu64 " runs, %d bugs, complete %d, markings %" PRIu64
-		 ", cut %" PRIu64 ", events %" PRIu64 ", places %" PRIu64 ", transitions %" PRIu64
+		 ", cut %" PRIu64 ", places %" PRIu64 ", transitions %" PRIu64
 		 ", conflicts %" PRIu64 " %s",
 		 name, algo_names[a], o->runs, o->nbugs, o->complete, o->ps.markings, o->ps.terminals,
-		 o->ps.events, o->ps.places, o->ps.transitions, o->ps.conflicts, o->ps.why);
+		 o->ps.places, o->ps.transitions, o->ps.conflicts, o->ps.why);
 }
 
 static bool same_finals(const struct finals *a, const struct finals *b)
@@ -194,7 +190,6 @@ static bool same_finals(const struct finals *a, const struct finals *b)
 	return true;
 }
 
-static int nalgos = NAIVE_W + 1;  /* raised once the unfolding is in */
 
 /* Every script of tests/sim: each state-matching search reaches exactly the
  * final states dfs reaches (so no bug class is hidden), completely, and
@@ -221,7 +216,7 @@ static void test_finals_vs_dfs(void)
 		run_limit = 0;
 		if (!d.complete && cts_sim_set_const(sim, "N", 1))
 			d = go(sim, DFS, false, &fd);
-		for (int a = NAIVE; a < nalgos; a++) {
+		for (int a = NAIVE; a <= NAIVE_W; a++) {
 			struct outcome o = go(sim, a, false, &fp);
 			bool same = same_finals(&fd, &fp);
 			if (!tap_ok(d.complete && o.complete && o.runs <= d.runs && same &&

@@ -1,14 +1,13 @@
-/* Petri-net state matching searches (unfold.h): the run machinery both
- * share (replay a transition sequence, then run on freely while the model
- * learns from every step), the naive stateful search (Fig. 5) and the
- * unfolding search (Fig. 6). */
+/* The naive stateful search with Petri-net state matching (stateful.h):
+ * the run machinery (replay a transition sequence, then run on freely while
+ * the model learns from every step) and the search over markings (Fig. 5). */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "models/error.h"
-#include "strategies/unfold.h"
+#include "strategies/stateful.h"
 
 /* ---- bit sets over threads, sized by the marking's thread count ---- */
 
@@ -49,12 +48,10 @@ struct vinfo {
 
 struct ustrat;
 static bool dfs_advance(struct ustrat *s);
-static bool unf_advance(struct ustrat *s);
 
 struct ustrat {
 	struct cts_strategy base;
 	struct cts_strategy_ops ops;
-	bool unfold, cutoffs;
 	struct cts_petri *net;
 	struct cts_pmark *cur, *tmp;
 	/* the run */
@@ -71,8 +68,6 @@ struct ustrat {
 	size_t vicap;
 	uint64_t *sleeps;
 	size_t nsleeps, sleepcap;
-	/* unfolding */
-	struct unf *u;
 	struct cts_petri_search_stats st;
 	char why[512];
 };
@@ -94,7 +89,7 @@ static bool u_begin(struct cts_strategy *base, uint64_t run)
 {
 	struct ustrat *s = (struct ustrat *)base;
 	(void)run;
-	if (s->started && !(s->unfold ? unf_advance(s) : dfs_advance(s))) {
+	if (s->started && !dfs_advance(s)) {
 		s->exhausted = true;
 		return false;
 	}
@@ -244,17 +239,6 @@ static void pop_frame(struct ustrat *s)
 	free(f->only);
 }
 
-static void set_target(struct ustrat *s, const int *tids, size_t n)
-{
-	if (n > s->tcap) {
-		s->tcap = n * 2;
-		s->target = cts_xrealloc(s->target, s->tcap * sizeof(*s->target));
-	}
-	if (n)
-		memcpy(s->target, tids, n * sizeof(*tids));
-	s->ntarget = n;
-}
-
 /* The sequence S of Fig. 5: the choices of the frames below the top. */
 static void target_from_stack(struct ustrat *s)
 {
@@ -402,24 +386,6 @@ static bool dfs_advance(struct ustrat *s)
 	return false;
 }
 
-/* ---- unfolding (Fig. 6) ---- */
-
-struct unf {
-	int dummy;
-};
-
-static bool unf_advance(struct ustrat *s)
-{
-	(void)set_target;
-	(void)s;
-	return false;
-}
-
-static void unf_free(struct unf *u)
-{
-	free(u);
-}
-
 /* ---- creation ---- */
 
 static void u_destroy(struct cts_strategy *base)
@@ -431,19 +397,17 @@ static void u_destroy(struct cts_strategy *base)
 	free(s->vi);
 	free(s->sleeps);
 	free(s->target);
-	unf_free(s->u);
 	cts_pmark_free(s->cur);
 	cts_pmark_free(s->tmp);
 	cts_petri_free(s->net);
 	free(s);
 }
 
-static struct ustrat *u_new(const struct cts_strategy_config *cfg, enum cts_petri_keying keying,
-			    bool unfold, bool cutoffs)
+static struct ustrat *u_new(const struct cts_strategy_config *cfg, enum cts_petri_keying keying)
 {
 	struct ustrat *s = cts_xcalloc(1, sizeof(*s));
 	s->ops = (struct cts_strategy_ops){
-		.name = unfold ? "unfold" : "dfs",
+		.name = "dfs",
 		.begin_run = u_begin,
 		.choose = u_choose,
 		.executed = u_executed,
@@ -454,9 +418,7 @@ static struct ustrat *u_new(const struct cts_strategy_config *cfg, enum cts_petr
 	};
 	s->base.ops = &s->ops;
 	s->base.cfg = *cfg;
-	s->unfold = unfold;
-	s->cutoffs = cutoffs;
-	s->net = cts_petri_new(keying, unfold);
+	s->net = cts_petri_new(keying, false);
 	s->tmp = cts_pmark_new(s->net);
 	return s;
 }
@@ -464,7 +426,7 @@ static struct ustrat *u_new(const struct cts_strategy_config *cfg, enum cts_petr
 struct cts_strategy *cts_petri_dfs_create(const struct cts_strategy_config *cfg,
 					  enum cts_petri_keying keying)
 {
-	struct ustrat *s = u_new(cfg, keying, false, true);
+	struct ustrat *s = u_new(cfg, keying);
 	bool fresh;
 	struct cts_pmark *m0 = cts_pmark_new(s->net);
 	push_frame(s, cts_petri_store(s->net, m0, &fresh), 1, NULL);
@@ -489,11 +451,4 @@ bool cts_petri_search_stats(const struct cts_strategy *base, struct cts_petri_se
 	out->complete = u_complete(base);
 	snprintf(out->why, sizeof(out->why), "%s", ps.why[0] ? ps.why : s->why);
 	return true;
-}
-
-struct cts_strategy *cts_unfold_create(const struct cts_strategy_config *cfg,
-				       enum cts_petri_keying keying, bool cutoffs)
-{
-	(void)cfg; (void)keying; (void)cutoffs;
-	return NULL;
 }
