@@ -123,7 +123,6 @@ enum { K_THREAD = 1, K_WORD, K_SYNC, K_HEAP, K_KERNEL, K_TCOUNT, K_BIG };
 enum { P_INIT = 1, P_TINIT, P_OBS, P_WVAL, P_WPART, P_WID, P_WID2, P_HELD, P_GEN };
 
 /* place flags */
-#define PF_TMPL     0x01  /* tmpl valid: the thread's next operation */
 #define PF_EXITED   0x02  /* the thread is gone */
 #define PF_TERMINAL 0x04  /* runs end here */
 #define PF_SPIN     0x08  /* seen held back as spinning: never predict */
@@ -134,7 +133,10 @@ struct pinfo {
 	uint8_t flags;
 	uint8_t known;       /* word places: bytes of `bytes` known */
 	int32_t holder;      /* P_HELD: the owner, depth in `bytes` */
-	int32_t tmpl;        /* index into tmpls */
+	/* The thread's next operation (index into tmpls, -1 unknown), when
+	 * other threads live [0] and when it is alone [1]: the tracer makes no
+	 * memory access visible while a single thread lives. */
+	int32_t tmpl[2];
 	uint32_t parked;     /* thread places: component + 1 of the barrier or futex the
 	                      * step into it may leave the thread parked on */
 	uint64_t bytes;
@@ -210,7 +212,7 @@ static uint32_t place_get(struct cts_petri *n, const uint64_t *k, size_t len, ui
 			n->picap = n->picap ? n->picap * 2 : 1024;
 			n->pi = cts_xrealloc(n->pi, n->picap * sizeof(*n->pi));
 		}
-		n->pi[id] = (struct pinfo){ .comp = comp, .holder = -1, .tmpl = -1 };
+		n->pi[id] = (struct pinfo){ .comp = comp, .holder = -1, .tmpl = { -1, -1 } };
 	}
 	return id;
 }
@@ -564,6 +566,31 @@ static struct pinfo *thread_pi(struct cts_petri *n, const struct cts_pmark *m, i
 	return &n->pi[*place];
 }
 
+/* No other thread of m lives. */
+static bool alone_in(const struct cts_petri *n, const struct cts_pmark *m, int tid)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		const struct cinfo *c = &n->ci[m->e[i] >> 32];
+		if (c->kind == K_THREAD && c->tid != tid &&
+		    !(n->pi[(uint32_t)m->e[i]].flags & PF_EXITED))
+			return false;
+	}
+	return true;
+}
+
+/* tid's next operation at m, NULL if not known. */
+static const struct cts_event *tmpl_at(const struct cts_petri *n, const struct cts_pmark *m,
+				       int tid, const struct pinfo *pi)
+{
+	int32_t t = pi->tmpl[alone_in(n, m, tid)];
+	return t >= 0 ? &n->tmpls[t] : NULL;
+}
+
+bool cts_petri_skips(const struct cts_petri *n, const struct cts_pmark *m, int tid, cts_op op)
+{
+	return cts_op_is_range(op) && alone_in(n, m, tid);
+}
+
 /* The transition key of tid at m for its next operation ev: NONE-free. */
 static uint32_t trans_key(struct cts_petri *n, const struct cts_pmark *m, int tid, uint32_t L,
 			  const struct cts_event *ev, size_t *nin)
@@ -849,7 +876,7 @@ void cts_petri_see(struct cts_petri *n, const struct cts_pmark *m, int tid, bool
 	if (!pi)
 		return;
 	if (!alive) {
-		if (pi->flags & PF_TMPL) {
+		if (pi->tmpl[0] >= 0 || pi->tmpl[1] >= 0) {
 			n->conflicts++;
 			note(n, "a thread ended where it had run on before");
 		}
@@ -861,7 +888,10 @@ void cts_petri_see(struct cts_petri *n, const struct cts_pmark *m, int tid, bool
 		note(n, "a thread ran on where it had ended before");
 		return;
 	}
-	if (!(pi->flags & PF_TMPL)) {
+	int al = alone_in(n, m, tid);
+	if (al && cts_op_is_range(pending->op))
+		return;  /* cts_petri_skips */
+	if (pi->tmpl[al] < 0) {
 		if (n->ntmpls == n->tmplcap) {
 			n->tmplcap = n->tmplcap ? n->tmplcap * 2 : 256;
 			n->tmpls = cts_xrealloc(n->tmpls, n->tmplcap * sizeof(*n->tmpls));
@@ -871,11 +901,13 @@ void cts_petri_see(struct cts_petri *n, const struct cts_pmark *m, int tid, bool
 		t->value = t->op == CTS_OP_SEM_INIT || t->op == CTS_OP_BARRIER_INIT ? t->value : 0;
 		t->result = 0;
 		pi = &n->pi[L];
-		pi->tmpl = (int32_t)n->ntmpls++;
-		pi->flags |= PF_TMPL;
+		pi->tmpl[al] = (int32_t)n->ntmpls++;
 	} else {
-		struct cts_event *t = &n->tmpls[pi->tmpl];
+		struct cts_event *t = &n->tmpls[pi->tmpl[al]];
 		if (!same_op(t, pending)) {
+			char a[96], b[96];
+			cts_debug_msg("petri: thread %d at place %u: modelled '%s', does '%s'", tid, L,
+				      cts_event_str(t, a, sizeof(a)), cts_event_str(pending, b, sizeof(b)));
 			n->conflicts++;
 			note(n, "a thread did something else from the same abstract state");
 			return;
@@ -888,7 +920,7 @@ void cts_petri_see(struct cts_petri *n, const struct cts_pmark *m, int tid, bool
 	if (outside)
 		return;
 	size_t nin;
-	uint32_t t = trans_key(n, m, tid, L, &n->tmpls[n->pi[L].tmpl], &nin);
+	uint32_t t = trans_key(n, m, tid, L, &n->tmpls[n->pi[L].tmpl[al]], &nin);
 	struct tinfo *ti = &n->ti[t];
 	if (enabled && ti->state != T_FIRES)
 		ti->state = T_ENABLED;
@@ -901,9 +933,11 @@ void cts_petri_executed(struct cts_petri *n, struct cts_pmark *m, const struct c
 	uint32_t L;
 	int tid = done->tid;
 	struct pinfo *pi = thread_pi(n, m, tid, &L);
-	if (!pi || !(pi->flags & PF_TMPL))
+	if (cts_petri_skips(n, m, tid, done->op))
 		return;
-	const struct cts_event *tm = &n->tmpls[pi->tmpl];
+	const struct cts_event *tm = pi ? tmpl_at(n, m, tid, pi) : NULL;
+	if (!tm)
+		return;
 	size_t nin;
 	uint32_t t = trans_key(n, m, tid, L, tm, &nin);
 	if (done->op == CTS_OP_WRITE && n->keying == CTS_PETRI_VALUES) {
@@ -932,7 +966,7 @@ void cts_petri_run_ended(struct cts_petri *n, const struct cts_pmark *m, int tid
 {
 	uint32_t L;
 	struct pinfo *pi = thread_pi(n, m, tid, &L);
-	if (pi && !(pi->flags & (PF_TMPL | PF_EXITED)))
+	if (pi && !tmpl_at(n, m, tid, pi) && !(pi->flags & PF_EXITED))
 		pi->flags |= PF_TERMINAL;
 }
 
@@ -1003,10 +1037,10 @@ enum cts_pstatus cts_petri_status(struct cts_petri *n, const struct cts_pmark *m
 	const struct pinfo *pi = thread_pi(n, m, tid, &L);
 	if (!pi || (pi->flags & (PF_EXITED | PF_TERMINAL)))
 		return CTS_PS_GONE;
-	if (!(pi->flags & PF_TMPL))
+	const struct cts_event *tm = tmpl_at(n, m, tid, pi);
+	if (!tm)
 		return CTS_PS_UNKNOWN;
 	size_t nin;
-	const struct cts_event *tm = &n->tmpls[pi->tmpl];
 	uint32_t t = trans_key(n, m, tid, L, tm, &nin);
 	switch (n->ti[t].state) {
 	case T_FIRES:
@@ -1034,19 +1068,18 @@ const struct cts_event *cts_petri_next_op(const struct cts_petri *n, const struc
 {
 	uint32_t L;
 	const struct pinfo *pi = thread_pi((struct cts_petri *)n, m, tid, &L);
-	if (!pi || !(pi->flags & PF_TMPL))
-		return NULL;
-	return &n->tmpls[pi->tmpl];
+	return pi ? tmpl_at(n, m, tid, pi) : NULL;
 }
 
 uint32_t cts_petri_key(struct cts_petri *n, const struct cts_pmark *m, int tid)
 {
 	uint32_t L;
 	const struct pinfo *pi = thread_pi(n, m, tid, &L);
-	if (!pi || !(pi->flags & PF_TMPL))
+	const struct cts_event *tm = pi ? tmpl_at(n, m, tid, pi) : NULL;
+	if (!tm)
 		return 0;
 	size_t nin;
-	return trans_key(n, m, tid, L, &n->tmpls[pi->tmpl], &nin) + 1;
+	return trans_key(n, m, tid, L, tm, &nin) + 1;
 }
 
 bool cts_petri_fire(struct cts_petri *n, struct cts_pmark *m, int tid)

@@ -56,6 +56,12 @@ void cts_petri_see(struct cts_petri *n, const struct cts_pmark *m, int tid, bool
 		   const struct cts_event *pending, bool enabled, bool spinning, bool outside);
 /* Thread done->tid executed done (with its outcome): m moves on. */
 void cts_petri_executed(struct cts_petri *n, struct cts_pmark *m, const struct cts_event *done);
+/* The model leaves out memory accesses of a thread that runs alone: the
+ * tracer shows them only while another thread lives, and when it stops
+ * showing them depends on when the kernel reports a thread's death. What a
+ * lone thread does is still a function of its place and the memory, which
+ * the marking determines. */
+bool cts_petri_skips(const struct cts_petri *n, const struct cts_pmark *m, int tid, cts_op op);
 /* The run ended (not cut short) right after tid's last step: its place is
  * where runs end (a crash, an assert, exit). */
 void cts_petri_run_ended(struct cts_petri *n, const struct cts_pmark *m, int tid);

@@ -48,11 +48,13 @@ struct vinfo {
 
 struct ustrat;
 static bool dfs_advance(struct ustrat *s);
+static void restart(struct ustrat *s);
 
 struct ustrat {
 	struct cts_strategy base;
 	struct cts_strategy_ops ops;
 	struct cts_petri *net;
+	enum cts_petri_keying keying;
 	struct cts_pmark *cur, *tmp;
 	/* the run */
 	int *target;
@@ -61,6 +63,7 @@ struct ustrat {
 	bool stutter;          /* the run stopped at a held-back spinner's step... */
 	uint64_t stutter_at;   /* ...this one of the target */
 	uint64_t executed;
+	uint64_t msteps;       /* steps of this run the model counts */
 	/* naive */
 	struct frame *stack;
 	size_t depth, cap;
@@ -71,6 +74,8 @@ struct ustrat {
 	struct cts_petri_search_stats st;
 	char why[512];
 };
+
+#define MAX_RESTARTS 16
 
 /* ---- runs ---- */
 
@@ -97,6 +102,7 @@ static bool u_begin(struct cts_strategy *base, uint64_t run)
 	cts_pmark_free(s->cur);
 	s->cur = cts_pmark_new(s->net);
 	s->executed = 0;
+	s->msteps = 0;
 	s->stutter = false;
 	return true;
 }
@@ -106,9 +112,18 @@ static int u_choose(struct cts_strategy *base, const struct cts_sched_point *pt)
 	struct ustrat *s = (struct ustrat *)base;
 	uint64_t k = pt->step;
 
+	/* the threads gone first: who lives decides what the others do next */
+	for (int pass = 0; pass < 2; pass++)
+		for (int t = 0; t < pt->nthreads; t++)
+			if (pt->alive[t] == (pass == 1))
+				cts_petri_see(s->net, s->cur, t, pt->alive[t], &pt->pending[t],
+					      pt->enabled[t], pt->spinning && pt->spinning[t],
+					      pt->outside && pt->outside[t]);
 	for (int t = 0; t < pt->nthreads; t++)
-		cts_petri_see(s->net, s->cur, t, pt->alive[t], &pt->pending[t], pt->enabled[t],
-			      pt->spinning && pt->spinning[t], pt->outside && pt->outside[t]);
+		if (pt->alive[t] && pt->enabled[t] &&
+		    cts_petri_skips(s->net, s->cur, t, pt->pending[t].op))
+			return t;   /* not a step of the model */
+	k = s->msteps;
 	if (k < s->ntarget) {
 		int t = s->target[k];
 		const struct cts_event *want = cts_petri_next_op(s->net, s->cur, t);
@@ -151,6 +166,8 @@ static void u_executed(struct cts_strategy *base, const struct cts_sched_point *
 {
 	struct ustrat *s = (struct ustrat *)base;
 	(void)pt;
+	if (!cts_petri_skips(s->net, s->cur, ev->tid, ev->op))
+		s->msteps++;
 	cts_petri_executed(s->net, s->cur, ev);
 	s->executed++;
 	if (ev->op == CTS_OP_PROC_EXIT)
@@ -174,6 +191,17 @@ static void u_end_run(struct cts_strategy *base, const struct cts_run_summary *s
 {
 	struct ustrat *s = (struct ustrat *)base;
 	s->st.runs++;
+	struct cts_petri_stats ps;
+	cts_petri_get_stats(s->net, &ps);
+	if (ps.conflicts && s->st.restarts < MAX_RESTARTS) {
+		/* The run contradicted the model: in break mode the tracer learns
+		 * new shared access points as it goes, so a thread's visible
+		 * operations can change from one run to the next. Start over with
+		 * a fresh model; the runs so far only cost time. */
+		s->st.restarts++;
+		restart(s);
+		return;
+	}
 	if (s->stutter) {
 		s->st.stutters++;
 		return;
@@ -183,13 +211,38 @@ static void u_end_run(struct cts_strategy *base, const struct cts_run_summary *s
 		s->incomplete = true;
 		return;
 	}
-	if (s->executed < s->ntarget) {
+	if (s->msteps < s->ntarget) {
 		s->incomplete = true;
 		snprintf(s->why, sizeof(s->why), "a run ended before reaching its target marking");
 	}
 	bool fresh;
 	uint32_t id = cts_petri_store(s->net, s->cur, &fresh);
 	vinfo(s, id)->run_end = true;   /* a crash, a deadlock or the exit: confirmed here */
+}
+
+static void push_frame(struct ustrat *s, uint32_t mark, int nthreads, const uint64_t *sleep);
+static void pop_frame(struct ustrat *s);
+
+/* Forget the model and the search: begin again at the initial marking. */
+static void restart(struct ustrat *s)
+{
+	while (s->depth)
+		pop_frame(s);
+	enum cts_petri_keying k = s->keying;
+	cts_petri_free(s->net);
+	s->net = cts_petri_new(k, false);
+	memset(s->vi, 0, s->vicap * sizeof(*s->vi));
+	s->nsleeps = 0;
+	s->incomplete = false;
+	s->st.markings = s->st.terminals = 0;
+	cts_pmark_free(s->tmp);
+	cts_pmark_free(s->cur);
+	s->cur = NULL;
+	s->tmp = cts_pmark_new(s->net);
+	bool fresh;
+	push_frame(s, cts_petri_store(s->net, s->tmp, &fresh), 1, NULL);
+	s->started = false;
+	s->ntarget = 0;
 }
 
 static bool u_complete(const struct cts_strategy *base)
@@ -418,6 +471,7 @@ static struct ustrat *u_new(const struct cts_strategy_config *cfg, enum cts_petr
 	};
 	s->base.ops = &s->ops;
 	s->base.cfg = *cfg;
+	s->keying = keying;
 	s->net = cts_petri_new(keying, false);
 	s->tmp = cts_pmark_new(s->net);
 	return s;

@@ -24,6 +24,7 @@ struct cts_petri_search_stats {
 	uint64_t runs;         /* test executions */
 	uint64_t markings;     /* markings stored (visited) */
 	uint64_t terminals;    /* visits cut at a marking explored before */
+	uint64_t restarts;     /* the model was contradicted and the search began again */
 	uint64_t stutters;     /* runs stopped at a step the explorer holds back (a spin) */
 	uint64_t places, transitions, bytes;
 	uint64_t conflicts;    /* observations that contradicted the model */

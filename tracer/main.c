@@ -603,10 +603,11 @@ int main(int argc, char **argv)
 			 "{\"test_executions\": %" PRIu64 ", \"markings\": %" PRIu64
 			 ", \"terminals\": %" PRIu64 ", \"places\": %" PRIu64
 			 ", \"transitions\": %" PRIu64 ", \"memory_bytes\": %" PRIu64
-			 ", \"stutter_runs\": %" PRIu64 ", \"conflicts\": %" PRIu64
+			 ", \"stutter_runs\": %" PRIu64 ", \"restarts\": %" PRIu64
+			 ", \"conflicts\": %" PRIu64
 			 ", \"matching\": %s, \"complete\": %s}",
 			 ps.runs, ps.markings, ps.terminals, ps.places, ps.transitions,
-			 ps.bytes, ps.stutters, ps.conflicts, ps.nomatch ? "false" : "true",
+			 ps.bytes, ps.stutters, ps.restarts, ps.conflicts, ps.nomatch ? "false" : "true",
 			 ps.complete ? "true" : "false");
 	if (have_ps && cts_verbosity >= 2)
 		fprintf(stderr, "cts-trace: state matching %s%s%s\n", petri_json,
