@@ -902,6 +902,9 @@ void cts_petri_see(struct cts_petri *n, const struct cts_pmark *m, int tid, bool
 		t->result = 0;
 		pi = &n->pi[L];
 		pi->tmpl[al] = (int32_t)n->ntmpls++;
+		/* not a memory access: visible the same whether it is alone or not */
+		if (!cts_op_is_range(pending->op) && pi->tmpl[!al] < 0)
+			pi->tmpl[!al] = pi->tmpl[al];
 	} else {
 		struct cts_event *t = &n->tmpls[pi->tmpl[al]];
 		if (!same_op(t, pending)) {
