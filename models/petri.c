@@ -120,13 +120,15 @@ static void itab_free(struct itab *t)
 /* ---- the net ---- */
 
 enum { K_THREAD = 1, K_WORD, K_SYNC, K_HEAP, K_KERNEL, K_TCOUNT, K_BIG };
-enum { P_INIT = 1, P_TINIT, P_OBS, P_WVAL, P_WPART, P_WID, P_WID2, P_HELD, P_GEN };
+enum { P_INIT = 1, P_TINIT, P_OBS, P_WVAL, P_WPART, P_WID, P_WID2, P_HELD, P_GEN, P_HEAPW };
 
 /* place flags */
 #define PF_EXITED   0x02  /* the thread is gone */
 #define PF_TERMINAL 0x04  /* runs end here */
 #define PF_SPIN     0x08  /* seen held back as spinning: never predict */
 #define PF_WVAL     0x10  /* wval: the value its write stores */
+#define PF_HEAP     0x20  /* word places: contents the allocator may change (a block
+                           * freed or allocated): read with the heap's place */
 
 struct pinfo {
 	uint32_t comp;       /* for thread places: unused */
@@ -480,9 +482,15 @@ static size_t op_inputs(struct cts_petri *n, const struct cts_pmark *m, int tid,
 		in_add(n, &k, tp->parked - 1, false);  /* released by that object */
 	switch (ev->op) {
 	case CTS_OP_READ: case CTS_OP_WRITE: case CTS_OP_RMW: case CTS_OP_ATOMIC:
-	case CTS_OP_LIB_READ: case CTS_OP_LIB_WRITE:
+	case CTS_OP_LIB_READ: case CTS_OP_LIB_WRITE: {
 		words_of(n, m, tid, ev, &k);
+		bool heap = false;
+		for (size_t i = 0; i < k && !heap; i++)
+			heap = n->in_c[i] && (n->pi[mk_place(n, m, n->in_c[i])].flags & PF_HEAP);
+		if (heap)
+			in_add(n, &k, comp_get(n, K_HEAP, 0, -1), false);
 		break;
+	}
 	case CTS_OP_FREE: case CTS_OP_ALLOC:
 		in_add(n, &k, comp_get(n, K_HEAP, 0, -1), true);
 		words_of(n, m, tid, ev, &k);
@@ -646,6 +654,8 @@ static bool learn(struct cts_petri *n, uint32_t p, const struct cts_event *ev, u
 	uint8_t kb = (uint8_t)(((1u << size) - 1) << off);
 	uint64_t v = (value << (off * 8)) & bm;
 	struct pinfo *pi = &n->pi[p];
+	if (pi->flags & PF_HEAP)
+		return true;  /* its bytes change with the heap */
 	uint64_t km = 0;
 	for (int b = 0; b < 8; b++)
 		if (pi->known >> b & 1)
@@ -663,6 +673,14 @@ static uint32_t word_after(struct cts_petri *n, uint32_t comp, uint32_t old, uin
 {
 	uint64_t w = n->ci[comp].key;
 	bool whole = ev->op == CTS_OP_WRITE && ev->obj == w * 8 && ev->size == 8;
+	if (ev->op == CTS_OP_FREE || ev->op == CTS_OP_ALLOC || (n->pi[old].flags & PF_HEAP)) {
+		/* the allocator writes its lists into freed blocks during later heap
+		 * calls: such a word stays tied to the heap's place */
+		uint64_t k[4] = { P_HEAPW, w, L, old };
+		uint32_t p = place_get(n, k, 4, comp);
+		n->pi[p].flags |= PF_HEAP;
+		return p;
+	}
 	if (n->keying == CTS_PETRI_VALUES && in_word(ev) && ev->op != CTS_OP_LIB_WRITE &&
 	    ev->op != CTS_OP_FREE && ev->op != CTS_OP_ALLOC) {
 		uint32_t off = (uint32_t)(ev->obj & 7), size = ev->size ? ev->size : 1;
@@ -992,6 +1010,8 @@ static bool predict(struct cts_petri *n, const struct cts_pmark *m, int tid, uin
 			if (!in_word(tm) || nin != 1)
 				return false;
 			const struct pinfo *wp = &n->pi[mk_place(n, m, n->in_c[0])];
+			if (wp->flags & PF_HEAP)
+				return false;
 			uint32_t off = (uint32_t)(tm->obj & 7), size = tm->size ? tm->size : 1;
 			uint8_t need = (uint8_t)(((1u << size) - 1) << off);
 			if ((wp->known & need) != need)

@@ -391,6 +391,8 @@ static bool dfs_advance(struct ustrat *s)
 			bool need = u > 0 || (en == 0 && alive > 0 && !vinfo(s, f->mark)->run_end &&
 					      !cts_petri_terminal(s->net, s->tmp));
 			if (need && (f->runs == 0 || u < f->last_unknown)) {
+				cts_debug_msg("petri: run to marking %u at depth %zu: %u threads unknown, "
+					      "%d enabled, %d live", f->mark, s->depth - 1, u, en, alive);
 				f->runs++;
 				f->last_unknown = u;
 				target_from_stack(s);
@@ -417,6 +419,7 @@ static bool dfs_advance(struct ustrat *s)
 			pop_frame(s);
 			continue;
 		}
+		cts_debug_msg("petri: depth %zu marking %u: fire thread %d", s->depth - 1, f->mark, pick);
 		/* the child's sleep set: asleep or explored here, independent of pick */
 		uint64_t *cs = fr_alloc(f->nw);
 		for (int t = 0; t < nt; t++)
