@@ -60,6 +60,7 @@ struct ustrat {
 	int *target;
 	size_t ntarget, tcap;
 	bool started, exhausted, incomplete;
+	bool diverged;         /* the run could not follow its target */
 	bool stutter;          /* the run stopped at a held-back spinner's step... */
 	uint64_t stutter_at;   /* ...this one of the target */
 	uint64_t executed;
@@ -86,8 +87,12 @@ static int diverge(struct ustrat *s, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(s->why, sizeof(s->why), fmt, ap);
 	va_end(ap);
+	cts_debug_msg("petri: %s", s->why);
+	/* Not the explorer's divergence (that ends the whole search): the model
+	 * was wrong here, so this run stops and the search starts over. */
 	s->incomplete = true;
-	return CTS_CHOOSE_DIVERGED;
+	s->diverged = true;
+	return CTS_CHOOSE_STOP;
 }
 
 static bool u_begin(struct cts_strategy *base, uint64_t run)
@@ -104,6 +109,7 @@ static bool u_begin(struct cts_strategy *base, uint64_t run)
 	s->executed = 0;
 	s->msteps = 0;
 	s->stutter = false;
+	s->diverged = false;
 	return true;
 }
 
@@ -193,7 +199,7 @@ static void u_end_run(struct cts_strategy *base, const struct cts_run_summary *s
 	s->st.runs++;
 	struct cts_petri_stats ps;
 	cts_petri_get_stats(s->net, &ps);
-	if (ps.conflicts && s->st.restarts < MAX_RESTARTS) {
+	if ((ps.conflicts || s->diverged) && s->st.restarts < MAX_RESTARTS) {
 		/* The run contradicted the model: in break mode the tracer learns
 		 * new shared access points as it goes, so a thread's visible
 		 * operations can change from one run to the next. Start over with
