@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "models/error.h"
 #include "strategies/stateful.h"
 
@@ -65,6 +66,7 @@ struct ustrat {
 	uint64_t stutter_at;   /* ...this one of the target */
 	uint64_t executed;
 	uint64_t msteps;       /* steps of this run the model counts */
+	double t0;             /* when the search began (cfg.time_limit) */
 	/* naive */
 	struct frame *stack;
 	size_t depth, cap;
@@ -368,15 +370,29 @@ static uint32_t unknowns(struct ustrat *s, const struct cts_pmark *m, int *en, i
 	return u;
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 /* Runs the DFS until it needs a test run (true, s->target set) or is done. */
 static bool dfs_advance(struct ustrat *s)
 {
+	uint64_t iter = 0;
 	if (s->stutter) {
 		/* frame stutter_at chose the held-back step: leave its subtree */
 		while (s->depth > s->stutter_at + 1)
 			pop_frame(s);
 	}
 	while (s->depth > 0) {
+		if ((++iter & 4095) == 0 && s->base.cfg.time_limit > 0 &&
+		    now_s() - s->t0 > s->base.cfg.time_limit) {
+			s->incomplete = true;  /* --time ran out inside the model */
+			snprintf(s->why, sizeof(s->why), "the time limit ran out");
+			return false;
+		}
 		struct frame *f = &s->stack[s->depth - 1];
 		cts_petri_load(s->net, f->mark, s->tmp);
 		if (f->phase == PH_ENTER) {
@@ -481,6 +497,7 @@ static struct ustrat *u_new(const struct cts_strategy_config *cfg, enum cts_petr
 	s->base.ops = &s->ops;
 	s->base.cfg = *cfg;
 	s->keying = keying;
+	s->t0 = now_s();
 	s->net = cts_petri_new(keying, false);
 	s->tmp = cts_pmark_new(s->net);
 	return s;

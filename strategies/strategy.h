@@ -46,6 +46,8 @@ struct cts_strategy_config {
 		CTS_MATCH_PETRI,        /* reads keyed by the value read */
 		CTS_MATCH_PETRI_WRITES, /* the paper's keying: by the write read from */
 	} state_match;
+	double time_limit;   /* seconds, 0 = none: a state-matching search also stops
+	                      * between runs (its model-only search can be long) */
 };
 
 #define CTS_CHOOSE_DIVERGED (-2) /* replaying strategy: program did something else */

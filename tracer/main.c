@@ -463,6 +463,7 @@ int main(int argc, char **argv)
 		.state_match = !cli.state_match || cli.replay ? CTS_MATCH_NONE :
 			       strcmp(cli.state_match, "petri-writes") == 0 ? CTS_MATCH_PETRI_WRITES :
 			       CTS_MATCH_PETRI,
+		.time_limit = cli.time_limit,
 	};
 	strat = cts_strategy_create(cli.strategy, &scfg, err, sizeof(err));
 	if (!strat) {

@@ -37,7 +37,7 @@ int main(int argc, char **argv)
 	const char *lr = getenv("LIMIT_RUNS"), *ls = getenv("LIMIT_SECONDS");
 	struct cts_objmodel *m = cts_objmodel_new(false);
 	struct cts_backend be = cts_sim_backend(sim, m);
-	struct cts_strategy_config sc = { .max_steps = 100000 };
+	struct cts_strategy_config sc = { .max_steps = 100000, .time_limit = ls ? atof(ls) : 600 };
 	struct cts_strategy *s;
 	if (strcmp(argv[2], "dfs") == 0)
 		s = cts_search_create(CTS_SEARCH_DFS, &sc, NULL);
