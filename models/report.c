@@ -198,6 +198,11 @@ static json_t *report_json(const struct cts_report_info *info, const struct cts_
 		if (t)
 			json_object_set_new(root, "tracer", t);
 	}
+	if (info->strategy_json) {
+		json_t *t = json_loads(info->strategy_json, 0, NULL);
+		if (t)
+			json_object_set_new(root, "state_matching", t);
+	}
 	json_object_set_new(root, "internal_error",
 			    res->internal_error ? jstr(res->error) : json_null());
 	for (int i = 0; i < res->nbugs; i++)

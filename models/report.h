@@ -22,6 +22,7 @@ struct cts_report_info {
 	uint64_t seed;
 	const char *self;         /* cts-trace path for replay commands */
 	const char *backend_json; /* optional: a JSON object of backend counters */
+	const char *strategy_json;/* optional: a JSON object of the strategy's counters */
 	const struct cts_backend *backend; /* optional: names the pcs and variables of races */
 	const struct cts_suspects *suspects; /* active testing: suspects and confirmations, or NULL */
 	const struct cts_suspects *breaks;   /* --break groups and their hits, or NULL */

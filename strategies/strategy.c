@@ -3,6 +3,7 @@
 #include "strategies/active.h"
 #include "strategies/strategy.h"
 #include "strategies/systematic.h"
+#include "strategies/stateful.h"
 
 struct entry {
 	const char *name;
@@ -33,6 +34,21 @@ struct cts_strategy *cts_strategy_create(const char *name, const struct cts_stra
 	if (strstr(name, "fuzzer") ||
 	    (cfg->active && cts_suspects_count(cfg->active->breaks) > 0))
 		return cts_active_create(name, cfg, err, errlen);
+	/* Petri-net state matching (strategies/stateful.h) */
+	enum cts_petri_keying keying = cfg->state_match == CTS_MATCH_PETRI_WRITES ?
+				       CTS_PETRI_WRITES : CTS_PETRI_VALUES;
+	if (strcmp(name, "unfold") == 0) {
+		snprintf(err, errlen, "strategy 'unfold' (Petri-net unfolding with cut-offs) is not "
+			 "implemented yet; use --strategy dfs --state-match petri");
+		return NULL;
+	}
+	if (cfg->state_match != CTS_MATCH_NONE && strcmp(name, "dfs") == 0)
+		return cts_petri_dfs_create(cfg, keying);
+	if (cfg->state_match != CTS_MATCH_NONE) {
+		snprintf(err, errlen, "--state-match works with --strategy dfs (and unfold), not '%s'",
+			 name);
+		return NULL;
+	}
 	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
 		if (strcmp(table[i].name, name) != 0)
 			continue;

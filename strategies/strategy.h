@@ -51,6 +51,15 @@ struct cts_strategy_config {
 	const char *schedule_file; /* replay: the file to load, unless... */
 	const struct cts_schedule *schedule; /* ...the caller parsed it already (borrowed) */
 	const struct cts_active_options *active; /* active testing, --break (strategies/active.h) */
+	/* Petri-net state matching (strategies/stateful.h): with dfs, the naive
+	 * stateful search. */
+	enum cts_state_match {
+		CTS_MATCH_NONE = 0,
+		CTS_MATCH_PETRI,        /* reads keyed by the value read */
+		CTS_MATCH_PETRI_WRITES, /* the paper's keying: by the write read from */
+	} state_match;
+	double time_limit;   /* seconds, 0 = none: a state-matching search also stops
+	                      * between runs (its model-only search can be long) */
 };
 
 #define CTS_CHOOSE_DIVERGED (-2) /* replaying strategy: program did something else */

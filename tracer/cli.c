@@ -15,6 +15,7 @@ enum {
 	O_KEEPGOING, O_RACES, O_WATCH, O_TRACELIB, O_OUTPUT, O_NOFORK, O_FAILINC, O_CHECK,
 	O_MAXTHREADS,
 	O_BREAK, O_SUSPECTS, O_SUSPECTS_FROM, O_TRIES,
+	O_STATEMATCH,
 };
 
 static const struct option opts[] = {
@@ -49,6 +50,7 @@ static const struct option opts[] = {
 	{ "tries", required_argument, 0, O_TRIES },
 	{ "help", no_argument, 0, 'h' },
 	{ "version", no_argument, 0, 'V' },
+	{ "state-match", required_argument, 0, O_STATEMATCH },
 	{ 0, 0, 0, 0 },
 };
 
@@ -232,6 +234,12 @@ static int one_option(struct cts_cli *c, int opt, const char *arg, char *err, si
 	case 'q': c->verbosity = 0; return 0;
 	case 'v': c->verbosity = c->verbosity < 2 ? 2 : c->verbosity; return 0;
 	case 'd': c->verbosity = 3; return 0;
+	case O_STATEMATCH:
+		if (strcmp(arg, "petri") && strcmp(arg, "petri-writes") && strcmp(arg, "none"))
+			return bad(err, errlen, "--state-match wants petri, petri-writes or none, not '%.64s'",
+				   arg);
+		c->state_match = strcmp(arg, "none") ? arg : NULL;
+		return 0;
 	case 'h': return CTS_CLI_HELP;
 	case 'V': return CTS_CLI_VERSION;
 	default: return bad(err, errlen, "internal: option %d not handled", opt);

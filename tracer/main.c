@@ -16,6 +16,7 @@
 #include "models/suspects.h"
 #include "strategies/active.h"
 #include "strategies/explorer.h"
+#include "strategies/stateful.h"
 #include "tracer/cli.h"
 #include "tracer/elf.h"
 #include "tracer/tracer.h"
@@ -50,6 +51,11 @@ static void usage(FILE *f)
 "      --seed N          random seed (default 1)\n"
 "      --depth D         pct: bug depth d (default 3)\n"
 "      --bound K         pcb/idb: preemption or delay bound (default 1)\n"
+"      --state-match petri|petri-writes  with dfs: Petri-net state matching (the\n"
+"                        naive stateful search of Kahkonen & Heljanko 2014): runs that\n"
+"                        reach a known abstract state are cut; petri-writes keys reads\n"
+"                        by the write they read from instead of the value read. In sync\n"
+"                        mode plain memory is invisible: it covers lock-level state only\n"
 "      --max-steps N     per-run step budget (default 100000)\n"
 "      --max-threads N   threads one run may create, counting every thread ever\n"
 "                        created (default 65536); more ends with status 2\n"
@@ -357,8 +363,12 @@ static const char *strategy_desc(const struct cts_cli *c, const struct cts_sched
 		snprintf(buf, len, "%s bound=%" PRIu64, s, c->bound);
 	else if (strcmp(s, "random") == 0 || (strstr(s, "fuzzer") && !c->replay))
 		snprintf(buf, len, "%s seed=%" PRIu64, s, c->seed);
+	else if (c->replay && sched && sched->strategy)
+		snprintf(buf, len, "%s", sched->strategy);
+	else if (c->state_match)
+		snprintf(buf, len, "%s state-match=%s", s, c->state_match);
 	else
-		snprintf(buf, len, "%s", c->replay && sched && sched->strategy ? sched->strategy : s);
+		snprintf(buf, len, "%s", s);
 	return buf;
 }
 
@@ -506,10 +516,17 @@ int main(int argc, char **argv)
 		status = EXIT_USAGE;
 		goto out;
 	}
+	if (mode == CTS_MODE_SYNC && cli.state_match && !cli.replay && cts_verbosity >= 1)
+		cts_error_msg("warning: in sync mode plain memory accesses are invisible, so Petri-net "
+			      "state matching covers lock-level state only (use --mode break)");
 	struct cts_strategy_config scfg = {
 		.seed = cli.seed, .depth = (int)cli.depth, .bound = (int)cli.bound,
 		.max_steps = cli.max_steps, .schedule_file = cli.replay, .schedule = sched,
 		.active = cli.replay ? NULL : &aopt,
+		.state_match = !cli.state_match || cli.replay ? CTS_MATCH_NONE :
+			       strcmp(cli.state_match, "petri-writes") == 0 ? CTS_MATCH_PETRI_WRITES :
+			       CTS_MATCH_PETRI,
+		.time_limit = cli.time_limit,
 	};
 	strat = cts_strategy_create(cli.strategy, &scfg, err, sizeof(err));
 	if (!strat) {
@@ -663,12 +680,30 @@ int main(int argc, char **argv)
 				status = EXIT_USAGE;
 		}
 	}
+	char petri_json[512];
+	struct cts_petri_search_stats ps;
+	bool have_ps = cts_petri_search_stats(strat, &ps);
+	if (have_ps)
+		snprintf(petri_json, sizeof(petri_json),
+			 "{\"test_executions\": %" PRIu64 ", \"markings\": %" PRIu64
+			 ", \"terminals\": %" PRIu64 ", \"places\": %" PRIu64
+			 ", \"transitions\": %" PRIu64 ", \"memory_bytes\": %" PRIu64
+			 ", \"stutter_runs\": %" PRIu64 ", \"restarts\": %" PRIu64
+			 ", \"conflicts\": %" PRIu64
+			 ", \"matching\": %s, \"complete\": %s}",
+			 ps.runs, ps.markings, ps.terminals, ps.places, ps.transitions,
+			 ps.bytes, ps.stutters, ps.restarts, ps.conflicts, ps.nomatch ? "false" : "true",
+			 ps.complete ? "true" : "false");
+	if (have_ps && cts_verbosity >= 2)
+		fprintf(stderr, "cts-trace: state matching %s%s%s\n", petri_json,
+			ps.why[0] ? ": " : "", ps.why);
 	if (report) {
 		struct cts_report_info ri = {
 			.program = path, .argv = prog_argv, .strategy = desc, .mode = mode_name,
 			.races = cts_cli_races_name(races), .seed = cli.seed, .self = ecfg.self,
 			.backend_json = stats_json, .backend = &backend,
 			.suspects = suspects, .breaks = breaks,
+			.strategy_json = have_ps ? petri_json : NULL,
 		};
 		struct cts_report_out *r = report;
 		report = NULL;
