@@ -35,8 +35,10 @@ static bool may_move_address(const struct cts_insn *x)
  * watched bytes: 1 proven (address recomputed and overlapping), 0 it touches
  * memory but the address cannot be recomputed, -1 it did not touch them. */
 static int verify(const struct cts_insn *x, const struct user_regs_struct *r, uint64_t wlo,
-		  uint64_t whi, bool rep_in_progress, enum cts_attr_kind *kind, uint32_t *size)
+		  uint64_t whi, enum cts_attr_kind *kind, uint32_t *size,
+		  uint64_t *addr)
 {
+	*addr = 0;
 	if (x->access == CTS_ACC_STRING) {
 		/* After an iteration rsi/rdi have moved one element on (back for DF). */
 		int64_t step = (r->eflags & 0x400) ? -(int64_t)x->elem : (int64_t)x->elem;
@@ -44,16 +46,16 @@ static int verify(const struct cts_insn *x, const struct user_regs_struct *r, ui
 		*size = x->elem;
 		if ((x->str_writes_dst || x->str_reads_dst) && overlaps(dst, x->elem, wlo, whi)) {
 			*kind = x->str_writes_dst ? CTS_ATTR_WRITE : CTS_ATTR_READ;
+			*addr = dst;
 			return 1;
 		}
 		if (x->str_reads_src && overlaps(src, x->elem, wlo, whi)) {
 			*kind = CTS_ATTR_READ;
+			*addr = src;
 			return 1;
 		}
 		return -1;
 	}
-	if (rep_in_progress)
-		return -1;
 	if (x->is_call || x->is_ret || x->is_branch)
 		return -1; /* the trap pc would be its target, not the next instruction */
 	if (x->access == CTS_ACC_STACK && !x->has_mem) {
@@ -62,8 +64,10 @@ static int verify(const struct cts_insn *x, const struct user_regs_struct *r, ui
 		uint64_t slot = push ? r->rsp : r->rsp - 8;
 		*size = 8;
 		*kind = push ? CTS_ATTR_WRITE : CTS_ATTR_READ;
-		if (overlaps(slot, 8, wlo, whi))
+		if (overlaps(slot, 8, wlo, whi)) {
+			*addr = slot;
 			return 1;
+		}
 		return strncmp(x->mnemonic, "pop", 3) == 0 ? 0 : -1; /* pop rsp moves it */
 	}
 	if (!x->has_mem || x->access == CTS_ACC_NONE)
@@ -73,15 +77,18 @@ static int verify(const struct cts_insn *x, const struct user_regs_struct *r, ui
 	if (!x->ea_valid)
 		return 0;
 	uint64_t ea = cts_disasm_ea(x, r);
-	if (overlaps(ea, x->size ? x->size : 1, wlo, whi))
+	if (overlaps(ea, x->size ? x->size : 1, wlo, whi)) {
+		*addr = ea;
 		return 1;
+	}
 	return may_move_address(x) ? 0 : -1;
 }
 
 static void fill(struct cts_attr *out, const struct cts_insn *x, enum cts_attr_kind k,
-		 uint32_t size)
+		 uint32_t size, uint64_t addr)
 {
 	out->pc = x->pc;
+	out->addr = addr;
 	out->kind = k;
 	out->size = size;
 	out->exact = true;
@@ -158,6 +165,7 @@ int cts_attr_find(struct cts_disasm *d, const struct cts_attr_input *in, struct 
 	struct cts_insn x, self;
 	enum cts_attr_kind k = CTS_ATTR_ACCESS;
 	uint32_t size = 0;
+	uint64_t ea = 0;
 
 	memset(out, 0, sizeof(*out));
 	out->pc = in->trap_pc;
@@ -168,20 +176,21 @@ int cts_attr_find(struct cts_disasm *d, const struct cts_attr_input *in, struct 
 			self.access == CTS_ACC_STRING;
 
 	if (in->boundary) {
-		int v = predecessor(d, in, &x) == 0 ? verify(&x, in->regs, wlo, whi, false, &k, &size)
+		int v = predecessor(d, in, &x) == 0 ? verify(&x, in->regs, wlo, whi, &k, &size, &ea)
 						     : -1;
 		if (v == 1) {
-			fill(out, &x, k, size);
+			fill(out, &x, k, size, ea);
 			return 0;
 		}
 		enum cts_attr_kind sk = CTS_ATTR_ACCESS;
 		uint32_t ssize = 0;
-		if (rep_here && verify(&self, in->regs, wlo, whi, false, &sk, &ssize) == 1) {
-			fill(out, &self, sk, ssize);
+		uint64_t sea = 0;
+		if (rep_here && verify(&self, in->regs, wlo, whi, &sk, &ssize, &sea) == 1) {
+			fill(out, &self, sk, ssize, sea);
 			return 0;
 		}
 		if (v == 0) {
-			fill(out, &x, k, size);
+			fill(out, &x, k, size, ea);
 			return 0;
 		}
 		return 0;
@@ -190,30 +199,32 @@ int cts_attr_find(struct cts_disasm *d, const struct cts_attr_input *in, struct 
 	/* No boundary: every start 1..15 bytes back that decodes to an
 	 * instruction ending at the trap pc and provably touching the watched
 	 * bytes is a candidate; exactly one (or one pc) is an answer. */
-	if (rep_here && verify(&self, in->regs, wlo, whi, false, &k, &size) == 1) {
-		fill(out, &self, k, size);
+	if (rep_here && verify(&self, in->regs, wlo, whi, &k, &size, &ea) == 1) {
+		fill(out, &self, k, size, ea);
 		return 0;
 	}
 	int found = 0;
 	struct cts_insn best;
 	enum cts_attr_kind bk = CTS_ATTR_ACCESS;
 	uint32_t bsize = 0;
+	uint64_t bea = 0;
 	for (uint64_t back = 1; back <= MAX_INSN && back <= in->trap_pc - in->code_lo; back++) {
 		uint64_t pc = in->trap_pc - back;
 		if (decode(d, in, pc, &x) != 0 || pc + x.len != in->trap_pc)
 			continue;
-		if (verify(&x, in->regs, wlo, whi, false, &k, &size) != 1)
+		if (verify(&x, in->regs, wlo, whi, &k, &size, &ea) != 1)
 			continue;
 		if (found && !only_prefixes(in, pc, best.pc)) {
 			found = 2; /* two readings of the bytes: no answer */
 			break;
 		}
 		best = x;
+		bea = ea;
 		bk = k;
 		bsize = size;
 		found = 1;
 	}
 	if (found == 1)
-		fill(out, &best, bk, bsize);
+		fill(out, &best, bk, bsize, bea);
 	return 0;
 }

@@ -54,6 +54,8 @@ struct cts_attr {
 	uint64_t pc;             /* the accessing instruction; trap_pc if !exact */
 	enum cts_attr_kind kind;
 	uint32_t size;           /* bytes it accessed (0 unknown) */
+	uint64_t addr;           /* first byte it accessed, 0 when not recomputed
+	                          * (the instruction overwrote its address register) */
 	bool exact;              /* pc and kind come from the decoded instruction */
 	char text[96];           /* "mnemonic operands", "" if !exact */
 };

@@ -21,6 +21,8 @@ struct cts_report_info {
 	uint64_t seed;
 	const char *self;         /* cts-trace path for replay commands */
 	const char *backend_json; /* optional: a JSON object of backend counters */
+	const char *watch_json;   /* optional: --watch backend and hits (JSON object) */
+	const char *catch_json;   /* optional: --races catch sites, windows, catches */
 	const struct cts_backend *backend; /* optional: names the pcs and variables of races */
 };
 

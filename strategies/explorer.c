@@ -515,6 +515,17 @@ static int collect(struct explorer *x, bool *give_up, bool *livelock)
 			n++;
 		}
 	}
+	/* --races catch: a thread held at a sampled access steps aside while
+	 * another thread can run (never when none can: no false deadlock). */
+	int undeferred = 0;
+	for (int t = 0; t < st->nthreads; t++)
+		undeferred += x->enabled[t] && !st->t[t].deferred;
+	for (int t = 0; undeferred && t < st->nthreads; t++) {
+		if (x->enabled[t] && st->t[t].deferred) {
+			x->enabled[t] = false;
+			n--;
+		}
+	}
 	if (n) {
 		if (x->confirming)
 			memset(x->confirm, 0, sizeof(x->confirm));
@@ -575,6 +586,8 @@ static void debug_point(struct explorer *x, uint64_t run, uint64_t step)
  * showed to be a synchronization variable is known. */
 static void settle_races(struct explorer *x, struct cts_bug *bug)
 {
+	if (x->cfg->races_catch && x->backend->ops->caught)
+		x->backend->ops->caught(x->backend->be, x->races);
 	int fresh = cts_race_flush(x->races);
 	int nr = cts_race_count(x->races);
 	for (int i = nr - (fresh > 0 ? fresh : 0); i < nr; i++) {
@@ -699,7 +712,8 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 			 * ended it: ad hoc synchronization (Tian et al., ISSTA 2008). */
 			if (sp.spin_exit)
 				cts_race_sync_location(x->races, sp.exit_addr, sp.exit_size);
-			cts_race_observe(x->races, &done, step);
+			if (!cfg->races_catch)
+				cts_race_observe(x->races, &done, step);
 		}
 		step++;
 		last = c;

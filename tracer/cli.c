@@ -12,6 +12,7 @@
 enum {
 	O_SEED = 256, O_DEPTH, O_BOUND, O_MAXSTEPS, O_TIMEOUT, O_REPORT, O_REPLAY, O_FAILEXIT,
 	O_KEEPGOING, O_RACES, O_WATCH, O_TRACELIB, O_OUTPUT, O_NOFORK, O_FAILINC, O_CHECK,
+	O_WATCHBACKEND, O_CATCHSITES, O_CATCHWINDOW,
 };
 
 static const struct option opts[] = {
@@ -30,6 +31,9 @@ static const struct option opts[] = {
 	{ "mode", required_argument, 0, 'm' },
 	{ "races", required_argument, 0, O_RACES },
 	{ "watch", required_argument, 0, O_WATCH },
+	{ "watch-backend", required_argument, 0, O_WATCHBACKEND },
+	{ "catch-sites", required_argument, 0, O_CATCHSITES },
+	{ "catch-window", required_argument, 0, O_CATCHWINDOW },
 	{ "trace-lib", required_argument, 0, O_TRACELIB },
 	{ "out", required_argument, 0, 'o' },
 	{ "report", required_argument, 0, O_REPORT },
@@ -103,7 +107,8 @@ static int parse_seconds(const char *s, const char *what, double *out, char *err
 
 const char *cts_cli_races_name(int races)
 {
-	return races == 0 ? "off" : races == 2 ? "fail" : "report";
+	static const char *const names[] = { "off", "report", "fail", "catch", "catch-fail" };
+	return races >= 0 && races <= CTS_RACES_CATCH_FAIL ? names[races] : "report";
 }
 
 int cts_cli_parse_watch(const char *spec, struct cts_watch_spec *w, char *err, size_t errlen)
@@ -139,13 +144,14 @@ int cts_cli_parse_watch(const char *spec, struct cts_watch_spec *w, char *err, s
 
 static int set_races(struct cts_cli *c, const char *v, char *err, size_t errlen)
 {
-	for (int r = 0; r <= 2; r++) {
+	for (int r = 0; r <= CTS_RACES_CATCH_FAIL; r++) {
 		if (strcmp(v, cts_cli_races_name(r)) == 0) {
 			c->races = r;
 			return 0;
 		}
 	}
-	return bad(err, errlen, "--races wants off, report or fail, not '%.64s'", v);
+	return bad(err, errlen, "--races wants off, report, fail, catch or catch-fail, not '%.64s'",
+		   v);
 }
 
 static int nonempty(const char *v, const char *what, char *err, size_t errlen)
@@ -191,6 +197,20 @@ static int one_option(struct cts_cli *c, int opt, const char *arg, char *err, si
 			return -1;
 		c->watch[c->nwatch++] = arg;
 		return 0;
+	case O_WATCHBACKEND:
+		for (int b = 0; b < 3; b++) {
+			static const char *const names[] = { "auto", "hardware", "breakpoints" };
+			if (strcmp(arg, names[b]) == 0) {
+				c->watch_backend = b;
+				return 0;
+			}
+		}
+		return bad(err, errlen, "--watch-backend wants auto, hardware or breakpoints, "
+			   "not '%.64s'", arg);
+	case O_CATCHSITES:
+		return parse_u64(arg, "--catch-sites", 0, 1000000, &c->catch_sites, err, errlen);
+	case O_CATCHWINDOW:
+		return parse_u64(arg, "--catch-window", 1, 1000000, &c->catch_window, err, errlen);
 	case O_TRACELIB:
 		if (c->ntrace_libs == CTS_CLI_MAX_TRACE_LIBS)
 			return bad(err, errlen, "--trace-lib: at most %d", CTS_CLI_MAX_TRACE_LIBS);
@@ -244,6 +264,7 @@ enum cts_cli_status cts_cli_parse(int argc, char **argv, struct cts_cli *c, char
 	*c = (struct cts_cli){
 		.strategy = "random", .runs = 1000, .seed = 1, .depth = 3, .bound = 1,
 		.max_steps = 100000, .timeout = 10, .races = -1, .out_dir = "cts-out",
+		.catch_sites = 64, .catch_window = 8,
 		.verbosity = 1,
 	};
 	if (errlen)

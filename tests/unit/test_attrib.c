@@ -80,6 +80,11 @@ static void run(struct cts_disasm *d, const struct tcase *c)
 	       cts_attr_kind_name(out.kind));
 	if (c->exact)
 		tap_is_int(out.size, c->want_size, "%s: size %u", c->what, c->want_size);
+	/* Where the address was recomputed, it lies in the watched bytes. */
+	if (c->exact && out.addr)
+		tap_ok(out.addr < c->waddr + c->wlen && c->waddr < out.addr + out.size,
+		       "%s: address 0x%llx overlaps the watch", c->what,
+		       (unsigned long long)out.addr);
 }
 
 int main(void)

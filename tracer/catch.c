@@ -1,0 +1,520 @@
+/* --races catch: races caught in the act with data breakpoints (catch.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
+#include "disasm/disasm.h"
+#include "models/error.h"
+#include "models/race.h"
+#include "models/symbolize.h"
+#include "tracer/access.h"
+#include "tracer/catch.h"
+#include "tracer/elf.h"
+#include "tracer/proc.h"
+
+/* Caught pairs kept with their stacks for the report. */
+#define MAX_SHOWN 32
+#define STACK_MAX 8
+
+struct site {
+	uint64_t pc;
+	bool fixed;         /* rip-relative without index: the address is known */
+	uint64_t ea;
+	uint32_t size;
+};
+
+struct shown {
+	struct cts_race r;
+	char where[2][STACK_MAX][160];
+	int depth[2];
+};
+
+struct cts_catch {
+	struct cts_disasm *dis;
+	unsigned want, window;     /* sites to sample (0 = all), steps per window */
+	uint64_t seed;
+	bool scanned, hw;
+	struct site *sites;
+	size_t nsites, capsites;
+	uint64_t *sample;          /* sampled pcs, sorted */
+	size_t nsample;
+	/* the open window: holder held before its access to [addr, addr+size) */
+	bool opening, open;
+	int holder;
+	cts_op op;
+	uint64_t pc, addr, before;
+	uint32_t size;
+	int left;
+	int slot;                  /* debug register, -1: access breakpoints */
+	bool caught_now;
+	uint64_t *armed;           /* breakpoints this window activated */
+	size_t narmed, caparmed;
+	/* this run's catches, for the detector */
+	struct cts_race *caught;
+	int ncaught, capcaught;
+	struct shown shown[MAX_SHOWN];
+	int nshown;
+	uint64_t windows, catches, value_changes, run;
+};
+
+static uint64_t splitmix(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+int cts_catch_init(struct cts_tracer *tr, char *err, size_t errlen)
+{
+	if (!tr->cfg.catch_races)
+		return 0;
+	struct cts_catch *c = cts_xcalloc(1, sizeof(*c));
+	c->dis = cts_disasm_new();
+	if (!c->dis) {
+		snprintf(err, errlen, "cannot initialise capstone");
+		free(c);
+		return -1;
+	}
+	c->want = tr->cfg.catch_sites;
+	c->window = tr->cfg.catch_window ? tr->cfg.catch_window : 8;
+	c->seed = tr->cfg.catch_seed;
+	c->slot = -1;
+	tr->ct = c;
+	return 0;
+}
+
+void cts_catch_fini(struct cts_tracer *tr)
+{
+	struct cts_catch *c = tr->ct;
+	if (!c)
+		return;
+	cts_disasm_free(c->dis);
+	free(c->sites);
+	free(c->sample);
+	free(c->armed);
+	free(c->caught);
+	free(c);
+	tr->ct = NULL;
+}
+
+/* ---- sites ------------------------------------------------------------------ */
+
+struct scan_arg {
+	struct cts_catch *c;
+	struct cts_tracer *tr;
+	uint64_t base, lowest;
+};
+
+/* Plain accesses only: locked instructions and exchanges are the
+ * synchronization DataCollider leaves out. */
+static void site_one(const struct cts_insn *in, void *arg)
+{
+	struct cts_catch *c = arg;
+	if (in->is_branch || in->is_call || in->is_ret || in->is_syscall || in->lock ||
+	    in->access == CTS_ACC_ATOMIC || in->access == CTS_ACC_UNKNOWN ||
+	    in->access == CTS_ACC_STACK)
+		return;
+	if (c->nsites == c->capsites) {
+		c->capsites = c->capsites ? c->capsites * 2 : 256;
+		c->sites = cts_xrealloc(c->sites, c->capsites * sizeof(*c->sites));
+	}
+	struct site *s = &c->sites[c->nsites++];
+	s->pc = in->pc;
+	s->fixed = in->rip_rel && !in->index && in->access != CTS_ACC_STRING;
+	s->ea = s->fixed ? in->pc + in->len + (uint64_t)in->disp : 0;
+	s->size = in->size ? in->size : 1;
+}
+
+static void scan_range(uint64_t vaddr, uint64_t size, void *arg)
+{
+	struct scan_arg *s = arg;
+	uint64_t lo = s->base - s->lowest + vaddr;
+	uint8_t *code = cts_xmalloc(size);
+	if (cts_mem_read(s->tr->pid, lo, code, size) == 0)
+		cts_disasm_scan(s->c->dis, lo, code, size, site_one, s->c);
+	free(code);
+}
+
+/* The program's own functions only (--trace-lib is break mode's). */
+static int find_sites(struct cts_tracer *tr)
+{
+	struct cts_mapping *maps = NULL;
+	size_t n = 0;
+	struct scan_arg s = { .c = tr->ct, .tr = tr };
+
+	if (cts_maps_read(tr->pid, &maps, &n) != 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (maps[i].off != 0 || strcmp(maps[i].path, tr->cfg.path) != 0)
+			continue;
+		s.base = maps[i].lo;
+		if (cts_elf_code_ranges(maps[i].path, &s.lowest, scan_range, &s) < 0)
+			cts_error_msg("warning: cannot read the code of %s", maps[i].path);
+		break;
+	}
+	free(maps);
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static bool sampled(const struct cts_catch *c, uint64_t pc)
+{
+	return bsearch(&pc, c->sample, c->nsample, sizeof(pc), cmp_u64) != NULL;
+}
+
+/* The same sites on every run of an exploration (and its replays): a
+ * partial Fisher-Yates shuffle from the recorded seed. */
+static void choose_sample(struct cts_catch *c)
+{
+	size_t k = c->want && c->want < c->nsites ? c->want : c->nsites;
+	size_t *idx = cts_xmalloc((c->nsites ? c->nsites : 1) * sizeof(*idx));
+	uint64_t st = c->seed;
+
+	for (size_t i = 0; i < c->nsites; i++)
+		idx[i] = i;
+	for (size_t i = 0; i < k; i++) {
+		size_t j = i + (size_t)(splitmix(&st) % (c->nsites - i));
+		size_t t = idx[i];
+		idx[i] = idx[j];
+		idx[j] = t;
+	}
+	c->sample = cts_xmalloc((k ? k : 1) * sizeof(*c->sample));
+	for (size_t i = 0; i < k; i++)
+		c->sample[i] = c->sites[idx[i]].pc;
+	c->nsample = k;
+	qsort(c->sample, k, sizeof(*c->sample), cmp_u64);
+	free(idx);
+}
+
+int cts_catch_setup(struct cts_tracer *tr)
+{
+	struct cts_catch *c = tr->ct;
+	if (!c)
+		return 0;
+	if (!c->scanned) {
+		if (find_sites(tr) != 0)
+			return -1;
+		choose_sample(c);
+		c->scanned = true;
+		c->hw = cts_access_hw_traps(tr);
+		if (cts_verbosity >= 2)
+			fprintf(stderr, "cts-trace: races catch: %zu of %zu plain access sites "
+				"sampled, window %u steps, %s\n", c->nsample, c->nsites, c->window,
+				c->hw ? "debug registers" : "access breakpoints (debug registers "
+				"do not trap on this machine)");
+	}
+	for (size_t i = 0; i < c->nsample; i++)
+		cts_tr_bp_add(tr, c->sample[i], BP_ACCESS, 0);
+	return 0;
+}
+
+/* ---- the window ----------------------------------------------------------- */
+
+static bool conflicts(const struct cts_catch *c, cts_op other)
+{
+	if (other == CTS_OP_ATOMIC)
+		return false; /* the other side is synchronization */
+	return c->op != CTS_OP_READ || other != CTS_OP_READ;
+}
+
+/* Frame 0 is the access itself: a thread stopped by a trap stands past it,
+ * one stopped by an int3 one byte into it. */
+static int stack_of(struct cts_tracer *tr, struct thread *th, char (*out)[160], uint64_t pc)
+{
+	uint64_t pcs[STACK_MAX];
+	int n = tr->sym ? cts_sym_stack(tr->sym, th->tid, pcs, STACK_MAX) : -1;
+	if (n < 1)
+		n = 1;
+	pcs[0] = pc;
+	for (int i = 0; i < n; i++) {
+		if (tr->sym)
+			cts_sym_format_frame(tr->sym, pcs[i], i > 0, out[i], sizeof(out[i]));
+		else
+			snprintf(out[i], sizeof(out[i]), "0x%" PRIx64, pcs[i]);
+	}
+	return n;
+}
+
+static void record(struct cts_tracer *tr, struct thread *th, cts_op op, uint64_t pc,
+		   uint64_t addr, uint32_t size)
+{
+	struct cts_catch *c = tr->ct;
+	uint64_t lo = addr > c->addr ? addr : c->addr;
+	uint64_t hi = addr + size < c->addr + c->size ? addr + size : c->addr + c->size;
+	if (lo >= hi)
+		return;
+	struct cts_race r = {
+		.addr = lo, .size = (uint32_t)(hi - lo),
+		.tid1 = th->num, .op1 = op, .pc1 = pc,
+		.tid2 = c->holder, .op2 = c->op, .pc2 = c->pc,
+		.plain = (op == CTS_OP_READ || op == CTS_OP_WRITE) &&
+			 (c->op == CTS_OP_READ || c->op == CTS_OP_WRITE),
+	};
+	c->caught_now = true;
+	for (int i = 0; i < c->ncaught; i++)
+		if (c->caught[i].pc1 == pc && c->caught[i].pc2 == c->pc)
+			return;
+	c->catches++;
+	if (c->ncaught == c->capcaught) {
+		c->capcaught = c->capcaught ? c->capcaught * 2 : 8;
+		c->caught = cts_xrealloc(c->caught, (size_t)c->capcaught * sizeof(*c->caught));
+	}
+	c->caught[c->ncaught++] = r;
+	for (int i = 0; i < c->nshown; i++)
+		if (c->shown[i].r.pc1 == pc && c->shown[i].r.pc2 == c->pc)
+			return;
+	if (c->nshown == MAX_SHOWN)
+		return;
+	/* New pair: both stacks now, while both threads stand where they raced. */
+	struct shown *s = &c->shown[c->nshown++];
+	s->r = r;
+	s->depth[0] = stack_of(tr, th, s->where[0], pc);
+	s->depth[1] = stack_of(tr, &tr->th[c->holder], s->where[1], c->pc);
+	if (cts_verbosity >= 1) {
+		fprintf(stderr, "cts-trace: races catch: thread %d %s at %s while thread %d was held "
+			"before its %s at %s\n", th->num, cts_op_name(op), s->where[0][0],
+			c->holder, cts_op_name(c->op), s->where[1][0]);
+		for (int k = 0; k < 2; k++)
+			for (int i = 0; i < s->depth[k]; i++)
+				fprintf(stderr, "    thread %d #%d %s\n", k ? c->holder : th->num, i,
+					s->where[k][i]);
+	}
+}
+
+bool cts_catch_access(struct cts_tracer *tr, struct thread *th, const struct bp *b,
+		      const struct cts_event *ev)
+{
+	struct cts_catch *c = tr->ct;
+	if (!c || tr->cfg.mode != CTS_MODE_SYNC)
+		return false;
+	if (c->open) {
+		if (th->num != c->holder && c->slot < 0 && conflicts(c, ev->op))
+			record(tr, th, ev->op, ev->pc, ev->obj, ev->size);
+		return false;
+	}
+	if (c->opening || !b || !sampled(c, b->addr) || ev->op == CTS_OP_ATOMIC ||
+	    cts_access_live_threads(tr) < 2)
+		return false;
+	c->opening = true;
+	c->holder = th->num;
+	c->op = ev->op;
+	c->pc = ev->pc;
+	c->addr = ev->obj;
+	c->size = ev->size;
+	return true;
+}
+
+void cts_catch_trap(struct cts_tracer *tr, struct thread *th, const struct cts_attr *at)
+{
+	struct cts_catch *c = tr->ct;
+	static const cts_op ops[] = { CTS_OP_READ, CTS_OP_WRITE, CTS_OP_RMW, CTS_OP_ATOMIC };
+	/* In doubt (not attributed, address not recomputed): no race. */
+	if (!c || !c->open || th->num == c->holder || !at->exact || !at->addr ||
+	    at->kind > CTS_ATTR_ATOMIC || !conflicts(c, ops[at->kind]))
+		return;
+	record(tr, th, ops[at->kind], at->pc, at->addr, at->size ? at->size : 1);
+}
+
+/* The aligned 1/2/4/8 bytes a debug register can watch around the access. */
+static bool hw_range(uint64_t addr, uint32_t size, uint64_t *lo, unsigned *len)
+{
+	for (unsigned l = 1; l <= 8; l *= 2) {
+		uint64_t a = addr & ~(uint64_t)(l - 1);
+		if (a + l >= addr + size) {
+			*lo = a;
+			*len = l;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void arm_breakpoints(struct cts_tracer *tr)
+{
+	struct cts_catch *c = tr->ct;
+	for (size_t i = 0; i < c->nsites; i++) {
+		const struct site *s = &c->sites[i];
+		if (s->fixed && (s->ea >= c->addr + c->size || c->addr >= s->ea + s->size))
+			continue; /* its address is known and elsewhere */
+		struct bp *b = cts_tr_bp_find(tr, s->pc);
+		if (b && b->active)
+			continue; /* sampled, learned or --watch's: planted already */
+		if (!b)
+			b = cts_tr_bp_add(tr, s->pc, BP_ACCESS, 0);
+		b->active = true;
+		if (cts_tr_bp_plant(tr, b) != 0) {
+			b->active = false;
+			continue;
+		}
+		if (c->narmed == c->caparmed) {
+			c->caparmed = c->caparmed ? c->caparmed * 2 : 256;
+			c->armed = cts_xrealloc(c->armed, c->caparmed * sizeof(*c->armed));
+		}
+		c->armed[c->narmed++] = s->pc;
+	}
+}
+
+static void open_window(struct cts_tracer *tr)
+{
+	struct cts_catch *c = tr->ct;
+	struct thread *t = &tr->th[c->holder];
+	c->opening = false;
+	if (t->state != TH_HELD || !cts_op_is_access(t->pending.op) || t->pending.obj != c->addr)
+		return;
+	c->before = 0;
+	if (c->size <= 8)
+		cts_mem_read(t->tid, c->addr, &c->before, c->size);
+	c->slot = -1;
+	uint64_t lo;
+	unsigned len;
+	if (c->hw && hw_range(c->addr, c->size, &lo, &len))
+		c->slot = cts_access_hw_arm(tr, lo, len,
+					    c->op == CTS_OP_READ ? CTS_HW_WRITE : CTS_HW_RW);
+	if (c->slot < 0)
+		arm_breakpoints(tr);
+	c->open = true;
+	c->caught_now = false;
+	c->left = (int)c->window;
+	c->windows++;
+	tr->st->t[c->holder].deferred = true;
+}
+
+static void close_window(struct cts_tracer *tr)
+{
+	struct cts_catch *c = tr->ct;
+	struct thread *t = &tr->th[c->holder];
+	if (c->slot >= 0)
+		cts_access_hw_disarm(tr, c->slot);
+	for (size_t i = 0; i < c->narmed; i++) {
+		struct bp *b = cts_tr_bp_find(tr, c->armed[i]);
+		if (b && b->active) {
+			b->active = false;
+			cts_tr_bp_unplant(tr, b);
+		}
+	}
+	c->narmed = 0;
+	c->slot = -1;
+	c->open = false;
+	tr->st->t[c->holder].deferred = false;
+	uint64_t after = 0;
+	if (c->size <= 8 && t->state == TH_HELD &&
+	    cts_mem_read(t->tid, c->addr, &after, c->size) == 0 && after != c->before &&
+	    !c->caught_now) {
+		/* Changed by someone no breakpoint saw: untraced code or the kernel. */
+		c->value_changes++;
+		if (cts_verbosity >= 2) {
+			char where[256];
+			if (tr->sym)
+				cts_sym_format(tr->sym, c->pc, where, sizeof(where));
+			else
+				snprintf(where, sizeof(where), "0x%" PRIx64, c->pc);
+			fprintf(stderr, "cts-trace: races catch: 0x%" PRIx64 " changed from %" PRIu64
+				" to %" PRIu64 " while thread %d was held before its %s at %s, by code "
+				"cts does not trace (a library or the kernel): not reported\n", c->addr,
+				c->before, after, c->holder, cts_op_name(c->op), where);
+		}
+	}
+}
+
+void cts_catch_run_start(struct cts_tracer *tr)
+{
+	struct cts_catch *c = tr->ct;
+	if (!c)
+		return;
+	/* The process is gone: only the table needs undoing (the fork server
+	 * must not receive the window's breakpoints). */
+	for (size_t i = 0; i < c->narmed; i++) {
+		struct bp *b = cts_tr_bp_find(tr, c->armed[i]);
+		if (b)
+			b->active = false;
+	}
+	c->narmed = 0;
+	if (c->slot >= 0)
+		cts_access_hw_disarm(tr, c->slot);
+	c->slot = -1;
+	c->open = c->opening = false;
+	c->ncaught = 0;
+	c->run++;
+	for (int i = 0; i < CTS_MAX_THREADS; i++)
+		tr->st->t[i].deferred = false;
+}
+
+void cts_catch_before_step(struct cts_tracer *tr, int tid)
+{
+	struct cts_catch *c = tr->ct;
+	/* The holder runs: nobody else could, or the strategy had to pick it. */
+	if (c && c->open && tid == c->holder)
+		close_window(tr);
+}
+
+void cts_catch_after_step(struct cts_tracer *tr, int tid)
+{
+	struct cts_catch *c = tr->ct;
+	if (!c)
+		return;
+	if (c->open && tid != c->holder && --c->left <= 0)
+		close_window(tr);
+	else if (c->open && tr->th[c->holder].state == TH_DEAD)
+		close_window(tr);
+	if (c->opening && tr->st->status == CTS_RUN_ACTIVE)
+		open_window(tr);
+	c->opening = false;
+}
+
+void cts_catch_caught(struct cts_tracer *tr, struct cts_race_detector *d)
+{
+	struct cts_catch *c = tr->ct;
+	if (!c)
+		return;
+	for (int i = 0; i < c->ncaught; i++)
+		cts_race_add(d, &c->caught[i]);
+	c->ncaught = 0;
+}
+
+char *cts_catch_json(const struct cts_tracer *tr)
+{
+	const struct cts_catch *c = tr->ct;
+	if (!c)
+		return NULL;
+	json_t *o = json_object(), *list = json_array();
+	json_object_set_new(o, "backend", json_string(c->hw ? "hardware" : "breakpoints"));
+	json_object_set_new(o, "sites", json_integer((json_int_t)c->nsites));
+	json_object_set_new(o, "sampled", json_integer((json_int_t)c->nsample));
+	json_object_set_new(o, "window_steps", json_integer(c->window));
+	json_object_set_new(o, "windows", json_integer((json_int_t)c->windows));
+	json_object_set_new(o, "catches", json_integer((json_int_t)c->catches));
+	json_object_set_new(o, "untraced_value_changes", json_integer((json_int_t)c->value_changes));
+	for (int i = 0; i < c->nshown; i++) {
+		const struct shown *s = &c->shown[i];
+		json_t *e = json_object();
+		for (int k = 0; k < 2; k++) {
+			json_t *a = json_object(), *st = json_array();
+			char pc[32];
+			snprintf(pc, sizeof(pc), "0x%" PRIx64, k ? s->r.pc2 : s->r.pc1);
+			json_object_set_new(a, "thread", json_integer(k ? s->r.tid2 : s->r.tid1));
+			json_object_set_new(a, "op", json_string(cts_op_name(k ? s->r.op2 : s->r.op1)));
+			json_object_set_new(a, "pc", json_string(pc));
+			for (int f = 0; f < s->depth[k]; f++)
+				json_array_append_new(st, json_string(s->where[k][f]));
+			json_object_set_new(a, "stack", st);
+			json_object_set_new(e, k ? "held" : "caught", a);
+		}
+		char addr[32];
+		snprintf(addr, sizeof(addr), "0x%" PRIx64, s->r.addr);
+		json_object_set_new(e, "address", json_string(addr));
+		json_object_set_new(e, "size", json_integer(s->r.size));
+		json_array_append_new(list, e);
+	}
+	json_object_set_new(o, "caught", list);
+	char *text = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	return text;
+}
