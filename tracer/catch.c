@@ -17,6 +17,12 @@
 /* Caught pairs kept with their stacks for the report. */
 #define MAX_SHOWN 32
 #define STACK_MAX 8
+/* Windows one sampled site opens per run: then it rests until the next
+ * run (DataCollider moves a breakpoint on once it fired), so a hot loop
+ * costs a few windows, not one per iteration. */
+#define SITE_WINDOWS 4
+/* Catch-breakpoint hits in one step of a non-holder before it is held. */
+#define SPIN_HITS 256
 
 struct site {
 	uint64_t pc;
@@ -39,6 +45,7 @@ struct cts_catch {
 	struct site *sites;
 	size_t nsites, capsites;
 	uint64_t *sample;          /* sampled pcs, sorted */
+	uint8_t *opened;           /* windows each opened this run */
 	size_t nsample;
 	/* the open window: holder held before its access to [addr, addr+size) */
 	bool opening, open;
@@ -47,6 +54,7 @@ struct cts_catch {
 	uint64_t pc, addr, before;
 	uint32_t size;
 	int left;
+	int step_hits;             /* hits by the running thread this step */
 	int slot;                  /* debug register, -1: access breakpoints */
 	bool caught_now;
 	uint64_t *armed;           /* breakpoints this window activated */
@@ -94,6 +102,7 @@ void cts_catch_fini(struct cts_tracer *tr)
 	cts_disasm_free(c->dis);
 	free(c->sites);
 	free(c->sample);
+	free(c->opened);
 	free(c->armed);
 	free(c->caught);
 	free(c);
@@ -165,9 +174,16 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Index of pc in the sample, -1 if it is not sampled. */
+static long sample_index(const struct cts_catch *c, uint64_t pc)
+{
+	const uint64_t *p = bsearch(&pc, c->sample, c->nsample, sizeof(pc), cmp_u64);
+	return p ? p - c->sample : -1;
+}
+
 static bool sampled(const struct cts_catch *c, uint64_t pc)
 {
-	return bsearch(&pc, c->sample, c->nsample, sizeof(pc), cmp_u64) != NULL;
+	return sample_index(c, pc) >= 0;
 }
 
 /* The same sites on every run of an exploration (and its replays): a
@@ -191,6 +207,7 @@ static void choose_sample(struct cts_catch *c)
 		c->sample[i] = c->sites[idx[i]].pc;
 	c->nsample = k;
 	qsort(c->sample, k, sizeof(*c->sample), cmp_u64);
+	c->opened = cts_xcalloc(k ? k : 1, 1);
 	free(idx);
 }
 
@@ -278,9 +295,11 @@ static void record(struct cts_tracer *tr, struct thread *th, cts_op op, uint64_t
 	s->r = r;
 	s->depth[0] = stack_of(tr, th, s->where[0], pc);
 	s->depth[1] = stack_of(tr, &tr->th[c->holder], s->where[1], c->pc);
-	if (cts_verbosity >= 1) {
-		fprintf(stderr, "cts-trace: races catch: thread %d %s at %s while thread %d was held "
-			"before its %s at %s\n", th->num, cts_op_name(op), s->where[0][0],
+	/* A candidate: on a synchronization variable it is dropped at the end
+	 * of the run, as in report mode; the race report is the verdict. */
+	if (cts_verbosity >= 2) {
+		fprintf(stderr, "cts-trace: races catch: caught thread %d %s at %s while thread %d "
+			"was held before its %s at %s\n", th->num, cts_op_name(op), s->where[0][0],
 			c->holder, cts_op_name(c->op), s->where[1][0]);
 		for (int k = 0; k < 2; k++)
 			for (int i = 0; i < s->depth[k]; i++)
@@ -296,13 +315,28 @@ bool cts_catch_access(struct cts_tracer *tr, struct thread *th, const struct bp 
 	if (!c || tr->cfg.mode != CTS_MODE_SYNC)
 		return false;
 	if (c->open) {
-		if (th->num != c->holder && c->slot < 0 && conflicts(c, ev->op))
+		if (th->num == c->holder)
+			return false;
+		if (c->slot < 0 && conflicts(c, ev->op))
 			record(tr, th, ev->op, ev->pc, ev->obj, ev->size);
+		/* A thread going round catch breakpoints may be waiting for the
+		 * holder (the spin probe stops at breakpoints): end its step at
+		 * a sampled site, or after a while, so the window runs out. */
+		if (b && (sampled(c, b->addr) || ++c->step_hits > SPIN_HITS))
+			return true;
 		return false;
 	}
-	if (c->opening || !b || !sampled(c, b->addr) || ev->op == CTS_OP_ATOMIC ||
-	    cts_access_live_threads(tr) < 2)
+	long si = b ? sample_index(c, b->addr) : -1;
+	if (c->opening || si < 0 || ev->op == CTS_OP_ATOMIC || cts_access_live_threads(tr) < 2)
 		return false;
+	if (++c->opened[si] >= SITE_WINDOWS) {
+		/* Rests for the rest of the run; the holder steps over it as usual. */
+		struct bp *rb = cts_tr_bp_find(tr, b->addr);
+		if (rb && rb->active) {
+			rb->active = false;
+			cts_tr_bp_unplant(tr, rb);
+		}
+	}
 	c->opening = true;
 	c->holder = th->num;
 	c->op = ev->op;
@@ -443,6 +477,13 @@ void cts_catch_run_start(struct cts_tracer *tr)
 	c->open = c->opening = false;
 	c->ncaught = 0;
 	c->run++;
+	/* Rested sites wake up before the fork server is synced. */
+	for (size_t i = 0; i < c->nsample; i++) {
+		struct bp *b = cts_tr_bp_find(tr, c->sample[i]);
+		if (b && c->opened[i] >= SITE_WINDOWS)
+			b->active = true;
+		c->opened[i] = 0;
+	}
 	for (int i = 0; i < CTS_MAX_THREADS; i++)
 		tr->st->t[i].deferred = false;
 }
@@ -450,6 +491,8 @@ void cts_catch_run_start(struct cts_tracer *tr)
 void cts_catch_before_step(struct cts_tracer *tr, int tid)
 {
 	struct cts_catch *c = tr->ct;
+	if (c)
+		c->step_hits = 0;
 	/* The holder runs: nobody else could, or the strategy had to pick it. */
 	if (c && c->open && tid == c->holder)
 		close_window(tr);
@@ -479,7 +522,19 @@ void cts_catch_caught(struct cts_tracer *tr, struct cts_race_detector *d)
 	c->ncaught = 0;
 }
 
-char *cts_catch_json(const struct cts_tracer *tr)
+static bool reported(const struct cts_race_detector *d, const struct cts_race *r)
+{
+	for (int i = 0; d && i < cts_race_count(d); i++) {
+		const struct cts_race *x = cts_race_get(d, i);
+		if (x->pc1 == r->pc1 && x->pc2 == r->pc2)
+			return true;
+		if (x->pc1 == r->pc2 && x->pc2 == r->pc1)
+			return true;
+	}
+	return false;
+}
+
+char *cts_catch_json(const struct cts_tracer *tr, const struct cts_race_detector *d)
 {
 	const struct cts_catch *c = tr->ct;
 	if (!c)
@@ -511,6 +566,7 @@ char *cts_catch_json(const struct cts_tracer *tr)
 		snprintf(addr, sizeof(addr), "0x%" PRIx64, s->r.addr);
 		json_object_set_new(e, "address", json_string(addr));
 		json_object_set_new(e, "size", json_integer(s->r.size));
+		json_object_set_new(e, "reported", json_boolean(reported(d, &s->r)));
 		json_array_append_new(list, e);
 	}
 	json_object_set_new(o, "caught", list);

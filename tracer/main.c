@@ -533,7 +533,7 @@ int main(int argc, char **argv)
 	struct cts_tracer_stats ts;
 	char stats_json[512];
 	watch_json = cts_tracer_watch_json(tracer);
-	catch_json = cts_tracer_catch_json(tracer);
+	catch_json = cts_tracer_catch_json(tracer, res.races);
 	cts_tracer_get_stats(tracer, &ts);
 	snprintf(stats_json, sizeof(stats_json),
 		 "{\"stops\": %" PRIu64 ", \"breakpoint_hits\": %" PRIu64

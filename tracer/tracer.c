@@ -419,7 +419,7 @@ char *cts_tracer_watch_json(const struct cts_tracer *t)
 	return t->acc ? cts_access_watch_json(t) : NULL;
 }
 
-char *cts_tracer_catch_json(const struct cts_tracer *t)
+char *cts_tracer_catch_json(const struct cts_tracer *t, const struct cts_race_detector *d)
 {
-	return cts_catch_json(t);
+	return cts_catch_json(t, d);
 }

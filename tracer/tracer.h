@@ -69,6 +69,7 @@ void cts_tracer_get_stats(const struct cts_tracer *t, struct cts_tracer_stats *o
 char *cts_tracer_watch_json(const struct cts_tracer *t);
 /* --races catch for the report: sites, windows, catches with both stacks;
  * malloc'd JSON text, NULL without it. */
-char *cts_tracer_catch_json(const struct cts_tracer *t);
+struct cts_race_detector;
+char *cts_tracer_catch_json(const struct cts_tracer *t, const struct cts_race_detector *d);
 
 #endif
