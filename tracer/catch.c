@@ -222,6 +222,13 @@ int cts_catch_setup(struct cts_tracer *tr)
 		choose_sample(c);
 		c->scanned = true;
 		c->hw = cts_access_hw_traps(tr);
+		if (tr->cfg.watch_backend == CTS_WATCH_HARDWARE && !c->hw) {
+			snprintf(tr->st->message, sizeof(tr->st->message), "--watch-backend hardware: "
+				 "debug registers do not trap on this machine");
+			tr->st->status = CTS_RUN_ERROR;
+			tr->st->bad_input = true;
+			return -1;
+		}
 		if (cts_verbosity >= 2)
 			fprintf(stderr, "cts-trace: races catch: %zu of %zu plain access sites "
 				"sampled, window %u steps, %s\n", c->nsample, c->nsites, c->window,
