@@ -482,11 +482,14 @@ void cts_access_watch_step(struct cts_tracer *tr, struct thread *th)
 }
 
 /* A move the tracer performed itself (emulate) never reaches the CPU's
- * debug registers: report it from the instruction. */
+ * debug registers: report it from the instruction (a watch, or a catch). */
 static void watch_moved(struct cts_tracer *tr, struct thread *th, const struct cts_insn *in,
 			uint64_t addr, size_t size)
 {
 	struct cts_access_state *a = tr->acc;
+	if (a->catch_slot >= 0)
+		cts_catch_moved(tr, th, in->writes ? CTS_OP_WRITE : CTS_OP_READ, in->pc, addr,
+				(uint32_t)size);
 	int w = a->hw ? watched(a, addr, (uint32_t)size) : -1;
 	if (w < 0)
 		return;

@@ -364,6 +364,14 @@ void cts_catch_trap(struct cts_tracer *tr, struct thread *th, const struct cts_a
 	record(tr, th, ops[at->kind], at->pc, at->addr, at->size ? at->size : 1);
 }
 
+void cts_catch_moved(struct cts_tracer *tr, struct thread *th, cts_op op, uint64_t pc,
+		     uint64_t addr, uint32_t size)
+{
+	struct cts_catch *c = tr->ct;
+	if (c && c->open && c->slot >= 0 && th->num != c->holder && conflicts(c, op))
+		record(tr, th, op, pc, addr, size);
+}
+
 /* The aligned 1/2/4/8 bytes a debug register can watch around the access. */
 static bool hw_range(uint64_t addr, uint32_t size, uint64_t *lo, unsigned *len)
 {

@@ -41,6 +41,10 @@ bool cts_catch_access(struct cts_tracer *tr, struct thread *th, const struct bp 
 		      const struct cts_event *ev);
 /* A debug-register trap on the catch slot, attributed (access.c). */
 void cts_catch_trap(struct cts_tracer *tr, struct thread *th, const struct cts_attr *at);
+/* A move the tracer performed itself while a debug register watches the
+ * window (it never traps): checked like a trap. */
+void cts_catch_moved(struct cts_tracer *tr, struct thread *th, cts_op op, uint64_t pc,
+		     uint64_t addr, uint32_t size);
 /* Around each step of the backend: tid is about to run; a step ended. */
 void cts_catch_before_step(struct cts_tracer *tr, int tid);
 void cts_catch_after_step(struct cts_tracer *tr, int tid);
