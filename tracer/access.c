@@ -58,7 +58,7 @@ struct cts_access_state {
 	bool backend_chosen;
 	struct cts_hw_set hwset;
 	struct watch_log *log;       /* watch hits for the report */
-	int catch_slot;              /* --races catch's debug register, -1 */
+	unsigned catch_slots;        /* --races catch's debug registers (bit per slot) */
 };
 
 static bool traced_pc(const struct cts_access_state *a, uint64_t pc)
@@ -98,7 +98,6 @@ int cts_access_init(struct cts_tracer *tr, char *err, size_t errlen)
 		}
 	}
 	a->scan_needed = tr->cfg.mode != CTS_MODE_SYNC;
-	a->catch_slot = -1;
 	tr->acc = a;
 	return 0;
 }
@@ -397,7 +396,7 @@ int cts_access_setup(struct cts_tracer *tr)
 void cts_access_watch_thread(struct cts_tracer *tr, struct thread *th)
 {
 	struct cts_access_state *a = tr->acc;
-	if (!a->hw && a->catch_slot < 0)
+	if (!a->hw && !a->catch_slots)
 		return;
 	memset(&th->hw, 0, sizeof(th->hw));
 	if (cts_hw_apply(th->tid, &th->hw, &a->hwset) != 0 && errno != ESRCH)
@@ -447,8 +446,8 @@ static void watch_traps(struct cts_tracer *tr, struct thread *th, uint64_t dr6)
 					     .set = &a->hwset, .slot = slot, .regs = &th->regs };
 		if (cts_attr_find(a->dis, &in, &at) != 0)
 			continue;
-		if (slot == a->catch_slot) {
-			cts_catch_trap(tr, th, &at);
+		if (a->catch_slots & (1u << slot)) {
+			cts_catch_trap(tr, th, slot, &at);
 			continue;
 		}
 		if (w < 0)
@@ -475,7 +474,8 @@ int cts_access_watch_hit(struct cts_tracer *tr, struct thread *th)
 void cts_access_watch_step(struct cts_tracer *tr, struct thread *th)
 {
 	uint64_t dr6 = 0;
-	if ((!tr->acc->hw && tr->acc->catch_slot < 0) || cts_hw_read_dr6(th->tid, &dr6) != 0 || !(dr6 & 0xf))
+	if ((!tr->acc->hw && !tr->acc->catch_slots) || cts_hw_read_dr6(th->tid, &dr6) != 0 ||
+	    !(dr6 & 0xf))
 		return;
 	cts_hw_reset_dr6(th->tid);
 	watch_traps(tr, th, dr6);
@@ -487,7 +487,7 @@ static void watch_moved(struct cts_tracer *tr, struct thread *th, const struct c
 			uint64_t addr, size_t size)
 {
 	struct cts_access_state *a = tr->acc;
-	if (a->catch_slot >= 0)
+	if (a->catch_slots)
 		cts_catch_moved(tr, th, in->writes ? CTS_OP_WRITE : CTS_OP_READ, in->pc, addr,
 				(uint32_t)size);
 	int w = a->hw ? watched(a, addr, (uint32_t)size) : -1;
@@ -519,12 +519,12 @@ static void apply_all(struct cts_tracer *tr)
 int cts_access_hw_arm(struct cts_tracer *tr, uint64_t addr, unsigned len, enum cts_hw_kind k)
 {
 	struct cts_access_state *a = tr->acc;
-	if (a->catch_slot >= 0 || !cts_access_hw_traps(tr))
+	if (!cts_access_hw_traps(tr))
 		return -1;
 	int slot = cts_hw_add(&a->hwset, addr, len, k);
 	if (slot < 0)
 		return -1;
-	a->catch_slot = slot;
+	a->catch_slots |= 1u << slot;
 	apply_all(tr);
 	return slot;
 }
@@ -532,10 +532,10 @@ int cts_access_hw_arm(struct cts_tracer *tr, uint64_t addr, unsigned len, enum c
 void cts_access_hw_disarm(struct cts_tracer *tr, int slot)
 {
 	struct cts_access_state *a = tr->acc;
-	if (slot < 0 || slot != a->catch_slot)
+	if (slot < 0 || slot >= CTS_HW_SLOTS || !(a->catch_slots & (1u << slot)))
 		return;
 	cts_hw_remove(&a->hwset, slot);
-	a->catch_slot = -1;
+	a->catch_slots &= ~(1u << slot);
 	apply_all(tr);
 }
 

@@ -21,6 +21,9 @@
  * run (DataCollider moves a breakpoint on once it fired), so a hot loop
  * costs a few windows, not one per iteration. */
 #define SITE_WINDOWS 4
+/* Windows open at once, as DataCollider pauses threads on several CPUs
+ * (one debug register each on the hardware path). */
+#define MAX_WINDOWS 4
 /* Catch-breakpoint hits in one step of a non-holder before it is held. */
 #define SPIN_HITS 256
 
@@ -29,6 +32,17 @@ struct site {
 	bool fixed;         /* rip-relative without index: the address is known */
 	uint64_t ea;
 	uint32_t size;
+};
+
+struct window {
+	bool open;
+	int holder;
+	cts_op op;
+	uint64_t pc, addr, before;
+	uint32_t size;
+	int left;                  /* steps of the others still to wait */
+	int slot;                  /* debug register, -1: access breakpoints */
+	bool caught;               /* a conflicting access was seen */
 };
 
 struct shown {
@@ -47,17 +61,12 @@ struct cts_catch {
 	uint64_t *sample;          /* sampled pcs, sorted */
 	uint8_t *opened;           /* windows each opened this run */
 	size_t nsample;
-	/* the open window: holder held before its access to [addr, addr+size) */
-	bool opening, open;
-	int holder;
-	cts_op op;
-	uint64_t pc, addr, before;
-	uint32_t size;
-	int left;
+	/* windows: a holder held before its access to [addr, addr+size); one
+	 * more is being opened (at the end of the step that reached it) */
+	struct window win[MAX_WINDOWS + 1];
+	bool opening;
 	int step_hits;             /* hits by the running thread this step */
-	int slot;                  /* debug register, -1: access breakpoints */
-	bool caught_now;
-	uint64_t *armed;           /* breakpoints this window activated */
+	uint64_t *armed;           /* breakpoints the windows activated */
 	size_t narmed, caparmed;
 	/* this run's catches, for the detector */
 	struct cts_race *caught;
@@ -89,7 +98,6 @@ int cts_catch_init(struct cts_tracer *tr, char *err, size_t errlen)
 	c->want = tr->cfg.catch_sites;
 	c->window = tr->cfg.catch_window ? tr->cfg.catch_window : 8;
 	c->seed = tr->cfg.catch_seed;
-	c->slot = -1;
 	tr->ct = c;
 	return 0;
 }
@@ -181,11 +189,6 @@ static long sample_index(const struct cts_catch *c, uint64_t pc)
 	return p ? p - c->sample : -1;
 }
 
-static bool sampled(const struct cts_catch *c, uint64_t pc)
-{
-	return sample_index(c, pc) >= 0;
-}
-
 /* The same sites on every run of an exploration (and its replays): a
  * partial Fisher-Yates shuffle from the recorded seed. */
 static void choose_sample(struct cts_catch *c)
@@ -240,13 +243,13 @@ int cts_catch_setup(struct cts_tracer *tr)
 	return 0;
 }
 
-/* ---- the window ----------------------------------------------------------- */
+/* ---- the windows ------------------------------------------------------------ */
 
-static bool conflicts(const struct cts_catch *c, cts_op other)
+static bool conflicts(const struct window *w, cts_op other)
 {
 	if (other == CTS_OP_ATOMIC)
 		return false; /* the other side is synchronization */
-	return c->op != CTS_OP_READ || other != CTS_OP_READ;
+	return w->op != CTS_OP_READ || other != CTS_OP_READ;
 }
 
 /* Frame 0 is the access itself: a thread stopped by a trap stands past it,
@@ -267,24 +270,25 @@ static int stack_of(struct cts_tracer *tr, struct thread *th, char (*out)[160], 
 	return n;
 }
 
-static void record(struct cts_tracer *tr, struct thread *th, cts_op op, uint64_t pc,
-		   uint64_t addr, uint32_t size)
+/* th's access (op at pc on [addr, addr+size)) while w's holder waited. */
+static void record(struct cts_tracer *tr, struct window *w, struct thread *th, cts_op op,
+		   uint64_t pc, uint64_t addr, uint32_t size)
 {
 	struct cts_catch *c = tr->ct;
-	uint64_t lo = addr > c->addr ? addr : c->addr;
-	uint64_t hi = addr + size < c->addr + c->size ? addr + size : c->addr + c->size;
-	if (lo >= hi)
+	uint64_t lo = addr > w->addr ? addr : w->addr;
+	uint64_t hi = addr + size < w->addr + w->size ? addr + size : w->addr + w->size;
+	if (lo >= hi || th->num == w->holder || !conflicts(w, op))
 		return;
 	struct cts_race r = {
 		.addr = lo, .size = (uint32_t)(hi - lo),
 		.tid1 = th->num, .op1 = op, .pc1 = pc,
-		.tid2 = c->holder, .op2 = c->op, .pc2 = c->pc,
+		.tid2 = w->holder, .op2 = w->op, .pc2 = w->pc,
 		.plain = (op == CTS_OP_READ || op == CTS_OP_WRITE) &&
-			 (c->op == CTS_OP_READ || c->op == CTS_OP_WRITE),
+			 (w->op == CTS_OP_READ || w->op == CTS_OP_WRITE),
 	};
-	c->caught_now = true;
+	w->caught = true;
 	for (int i = 0; i < c->ncaught; i++)
-		if (c->caught[i].pc1 == pc && c->caught[i].pc2 == c->pc)
+		if (c->caught[i].pc1 == pc && c->caught[i].pc2 == w->pc)
 			return;
 	c->catches++;
 	if (c->ncaught == c->capcaught) {
@@ -293,7 +297,7 @@ static void record(struct cts_tracer *tr, struct thread *th, cts_op op, uint64_t
 	}
 	c->caught[c->ncaught++] = r;
 	for (int i = 0; i < c->nshown; i++)
-		if (c->shown[i].r.pc1 == pc && c->shown[i].r.pc2 == c->pc)
+		if (c->shown[i].r.pc1 == pc && c->shown[i].r.pc2 == w->pc)
 			return;
 	if (c->nshown == MAX_SHOWN)
 		return;
@@ -301,75 +305,94 @@ static void record(struct cts_tracer *tr, struct thread *th, cts_op op, uint64_t
 	struct shown *s = &c->shown[c->nshown++];
 	s->r = r;
 	s->depth[0] = stack_of(tr, th, s->where[0], pc);
-	s->depth[1] = stack_of(tr, &tr->th[c->holder], s->where[1], c->pc);
+	s->depth[1] = stack_of(tr, &tr->th[w->holder], s->where[1], w->pc);
 	/* A candidate: on a synchronization variable it is dropped at the end
 	 * of the run, as in report mode; the race report is the verdict. */
 	if (cts_verbosity >= 2) {
 		fprintf(stderr, "cts-trace: races catch: caught thread %d %s at %s while thread %d "
 			"was held before its %s at %s\n", th->num, cts_op_name(op), s->where[0][0],
-			c->holder, cts_op_name(c->op), s->where[1][0]);
+			w->holder, cts_op_name(w->op), s->where[1][0]);
 		for (int k = 0; k < 2; k++)
 			for (int i = 0; i < s->depth[k]; i++)
-				fprintf(stderr, "    thread %d #%d %s\n", k ? c->holder : th->num, i,
+				fprintf(stderr, "    thread %d #%d %s\n", k ? w->holder : th->num, i,
 					s->where[k][i]);
 	}
+}
+
+static bool holds(const struct cts_catch *c, int tid)
+{
+	for (int i = 0; i < MAX_WINDOWS; i++)
+		if (c->win[i].open && c->win[i].holder == tid)
+			return true;
+	return false;
+}
+
+static int free_window(const struct cts_catch *c)
+{
+	for (int i = 0; i < MAX_WINDOWS; i++)
+		if (!c->win[i].open)
+			return i;
+	return -1;
 }
 
 bool cts_catch_access(struct cts_tracer *tr, struct thread *th, const struct bp *b,
 		      const struct cts_event *ev)
 {
 	struct cts_catch *c = tr->ct;
-	if (!c || tr->cfg.mode != CTS_MODE_SYNC)
+	if (!c || tr->cfg.mode != CTS_MODE_SYNC || holds(c, th->num))
 		return false;
-	if (c->open) {
-		if (th->num == c->holder)
-			return false;
-		if (c->slot < 0 && conflicts(c, ev->op))
-			record(tr, th, ev->op, ev->pc, ev->obj, ev->size);
-		/* A thread going round catch breakpoints may be waiting for the
-		 * holder (the spin probe stops at breakpoints): end its step at
-		 * a sampled site, or after a while, so the window runs out. */
-		if (b && (sampled(c, b->addr) || ++c->step_hits > SPIN_HITS))
-			return true;
-		return false;
+	bool any = false;
+	for (int i = 0; i < MAX_WINDOWS; i++) {
+		struct window *w = &c->win[i];
+		if (!w->open)
+			continue;
+		any = true;
+		if (w->slot < 0)
+			record(tr, w, th, ev->op, ev->pc, ev->obj, ev->size);
 	}
 	long si = b ? sample_index(c, b->addr) : -1;
-	if (c->opening || si < 0 || ev->op == CTS_OP_ATOMIC || cts_access_live_threads(tr) < 2)
-		return false;
-	if (++c->opened[si] >= SITE_WINDOWS) {
-		/* Rests for the rest of the run; the holder steps over it as usual. */
-		struct bp *rb = cts_tr_bp_find(tr, b->addr);
-		if (rb && rb->active) {
-			rb->active = false;
-			cts_tr_bp_unplant(tr, rb);
+	if (si >= 0 && !c->opening && c->opened[si] < SITE_WINDOWS && free_window(c) >= 0 &&
+	    ev->op != CTS_OP_ATOMIC && cts_access_live_threads(tr) >= 2) {
+		if (++c->opened[si] >= SITE_WINDOWS) {
+			/* Rests for the rest of the run; the holder steps over it as usual. */
+			struct bp *rb = cts_tr_bp_find(tr, b->addr);
+			if (rb && rb->active) {
+				rb->active = false;
+				cts_tr_bp_unplant(tr, rb);
+			}
 		}
+		struct window *w = &c->win[MAX_WINDOWS];
+		*w = (struct window){ .holder = th->num, .op = ev->op, .pc = ev->pc,
+				      .addr = ev->obj, .size = ev->size, .slot = -1 };
+		c->opening = true;
+		return true;
 	}
-	c->opening = true;
-	c->holder = th->num;
-	c->op = ev->op;
-	c->pc = ev->pc;
-	c->addr = ev->obj;
-	c->size = ev->size;
-	return true;
+	/* A thread going round catch breakpoints may be waiting for a holder
+	 * (the spin probe stops at breakpoints): end its step at a sampled
+	 * site, or after a while, so the windows run out. */
+	return any && b && (si >= 0 || ++c->step_hits > SPIN_HITS);
 }
 
-void cts_catch_trap(struct cts_tracer *tr, struct thread *th, const struct cts_attr *at)
+void cts_catch_trap(struct cts_tracer *tr, struct thread *th, int slot, const struct cts_attr *at)
 {
 	struct cts_catch *c = tr->ct;
 	static const cts_op ops[] = { CTS_OP_READ, CTS_OP_WRITE, CTS_OP_RMW, CTS_OP_ATOMIC };
 	/* In doubt (not attributed, address not recomputed): no race. */
-	if (!c || !c->open || th->num == c->holder || !at->exact || !at->addr ||
-	    at->kind > CTS_ATTR_ATOMIC || !conflicts(c, ops[at->kind]))
+	if (!c || !at->exact || !at->addr || at->kind > CTS_ATTR_ATOMIC)
 		return;
-	record(tr, th, ops[at->kind], at->pc, at->addr, at->size ? at->size : 1);
+	for (int i = 0; i < MAX_WINDOWS; i++)
+		if (c->win[i].open && c->win[i].slot == slot)
+			record(tr, &c->win[i], th, ops[at->kind], at->pc, at->addr,
+			       at->size ? at->size : 1);
 }
 
 void cts_catch_moved(struct cts_tracer *tr, struct thread *th, cts_op op, uint64_t pc,
 		     uint64_t addr, uint32_t size)
 {
 	struct cts_catch *c = tr->ct;
-	if (c && c->open && c->slot >= 0 && th->num != c->holder && conflicts(c, op))
-		record(tr, th, op, pc, addr, size);
+	for (int i = 0; c && i < MAX_WINDOWS; i++)
+		if (c->win[i].open && c->win[i].slot >= 0)
+			record(tr, &c->win[i], th, op, pc, addr, size);
 }
 
 /* The aligned 1/2/4/8 bytes a debug register can watch around the access. */
@@ -386,16 +409,17 @@ static bool hw_range(uint64_t addr, uint32_t size, uint64_t *lo, unsigned *len)
 	return false;
 }
 
-static void arm_breakpoints(struct cts_tracer *tr)
+/* Fallback: an int3 on every site that may touch w's bytes. */
+static void arm_breakpoints(struct cts_tracer *tr, const struct window *w)
 {
 	struct cts_catch *c = tr->ct;
 	for (size_t i = 0; i < c->nsites; i++) {
 		const struct site *s = &c->sites[i];
-		if (s->fixed && (s->ea >= c->addr + c->size || c->addr >= s->ea + s->size))
+		if (s->fixed && (s->ea >= w->addr + w->size || w->addr >= s->ea + s->size))
 			continue; /* its address is known and elsewhere */
 		struct bp *b = cts_tr_bp_find(tr, s->pc);
 		if (b && b->active)
-			continue; /* sampled, learned or --watch's: planted already */
+			continue; /* sampled, learned, --watch's or armed: planted already */
 		if (!b)
 			b = cts_tr_bp_add(tr, s->pc, BP_ACCESS, 0);
 		b->active = true;
@@ -411,64 +435,77 @@ static void arm_breakpoints(struct cts_tracer *tr)
 	}
 }
 
-static void open_window(struct cts_tracer *tr)
+static void disarm_breakpoints(struct cts_tracer *tr, bool planted)
 {
 	struct cts_catch *c = tr->ct;
-	struct thread *t = &tr->th[c->holder];
-	c->opening = false;
-	if (t->state != TH_HELD || !cts_op_is_access(t->pending.op) || t->pending.obj != c->addr)
-		return;
-	c->before = 0;
-	if (c->size <= 8)
-		cts_mem_read(t->tid, c->addr, &c->before, c->size);
-	c->slot = -1;
-	uint64_t lo;
-	unsigned len;
-	if (c->hw && hw_range(c->addr, c->size, &lo, &len))
-		c->slot = cts_access_hw_arm(tr, lo, len,
-					    c->op == CTS_OP_READ ? CTS_HW_WRITE : CTS_HW_RW);
-	if (c->slot < 0)
-		arm_breakpoints(tr);
-	c->open = true;
-	c->caught_now = false;
-	c->left = (int)c->window;
-	c->windows++;
-	tr->st->t[c->holder].deferred = true;
-}
-
-static void close_window(struct cts_tracer *tr)
-{
-	struct cts_catch *c = tr->ct;
-	struct thread *t = &tr->th[c->holder];
-	if (c->slot >= 0)
-		cts_access_hw_disarm(tr, c->slot);
 	for (size_t i = 0; i < c->narmed; i++) {
 		struct bp *b = cts_tr_bp_find(tr, c->armed[i]);
 		if (b && b->active) {
 			b->active = false;
-			cts_tr_bp_unplant(tr, b);
+			if (planted)
+				cts_tr_bp_unplant(tr, b);
 		}
 	}
 	c->narmed = 0;
-	c->slot = -1;
-	c->open = false;
-	tr->st->t[c->holder].deferred = false;
+}
+
+static void open_window(struct cts_tracer *tr)
+{
+	struct cts_catch *c = tr->ct;
+	struct window *w = &c->win[MAX_WINDOWS];
+	struct thread *t = &tr->th[w->holder];
+	int i = free_window(c);
+	c->opening = false;
+	if (i < 0 || t->state != TH_HELD || !cts_op_is_access(t->pending.op) ||
+	    t->pending.obj != w->addr)
+		return;
+	if (w->size <= 8)
+		cts_mem_read(t->tid, w->addr, &w->before, w->size);
+	uint64_t lo;
+	unsigned len;
+	if (c->hw && hw_range(w->addr, w->size, &lo, &len))
+		w->slot = cts_access_hw_arm(tr, lo, len,
+					    w->op == CTS_OP_READ ? CTS_HW_WRITE : CTS_HW_RW);
+	if (w->slot < 0)
+		arm_breakpoints(tr, w);
+	w->open = true;
+	w->left = (int)c->window;
+	c->win[i] = *w;
+	c->windows++;
+	tr->st->t[w->holder].deferred = true;
+}
+
+static void close_window(struct cts_tracer *tr, struct window *w)
+{
+	struct cts_catch *c = tr->ct;
+	struct thread *t = &tr->th[w->holder];
+	w->open = false;
+	tr->st->t[w->holder].deferred = false;
+	if (w->slot >= 0) {
+		cts_access_hw_disarm(tr, w->slot);
+	} else {
+		/* The others' breakpoints stay: re-arm what they need. */
+		disarm_breakpoints(tr, true);
+		for (int i = 0; i < MAX_WINDOWS; i++)
+			if (c->win[i].open && c->win[i].slot < 0)
+				arm_breakpoints(tr, &c->win[i]);
+	}
 	uint64_t after = 0;
-	if (c->size <= 8 && t->state == TH_HELD &&
-	    cts_mem_read(t->tid, c->addr, &after, c->size) == 0 && after != c->before &&
-	    !c->caught_now) {
+	if (w->size <= 8 && t->state == TH_HELD &&
+	    cts_mem_read(t->tid, w->addr, &after, w->size) == 0 && after != w->before &&
+	    !w->caught) {
 		/* Changed by someone no breakpoint saw: untraced code or the kernel. */
 		c->value_changes++;
 		if (cts_verbosity >= 2) {
 			char where[256];
 			if (tr->sym)
-				cts_sym_format(tr->sym, c->pc, where, sizeof(where));
+				cts_sym_format(tr->sym, w->pc, where, sizeof(where));
 			else
-				snprintf(where, sizeof(where), "0x%" PRIx64, c->pc);
+				snprintf(where, sizeof(where), "0x%" PRIx64, w->pc);
 			fprintf(stderr, "cts-trace: races catch: 0x%" PRIx64 " changed from %" PRIu64
 				" to %" PRIu64 " while thread %d was held before its %s at %s, by code "
-				"cts does not trace (a library or the kernel): not reported\n", c->addr,
-				c->before, after, c->holder, cts_op_name(c->op), where);
+				"cts does not trace (a library or the kernel): not reported\n", w->addr,
+				w->before, after, w->holder, cts_op_name(w->op), where);
 		}
 	}
 }
@@ -479,17 +516,14 @@ void cts_catch_run_start(struct cts_tracer *tr)
 	if (!c)
 		return;
 	/* The process is gone: only the table needs undoing (the fork server
-	 * must not receive the window's breakpoints). */
-	for (size_t i = 0; i < c->narmed; i++) {
-		struct bp *b = cts_tr_bp_find(tr, c->armed[i]);
-		if (b)
-			b->active = false;
+	 * must not receive the windows' breakpoints). */
+	disarm_breakpoints(tr, false);
+	for (int i = 0; i < MAX_WINDOWS; i++) {
+		if (c->win[i].open && c->win[i].slot >= 0)
+			cts_access_hw_disarm(tr, c->win[i].slot);
+		c->win[i].open = false;
 	}
-	c->narmed = 0;
-	if (c->slot >= 0)
-		cts_access_hw_disarm(tr, c->slot);
-	c->slot = -1;
-	c->open = c->opening = false;
+	c->opening = false;
 	c->ncaught = 0;
 	c->run++;
 	/* Rested sites wake up before the fork server is synced. */
@@ -506,11 +540,13 @@ void cts_catch_run_start(struct cts_tracer *tr)
 void cts_catch_before_step(struct cts_tracer *tr, int tid)
 {
 	struct cts_catch *c = tr->ct;
-	if (c)
-		c->step_hits = 0;
-	/* The holder runs: nobody else could, or the strategy had to pick it. */
-	if (c && c->open && tid == c->holder)
-		close_window(tr);
+	if (!c)
+		return;
+	c->step_hits = 0;
+	/* A holder runs: nobody else could, or the strategy had to pick it. */
+	for (int i = 0; i < MAX_WINDOWS; i++)
+		if (c->win[i].open && c->win[i].holder == tid)
+			close_window(tr, &c->win[i]);
 }
 
 void cts_catch_after_step(struct cts_tracer *tr, int tid)
@@ -518,10 +554,12 @@ void cts_catch_after_step(struct cts_tracer *tr, int tid)
 	struct cts_catch *c = tr->ct;
 	if (!c)
 		return;
-	if (c->open && tid != c->holder && --c->left <= 0)
-		close_window(tr);
-	else if (c->open && tr->th[c->holder].state == TH_DEAD)
-		close_window(tr);
+	for (int i = 0; i < MAX_WINDOWS; i++) {
+		struct window *w = &c->win[i];
+		if (w->open && (tr->th[w->holder].state == TH_DEAD ||
+				(tid != w->holder && --w->left <= 0)))
+			close_window(tr, w);
+	}
 	if (c->opening && tr->st->status == CTS_RUN_ACTIVE)
 		open_window(tr);
 	c->opening = false;

@@ -39,8 +39,8 @@ void cts_catch_run_start(struct cts_tracer *tr);
  * conflicting access of another thread while a window is open. */
 bool cts_catch_access(struct cts_tracer *tr, struct thread *th, const struct bp *b,
 		      const struct cts_event *ev);
-/* A debug-register trap on the catch slot, attributed (access.c). */
-void cts_catch_trap(struct cts_tracer *tr, struct thread *th, const struct cts_attr *at);
+/* A debug-register trap on a catch slot, attributed (access.c). */
+void cts_catch_trap(struct cts_tracer *tr, struct thread *th, int slot, const struct cts_attr *at);
 /* A move the tracer performed itself while a debug register watches the
  * window (it never traps): checked like a trap. */
 void cts_catch_moved(struct cts_tracer *tr, struct thread *th, cts_op op, uint64_t pc,
