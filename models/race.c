@@ -605,6 +605,38 @@ void cts_race_sync_location(struct cts_race_detector *d, uint64_t addr, uint32_t
 	}
 }
 
+int cts_race_add(struct cts_race_detector *d, const struct cts_race *r)
+{
+	uint64_t lo = r->pc1 < r->pc2 ? r->pc1 : r->pc2;
+	uint64_t hi = r->pc1 < r->pc2 ? r->pc2 : r->pc1;
+	struct pair *seen = pair_slot(d->pairs, d->pcap, 1, lo, hi);
+
+	if (seen->used == 1) {
+		if (seen->last_run != d->run) {
+			seen->last_run = d->run;
+			race_at(d, seen->race)->runs++;
+		}
+		return 0;
+	}
+	if (pair_slot(d->ppairs, d->ppcap, d->pgen, lo, hi)->used == d->pgen)
+		return 0;
+	if (d->npend == d->cappend) {
+		int ncap = d->cappend ? d->cappend * 2 : 16;
+		struct cts_race *np = realloc(d->pend, (size_t)ncap * sizeof(*np));
+		if (!np)
+			return -1;
+		d->pend = np;
+		d->cappend = ncap;
+	}
+	if (!pair_add(&d->ppairs, &d->ppcap, &d->ppn, d->pgen, lo, hi))
+		return -1;
+	d->pend[d->npend] = *r;
+	d->pend[d->npend].run = d->run;
+	d->pend[d->npend].runs = 1;
+	d->npend++;
+	return 1;
+}
+
 int cts_race_flush(struct cts_race_detector *d)
 {
 	if (!d)

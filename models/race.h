@@ -50,6 +50,12 @@ int cts_race_observe(struct cts_race_detector *d, const struct cts_event *ev, ui
  * Locked RMWs mark their bytes themselves. */
 void cts_race_sync_location(struct cts_race_detector *d, uint64_t addr, uint32_t size);
 
+/* A race found by other means (--races catch: a conflicting access caught
+ * while the other thread was held before its own): a candidate like those
+ * observe finds, decided at the next flush (dropped on a synchronization
+ * variable). 1 if new, 0 if its pc pair is already known, -1 out of memory. */
+int cts_race_add(struct cts_race_detector *d, const struct cts_race *r);
+
 /* Decide the candidates found since the last flush (or begin_run): those on
  * synchronization variables are dropped (unless one side is a non-atomic
  * RMW), the others become races. Returns how many; they are the last ones,

@@ -203,6 +203,15 @@ static json_t *report_json(const struct cts_report_info *info, const struct cts_
 		if (t)
 			json_object_set_new(root, "state_matching", t);
 	}
+	/* --watch and --races catch: absent without them */
+	json_t *w = info->watch_json ? json_loads(info->watch_json, 0, NULL) : NULL;
+	if (w) {
+		json_object_set(root, "watch_backend", json_object_get(w, "backend"));
+		json_object_set_new(root, "watch", w);
+	}
+	json_t *ca = info->catch_json ? json_loads(info->catch_json, 0, NULL) : NULL;
+	if (ca)
+		json_object_set_new(root, "catch", ca);
 	json_object_set_new(root, "internal_error",
 			    res->internal_error ? jstr(res->error) : json_null());
 	for (int i = 0; i < res->nbugs; i++)

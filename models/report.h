@@ -23,6 +23,8 @@ struct cts_report_info {
 	const char *self;         /* cts-trace path for replay commands */
 	const char *backend_json; /* optional: a JSON object of backend counters */
 	const char *strategy_json;/* optional: a JSON object of the strategy's counters */
+	const char *watch_json;   /* optional: --watch backend and hits (JSON object) */
+	const char *catch_json;   /* optional: --races catch sites, windows, catches */
 	const struct cts_backend *backend; /* optional: names the pcs and variables of races */
 	const struct cts_suspects *suspects; /* active testing: suspects and confirmations, or NULL */
 	const struct cts_suspects *breaks;   /* --break groups and their hits, or NULL */

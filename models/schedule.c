@@ -67,6 +67,7 @@ int cts_schedule_add_trace_lib(struct cts_schedule *s, const char *name)
 void cts_schedule_copy_options(struct cts_schedule *dst, const struct cts_schedule *src)
 {
 	cts_schedule_set(&dst->races, src->races);
+	cts_schedule_set(&dst->catch_opts, src->catch_opts);
 	dst->max_steps = src->max_steps;
 	dst->timeout = src->timeout;
 	dst->fail_on_exit = src->fail_on_exit;
@@ -88,6 +89,7 @@ void cts_schedule_free(struct cts_schedule *s)
 	free(s->strategy);
 	free(s->bug);
 	free(s->races);
+	free(s->catch_opts);
 	free_list(&s->watch, &s->nwatch);
 	free_list(&s->trace_libs, &s->ntrace_libs);
 	free(s->steps);
@@ -187,6 +189,7 @@ int cts_schedule_write(const struct cts_schedule *s, FILE *f)
 		put_key(f, "arg", s->argv[i]);
 	put_key(f, "mode", s->mode);
 	put_key(f, "races", s->races);
+	put_key(f, "catch", s->catch_opts);
 	if (s->max_steps)
 		fprintf(f, "max-steps %" PRIu64 "\n", s->max_steps);
 	if (s->timeout >= 0)
@@ -490,9 +493,10 @@ int cts_schedule_parse(const char *text, const char *name, struct cts_schedule *
 		}
 		if (strcmp(key, "races") == 0) {
 			if (strcmp(val, "off") != 0 && strcmp(val, "report") != 0 &&
-			    strcmp(val, "fail") != 0) {
-				fail(err, errlen, name, line, "races wants off, report or fail, not '%.40s'",
-				     val);
+			    strcmp(val, "fail") != 0 && strcmp(val, "catch") != 0 &&
+			    strcmp(val, "catch-fail") != 0) {
+				fail(err, errlen, name, line, "races wants off, report, fail, catch or "
+				     "catch-fail, not '%.40s'", val);
 				goto out;
 			}
 			cts_schedule_set(&s->races, val);
@@ -512,6 +516,9 @@ int cts_schedule_parse(const char *text, const char *name, struct cts_schedule *
 		} else if (strcmp(key, "mode") == 0) {
 			free(s->mode);
 			s->mode = v;
+		} else if (strcmp(key, "catch") == 0) {
+			free(s->catch_opts);
+			s->catch_opts = v;
 		} else if (strcmp(key, "strategy") == 0) {
 			free(s->strategy);
 			s->strategy = v;

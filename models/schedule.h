@@ -28,7 +28,8 @@ struct cts_schedule {
 	char *bug;         /* one-line bug description, may be NULL */
 	/* Options that change how a run goes, so --replay runs as the exploration
 	 * did. Absent from older files: NULL, 0 or -1 ("not recorded"). */
-	char *races;          /* "off", "report" or "fail" */
+	char *races;          /* "off", "report", "fail", "catch" or "catch-fail" */
+	char *catch_opts;     /* --races catch: "sites=N window=N seed=N", NULL */
 	uint64_t max_steps;   /* step budget; 0 = not recorded */
 	double timeout;       /* per-run seconds (0 = no limit); < 0 = not recorded */
 	int fail_on_exit;     /* 0 or 1; -1 = not recorded */

@@ -9,6 +9,7 @@
 #include "models/event.h"
 
 struct cts_objmodel;
+struct cts_race_detector;
 
 /* Per-thread view the backend keeps up to date for the explorer. */
 struct cts_thread_view {
@@ -18,6 +19,8 @@ struct cts_thread_view {
 	                          * system call in the kernel, or waiting for a signal
 	                          * from outside the program (backend->wait) */
 	struct cts_event pending;/* next visible operation, valid while alive */
+	bool deferred;           /* steps aside while another thread can run
+	                          * (--races catch holds it at a sampled access) */
 };
 
 enum cts_run_status {
@@ -91,6 +94,9 @@ struct cts_backend_ops {
 	 * livelock. 0, or -1 when the backend cannot tell (e.g. its stores are
 	 * invisible); without it spins are recognised by counting alone. */
 	int (*thread_state)(void *be, int tid, uint64_t *hash);
+	/* Optional (--races catch): add the races caught during the run to d
+	 * (cts_race_add), at the end of the run. */
+	void (*caught)(void *be, struct cts_race_detector *d);
 };
 
 struct cts_backend {

@@ -590,6 +590,18 @@ static int collect(struct explorer *x, bool *give_up, bool *livelock)
 			n++;
 		}
 	}
+	/* --races catch: a thread held at a sampled access steps aside while
+	 * another thread can run (never when none can: no false deadlock). */
+	int undeferred = 0;
+	for (int i = 0; i < x->nlive; i++)
+		undeferred += x->enabled[x->live[i]] && !st->t[x->live[i]].deferred;
+	for (int i = 0; undeferred && i < x->nlive; i++) {
+		int t = x->live[i];
+		if (x->enabled[t] && st->t[t].deferred) {
+			x->enabled[t] = false;
+			n--;
+		}
+	}
 	if (n) {
 		if (x->confirming)
 			memset(x->confirm, 0, x->tcap * sizeof(*x->confirm));
@@ -653,6 +665,8 @@ static void debug_point(struct explorer *x, uint64_t run, uint64_t step)
  * showed to be a synchronization variable is known. */
 static void settle_races(struct explorer *x, struct cts_bug *bug)
 {
+	if (x->cfg->races_catch && x->backend->ops->caught)
+		x->backend->ops->caught(x->backend->be, x->races);
 	int fresh = cts_race_flush(x->races);
 	int nr = cts_race_count(x->races);
 	for (int i = nr - (fresh > 0 ? fresh : 0); i < nr; i++) {
@@ -779,7 +793,8 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 			 * ended it: ad hoc synchronization (Tian et al., ISSTA 2008). */
 			if (sp.spin_exit)
 				cts_race_sync_location(x->races, sp.exit_addr, sp.exit_size);
-			cts_race_observe(x->races, &done, step);
+			if (!cfg->races_catch)
+				cts_race_observe(x->races, &done, step);
 		}
 		step++;
 		last = c;

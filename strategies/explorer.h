@@ -72,6 +72,8 @@ struct cts_explorer_config {
 	bool quiet, verbose, progress;
 	FILE *log;                /* human output, usually stderr */
 	int races;                /* 0 off, 1 report, 2 a race is a bug */
+	bool races_catch;         /* races are the backend's caught ones (--races catch),
+	                           * not the happens-before detector's */
 	const char *self;         /* path of cts-trace, for replay commands */
 	const struct cts_schedule *options; /* run options to record in saved schedules, or NULL */
 	const char *check;        /* --check: shell command run after each run, NULL = none */

@@ -25,11 +25,14 @@
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <jansson.h>
 #include "disasm/disasm.h"
+#include "hw/attrib.h"
 #include "hw/hw.h"
 #include "models/error.h"
 #include "models/symbolize.h"
 #include "tracer/access.h"
+#include "tracer/catch.h"
 #include "tracer/elf.h"
 #include "tracer/libsync.h"
 #include "tracer/proc.h"
@@ -43,7 +46,6 @@ struct watch {
 	uint64_t addr;
 	unsigned len;
 	char name[128];
-	uint64_t last;       /* last value seen (hardware path) */
 };
 
 struct cts_access_state {
@@ -58,7 +60,10 @@ struct cts_access_state {
 	struct watch watch[4];
 	int nwatch;
 	bool hw;                     /* watches use debug registers */
+	bool backend_chosen;
 	struct cts_hw_set hwset;
+	struct watch_log *log;       /* watch hits for the report */
+	unsigned catch_slots;        /* --races catch's debug registers (bit per slot) */
 };
 
 static bool traced_pc(const struct cts_access_state *a, uint64_t pc)
@@ -111,6 +116,7 @@ void cts_access_fini(struct cts_tracer *tr)
 		free(tr->bps && tr->bps[i].addr ? tr->bps[i].insn : NULL);
 	cts_disasm_free(a->dis);
 	free(a->maps);
+	free(a->log);
 	free(a);
 	tr->acc = NULL;
 }
@@ -340,6 +346,63 @@ int cts_access_threads_changed(struct cts_tracer *tr)
 
 /* ---- watches --------------------------------------------------------------------- */
 
+/* Watch hits kept for the JSON report (the stderr lines show them all). */
+#define MAX_WATCH_HITS 256
+
+struct watch_hit {
+	int watch, thread;
+	enum cts_attr_kind kind;
+	bool exact;
+	uint64_t pc, value;
+};
+
+struct watch_log {
+	struct watch_hit hit[MAX_WATCH_HITS];
+	int n;
+	uint64_t total;
+	char where[MAX_WATCH_HITS][96];
+};
+
+static const char *backend_name(const struct cts_access_state *a)
+{
+	return a->hw ? "hardware" : "breakpoints";
+}
+
+/* Hardware or access breakpoints, decided once (the probe is cached). */
+static int choose_watch_backend(struct cts_tracer *tr)
+{
+	struct cts_access_state *a = tr->acc;
+	bool trap = tr->cfg.watch_backend != CTS_WATCH_BREAKPOINTS && cts_hw_available();
+	const char *why = tr->cfg.watch_backend == CTS_WATCH_BREAKPOINTS ? "asked for" :
+			  trap ? "debug registers trap on this machine" :
+				 "debug registers do not trap on this machine";
+
+	if (tr->cfg.watch_backend == CTS_WATCH_HARDWARE && !trap) {
+		snprintf(tr->st->message, sizeof(tr->st->message),
+			 "--watch-backend hardware: debug registers do not trap on this machine");
+		tr->st->status = CTS_RUN_ERROR;
+		tr->st->bad_input = true;
+		return -1;
+	}
+	a->hw = trap;
+	for (int i = 0; a->hw && i < a->nwatch; i++) {
+		char err[128];
+		if (cts_hw_validate(a->watch[i].addr, a->watch[i].len, err, sizeof(err)) != 0 ||
+		    cts_hw_add(&a->hwset, a->watch[i].addr, a->watch[i].len, CTS_HW_RW) < 0) {
+			/* cli.c checked the rules; an address known only now may still fail */
+			cts_error_msg("warning: %s: using access breakpoints", err);
+			memset(&a->hwset, 0, sizeof(a->hwset));
+			a->hw = false;
+		}
+	}
+	a->backend_chosen = true;
+	if (cts_verbosity >= 2)
+		fprintf(stderr, "cts-trace: watch backend: %s (%s)\n", backend_name(a), why);
+	if (!a->hw)
+		a->scan_needed = true;
+	return 0;
+}
+
 static int resolve_watches(struct cts_tracer *tr)
 {
 	struct cts_access_state *a = tr->acc;
@@ -367,18 +430,16 @@ static int resolve_watches(struct cts_tracer *tr)
 		if (!w->len || w->len > 8)
 			w->len = 8;
 	}
-	if (!a->hwset.w[0].used && !a->scan_needed) {
-		a->hw = cts_hw_available();
-		for (int i = 0; a->hw && i < a->nwatch; i++) {
-			char err[128];
-			if (cts_hw_validate(a->watch[i].addr, a->watch[i].len, err, sizeof(err)) != 0 ||
-			    cts_hw_add(&a->hwset, a->watch[i].addr, a->watch[i].len, CTS_HW_RW) < 0)
-				a->hw = false;
+	if (!a->backend_chosen) {
+		if (a->scan_needed) {
+			/* break/step mode: every access stops anyway, the filter is exact */
+			a->backend_chosen = true;
+			if (cts_verbosity >= 2)
+				fprintf(stderr, "cts-trace: watch backend: breakpoints (mode %s)\n",
+					tr->cfg.mode == CTS_MODE_STEP ? "step" : "break");
+			return 0;
 		}
-		if (!a->hw) {
-			cts_debug_msg("--watch: no hardware watchpoints, using access breakpoints");
-			a->scan_needed = true;
-		}
+		return choose_watch_backend(tr);
 	}
 	return 0;
 }
@@ -391,16 +452,36 @@ static int watched(const struct cts_access_state *a, uint64_t addr, uint32_t siz
 	return -1;
 }
 
-static void report_watch(struct cts_tracer *tr, struct thread *th, int w, const char *what,
-			 uint64_t pc, uint64_t value)
+static void log_watch(struct cts_tracer *tr, struct thread *th, int w, enum cts_attr_kind kind,
+		      bool exact, uint64_t pc, uint64_t value)
 {
+	struct cts_access_state *a = tr->acc;
 	char where[256];
 	if (tr->sym)
 		cts_sym_format(tr->sym, pc, where, sizeof(where));
 	else
 		snprintf(where, sizeof(where), "0x%" PRIx64, pc);
-	fprintf(stderr, "cts-trace: watch %s: thread %d %s at %s value %" PRIu64 " (0x%" PRIx64 ")\n",
-		tr->acc->watch[w].name, th->num, what, where, value, value);
+	fprintf(stderr, "cts-trace: watch %s: thread %d %s %s %s value %" PRIu64 " (0x%" PRIx64 ")\n",
+		a->watch[w].name, th->num, cts_attr_kind_name(kind), exact ? "at" : "near", where,
+		value, value);
+	if (!a->log)
+		a->log = cts_xcalloc(1, sizeof(*a->log));
+	struct watch_log *l = a->log;
+	l->total++;
+	if (l->n < MAX_WATCH_HITS) {
+		l->hit[l->n] = (struct watch_hit){ .watch = w, .thread = th->num, .kind = kind,
+						   .exact = exact, .pc = pc, .value = value };
+		snprintf(l->where[l->n], sizeof(l->where[0]), "%s", where);
+		l->n++;
+	}
+}
+
+/* The fallback path's reports: the access breakpoint stood on the very
+ * instruction, so pc and kind are exact. */
+static void report_watch(struct cts_tracer *tr, struct thread *th, int w, const char *what,
+			 uint64_t pc, uint64_t value)
+{
+	log_watch(tr, th, w, what[0] == 'r' ? CTS_ATTR_READ : CTS_ATTR_WRITE, true, pc, value);
 }
 
 int cts_access_setup(struct cts_tracer *tr)
@@ -426,34 +507,192 @@ int cts_access_setup(struct cts_tracer *tr)
 	return 0;
 }
 
+/* Every thread's registers are its own: the main thread of each run (also
+ * a fork-server child, which inherits none) and each new thread at its
+ * first stop, before it has run an instruction. */
 void cts_access_watch_thread(struct cts_tracer *tr, struct thread *th)
 {
 	struct cts_access_state *a = tr->acc;
-	if (!a->hw)
+	if (!a->hw && !a->catch_slots)
 		return;
 	memset(&th->hw, 0, sizeof(th->hw));
 	if (cts_hw_apply(th->tid, &th->hw, &a->hwset) != 0 && errno != ESRCH)
-		cts_debug_msg("cannot arm watchpoints on thread %d: %s", th->num, strerror(errno));
+		cts_error_msg("warning: cannot arm watchpoints on thread %d: %s", th->num,
+			      strerror(errno));
+}
+
+/* The code from the start of the function holding pc to 16 bytes past
+ * it, int3s replaced by the bytes they displace. */
+static uint8_t *code_before(struct cts_tracer *tr, uint64_t pc, uint64_t *lo, size_t *len,
+			    bool *boundary)
+{
+	struct cts_srcloc loc;
+	*boundary = tr->sym && cts_sym_pc(tr->sym, pc, &loc) == 0 && loc.func &&
+		    loc.func_off <= 65536;
+	*lo = *boundary ? pc - loc.func_off : pc - 15;
+	*len = (size_t)(pc - *lo) + 16;
+	uint8_t *code = cts_xmalloc(*len);
+	while (*len > 0 && cts_mem_read(tr->pid, *lo, code, *len) != 0)
+		(*len)--; /* the end of a mapping */
+	for (size_t i = 0; i < tr->bpcap; i++) {
+		const struct bp *b = &tr->bps[i];
+		if (b->addr >= *lo && b->addr < *lo + *len && code[b->addr - *lo] == 0xCC)
+			code[b->addr - *lo] = b->orig;
+	}
+	return code;
+}
+
+/* Report the hits DR6 names (hardware path), then clear DR6. */
+static void watch_traps(struct cts_tracer *tr, struct thread *th, uint64_t dr6)
+{
+	struct cts_access_state *a = tr->acc;
+	if (cts_tr_getregs(th) != 0)
+		return;
+	uint64_t lo;
+	size_t len;
+	bool boundary;
+	uint8_t *code = code_before(tr, th->regs.rip, &lo, &len, &boundary);
+	for (int slot = 0; slot < CTS_HW_SLOTS; slot++) {
+		if (!(dr6 & (1ULL << slot)) || !a->hwset.w[slot].used)
+			continue;
+		const struct cts_hw_watch *hw = &a->hwset.w[slot];
+		int w = watched(a, hw->addr, hw->len);
+		struct cts_attr at;
+		struct cts_attr_input in = { .trap_pc = th->regs.rip, .code_lo = lo,
+					     .boundary = boundary, .code = code, .code_len = len,
+					     .set = &a->hwset, .slot = slot, .regs = &th->regs };
+		if (cts_attr_find(a->dis, &in, &at) != 0)
+			continue;
+		if (a->catch_slots & (1u << slot)) {
+			cts_catch_trap(tr, th, slot, &at);
+			continue;
+		}
+		if (w < 0)
+			continue;
+		uint64_t v = 0;
+		cts_mem_read(th->tid, a->watch[w].addr, &v, a->watch[w].len);
+		log_watch(tr, th, w, at.kind, at.exact, at.pc, v);
+	}
+	free(code);
 }
 
 int cts_access_watch_hit(struct cts_tracer *tr, struct thread *th)
 {
-	struct cts_access_state *a = tr->acc;
 	uint64_t dr6 = 0;
-	cts_hw_read_dr6(th->tid, &dr6);
-	cts_hw_reset_dr6(th->tid);
-	int slot = cts_hw_hit_slot(dr6);
-	if (slot >= 0 && cts_tr_getregs(th) == 0) {
-		int w = watched(a, a->hwset.w[slot].addr, a->hwset.w[slot].len);
-		if (w >= 0) {
-			uint64_t v = 0;
-			cts_mem_read(th->tid, a->watch[w].addr, &v, a->watch[w].len);
-			report_watch(tr, th, w, v != a->watch[w].last ? "write" : "read",
-				     th->regs.rip, v);
-			a->watch[w].last = v;
-		}
+	if (cts_hw_read_dr6(th->tid, &dr6) == 0) {
+		cts_hw_reset_dr6(th->tid);
+		watch_traps(tr, th, dr6);
 	}
 	return cts_tr_resume(tr, th, 0);
+}
+
+/* A single-step and a watchpoint trap on the same instruction arrive as
+ * one SIGTRAP reported as a single-step: DR6 still names the slot. */
+void cts_access_watch_step(struct cts_tracer *tr, struct thread *th)
+{
+	uint64_t dr6 = 0;
+	if ((!tr->acc->hw && !tr->acc->catch_slots) || cts_hw_read_dr6(th->tid, &dr6) != 0 ||
+	    !(dr6 & 0xf))
+		return;
+	cts_hw_reset_dr6(th->tid);
+	watch_traps(tr, th, dr6);
+}
+
+/* A move the tracer performed itself (emulate) never reaches the CPU's
+ * debug registers: report it from the instruction (a watch, or a catch). */
+static void watch_moved(struct cts_tracer *tr, struct thread *th, const struct cts_insn *in,
+			uint64_t addr, size_t size)
+{
+	struct cts_access_state *a = tr->acc;
+	if (a->catch_slots)
+		cts_catch_moved(tr, th, in->writes ? CTS_OP_WRITE : CTS_OP_READ, in->pc, addr,
+				(uint32_t)size);
+	int w = a->hw ? watched(a, addr, (uint32_t)size) : -1;
+	if (w < 0)
+		return;
+	uint64_t v = 0;
+	cts_mem_read(th->tid, a->watch[w].addr, &v, a->watch[w].len);
+	log_watch(tr, th, w, in->writes ? CTS_ATTR_WRITE : CTS_ATTR_READ, true, in->pc, v);
+}
+
+bool cts_access_hw_traps(struct cts_tracer *tr)
+{
+	return tr->cfg.watch_backend != CTS_WATCH_BREAKPOINTS && cts_hw_available();
+}
+
+static void apply_all(struct cts_tracer *tr)
+{
+	for (int i = 0; i < tr->nlive; i++) {
+		struct thread *t = tr->live[i];
+		/* Threads asleep in the kernel are not stopped: armed at their next stop
+		 * would be too late, so a window can miss them (documented). */
+		if (t->state == TH_HELD || (t->state == TH_RUNNING && t == tr->running))
+			if (cts_hw_apply(t->tid, &t->hw, &tr->acc->hwset) != 0 && errno != ESRCH)
+				cts_debug_msg("cannot program thread %d's debug registers: %s",
+					      t->num, strerror(errno));
+	}
+}
+
+int cts_access_hw_arm(struct cts_tracer *tr, uint64_t addr, unsigned len, enum cts_hw_kind k)
+{
+	struct cts_access_state *a = tr->acc;
+	if (!cts_access_hw_traps(tr))
+		return -1;
+	int slot = cts_hw_add(&a->hwset, addr, len, k);
+	if (slot < 0)
+		return -1;
+	a->catch_slots |= 1u << slot;
+	apply_all(tr);
+	return slot;
+}
+
+void cts_access_hw_disarm(struct cts_tracer *tr, int slot)
+{
+	struct cts_access_state *a = tr->acc;
+	if (slot < 0 || slot >= CTS_HW_SLOTS || !(a->catch_slots & (1u << slot)))
+		return;
+	cts_hw_remove(&a->hwset, slot);
+	a->catch_slots &= ~(1u << slot);
+	apply_all(tr);
+}
+
+char *cts_access_watch_json(const struct cts_tracer *tr)
+{
+	const struct cts_access_state *a = tr->acc;
+	if (!a || !a->nwatch)
+		return NULL;
+	json_t *o = json_object(), *hits = json_array(), *ws = json_array();
+	const struct watch_log *l = a->log;
+	for (int i = 0; i < a->nwatch; i++) {
+		json_t *w = json_object();
+		char addr[32];
+		snprintf(addr, sizeof(addr), "0x%" PRIx64, a->watch[i].addr);
+		json_object_set_new(w, "name", json_string(a->watch[i].name));
+		json_object_set_new(w, "address", json_string(addr));
+		json_object_set_new(w, "size", json_integer(a->watch[i].len));
+		json_array_append_new(ws, w);
+	}
+	for (int i = 0; l && i < l->n; i++) {
+		const struct watch_hit *h = &l->hit[i];
+		json_t *o2 = json_object();
+		char pc[32];
+		snprintf(pc, sizeof(pc), "0x%" PRIx64, h->pc);
+		json_object_set_new(o2, "watch", json_string(a->watch[h->watch].name));
+		json_object_set_new(o2, "thread", json_integer(h->thread));
+		json_object_set_new(o2, "kind", json_string(cts_attr_kind_name(h->kind)));
+		json_object_set_new(o2, "exact", json_boolean(h->exact));
+		json_object_set_new(o2, "pc", json_string(pc));
+		json_object_set_new(o2, "location", json_string(l->where[i]));
+		json_object_set_new(o2, "value", json_integer((json_int_t)h->value));
+		json_array_append_new(hits, o2);
+	}
+	json_object_set_new(o, "backend", json_string(a->backend_chosen ? backend_name(a) : "none"));
+	json_object_set_new(o, "watches", ws);
+	json_object_set_new(o, "hits_total", json_integer(l ? (json_int_t)l->total : 0));
+	json_object_set_new(o, "hits", hits);
+	char *s = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	return s;
 }
 
 /* ---- hits ---------------------------------------------------------------------- */
@@ -610,6 +849,8 @@ static int emulate(struct cts_tracer *tr, struct thread *th, struct bp *b, bool 
 		th->acc_written = in->writes ? out : val;
 		*known = true;
 	}
+	if (in->emu != CTS_EMU_MOV_IMM)
+		watch_moved(tr, th, in, addr, in->emu == CTS_EMU_PUSH ? 8 : in->size);
 	return 1;
 }
 
@@ -657,7 +898,8 @@ static int on_access(struct cts_tracer *tr, struct thread *th, uint64_t pc, stru
 			th->watch_pc = pc;
 		}
 	}
-	bool visible = shared && (tr->cfg.mode != CTS_MODE_SYNC || (b && b->learned)) &&
+	bool visible = shared && (tr->cfg.mode != CTS_MODE_SYNC || (b && b->learned) ||
+				  cts_catch_access(tr, th, b, &ev)) &&
 		       cts_access_live_threads(tr) > 1;
 	if (b && !shared) {
 		tr->stats.local_accesses++;

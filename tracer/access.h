@@ -26,6 +26,16 @@ int cts_access_single_step(struct cts_tracer *tr, struct thread *th);
 /* --watch: arm a new thread's debug registers at its first stop. */
 void cts_access_watch_thread(struct cts_tracer *tr, struct thread *th);
 int cts_access_watch_hit(struct cts_tracer *tr, struct thread *th);
+/* th stopped after a single-step: report a watchpoint trap that came with it. */
+void cts_access_watch_step(struct cts_tracer *tr, struct thread *th);
+/* --races catch: do debug registers trap here (probed once) and may they be
+ * used (--watch-backend)? Arm a watch on [addr, addr+len) in every stopped
+ * thread (and each new one): its slot, or -1 (no free slot, refused). */
+bool cts_access_hw_traps(struct cts_tracer *tr);
+int cts_access_hw_arm(struct cts_tracer *tr, uint64_t addr, unsigned len, enum cts_hw_kind k);
+void cts_access_hw_disarm(struct cts_tracer *tr, int slot);
+/* See cts_tracer_watch_json. */
+char *cts_access_watch_json(const struct cts_tracer *tr);
 /* A thread ran a whole time slice without a visible operation: single-step
  * it a little to find a busy-wait load, and learn that load as a visible
  * breakpoint (the "learned hot address"), so spin loops cannot hang a run. */

@@ -16,6 +16,7 @@ enum {
 	O_MAXTHREADS,
 	O_BREAK, O_SUSPECTS, O_SUSPECTS_FROM, O_TRIES,
 	O_STATEMATCH,
+	O_WATCHBACKEND, O_CATCHSITES, O_CATCHWINDOW,
 };
 
 static const struct option opts[] = {
@@ -35,6 +36,9 @@ static const struct option opts[] = {
 	{ "mode", required_argument, 0, 'm' },
 	{ "races", required_argument, 0, O_RACES },
 	{ "watch", required_argument, 0, O_WATCH },
+	{ "watch-backend", required_argument, 0, O_WATCHBACKEND },
+	{ "catch-sites", required_argument, 0, O_CATCHSITES },
+	{ "catch-window", required_argument, 0, O_CATCHWINDOW },
 	{ "trace-lib", required_argument, 0, O_TRACELIB },
 	{ "out", required_argument, 0, 'o' },
 	{ "report", required_argument, 0, O_REPORT },
@@ -113,7 +117,8 @@ static int parse_seconds(const char *s, const char *what, double *out, char *err
 
 const char *cts_cli_races_name(int races)
 {
-	return races == 0 ? "off" : races == 2 ? "fail" : "report";
+	static const char *const names[] = { "off", "report", "fail", "catch", "catch-fail" };
+	return races >= 0 && races <= CTS_RACES_CATCH_FAIL ? names[races] : "report";
 }
 
 int cts_cli_parse_watch(const char *spec, struct cts_watch_spec *w, char *err, size_t errlen)
@@ -149,13 +154,14 @@ int cts_cli_parse_watch(const char *spec, struct cts_watch_spec *w, char *err, s
 
 static int set_races(struct cts_cli *c, const char *v, char *err, size_t errlen)
 {
-	for (int r = 0; r <= 2; r++) {
+	for (int r = 0; r <= CTS_RACES_CATCH_FAIL; r++) {
 		if (strcmp(v, cts_cli_races_name(r)) == 0) {
 			c->races = r;
 			return 0;
 		}
 	}
-	return bad(err, errlen, "--races wants off, report or fail, not '%.64s'", v);
+	return bad(err, errlen, "--races wants off, report, fail, catch or catch-fail, not '%.64s'",
+		   v);
 }
 
 static int nonempty(const char *v, const char *what, char *err, size_t errlen)
@@ -204,6 +210,20 @@ static int one_option(struct cts_cli *c, int opt, const char *arg, char *err, si
 			return -1;
 		c->watch[c->nwatch++] = arg;
 		return 0;
+	case O_WATCHBACKEND:
+		for (int b = 0; b < 3; b++) {
+			static const char *const names[] = { "auto", "hardware", "breakpoints" };
+			if (strcmp(arg, names[b]) == 0) {
+				c->watch_backend = b;
+				return 0;
+			}
+		}
+		return bad(err, errlen, "--watch-backend wants auto, hardware or breakpoints, "
+			   "not '%.64s'", arg);
+	case O_CATCHSITES:
+		return parse_u64(arg, "--catch-sites", 0, 1000000, &c->catch_sites, err, errlen);
+	case O_CATCHWINDOW:
+		return parse_u64(arg, "--catch-window", 1, 1000000, &c->catch_window, err, errlen);
 	case O_TRACELIB:
 		if (c->ntrace_libs == CTS_CLI_MAX_TRACE_LIBS)
 			return bad(err, errlen, "--trace-lib: at most %d", CTS_CLI_MAX_TRACE_LIBS);
@@ -278,6 +298,7 @@ enum cts_cli_status cts_cli_parse(int argc, char **argv, struct cts_cli *c, char
 	*c = (struct cts_cli){
 		.strategy = "random", .runs = 1000, .seed = 1, .depth = 3, .bound = 1,
 		.max_steps = 100000, .max_threads = CTS_THREADS_DEFAULT, .timeout = 10, .races = -1, .out_dir = "cts-out",
+		.catch_sites = 64, .catch_window = 8,
 		.verbosity = 1,
 	};
 	if (errlen)

@@ -30,7 +30,12 @@ struct cts_cli {
 	bool fail_on_inconclusive;     /* exit 4 when runs were inconclusive and no bug found */
 	const char *check;             /* --check CMD, NULL */
 	const char *mode;              /* "sync", "break", "step"; NULL = not given */
-	int races;                     /* 0 off, 1 report, 2 fail; -1 = not given */
+	int races;                     /* enum cts_races; -1 = not given */
+	int watch_backend;             /* --watch-backend: 0 auto, 1 hardware, 2 breakpoints */
+	uint64_t catch_sites;          /* --races catch: sites sampled (0 = all) */
+	uint64_t catch_window;         /* --races catch: steps of the others per catch */
+	uint64_t catch_seed;           /* --races catch: which sites (--seed, or a replayed
+	                                * schedule's); set by main, not by the parser */
 	const char *watch[CTS_CLI_MAX_WATCH];
 	int nwatch;
 	const char *trace_libs[CTS_CLI_MAX_TRACE_LIBS];
@@ -68,7 +73,13 @@ struct cts_watch_spec {
 /* 0, or -1 with the reason in err. */
 int cts_cli_parse_watch(const char *spec, struct cts_watch_spec *w, char *err, size_t errlen);
 
-/* "off", "report", "fail" for 0, 1, 2. */
+/* --races: off, report (the happens-before detector), fail (a race is a bug),
+ * catch and catch-fail (races caught in the act, DataCollider-style). */
+enum cts_races {
+	CTS_RACES_OFF, CTS_RACES_REPORT, CTS_RACES_FAIL, CTS_RACES_CATCH, CTS_RACES_CATCH_FAIL,
+};
+
+/* "off", "report", "fail", "catch", "catch-fail". */
 const char *cts_cli_races_name(int races);
 
 #endif

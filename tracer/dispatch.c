@@ -148,7 +148,7 @@ static int on_new_stop(struct cts_tracer *tr, struct thread *th)
 		th->handle = th->regs.fs_base;
 		th->pending.pc = th->regs.rip;
 	}
-	if (tr->cfg.nwatch)
+	if (tr->cfg.nwatch || tr->ct)
 		cts_access_watch_thread(tr, th);
 	cts_event_init(&th->pending, th->num, CTS_OP_START);
 	cts_tr_hold(tr, th, AT_START);
@@ -371,6 +371,8 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 	case CTS_WEV_BREAKPOINT:
 		return on_breakpoint(tr, th, ev);
 	case CTS_WEV_SINGLESTEP:
+		if (tr->cfg.nwatch || tr->ct)
+			cts_access_watch_step(tr, th);
 		if (th->probing)
 			return cts_access_probe_step(tr, th);
 		if (th->stepping_bp) {

@@ -21,6 +21,7 @@
 #include "models/error.h"
 #include "models/symbolize.h"
 #include "tracer/access.h"
+#include "tracer/catch.h"
 #include "tracer/proc.h"
 #include "tracer/run_int.h"
 #include "tracer/wait.h"
@@ -337,7 +338,7 @@ int cts_tr_launch(struct cts_tracer *tr, struct user_regs_struct *entry_regs)
 	struct thread *t0 = cts_tr_new_thread(tr, pid);
 	t0->regs = *entry_regs;
 	t0->regs_valid = true;
-	if (cts_access_setup(tr) != 0)
+	if (cts_access_setup(tr) != 0 || cts_catch_setup(tr) != 0)
 		return -1;
 	cts_tr_free_threads(tr);
 	if (cts_tr_bp_plant_all(tr) != 0) {

@@ -73,9 +73,16 @@ static void usage(FILE *f)
 "                        break: also shared memory accesses of the program's code\n"
 "                        and of the C library calls it makes (default);\n"
 "                        step: single-step the program's code (slowest, exact)\n"
-"      --races MODE      off, report, fail (default: off in sync mode, report otherwise)\n"
+"      --races MODE      off, report, fail (default: off in sync mode, report otherwise);\n"
+"                        catch, catch-fail: sync mode, races caught in the act by\n"
+"                        data breakpoints on sampled accesses (report, or a bug)\n"
+"      --catch-sites N   --races catch: plain access sites sampled (default 64, 0 all)\n"
+"      --catch-window N  --races catch: steps of the other threads per catch (default 8)\n"
 "      --watch SYM|ADDR[:LEN]  report every access to a variable (hardware watchpoint;\n"
 "                        LEN 1, 2, 4 or 8, the address aligned to it; at most 4)\n"
+"      --watch-backend B auto (debug registers if they trap here, probed at\n"
+"                        start-up), hardware (usage error if they do not),\n"
+"                        breakpoints (access breakpoints); -v says which\n"
 "      --trace-lib NAME  also instrument this library in break/step mode\n"
 "      --no-fork-server  exec the program for every run (default: fork each run\n"
 "                        from a copy stopped at main)\n"
@@ -285,7 +292,7 @@ static int resolve_watch(const char *path, const char *spec, char *out, size_t o
 
 static int races_from_name(const char *name)
 {
-	for (int r = 0; r <= 2; r++)
+	for (int r = 0; r <= CTS_RACES_CATCH_FAIL; r++)
 		if (strcmp(name, cts_cli_races_name(r)) == 0)
 			return r;
 	return 1;
@@ -338,6 +345,14 @@ static void options_from_schedule(struct cts_cli *c, const struct cts_schedule *
 	}
 	if (!c->fail_on_exit_given && s->fail_on_exit >= 0)
 		c->fail_on_exit = s->fail_on_exit;
+	/* --races catch replays with the recorded sample, whatever the command line says. */
+	unsigned long long sites, window, seed;
+	if (s->catch_opts && sscanf(s->catch_opts, "sites=%llu window=%llu seed=%llu", &sites,
+				    &window, &seed) == 3) {
+		c->catch_sites = sites;
+		c->catch_window = window ? window : 1;
+		c->catch_seed = seed;
+	}
 	if (!c->nwatch) {
 		for (int i = 0; i < s->nwatch && i < CTS_CLI_MAX_WATCH; i++)
 			c->watch[c->nwatch++] = s->watch[i];
@@ -381,7 +396,7 @@ int main(int argc, char **argv)
 	int status = EXIT_CLEAN;
 	bool explored = false;
 	struct cts_schedule *sched = NULL, *options = NULL;
-	char **replay_argv = NULL, *path = NULL;
+	char **replay_argv = NULL, *path = NULL, *watch_json = NULL, *catch_json = NULL;
 	struct cts_strategy *strat = NULL;
 	struct cts_objmodel *model = NULL;
 	struct cts_tracer *tracer = NULL;
@@ -407,6 +422,7 @@ int main(int argc, char **argv)
 		break;
 	}
 	cts_verbosity = cli.verbosity;
+	cli.catch_seed = cli.seed;
 
 	/* The program: from the command line, or from the schedule file. */
 	char **prog_argv = cli.prog_argv;
@@ -431,7 +447,14 @@ int main(int argc, char **argv)
 		cli.strategy = "replay";
 		cli.output = true;
 	}
-	const char *mode_name = cli.mode ? cli.mode : "break";
+	bool catching = cli.races == CTS_RACES_CATCH || cli.races == CTS_RACES_CATCH_FAIL;
+	const char *mode_name = cli.mode ? cli.mode : catching ? "sync" : "break";
+	if (catching && strcmp(mode_name, "sync") != 0) {
+		cts_error_msg("--races %s works in sync mode (break and step mode see every access: "
+			      "use --races report or fail)", cts_cli_races_name(cli.races));
+		status = EXIT_USAGE;
+		goto out;
+	}
 	enum cts_mode mode;
 	if (strcmp(mode_name, "sync") == 0)
 		mode = CTS_MODE_SYNC;
@@ -547,6 +570,9 @@ int main(int argc, char **argv)
 		.show_output = cli.output, .trace_libs = cli.trace_libs,
 		.ntrace_libs = cli.ntrace_libs, .watch = watch, .nwatch = cli.nwatch,
 		.symbolize = true, .no_fork_server = cli.no_fork_server,
+		.watch_backend = cli.watch_backend, .catch_races = catching,
+		.catch_sites = (unsigned)cli.catch_sites, .catch_window = (unsigned)cli.catch_window,
+		.catch_seed = cli.catch_seed,
 	};
 	tracer = cts_tracer_new(&tcfg, model, err, sizeof(err));
 	if (!tracer) {
@@ -558,6 +584,12 @@ int main(int argc, char **argv)
 	/* What a saved schedule needs to run the same way again. */
 	options = cts_schedule_new();
 	cts_schedule_set(&options->races, cts_cli_races_name(races));
+	if (catching) {
+		char co[96];
+		snprintf(co, sizeof(co), "sites=%" PRIu64 " window=%" PRIu64 " seed=%" PRIu64,
+			 cli.catch_sites, cli.catch_window, cli.catch_seed);
+		cts_schedule_set(&options->catch_opts, co);
+	}
 	options->max_steps = cli.max_steps;
 	options->timeout = cli.timeout;
 	options->fail_on_exit = cli.fail_on_exit;
@@ -575,7 +607,8 @@ int main(int argc, char **argv)
 		.strategy_desc = strategy_desc(&cli, sched, desc, sizeof(desc)),
 		.quiet = cts_verbosity == 0, .verbose = cts_verbosity >= 2,
 		.progress = cts_verbosity >= 1 && isatty(2) && !cli.replay, .log = stderr,
-		.races = races, .self = self_path(argv[0]), .options = options,
+		.races = catching ? races - CTS_RACES_FAIL : races, .races_catch = catching,
+		.self = self_path(argv[0]), .options = options,
 		.check = cli.check,
 	};
 	struct cts_backend backend = cts_tracer_backend(tracer);
@@ -588,6 +621,8 @@ int main(int argc, char **argv)
 
 	struct cts_tracer_stats ts;
 	char stats_json[512];
+	watch_json = cts_tracer_watch_json(tracer);
+	catch_json = cts_tracer_catch_json(tracer, res.races);
 	cts_tracer_get_stats(tracer, &ts);
 	snprintf(stats_json, sizeof(stats_json),
 		 "{\"stops\": %" PRIu64 ", \"breakpoint_hits\": %" PRIu64
@@ -704,6 +739,7 @@ int main(int argc, char **argv)
 			.backend_json = stats_json, .backend = &backend,
 			.suspects = suspects, .breaks = breaks,
 			.strategy_json = have_ps ? petri_json : NULL,
+			.watch_json = watch_json, .catch_json = catch_json,
 		};
 		struct cts_report_out *r = report;
 		report = NULL;
@@ -731,5 +767,7 @@ out:
 	cts_suspects_free(breaks);
 	free(replay_argv);
 	free(path);
+	free(watch_json);
+	free(catch_json);
 	return status;
 }

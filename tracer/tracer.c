@@ -19,6 +19,7 @@
 #include "models/error.h"
 #include "models/symbolize.h"
 #include "tracer/access.h"
+#include "tracer/catch.h"
 #include "tracer/elf.h"
 #include "tracer/proc.h"
 #include "tracer/run_int.h"
@@ -39,6 +40,7 @@ static int start_run(void *be, struct cts_run_state *st)
 	tr->access_armed = false; /* a new process: its text has no gated int3 */
 	tr->fseq = 0;
 	tr->entropy = 0x6374732d74726163ull; /* every run draws the same bytes */
+	cts_catch_run_start(tr); /* before the fork server is synced */
 	cts_tr_sys_reset(tr);
 	cts_tr_clear_alarm();
 	st->status = CTS_RUN_ACTIVE;
@@ -118,8 +120,8 @@ static int tr_start(void *be, struct cts_run_state *st)
 	return rc;
 }
 
-static int tr_step(void *be, struct cts_run_state *st, int tid, bool give_up,
-		   struct cts_event *done)
+static int step_one(void *be, struct cts_run_state *st, int tid, bool give_up,
+		    struct cts_event *done)
 {
 	struct cts_tracer *tr = be;
 	cts_tr_free_reaped(tr);
@@ -323,6 +325,24 @@ static void tr_describe_data(void *be, uint64_t addr, char *buf, size_t len)
 		buf[0] = 0;
 }
 
+/* --races catch keeps its window around every step (catch.c). */
+static int tr_step(void *be, struct cts_run_state *st, int tid, bool give_up,
+		   struct cts_event *done)
+{
+	struct cts_tracer *tr = be;
+	tr->st = st;
+	cts_catch_before_step(tr, tid);
+	int rc = step_one(be, st, tid, give_up, done);
+	if (rc == 0)
+		cts_catch_after_step(tr, tid);
+	return rc;
+}
+
+static void tr_caught(void *be, struct cts_race_detector *d)
+{
+	cts_catch_caught(be, d);
+}
+
 static int tr_unseen(void *be, char *buf, size_t len)
 {
 	return cts_tr_libcalls_unseen(be, buf, len);
@@ -338,6 +358,7 @@ static const struct cts_backend_ops tracer_ops = {
 	.describe_data = tr_describe_data,
 	.unseen = tr_unseen,
 	.thread_state = cts_tr_thread_state,
+	.caught = tr_caught,
 };
 
 struct cts_backend cts_tracer_backend(struct cts_tracer *t)
@@ -370,7 +391,8 @@ struct cts_tracer *cts_tracer_new(const struct cts_tracer_config *cfg, struct ct
 		free(tr);
 		return NULL;
 	}
-	if (cts_access_init(tr, err, errlen) != 0) {
+	if (cts_access_init(tr, err, errlen) != 0 || cts_catch_init(tr, err, errlen) != 0) {
+		cts_access_fini(tr);
 		free(tr->bpf);
 		free(tr);
 		return NULL;
@@ -384,6 +406,7 @@ void cts_tracer_free(struct cts_tracer *tr)
 		return;
 	cts_tr_kill_and_reap(tr);
 	cts_tr_stop_server(tr);
+	cts_catch_fini(tr);
 	cts_access_fini(tr);
 	cts_tr_libcalls_free(tr);
 	if (tr->sym)
@@ -401,4 +424,14 @@ void cts_tracer_free(struct cts_tracer *tr)
 void cts_tracer_get_stats(const struct cts_tracer *t, struct cts_tracer_stats *out)
 {
 	*out = t->stats;
+}
+
+char *cts_tracer_watch_json(const struct cts_tracer *t)
+{
+	return t->acc ? cts_access_watch_json(t) : NULL;
+}
+
+char *cts_tracer_catch_json(const struct cts_tracer *t, const struct cts_race_detector *d)
+{
+	return cts_catch_json(t, d);
 }

@@ -15,6 +15,12 @@ enum cts_mode {
 	CTS_MODE_STEP,      /* + shared accesses, found by single-stepping */
 };
 
+enum cts_watch_backend {
+	CTS_WATCH_AUTO = 0,     /* debug registers if the start-up probe sees a trap */
+	CTS_WATCH_HARDWARE,     /* debug registers, or a usage error where they do not trap */
+	CTS_WATCH_BREAKPOINTS,  /* access breakpoints filtered by address */
+};
+
 struct cts_tracer_config {
 	const char *path;          /* program to exec (resolved path) */
 	char *const *argv;         /* argv[0] included */
@@ -25,6 +31,11 @@ struct cts_tracer_config {
 	int ntrace_libs;
 	const char *const *watch;  /* --watch SYMBOL|ADDR[:LEN] specs */
 	int nwatch;
+	int watch_backend;         /* enum cts_watch_backend (--watch-backend) */
+	bool catch_races;          /* --races catch (sync mode): see tracer/catch.h */
+	unsigned catch_sites;      /* sites sampled, 0 = all */
+	unsigned catch_window;     /* steps of the other threads per catch */
+	uint64_t catch_seed;       /* which sites */
 	bool symbolize;            /* use libdw for source lines */
 	bool no_fork_server;       /* exec every run instead of forking from main */
 };
@@ -52,5 +63,13 @@ struct cts_tracer_stats {
 	uint64_t emulated;         /* displaced instructions performed by the tracer */
 };
 void cts_tracer_get_stats(const struct cts_tracer *t, struct cts_tracer_stats *out);
+
+/* --watch for the report: {"backend", "watches", "hits_total", "hits"} as a
+ * malloc'd JSON text, NULL without --watch. */
+char *cts_tracer_watch_json(const struct cts_tracer *t);
+/* --races catch for the report: sites, windows, catches with both stacks;
+ * malloc'd JSON text, NULL without it. */
+struct cts_race_detector;
+char *cts_tracer_catch_json(const struct cts_tracer *t, const struct cts_race_detector *d);
 
 #endif

@@ -118,6 +118,7 @@ struct bp {
 
 struct cts_access_state;
 struct cts_libcalls;
+struct cts_catch;
 
 struct cts_tracer {
 	struct cts_tracer_config cfg;
@@ -180,6 +181,7 @@ struct cts_tracer {
 	int nlibc_ranges;
 	struct cts_sym *sym;
 	struct cts_access_state *acc;
+	struct cts_catch *ct;           /* --races catch (catch.c), NULL otherwise */
 	struct cts_libcalls *lc;        /* sync.c: imported functions, what was unseen */
 	struct cts_tracer_stats stats;
 	struct sock_filter *bpf;        /* compiled seccomp filter */

@@ -90,7 +90,18 @@ static void test_numbers(void)
 static void test_words(void)
 {
 	refused(parse("-m", "fast", "p", NULL), "unknown mode 'fast'", "--mode fast");
-	refused(parse("--races", "maybe", "p", NULL), "off, report or fail", "--races maybe");
+	refused(parse("--races", "maybe", "p", NULL), "off, report, fail, catch or catch-fail",
+		"--races maybe");
+	tap_ok(parse("--races", "catch", "p", NULL) == CTS_CLI_RUN && C.races == CTS_RACES_CATCH &&
+	       C.catch_sites == 64 && C.catch_window == 8, "--races catch, default sample and window");
+	tap_ok(parse("--races", "catch-fail", "--catch-sites", "0", "--catch-window", "3", "p", NULL) ==
+	       CTS_CLI_RUN && C.races == CTS_RACES_CATCH_FAIL && C.catch_sites == 0 &&
+	       C.catch_window == 3, "--races catch-fail --catch-sites 0 --catch-window 3");
+	refused(parse("--catch-window", "0", "p", NULL), "--catch-window wants", "--catch-window 0");
+	tap_ok(parse("--watch-backend", "breakpoints", "p", NULL) == CTS_CLI_RUN &&
+	       C.watch_backend == 2, "--watch-backend breakpoints");
+	refused(parse("--watch-backend", "dr", "p", NULL), "auto, hardware or breakpoints",
+		"--watch-backend dr");
 	tap_ok(parse("--races", "fail", "-m", "sync", "p", NULL) == CTS_CLI_RUN && C.races == 2 &&
 	       strcmp(C.mode, "sync") == 0, "--races fail -m sync");
 	refused(parse("--out", "", "p", NULL), "--out: empty", "--out ''");

@@ -1,6 +1,8 @@
 /* hw/: debug-register watchpoints on a forked, traced copy of this program.
  * Globals have the same address in parent and child, and the accesses are
  * single instructions followed by global labels, so the trap pc is exact. */
+#include "disasm/disasm.h"
+#include "hw/attrib.h"
 #include "hw/hw.h"
 #include "tests/unit/tap.h"
 
@@ -184,7 +186,30 @@ static void test_registers(pid_t pid)
 	       "clear without a software copy");
 }
 
-#define TRAP_CHECKS 11
+#define TRAP_CHECKS 13
+
+/* A real trap attributed: decoded forward from the function start (the
+ * child's text is ours), the instruction before the trap pc, its kind. */
+static void check_attribution(pid_t pid, const struct cts_hw_set *set, int slot, uintptr_t fn,
+			      const char *end, enum cts_attr_kind want, const char *what)
+{
+	struct user_regs_struct r;
+	struct cts_disasm *d = cts_disasm_new();
+	struct cts_attr at = { 0 };
+	int ok = d && ptrace(PTRACE_GETREGS, pid, NULL, &r) == 0;
+	if (ok) {
+		struct cts_attr_input in = {
+			.trap_pc = r.rip, .code_lo = fn, .boundary = true,
+			.code = (const uint8_t *)fn, .code_len = (size_t)((uintptr_t)end - fn) + 16,
+			.set = set, .slot = slot, .regs = &r,
+		};
+		ok = cts_attr_find(d, &in, &at) == 0;
+	}
+	tap_ok(ok && at.exact && at.kind == want && at.pc >= fn && at.pc < (uintptr_t)end,
+	       "%s: attributed to the %s before the trap pc (%s)", what, cts_attr_kind_name(want),
+	       at.text);
+	cts_disasm_free(d);
+}
 
 static int test_traps(pid_t pid)
 {
@@ -204,6 +229,8 @@ static int test_traps(pid_t pid)
 	       "DR6 0x%llx names slot %d", (unsigned long long)dr6, slot);
 	tap_ok(child_pc(pid) == (uintptr_t)hw_store_end,
 	       "pc is just after the store (the load before it did not trap)");
+	check_attribution(pid, &set, slot, (uintptr_t)store_target, hw_store_end, CTS_ATTR_WRITE,
+			  "store");
 	tap_ok(cts_hw_reset_dr6(pid) == 0 && cts_hw_read_dr6(pid, &dr6) == 0 &&
 	       cts_hw_hit_slot(dr6) == -1, "DR6 reset");
 
@@ -216,6 +243,8 @@ static int test_traps(pid_t pid)
 	tap_ok(cts_hw_read_dr6(pid, &dr6) == 0 && cts_hw_hit_slot(dr6) == slot,
 	       "DR6 0x%llx names slot %d", (unsigned long long)dr6, slot);
 	tap_ok(child_pc(pid) == (uintptr_t)hw_load_hi_end, "pc is just after the load");
+	check_attribution(pid, &set, slot, (uintptr_t)load_target_hi, hw_load_hi_end, CTS_ATTR_READ,
+			  "load");
 	tap_ok(cts_hw_clear(pid, &cur) == 0 && cur.dr7 == 0, "clear");
 	check_regs_match(pid, &cur, "after clear");
 	return 0;
@@ -241,7 +270,7 @@ static void test_live(void)
 	bool avail = cts_hw_available();
 	tap_diag("hardware watchpoints %s", avail ? "trap here" : "do not trap here");
 	if (!avail)
-		tap_skip("debug registers do not trap on this kernel/VM", TRAP_CHECKS);
+		tap_skip("skipped: debug registers do not trap on this machine", TRAP_CHECKS);
 	else if (test_traps(pid) < 0)
 		goto out;
 

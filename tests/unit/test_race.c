@@ -691,6 +691,32 @@ static void test_stress(void)
 	       "stress: last race is pair 99 from run 1");
 }
 
+/* --races catch hands over pairs caught in the act: candidates like the
+ * detector's own, one report per pc pair, dropped on a sync variable. */
+static void test_added(void)
+{
+	struct cts_race r = { .addr = 0x5000, .size = 4, .tid1 = 1, .tid2 = 2,
+			      .op1 = CTS_OP_WRITE, .op2 = CTS_OP_READ, .pc1 = 0x401010,
+			      .pc2 = 0x401020, .plain = true };
+	fresh();
+	cts_race_begin_run(D, 0);
+	tap_is_int(cts_race_add(D, &r), 1, "added: a new pair is a candidate");
+	tap_is_int(cts_race_add(D, &r), 0, "added: the same pair twice in a run is one candidate");
+	tap_is_int(cts_race_flush(D), 1, "added: the flush makes it a race");
+	tap_ok(cts_race_count(D) == 1 && cts_race_get(D, 0)->pc1 == 0x401010 &&
+	       cts_race_get(D, 0)->run == 0 && cts_race_get(D, 0)->runs == 1,
+	       "added: reported with its pcs and run");
+	cts_race_begin_run(D, 1);
+	tap_is_int(cts_race_add(D, &r), 0, "added: a known pair in a later run is not new");
+	tap_ok(cts_race_flush(D) == 0 && cts_race_get(D, 0)->runs == 2, "added: counted in runs");
+	struct cts_race s = r;
+	s.addr = 0x6000;
+	s.pc1 = 0x401030;
+	cts_race_sync_location(D, 0x6000, 4);
+	tap_is_int(cts_race_add(D, &s), 1, "added: a pair on a busy-waited variable is a candidate");
+	tap_is_int(cts_race_flush(D), 0, "added: ... and is dropped at the flush");
+}
+
 int main(void)
 {
 	test_vclock();
@@ -711,6 +737,7 @@ int main(void)
 	test_dedup();
 	test_bad_input();
 	test_stress();
+	test_added();
 	cts_race_free(D);
 	return tap_done();
 }

@@ -333,7 +333,7 @@ static void test_options(void)
 	cts_schedule_free(s);
 	unlink(p);
 
-	BAD("races-bad", HDR "races sometimes\nsteps 0\nend\n", 2, "races wants off, report or fail");
+	BAD("races-bad", HDR "races sometimes\nsteps 0\nend\n", 2, "races wants off, report, fail, catch or catch-fail");
 	BAD("timeout-nan", HDR "timeout nan\nsteps 0\nend\n", 2, "bad timeout 'nan'");
 	BAD("timeout-inf", HDR "timeout 1e999\nsteps 0\nend\n", 2, "bad timeout");
 	BAD("timeout-negative", HDR "timeout -1\nsteps 0\nend\n", 2, "bad timeout");

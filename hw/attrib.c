@@ -1,0 +1,230 @@
+/* Attributing a data-breakpoint trap to its instruction (see attrib.h). */
+#include "hw/attrib.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "disasm/disasm.h"
+
+#define MAX_INSN 15
+
+/* Does [lo, lo+len) overlap the watched bytes [wlo, whi)? */
+static bool overlaps(uint64_t lo, uint64_t len, uint64_t wlo, uint64_t whi)
+{
+	return len && lo < whi && wlo < lo + len;
+}
+
+static enum cts_attr_kind kind_of_flags(const struct cts_insn *x)
+{
+	if (x->access == CTS_ACC_ATOMIC || x->lock)
+		return CTS_ATTR_ATOMIC;
+	if (x->reads && x->writes)
+		return CTS_ATTR_RMW;
+	return x->writes ? CTS_ATTR_WRITE : CTS_ATTR_READ;
+}
+
+/* Could x have changed a register its own address was computed from?
+ * Loads and exchanges write a register; a plain store does not. */
+static bool may_move_address(const struct cts_insn *x)
+{
+	return x->reads || x->access == CTS_ACC_ATOMIC || x->access == CTS_ACC_UNKNOWN;
+}
+
+/* How x, just executed (registers r are those after it), touched the
+ * watched bytes: 1 proven (address recomputed and overlapping), 0 it touches
+ * memory but the address cannot be recomputed, -1 it did not touch them. */
+static int verify(const struct cts_insn *x, const struct user_regs_struct *r, uint64_t wlo,
+		  uint64_t whi, enum cts_attr_kind *kind, uint32_t *size,
+		  uint64_t *addr)
+{
+	*addr = 0;
+	if (x->access == CTS_ACC_STRING) {
+		/* After an iteration rsi/rdi have moved one element on (back for DF). */
+		int64_t step = (r->eflags & 0x400) ? -(int64_t)x->elem : (int64_t)x->elem;
+		uint64_t src = r->rsi - (uint64_t)step, dst = r->rdi - (uint64_t)step;
+		*size = x->elem;
+		if ((x->str_writes_dst || x->str_reads_dst) && overlaps(dst, x->elem, wlo, whi)) {
+			*kind = x->str_writes_dst ? CTS_ATTR_WRITE : CTS_ATTR_READ;
+			*addr = dst;
+			return 1;
+		}
+		if (x->str_reads_src && overlaps(src, x->elem, wlo, whi)) {
+			*kind = CTS_ATTR_READ;
+			*addr = src;
+			return 1;
+		}
+		return -1;
+	}
+	if (x->is_call || x->is_ret || x->is_branch)
+		return -1; /* the trap pc would be its target, not the next instruction */
+	if (x->access == CTS_ACC_STACK && !x->has_mem) {
+		/* push/pushf: the slot now at rsp; pop/popf/leave: the one below. */
+		bool push = strncmp(x->mnemonic, "push", 4) == 0;
+		uint64_t slot = push ? r->rsp : r->rsp - 8;
+		*size = 8;
+		*kind = push ? CTS_ATTR_WRITE : CTS_ATTR_READ;
+		if (overlaps(slot, 8, wlo, whi)) {
+			*addr = slot;
+			return 1;
+		}
+		return strncmp(x->mnemonic, "pop", 3) == 0 ? 0 : -1; /* pop rsp moves it */
+	}
+	if (!x->has_mem || x->access == CTS_ACC_NONE)
+		return -1;
+	*kind = kind_of_flags(x);
+	*size = x->size;
+	if (!x->ea_valid)
+		return 0;
+	uint64_t ea = cts_disasm_ea(x, r);
+	if (overlaps(ea, x->size ? x->size : 1, wlo, whi)) {
+		*addr = ea;
+		return 1;
+	}
+	return may_move_address(x) ? 0 : -1;
+}
+
+static void fill(struct cts_attr *out, const struct cts_insn *x, enum cts_attr_kind k,
+		 uint32_t size, uint64_t addr)
+{
+	out->pc = x->pc;
+	out->addr = addr;
+	out->kind = k;
+	out->size = size;
+	out->exact = true;
+	snprintf(out->text, sizeof(out->text), "%s%s%s", x->mnemonic, x->op_str[0] ? " " : "",
+		 x->op_str);
+}
+
+static int decode(struct cts_disasm *d, const struct cts_attr_input *in, uint64_t pc,
+		  struct cts_insn *x)
+{
+	if (pc < in->code_lo || pc >= in->code_lo + in->code_len)
+		return -1;
+	size_t off = (size_t)(pc - in->code_lo);
+	size_t n = in->code_len - off;
+	if (cts_disasm_decode(d, pc, in->code + off, n < MAX_INSN ? n : MAX_INSN, x) != 0 ||
+	    !x->len)
+		return -1;
+	return 0;
+}
+
+/* The instruction ending exactly at the trap pc, decoded forward from a
+ * known boundary: 0 and *x, or -1 (the sweep does not land on the trap pc). */
+static int predecessor(struct cts_disasm *d, const struct cts_attr_input *in,
+		       struct cts_insn *x)
+{
+	uint64_t pc = in->code_lo;
+	while (pc < in->trap_pc) {
+		if (decode(d, in, pc, x) != 0)
+			return -1;
+		if (pc + x->len == in->trap_pc)
+			return 0;
+		pc += x->len;
+	}
+	return -1;
+}
+
+/* Are the bytes [lo, hi) all legacy or REX prefixes?  Then the candidate
+ * at lo is the one at hi with its prefixes (lock, rep, operand size, REX):
+ * the longer reading wins. */
+static bool only_prefixes(const struct cts_attr_input *in, uint64_t lo, uint64_t hi)
+{
+	static const uint8_t legacy[] = { 0xf0, 0xf2, 0xf3, 0x2e, 0x36, 0x3e, 0x26, 0x64,
+					  0x65, 0x66, 0x67 };
+	for (uint64_t pc = lo; pc < hi; pc++) {
+		uint8_t b = in->code[pc - in->code_lo];
+		if (b >= 0x40 && b <= 0x4f)
+			continue;
+		if (!memchr(legacy, b, sizeof(legacy)))
+			return false;
+	}
+	return true;
+}
+
+const char *cts_attr_kind_name(enum cts_attr_kind k)
+{
+	switch (k) {
+	case CTS_ATTR_READ: return "read";
+	case CTS_ATTR_WRITE: return "write";
+	case CTS_ATTR_RMW: return "rmw";
+	case CTS_ATTR_ATOMIC: return "atomic";
+	default: return "access";
+	}
+}
+
+int cts_attr_find(struct cts_disasm *d, const struct cts_attr_input *in, struct cts_attr *out)
+{
+	if (!d || !in || !out || !in->set || !in->regs || !in->code || in->slot < 0 ||
+	    in->slot >= CTS_HW_SLOTS || !in->set->w[in->slot].used || in->code_lo > in->trap_pc) {
+		errno = EINVAL;
+		return -1;
+	}
+	const struct cts_hw_watch *w = &in->set->w[in->slot];
+	uint64_t wlo = w->addr, whi = w->addr + w->len;
+	struct cts_insn x, self;
+	enum cts_attr_kind k = CTS_ATTR_ACCESS;
+	uint32_t size = 0;
+	uint64_t ea = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->pc = in->trap_pc;
+	out->kind = w->kind == CTS_HW_WRITE ? CTS_ATTR_WRITE : CTS_ATTR_ACCESS;
+
+	/* A rep string instruction with iterations left traps with rip still on it. */
+	bool rep_here = decode(d, in, in->trap_pc, &self) == 0 && self.rep &&
+			self.access == CTS_ACC_STRING;
+
+	if (in->boundary) {
+		int v = predecessor(d, in, &x) == 0 ? verify(&x, in->regs, wlo, whi, &k, &size, &ea)
+						     : -1;
+		if (v == 1) {
+			fill(out, &x, k, size, ea);
+			return 0;
+		}
+		enum cts_attr_kind sk = CTS_ATTR_ACCESS;
+		uint32_t ssize = 0;
+		uint64_t sea = 0;
+		if (rep_here && verify(&self, in->regs, wlo, whi, &sk, &ssize, &sea) == 1) {
+			fill(out, &self, sk, ssize, sea);
+			return 0;
+		}
+		if (v == 0) {
+			fill(out, &x, k, size, ea);
+			return 0;
+		}
+		return 0;
+	}
+
+	/* No boundary: every start 1..15 bytes back that decodes to an
+	 * instruction ending at the trap pc and provably touching the watched
+	 * bytes is a candidate; exactly one (or one pc) is an answer. */
+	if (rep_here && verify(&self, in->regs, wlo, whi, &k, &size, &ea) == 1) {
+		fill(out, &self, k, size, ea);
+		return 0;
+	}
+	int found = 0;
+	struct cts_insn best;
+	enum cts_attr_kind bk = CTS_ATTR_ACCESS;
+	uint32_t bsize = 0;
+	uint64_t bea = 0;
+	for (uint64_t back = 1; back <= MAX_INSN && back <= in->trap_pc - in->code_lo; back++) {
+		uint64_t pc = in->trap_pc - back;
+		if (decode(d, in, pc, &x) != 0 || pc + x.len != in->trap_pc)
+			continue;
+		if (verify(&x, in->regs, wlo, whi, &k, &size, &ea) != 1)
+			continue;
+		if (found && !only_prefixes(in, pc, best.pc)) {
+			found = 2; /* two readings of the bytes: no answer */
+			break;
+		}
+		best = x;
+		bea = ea;
+		bk = k;
+		bsize = size;
+		found = 1;
+	}
+	if (found == 1)
+		fill(out, &best, bk, bsize, bea);
+	return 0;
+}

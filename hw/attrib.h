@@ -1,0 +1,68 @@
+/* Which instruction made a data-breakpoint trap, and how it touched the
+ * watched bytes.
+ *
+ * An x86 data breakpoint is a trap: it is reported after the accessing
+ * instruction has completed, with rip at the next instruction to run (or
+ * still at a rep string instruction that has iterations left).  Decoding
+ * backward from rip is ambiguous on x86 (several byte offsets may decode to
+ * an instruction ending there), so the caller gives a known instruction
+ * boundary before the trap pc (the start of the function that contains it,
+ * from the symbol table) and the code is decoded forward from there to the
+ * instruction that ends exactly at the trap pc.  That instruction is the
+ * accessing one unless the trap pc was reached by a branch that itself
+ * touched memory (call/ret/jmp through a watched slot); the effective
+ * address, recomputed from the registers at the trap, tells the two apart
+ * where it can.  The kind (read, write, read-modify-write, atomic) comes
+ * from the decoded instruction, never from a change of value.
+ *
+ * Pure: no ptrace, so it is unit-tested on recorded bytes and registers. */
+#ifndef CTS_ATTRIB_H
+#define CTS_ATTRIB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/user.h>
+
+#include "hw/hw.h"
+
+struct cts_disasm;
+
+enum cts_attr_kind {
+	CTS_ATTR_READ,
+	CTS_ATTR_WRITE,
+	CTS_ATTR_RMW,     /* plain read-modify-write (add [m], r) */
+	CTS_ATTR_ATOMIC,  /* lock prefix, xchg, cmpxchg */
+	CTS_ATTR_ACCESS,  /* not attributed: only the watch's own kind is known */
+};
+
+struct cts_attr_input {
+	uint64_t trap_pc;        /* rip at the trap */
+	uint64_t code_lo;        /* address of code[0] */
+	bool boundary;           /* code_lo is the start of an instruction (a
+	                          * function start); false: any address at most 15
+	                          * bytes before trap_pc, candidates are tried */
+	const uint8_t *code;     /* bytes from code_lo to at least trap_pc + 15
+	                          * (fewer if unreadable), breakpoints removed */
+	size_t code_len;
+	const struct cts_hw_set *set; /* what is armed */
+	int slot;                /* the slot DR6 names (cts_hw_hit_slot) */
+	const struct user_regs_struct *regs; /* at the trap */
+};
+
+struct cts_attr {
+	uint64_t pc;             /* the accessing instruction; trap_pc if !exact */
+	enum cts_attr_kind kind;
+	uint32_t size;           /* bytes it accessed (0 unknown) */
+	uint64_t addr;           /* first byte it accessed, 0 when not recomputed
+	                          * (the instruction overwrote its address register) */
+	bool exact;              /* pc and kind come from the decoded instruction */
+	char text[96];           /* "mnemonic operands", "" if !exact */
+};
+
+/* 0 with *out filled (exact or not); -1 with errno EINVAL on bad input. */
+int cts_attr_find(struct cts_disasm *d, const struct cts_attr_input *in, struct cts_attr *out);
+
+const char *cts_attr_kind_name(enum cts_attr_kind k);
+
+#endif
