@@ -755,8 +755,16 @@ static void granule_access(struct cts_race_detector *d, const struct cts_event *
 			bool rw = cts_op_is_write((cts_op)r->op);
 			bool ordered = r->tid == t || cts_vc_epoch_leq(r->clock, r->tid, cv);
 
-			if (!ordered && (rw || w) && !(atomic && r->op == CTS_OP_ATOMIC))
+			if (!ordered && r->op == CTS_OP_FREE) {
+				/* The block may have been allocated again since, by a
+				 * call no event shows (malloc through a function
+				 * pointer, inside a library, or while one thread ran
+				 * alone), ordered by the allocator's own lock: no proof
+				 * of a race. Its free is history, as after an alloc. */
+				r->mask &= (uint8_t)~ov;
+			} else if (!ordered && (rw || w) && !(atomic && r->op == CTS_OP_ATOMIC)) {
 				report(d, r, ev, step, g * GRANULE, ov);
+			}
 			/* One thread runs at a time, so a load reads from the last
 			 * store of its bytes: this one. */
 			if (!ordered && ev->op == CTS_OP_READ && r->op == CTS_OP_WRITE && d->nrf < 16) {

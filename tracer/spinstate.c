@@ -5,10 +5,15 @@
  * which accesses never report (the own-stack test in access.c). So the hash
  * covers every general register but the flags, and the stack from the red
  * zone below rsp up to STACK_SPAN bytes above it: a loop counter kept in a
- * register or in a frame up to there makes every iteration hash apart. */
+ * register or in a frame up to there makes every iteration hash apart.
+ * That holds only for code whose stores to shared memory are all seen: a
+ * load in a library cts does not trace (one the time-slice probe learned)
+ * may sit in a loop that works on heap state through invisible stores, so
+ * there the state cannot be told and a spin is never proven. */
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>
+#include "tracer/access.h"
 #include "tracer/proc.h"
 #include "tracer/spinstate.h"
 #include "tracer/tracer_int.h"
@@ -39,6 +44,10 @@ int cts_tr_thread_state(void *be, int tid, uint64_t *hash)
 	if (!th)
 		return -1;
 	if (th->state != TH_HELD || cts_tr_getregs(th) != 0)
+		return -1;
+	cts_op op = th->pending.op;
+	if ((op == CTS_OP_READ || op == CTS_OP_ATOMIC || op == CTS_OP_RMW) &&
+	    !cts_access_traced_pc(tr, th->pending.pc))
 		return -1;
 	struct user_regs_struct r = th->regs;
 	r.eflags = 0;

@@ -24,13 +24,10 @@ omp_sum/break/dpor             | intermittent, was 1 in 26 (replay diverged at s
 omp_sum/break/dpor/output      | intermittent: after a divergence fewer runs than asked for completed
 python3/break/random        | inconclusive: start-up now takes 0.3 s in break mode (issue 9), but the threaded part runs into the 10 s run limit or the 100,000 step budget (60,000-100,000 steps)
 python3/break/random/output | intermittent: the inconclusive runs' output is missing
-python3/break/random/races  | 57 race reports, first: thread 1 free at python3.11+0x6543b3 vs thread 2 read at _PyThreadState_SetCurrent on 0xb539c0, which is in python's .bss, not the heap (the free's range looks wrong); hidden by the start-up timeout before issue 9
 python3/break/pct           | inconclusive: start-up now takes 0.3 s in break mode (issue 9), but the threaded part runs into the 10 s run limit or the 100,000 step budget (60,000-100,000 steps)
 python3/break/pct/output    | intermittent: the inconclusive runs' output is missing
-python3/break/pct/races     | 57 race reports, first: thread 1 free at python3.11+0x6543b3 vs thread 2 read at _PyThreadState_SetCurrent on 0xb539c0, which is in python's .bss, not the heap (the free's range looks wrong); hidden by the start-up timeout before issue 9
 python3/break/dpor          | inconclusive: start-up now takes 0.3 s in break mode (issue 9), but the threaded part runs into the 10 s run limit or the 100,000 step budget (60,000-100,000 steps)
 python3/break/dpor/output   | intermittent: the inconclusive runs' output is missing
-python3/break/dpor/races    | 57 race reports, first: thread 1 free at python3.11+0x6543b3 vs thread 2 read at _PyThreadState_SetCurrent on 0xb539c0, which is in python's .bss, not the heap (the free's range looks wrong); hidden by the start-up timeout before issue 9
 EOF
 )
 

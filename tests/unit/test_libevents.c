@@ -77,6 +77,21 @@ static void test_races(void)
 	e = ev(3, CTS_OP_FREE, 0x2000, 32);
 	e.pc = 0x3003;
 	tap_ok(cts_race_observe(d, &e, 5) >= 1, "an unordered free races with the accesses to its block");
+
+	/* A free, then an unordered access: the block may have been allocated
+	 * again by a call that is no event (through a function pointer, or by
+	 * a thread alone), so no proof of a race; the free is history. */
+	cts_race_begin_run(d, 2);
+	e = ev(1, CTS_OP_FREE, 0x4000, 32);
+	e.pc = 0x3004;
+	cts_race_observe(d, &e, 0);
+	e = ev(2, CTS_OP_READ, 0x4008, 8);
+	e.pc = 0x3005;
+	tap_is_int(cts_race_observe(d, &e, 1), 0, "an access after an unordered free: no race");
+	e = ev(3, CTS_OP_FREE, 0x4000, 32);
+	e.pc = 0x3006;
+	tap_is_int(cts_race_observe(d, &e, 2), 1,
+		   "a free after an unordered access still races (with the access, not the first free)");
 	cts_race_free(d);
 }
 
