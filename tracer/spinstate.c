@@ -9,12 +9,15 @@
  * That holds only for code whose stores to shared memory are all seen: a
  * load in a library cts does not trace (one the time-slice probe learned)
  * may sit in a loop that works on heap state through invisible stores, so
- * there the state cannot be told and a spin is never proven. */
+ * there the state cannot be told and a spin is never proven. Nor once the
+ * run's traced code has called an untraced library function with a pointer
+ * to shared memory (the "unseen" calls of sync.c). */
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>
 #include "tracer/access.h"
 #include "tracer/proc.h"
+#include "tracer/run_int.h"
 #include "tracer/spinstate.h"
 #include "tracer/tracer_int.h"
 
@@ -48,6 +51,11 @@ int cts_tr_thread_state(void *be, int tid, uint64_t *hash)
 	cts_op op = th->pending.op;
 	if ((op == CTS_OP_READ || op == CTS_OP_ATOMIC || op == CTS_OP_RMW) &&
 	    !cts_access_traced_pc(tr, th->pending.pc))
+		return -1;
+	/* A call into an untraced function with a pointer to shared memory was
+	 * seen: a loop around such a call may progress through stores nobody
+	 * sees, so from then on no spin is proven (no livelock verdict). */
+	if (cts_tr_libcalls_unseen(tr, NULL, 0) > 0)
 		return -1;
 	struct user_regs_struct r = th->regs;
 	r.eflags = 0;
