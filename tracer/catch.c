@@ -306,7 +306,12 @@ static void record(struct cts_tracer *tr, struct window *w, struct thread *th, c
 	s->r = r;
 	s->depth[0] = stack_of(tr, th, s->where[0], pc);
 	struct thread *holder = cts_tr_by_num(tr, w->holder);
-	s->depth[1] = holder ? stack_of(tr, holder, s->where[1], w->pc) : 0;
+	if (holder) {
+		s->depth[1] = stack_of(tr, holder, s->where[1], w->pc);
+	} else {   /* reaped meanwhile (a held thread is not: defensive) */
+		snprintf(s->where[1][0], sizeof(s->where[1][0]), "0x%" PRIx64, w->pc);
+		s->depth[1] = 1;
+	}
 	/* A candidate: on a synchronization variable it is dropped at the end
 	 * of the run, as in report mode; the race report is the verdict. */
 	if (cts_verbosity >= 2) {
