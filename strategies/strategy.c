@@ -83,7 +83,7 @@ int cts_sched_nth_enabled(const struct cts_sched_point *pt, int i)
 	return -1;
 }
 
-static uint64_t splitmix(uint64_t *x)
+uint64_t cts_splitmix64(uint64_t *x)
 {
 	uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
 	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -94,7 +94,7 @@ static uint64_t splitmix(uint64_t *x)
 void cts_rng_seed(struct cts_rng *r, uint64_t seed)
 {
 	for (int i = 0; i < 4; i++)
-		r->s[i] = splitmix(&seed);
+		r->s[i] = cts_splitmix64(&seed);
 }
 
 static uint64_t rotl(uint64_t x, int k)

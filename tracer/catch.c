@@ -9,6 +9,7 @@
 #include "models/error.h"
 #include "models/race.h"
 #include "models/symbolize.h"
+#include "strategies/strategy.h"
 #include "tracer/access.h"
 #include "tracer/catch.h"
 #include "tracer/elf.h"
@@ -75,14 +76,6 @@ struct cts_catch {
 	int nshown;
 	uint64_t windows, catches, value_changes, run;
 };
-
-static uint64_t splitmix(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
 
 int cts_catch_init(struct cts_tracer *tr, char *err, size_t errlen)
 {
@@ -200,7 +193,7 @@ static void choose_sample(struct cts_catch *c)
 	for (size_t i = 0; i < c->nsites; i++)
 		idx[i] = i;
 	for (size_t i = 0; i < k; i++) {
-		size_t j = i + (size_t)(splitmix(&st) % (c->nsites - i));
+		size_t j = i + (size_t)(cts_splitmix64(&st) % (c->nsites - i));
 		size_t t = idx[i];
 		idx[i] = idx[j];
 		idx[j] = t;

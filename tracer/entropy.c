@@ -10,17 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "models/error.h"
+#include "strategies/strategy.h"
 #include "tracer/proc.h"
 #include "tracer/run_int.h"
-
-/* splitmix64 (Steele, Lea, Flood 2014): a fixed, well-mixed sequence. */
-static uint64_t next64(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
 
 int cts_tr_on_getrandom(struct cts_tracer *tr, struct thread *th)
 {
@@ -30,7 +22,7 @@ int cts_tr_on_getrandom(struct cts_tracer *tr, struct thread *th)
 		len = 1 << 20; /* a short read, as the kernel may give */
 	uint8_t *bytes = cts_xmalloc(len ? len : 1);
 	for (size_t i = 0; i < len; i += 8) {
-		uint64_t v = next64(&tr->entropy);
+		uint64_t v = cts_splitmix64(&tr->entropy);
 		memcpy(bytes + i, &v, len - i < 8 ? len - i : 8);
 	}
 	long ret = (long)len;
