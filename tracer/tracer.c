@@ -182,7 +182,10 @@ static int step_one(void *be, struct cts_run_state *st, int tid, bool give_up,
 		}
 		switch (th->pending.op) {
 		case CTS_OP_THREAD_EXIT:
-			rc = cts_tr_resume(tr, th, 0);
+			th->exit_taken = true;
+			rc = cts_access_threads_changed(tr);
+			if (rc == 0)
+				rc = cts_tr_resume(tr, th, 0);
 			break;
 		case CTS_OP_PROC_EXIT:
 			tr->proc_exiting = true;

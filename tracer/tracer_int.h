@@ -54,6 +54,9 @@ struct thread {
 	int call_fn;
 	uint64_t call_lo[2], call_hi[2];
 	bool in_proc_exit;
+	/* its exit syscall ran as a step: no more user code, so it no longer
+	 * counts for arming (a schedule point, unlike the reap that follows) */
+	bool exit_taken;
 	/* a library call's range events (sync.c), lc_i the pending one */
 	struct cts_event lc_ev[LC_MAX_EVENTS];
 	int lc_n, lc_i, lc_fn;
