@@ -248,8 +248,13 @@ static int setup_libc(struct cts_tracer *tr)
 	if (tr->libc_base == libc_base && tr->nbps)
 		return 0; /* same layout as the first run (ASLR is off) */
 	if (tr->libc_base && tr->libc_base != libc_base) {
-		cts_tr_set_error(tr, "libc moved between runs (0x%" PRIx64 " -> 0x%" PRIx64
-			  "): address randomisation is not disabled", tr->libc_base, libc_base);
+		/* ASLR is off, so the layout moves only if what the loader maps
+		 * changed: /etc/ld.so.cache or a library rewritten by a package
+		 * install during the exploration. Objects' addresses would differ
+		 * from the earlier runs', so the runs cannot be compared. */
+		cts_tr_set_error(tr, "the program's libraries moved between runs (libc 0x%" PRIx64
+			  " -> 0x%" PRIx64 "): /etc/ld.so.cache or a library changed during the "
+			  "exploration (a package install?); run again", tr->libc_base, libc_base);
 		return -1;
 	}
 	tr->libc_base = libc_base;
