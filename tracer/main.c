@@ -17,6 +17,7 @@
 #include "strategies/active.h"
 #include "strategies/explorer.h"
 #include "strategies/stateful.h"
+#include "tracer/attach.h"
 #include "tracer/cli.h"
 #include "tracer/elf.h"
 #include "tracer/tracer.h"
@@ -423,6 +424,8 @@ int main(int argc, char **argv)
 	}
 	cts_verbosity = cli.verbosity;
 	cli.catch_seed = cli.seed;
+	if (cli.attach_pid) /* attach mode: tracer/attach.c */
+		return cts_attach_main(&cli);
 
 	/* The program: from the command line, or from the schedule file. */
 	char **prog_argv = cli.prog_argv;
