@@ -81,6 +81,7 @@ struct att {
 	bool gone;              /* the process ended (or exec'd) while attached */
 	char gone_how[160];
 	bool bug;
+	const char *bug_kind;   /* "deadlock", "assert", "crash" */
 	char bug_head[640];
 	char *bug_detail;
 	size_t detail_len, detail_cap;
@@ -180,6 +181,8 @@ static void comm_of(pid_t pid, char *buf, size_t len)
 	}
 }
 
+static void explain_eperm(pid_t pid, char *err, size_t errlen);
+
 /* Every check that can be made before touching the process. 0, or -1 with
  * one line in err (bad input: exit 2). *pid may become the thread group's. */
 static int check_target(pid_t *pidp, char *exe, size_t exelen, char *err, size_t errlen)
@@ -229,8 +232,7 @@ static int check_target(pid_t *pidp, char *exe, size_t exelen, char *err, size_t
 	ssize_t n = readlink(path, exe, exelen - 1);
 	if (n <= 0) {
 		if (errno == EACCES || errno == EPERM)
-			snprintf(err, errlen, "cannot read %s: %s (ptrace access to process %d is "
-				 "refused)", path, strerror(errno), (int)pid);
+			explain_eperm(pid, err, errlen);
 		else
 			snprintf(err, errlen, "process %d has no executable (a kernel thread?)",
 				 (int)pid);
@@ -407,7 +409,8 @@ static void on_crash(struct att *a, struct thread *th, const struct cts_wait_eve
 {
 	cts_tr_getregs(th);
 	a->bug = true;
-	snprintf(a->bug_head, sizeof(a->bug_head), "crash: thread %d (tid %d) killed by %s at "
+	a->bug_kind = "crash";
+	snprintf(a->bug_head, sizeof(a->bug_head), "thread %d (tid %d) killed by %s at "
 		 "0x%" PRIx64 " (fault address 0x%" PRIx64 ")", th->num, (int)th->tid,
 		 strsignal(ev->sig), (uint64_t)th->regs.rip, (uint64_t)ev->info.si_addr);
 	a->bug_th = th;
@@ -441,7 +444,8 @@ static int on_breakpoint(struct att *a, struct thread *th)
 		X(a, th)->stopped = true;
 		if (a->st.status == CTS_RUN_ASSERT && !a->bug) {
 			a->bug = true;
-			snprintf(a->bug_head, sizeof(a->bug_head), "assert: %s (thread %d, tid %d)",
+			a->bug_kind = "assert";
+			snprintf(a->bug_head, sizeof(a->bug_head), "%s (thread %d, tid %d)",
 				 a->st.message, th->num, (int)th->tid);
 			a->bug_th = th;
 		}
@@ -550,6 +554,7 @@ static int att_event(struct att *a, long timeout_us)
 		return run_on(a, th, th->state == TH_HELD ? TH_RUNNING : th->state) == 0 ? 1 : -1;
 	case CTS_WEV_GROUP_STOP:
 		x->stopped = true;
+		x->listening = false; /* trapped again (an interrupt of a LISTEN) */
 		if (th->state == TH_NEW && !x->was_stopped) {
 			x->intr = INTR_NONE; /* a new thread's first stop (SIGSTOP under SEIZE) */
 			return new_thread_stop(a, th);
@@ -968,6 +973,14 @@ static void what_blocks(struct att *a, struct thread *th, struct waitinfo *w)
 	uint64_t f = th->regs.rdi;
 	w->obj = f;
 	cts_mem_read(th->tid, f, &w->value, 4);
+	/* pthread_join waits on the joined thread's tid word (cleared and
+	 * woken when it dies): a wait there is a join, whatever the stack says */
+	for (int i = 0; i < a->tr->nlive && fn != W_MUTEX; i++) {
+		struct thread *t = a->tr->live[i];
+		if (t != th && t->state != TH_DEAD && t->handle && t->handle + GLIBC_TID_OFFSET == f &&
+		    w->value == (uint32_t)t->tid)
+			fn = W_JOIN;
+	}
 	if (fn == W_MUTEX) {
 		uint32_t owner = 0;
 		w->kind = W_MUTEX;
@@ -1155,6 +1168,7 @@ static bool diagnose(struct att *a, bool print)
 		char *m = a->bug_head;
 		if (cycle) {
 			a->bug = true;
+			a->bug_kind = "deadlock";
 			moff = (size_t)snprintf(m, sizeof(a->bug_head), "deadlock (already in progress "
 						"when cts attached):");
 		}
@@ -1243,6 +1257,40 @@ static void restore_bytes(struct att *a)
 
 /* ---- detaching ---------------------------------------------------------------- */
 
+/* A thread that hit one of our int3s (or finished a step over one) just
+ * as an interrupt came reports the interrupt first, with the SIGTRAP still
+ * pending: detached so, it would die of it. Such a thread runs on until it
+ * takes the trap (as the breakpoint or step it is), which leaves it
+ * stopped with rip rewound. */
+static int consume_traps(struct att *a)
+{
+	for (int round = 0; round < 8; round++) {
+		bool any = false;
+		for (int i = 0; i < a->tr->nlive; i++) {
+			struct thread *th = a->tr->live[i];
+			struct att_th *x = X(a, th);
+			struct cts_sigstate ss;
+			if (th->state == TH_DEAD || !x->stopped || x->listening || x->sig)
+				continue;
+			th->regs_valid = false;
+			if (cts_tr_getregs(th) != 0 || cts_proc_sigstate(th->tid, &ss) != 0 ||
+			    !((ss.pnd >> (SIGTRAP - 1)) & 1))
+				continue;
+			if (!th->stepping_bp && !is_planted(a, th->regs.rip - 1))
+				continue;
+			x->intr = INTR_NONE;
+			if (run_on(a, th, TH_RUNNING) != 0)
+				return -1;
+			any = true;
+		}
+		if (!any)
+			return 0;
+		if (wait_all_stopped(a, 5.0) != 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* Leave the process as it was: every thread brought to a ptrace-stop, the
  * int3 bytes put back, each thread's rip on a whole instruction, then
  * detached with the signal it stopped for (so none is lost or added). A
@@ -1266,6 +1314,8 @@ static int detach_all(struct att *a)
 	}
 	if (a->gone)
 		return rc;
+	if (consume_traps(a) != 0)
+		rc = -1;
 	if (a->bug_th && a->bug_th->state != TH_DEAD)
 		stack_lines(a, a->bug_th, "    ");
 	restore_bytes(a);
@@ -1488,8 +1538,8 @@ static int control(struct att *a, struct cts_strategy *s)
 
 static void print_bug(struct att *a)
 {
-	fprintf(stderr, "cts-trace: BUG (%.*s) in process %d (%s): %s\n",
-		(int)strcspn(a->bug_head, ": "), a->bug_head, (int)a->pid, a->exe, a->bug_head);
+	fprintf(stderr, "cts-trace: BUG (%s) in process %d (%s): %s\n", a->bug_kind, (int)a->pid,
+		a->exe, a->bug_head);
 	if (a->bug_detail)
 		fputs(a->bug_detail, stderr);
 }

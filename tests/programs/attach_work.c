@@ -5,10 +5,13 @@
  * standard input ends; then every thread finishes and main prints what the
  * checker saw. The output is the same on every schedule ("bad 0") unless
  * an attach lost a wakeup, corrupted a register or a byte of text: then a
- * sum is wrong, a thread dies or the process hangs.
+ * sum is wrong, a thread dies or the process hangs. It also counts the
+ * SIGRTMIN+1 signals it gets (a test sends some while it is attached to:
+ * none may be lost or added).
  * No bug: a correct program for attach tests. */
 #include <linux/futex.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/syscall.h>
@@ -26,6 +29,13 @@ static volatile int stop;
 static volatile uint32_t box;       /* 0 empty, else a round's sum + 1 (1: the end) */
 static unsigned long rounds, bad;
 static uint32_t last;
+static volatile sig_atomic_t nsig;  /* SIGRTMIN+1 deliveries: queued, so each counts */
+
+static void on_sig(int sig)
+{
+	(void)sig;
+	nsig++;
+}
 
 static void futex(volatile uint32_t *w, int op, uint32_t v)
 {
@@ -112,6 +122,9 @@ int main(void)
 {
 	pthread_t t[3];
 	char buf[64];
+	struct sigaction sa = { .sa_handler = on_sig, .sa_flags = SA_RESTART };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGRTMIN + 1, &sa, NULL);
 	pthread_create(&t[0], NULL, producer, NULL);
 	pthread_create(&t[1], NULL, consumer, NULL);
 	pthread_create(&t[2], NULL, checker, NULL);
@@ -120,6 +133,7 @@ int main(void)
 	stop = 1;
 	for (int i = 0; i < 3; i++)
 		pthread_join(t[i], NULL);
-	printf("bad %lu, last sum %u, some rounds %s\n", bad, last, rounds > 0 ? "yes" : "no");
+	printf("bad %lu, last sum %u, some rounds %s, signals %d\n", bad, last,
+	       rounds > 0 ? "yes" : "no", (int)nsig);
 	return 0;
 }
