@@ -1169,8 +1169,9 @@ static bool diagnose(struct att *a, bool print)
 		if (cycle) {
 			a->bug = true;
 			a->bug_kind = "deadlock";
-			moff = (size_t)snprintf(m, sizeof(a->bug_head), "deadlock (already in progress "
-						"when cts attached):");
+			moff = (size_t)snprintf(m, sizeof(a->bug_head), "%s", a->controlling ?
+						"deadlock:" : "deadlock (already in progress when cts "
+						"attached):");
 		}
 		for (int i = 0; i < tr->nlive; i++) {
 			struct thread *th = tr->live[i];

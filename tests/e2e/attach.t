@@ -326,4 +326,50 @@ like "$(cat "$T/err-end")" "process $W exited with status 0 while attached" "end
 is "$(cat "$T/work-stop.out")" "bad 0, last sum 2080, some rounds yes, signals 0" \
 	"stopped and ended while attached: output unchanged"
 
+# ---- bugs that happen under control, and an exec -------------------------------
+# attach_late waits for a line, then deadlocks, crashes or execs.
+for m in deadlock crash exec; do
+	for v in attach_late attach_late_ok; do
+		rm -f "$T/late" && mkfifo "$T/late"
+		"$PROG/$v" "$m" <"$T/late" >/dev/null 2>&1 &
+		L=$!
+		bg="$bg $L"
+		exec 5>"$T/late"
+		cts_bg -p "$L" --time 30 -o o 2>"$T/err-late" 5>&-
+		wait_line "$T/err-late" "controlling process"
+		echo go >&5
+		exec 5>&-
+		wait "$C"
+		rc=$?
+		err=$(cat "$T/err-late")
+		case $v.$m in
+		attach_late.deadlock)
+			is "$rc" 1 "$v $m: exit 1"
+			like "$err" "BUG \(deadlock\) in process $L .*: deadlock: thread 0 waits for thread 1 to exit" \
+				"$v $m: a deadlock formed under control"
+			like "$err" "cycle: thread 1 -> thread 2 -> thread 1" "$v $m: its cycle"
+			is "$(tracer_of "$L") $(nthreads "$L")" "0 3" "$v $m: detached, left deadlocked"
+			kill -9 "$L" ;;
+		attach_late.crash)
+			is "$rc" 1 "$v $m: exit 1"
+			like "$err" "BUG \(crash\) in process $L .*killed by Segmentation fault .*fault address 0x0" \
+				"$v $m: the null store"
+			like "$err" "#[0-9] crasher\+0x[0-9a-f]+ \(attach_late.c:[0-9]+\)" "$v $m: its stack" ;;
+		*.exec)
+			is "$rc" 0 "$v $m: no bug"
+			like "$err" "process $L exec'd a new program while attached" "$v $m: said so" ;;
+		*)
+			is "$rc" 0 "$v $m: no bug"
+			like "$err" "process $L exited with status 0 while attached" "$v $m: ran to its end" ;;
+		esac
+		wait "$L"
+		st=$?
+		case $v.$m in
+		attach_late.deadlock) ;;
+		attach_late.crash) is "$st" 139 "$v $m: after the detach it dies of its fault, as it would have" ;;
+		*) is "$st" 0 "$v $m: exit status 0" ;;
+		esac
+	done
+done
+
 done_testing
