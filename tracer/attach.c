@@ -76,6 +76,7 @@ struct att {
 	size_t nplanted, plcap;
 	struct thread *cur;     /* the scheduled thread, until its next stop */
 	bool controlling;       /* seized and set up: new threads join the schedule */
+	bool overflow;          /* a thread past --max-threads: control ends */
 	bool detaching;
 	struct thread *bug_th;  /* its stack is read at the detach, every thread stopped */
 	bool gone;              /* the process ended (or exec'd) while attached */
@@ -182,13 +183,14 @@ static void comm_of(pid_t pid, char *buf, size_t len)
 }
 
 static void explain_eperm(pid_t pid, char *err, size_t errlen);
+static int list_tasks(pid_t pid, pid_t **out, size_t *n);
 
 /* Every check that can be made before touching the process. 0, or -1 with
  * one line in err (bad input: exit 2). *pid may become the thread group's. */
 static int check_target(pid_t *pidp, char *exe, size_t exelen, char *err, size_t errlen)
 {
 	pid_t pid = *pidp;
-	char state[64] = "", path[64], tracer_comm[64];
+	char state[64] = "", path[96], tracer_comm[64];
 
 	if (pid == getpid()) {
 		snprintf(err, errlen, "process %d is cts-trace itself", (int)pid);
@@ -230,6 +232,17 @@ static int check_target(pid_t *pidp, char *exe, size_t exelen, char *err, size_t
 	}
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
 	ssize_t n = readlink(path, exe, exelen - 1);
+	if (n <= 0 && errno == ENOENT && nthreads > 1) {
+		/* the leader left by pthread_exit: another thread's view */
+		pid_t *tids;
+		size_t nt;
+		if (list_tasks(pid, &tids, &nt) == 0)
+			for (size_t i = 0; i < nt && n <= 0; i++) {
+				snprintf(path, sizeof(path), "/proc/%d/task/%d/exe", (int)pid, (int)tids[i]);
+				n = readlink(path, exe, exelen - 1);
+			}
+		free(tids);
+	}
 	if (n <= 0) {
 		if (errno == EACCES || errno == EPERM)
 			explain_eperm(pid, err, errlen);
@@ -613,9 +626,12 @@ static int att_event(struct att *a, long timeout_us)
 	case CTS_WEV_CLONE: {
 		x->stopped = true;
 		pid_t ntid = (pid_t)ev.msg;
-		if (!cts_tr_by_tid(a->tr, ntid) && !add_thread(a, ntid)) {
-			cts_error_msg("process %d created more threads than --max-threads", (int)a->pid);
-			ptrace(PTRACE_DETACH, ntid, 0, 0);
+		if (!cts_tr_by_tid(a->tr, ntid) && !add_thread(a, ntid) && !a->overflow) {
+			/* Not detached now: it would run into our int3s. The kernel
+			 * lets it go when cts-trace exits, after the bytes are back. */
+			cts_error_msg("process %d created more threads than --max-threads: detaching",
+				      (int)a->pid);
+			a->overflow = true;
 		}
 		if (a->detaching)
 			return 1;
@@ -746,6 +762,8 @@ static int seize_all(struct att *a, char *err, size_t errlen, bool *bad)
 			if (cts_tr_by_tid(a->tr, tids[i]))
 				continue;
 			char was = cts_proc_state(tids[i]);
+			if (was == 'Z' || was == 'X')
+				continue; /* a leader gone by pthread_exit: never stops again */
 			if (ptrace(PTRACE_SEIZE, tids[i], 0, (void *)opts) != 0) {
 				int e = errno;
 				if (e == ESRCH)
@@ -878,7 +896,7 @@ static void scan_setup(struct att *a)
 	char libc[256] = "";
 	uint64_t base = 0;
 
-	if (cts_maps_read(a->pid, &maps, &n) != 0)
+	if (cts_maps_read(a->tr->pid, &maps, &n) != 0)
 		return;
 	a->maps = cts_xcalloc(n + 1, sizeof(*a->maps));
 	for (size_t i = 0; i < n; i++) {
@@ -1038,7 +1056,7 @@ static void what_blocks(struct att *a, struct thread *th, struct waitinfo *w)
 static struct cts_sym *sym(struct att *a)
 {
 	if (!a->sym)
-		a->sym = cts_sym_new(a->pid);
+		a->sym = cts_sym_new(a->tr->pid); /* a live thread: the leader may be a zombie */
 	return a->sym;
 }
 
@@ -1099,7 +1117,10 @@ static void what_phrase(const struct waitinfo *w, char *buf, size_t len)
 		snprintf(buf, len, "futex 0x%" PRIx64 " (value %u)", w->obj, w->value);
 		break;
 	case W_SYSCALL:
-		snprintf(buf, len, "system call %s to return", cts_syscall_name(w->nr));
+		if (strcmp(cts_syscall_name(w->nr), "syscall") == 0)
+			snprintf(buf, len, "system call %ld to return", w->nr);
+		else
+			snprintf(buf, len, "system call %s to return", cts_syscall_name(w->nr));
 		break;
 	case W_STOPPED:
 		snprintf(buf, len, "SIGCONT (stopped by job control)");
@@ -1458,7 +1479,7 @@ static int control(struct att *a, struct cts_strategy *s)
 
 	if (s->ops->begin_run && !s->ops->begin_run(s, 0))
 		return 0;
-	while (!a->gone && !a->bug && !cts_tr_interrupted() && !time_up(a, t0)) {
+	while (!a->gone && !a->bug && !a->overflow && !cts_tr_interrupted() && !time_up(a, t0)) {
 		int n = tr->nthreads, held = 0;
 		if ((size_t)n > cap) {
 			size_t ncap = cts_grow_cap(cap, (size_t)n);
@@ -1607,6 +1628,9 @@ static int attach_run(const struct attach_cfg *cfg)
 		status = EXIT_INTERRUPTED;
 		goto out;
 	}
+	/* Memory goes through a live thread (the leader may be a zombie). */
+	if (!cts_tr_by_tid(a.tr, a.pid) && a.tr->nlive)
+		a.tr->pid = a.tr->live[0]->tid;
 	if (first_states(&a) != 0) {
 		cts_error_msg("process %d: cannot read registers: %s", (int)a.pid, strerror(errno));
 		status = EXIT_INTERNAL;

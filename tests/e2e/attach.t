@@ -326,6 +326,21 @@ like "$(cat "$T/err-end")" "process $W exited with status 0 while attached" "end
 is "$(cat "$T/work-stop.out")" "bad 0, last sum 2080, some rounds yes, signals 0" \
 	"stopped and ended while attached: output unchanged"
 
+# ---- a leader gone by pthread_exit (a zombie while the others run) ------------------
+rm -f "$T/px" && mkfifo "$T/px"
+"$PROG/attach_pexit" <"$T/px" &
+X=$!
+bg="$bg $X"
+exec 6>"$T/px"
+for _ in $(seq 100); do [ "$(state "$X")" = Z ] && break; sleep 0.05; done
+out=$("$CTS" -p "$X" --time 0.5 -o o 2>&1 6>&-); rc=$?
+is "$rc" 0 "zombie leader, live threads: attached, no bug"
+like "$out" "[0-9]+ steps under control" "zombie leader: its threads were scheduled"
+is "$(tracer_of "$X") $(nthreads "$X")" "0 4" "zombie leader: detached, threads all there"
+exec 6>&-
+wait "$X"
+is "$?" 0 "zombie leader: the process ends normally"
+
 # ---- bugs that happen under control, and an exec -------------------------------
 # attach_late waits for a line, then deadlocks, crashes or execs.
 for m in deadlock crash exec; do
