@@ -357,7 +357,9 @@ static int interrupt(struct att *a, struct thread *th, enum intr why)
 	return 0;
 }
 
-/* Let th run on (with the signal it stopped for, delivered once). */
+/* Let th run on (with the signal it stopped for, delivered once). A thread
+ * stopped before its step over a breakpoint completed goes on stepping:
+ * continued, it would leave the int3 out of the text. */
 static int run_on(struct att *a, struct thread *th, enum th_state as)
 {
 	struct att_th *x = X(a, th);
@@ -369,7 +371,8 @@ static int run_on(struct att *a, struct thread *th, enum th_state as)
 		return -1;
 	th->regs_valid = false;
 	th->state = as;
-	if (ptrace(PTRACE_CONT, th->tid, 0, (void *)(long)sig) != 0 && errno != ESRCH)
+	int req = th->stepping_bp ? PTRACE_SINGLESTEP : PTRACE_CONT;
+	if (ptrace(req, th->tid, 0, (void *)(long)sig) != 0 && errno != ESRCH)
 		return -1;
 	return 0;
 }
@@ -383,14 +386,13 @@ static bool is_planted(const struct att *a, uint64_t addr)
 	return false;
 }
 
-/* A process the target forked: a copy of the text, int3s included. A
- * fork child gets the original bytes back and runs free; a vfork child
- * shares our text and execs or exits at once: it is only let go. */
-static void foreign_child(struct att *a, pid_t child, bool shares_vm)
+/* A process the target forked, stopped: a copy of the text, int3s
+ * included. A fork child gets the original bytes back and runs free; a
+ * vfork child shares our text and execs or exits at once: it is only let
+ * go. Unknown (its stop came before the fork event): the bytes go back,
+ * at worst costing a vfork parent some breakpoints until the detach. */
+static void release_child(struct att *a, pid_t child, bool shares_vm)
 {
-	int status;
-	if (waitpid(child, &status, __WALL) != child || !WIFSTOPPED(status))
-		return;
 	if (!shares_vm) {
 		for (size_t i = 0; i < a->nplanted; i++) {
 			struct bp *b = cts_tr_bp_find(a->tr, a->planted[i]);
@@ -399,6 +401,15 @@ static void foreign_child(struct att *a, pid_t child, bool shares_vm)
 		}
 	}
 	ptrace(PTRACE_DETACH, child, 0, 0);
+}
+
+static void foreign_child(struct att *a, pid_t child, bool shares_vm)
+{
+	int status;
+	/* ECHILD: its first stop came first and it is released already */
+	if (waitpid(child, &status, __WALL) != child || !WIFSTOPPED(status))
+		return;
+	release_child(a, child, shares_vm);
 }
 
 static bool crash_signal(struct att *a, const struct cts_wait_event *ev)
@@ -505,7 +516,7 @@ static int att_event(struct att *a, long timeout_us)
 			return 1;
 		long tgid = status_field(tid, "Tgid", NULL, 0);
 		if (tgid != a->pid) {
-			ptrace(PTRACE_DETACH, tid, 0, 0); /* not ours (a fork child's stray stop) */
+			release_child(a, tid, false); /* a fork child, before its fork event */
 			return 1;
 		}
 		/* A new thread's first stop before its clone event. */

@@ -7,12 +7,13 @@
 # threads, its libc text and its output unchanged; SIGINT and SIGTERM of
 # cts-trace detach cleanly with no signal lost; SIGKILL leaves the process
 # alive until it meets a leftover int3 (documented); job-control stops stay.
-# timeout: 300
+# timeout: 500
 . "$(dirname "$0")/lib.sh"
 
 bg=""
 cleanup() {
 	for p in $bg; do kill -9 "$p" 2>/dev/null; done
+	wait 2>/dev/null
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -68,6 +69,11 @@ start_work() {
 stop_work() {
 	exec 3>&-
 	wait "$W"
+}
+# Kill a background process and reap it without the shell's job notice.
+end_bg() {
+	kill -9 "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
 }
 # Run cts-trace in the background with SIGINT at its default (a
 # non-interactive shell's background job would ignore it).
@@ -149,7 +155,7 @@ for img in pause32 pause64static; do
 	*) like "$out" "statically linked" "$img: said so" ;;
 	esac
 	is "$(state "$ip") $(tracer_of "$ip")" "S 0" "$img: untouched"
-	kill -9 "$ip"
+	end_bg "$ip"
 done
 
 "$PROG/attach_deadlock_ok" &
@@ -177,7 +183,7 @@ is "$(tracer_of "$ok_pid")" 0 "usage errors: untouched"
 out=$("$CTS" -p "$ok_pid" --time 0.3 -o o 2>&1); rc=$?
 is "$rc" 0 "twin idling in cond waits: no bug"
 is "$(state "$ok_pid") $(tracer_of "$ok_pid") $(nthreads "$ok_pid")" "S 0 3" "twin: detached, threads all there"
-kill -9 "$ok_pid"
+end_bg "$ok_pid"
 
 "$PROG/attach_deadlock" &
 d=$!
@@ -214,10 +220,10 @@ tid2=$(ls "/proc/$d/task" | sort -n | sed -n 2p)
 out=$("$CTS" -p "$tid2" --time 10 -o o 2>&1); rc=$?
 is "$rc" 1 "a thread's id: attaches to its process"
 like "$out" "$tid2 is a thread of process $d: attaching to process $d" "a thread's id: said so"
-kill -9 "$d"
+end_bg "$d"
 
 # ---- a race found under control -----------------------------------------------
-"$PROG/attach_race" &
+"$PROG/attach_race" 2>/dev/null &
 r=$!
 bg="$bg $r"
 sleep 0.1
@@ -229,7 +235,7 @@ like "$out" "schedule observed: o/attach-$r-1.txt \(a live process cannot be rep
 	"atomicity violation: the schedule observed, saved"
 [ "$(grep -vc '^#' "o/attach-$r-1.txt")" -gt 0 ]
 ok $? "atomicity violation: the schedule file has the steps"
-wait "$r"
+wait "$r" 2>/dev/null
 is "$?" 134 "atomicity violation: after the detach the process meets its own assert"
 
 "$PROG/attach_race_ok" &
@@ -240,7 +246,7 @@ out=$("$CTS" -p "$r" --time 1 -o o 2>&1); rc=$?
 is "$rc" 0 "twin under control: no bug"
 like "$out" "[0-9]+ steps under control" "twin: was scheduled"
 is "$(tracer_of "$r") $(nthreads "$r")" "0 3" "twin: detached, threads all there"
-kill -9 "$r"
+end_bg "$r"
 
 # ---- 1,000 attach/control/detach cycles ---------------------------------------
 start_work cycles
@@ -364,7 +370,7 @@ for m in deadlock crash exec; do
 				"$v $m: a deadlock formed under control"
 			like "$err" "cycle: thread 1 -> thread 2 -> thread 1" "$v $m: its cycle"
 			is "$(tracer_of "$L") $(nthreads "$L")" "0 3" "$v $m: detached, left deadlocked"
-			kill -9 "$L" ;;
+			end_bg "$L" ;;
 		attach_late.crash)
 			is "$rc" 1 "$v $m: exit 1"
 			like "$err" "BUG \(crash\) in process $L .*killed by Segmentation fault .*fault address 0x0" \
@@ -377,7 +383,7 @@ for m in deadlock crash exec; do
 			is "$rc" 0 "$v $m: no bug"
 			like "$err" "process $L exited with status 0 while attached" "$v $m: ran to its end" ;;
 		esac
-		wait "$L"
+		wait "$L" 2>/dev/null
 		st=$?
 		case $v.$m in
 		attach_late.deadlock) ;;
