@@ -17,6 +17,7 @@ enum {
 	O_BREAK, O_SUSPECTS, O_SUSPECTS_FROM, O_TRIES,
 	O_STATEMATCH,
 	O_WATCHBACKEND, O_CATCHSITES, O_CATCHWINDOW,
+	O_PID,
 };
 
 static const struct option opts[] = {
@@ -55,6 +56,7 @@ static const struct option opts[] = {
 	{ "help", no_argument, 0, 'h' },
 	{ "version", no_argument, 0, 'V' },
 	{ "state-match", required_argument, 0, O_STATEMATCH },
+	{ "pid", required_argument, 0, 'p' },
 	{ 0, 0, 0, 0 },
 };
 
@@ -260,6 +262,7 @@ static int one_option(struct cts_cli *c, int opt, const char *arg, char *err, si
 				   arg);
 		c->state_match = strcmp(arg, "none") ? arg : NULL;
 		return 0;
+	case 'p': return parse_u64(arg, "--pid", 1, 0x7fffffff, &c->attach_pid, err, errlen);
 	case 'h': return CTS_CLI_HELP;
 	case 'V': return CTS_CLI_VERSION;
 	default: return bad(err, errlen, "internal: option %d not handled", opt);
@@ -310,7 +313,7 @@ enum cts_cli_status cts_cli_parse(int argc, char **argv, struct cts_cli *c, char
 	optind = 0;
 	opterr = 0;
 	int opt;
-	while ((opt = getopt_long(argc, argv, "+:s:n:t:m:o:qvdhV", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:s:n:t:m:o:p:qvdhV", opts, NULL)) != -1) {
 		const char *given = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
 		if (opt == '?') {
 			if (strncmp(given, "--", 2) == 0)
@@ -329,10 +332,15 @@ enum cts_cli_status cts_cli_parse(int argc, char **argv, struct cts_cli *c, char
 		if (r == CTS_CLI_HELP || r == CTS_CLI_VERSION)
 			return (enum cts_cli_status)r;
 	}
+	if (c->attach_pid && (optind < argc || c->replay)) {
+		bad(err, errlen, "-p PID attaches to a running process: no program%s",
+		    c->replay ? " and no --replay" : " after it");
+		return CTS_CLI_USAGE;
+	}
 	if (optind < argc) {
 		c->prog_argv = argv + optind;
 		c->prog_argc = argc - optind;
-	} else if (!c->replay) {
+	} else if (!c->replay && !c->attach_pid) {
 		bad(err, errlen, "no program given");
 		return CTS_CLI_USAGE;
 	}

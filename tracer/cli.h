@@ -55,6 +55,7 @@ struct cts_cli {
 	const char *suspects_out;      /* --suspects FILE */
 	const char *suspects_from;     /* --suspects-from FILE */
 	uint64_t tries;                /* --tries, 0 = default */
+	uint64_t attach_pid;           /* -p PID: attach to a running process, 0 = none */
 };
 
 /* Fills *c from argv (argv is not modified; getopt's state is reset). */

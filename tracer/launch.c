@@ -208,8 +208,9 @@ void cts_tr_kill_and_reap(struct cts_tracer *tr)
 	tr->pid = 0;
 }
 
-/* First run: find libc and ld.so, resolve the entry points, create breakpoints. */
-static int setup_libc(struct cts_tracer *tr)
+/* First run (or an attach): find libc and ld.so, resolve the entry points,
+ * create breakpoints. */
+int cts_tr_setup_libc(struct cts_tracer *tr)
 {
 	struct cts_mapping *maps;
 	size_t n;
@@ -335,7 +336,7 @@ int cts_tr_launch(struct cts_tracer *tr, struct user_regs_struct *entry_regs)
 	}
 	entry_regs->rip = entry;
 	ptrace(PTRACE_SETREGS, pid, 0, entry_regs);
-	if (setup_libc(tr) != 0)
+	if (cts_tr_setup_libc(tr) != 0)
 		return -1;
 	if (tr->cfg.symbolize && !tr->sym)
 		tr->sym = cts_sym_new(pid);

@@ -17,6 +17,7 @@
 #include "strategies/active.h"
 #include "strategies/explorer.h"
 #include "strategies/stateful.h"
+#include "tracer/attach.h"
 #include "tracer/cli.h"
 #include "tracer/elf.h"
 #include "tracer/tracer.h"
@@ -37,6 +38,7 @@ static void usage(FILE *f)
 	fprintf(f,
 "Usage: cts-trace [OPTIONS] [--] PROGRAM [ARGS...]\n"
 "       cts-trace --replay FILE [OPTIONS] [-- PROGRAM [ARGS...]]\n"
+"       cts-trace -p PID [-t SECONDS] [-s random|pct] [--seed N] [-o DIR]\n"
 "\n"
 "Runs an uninstrumented multithreaded x86-64 program one thread at a time under\n"
 "ptrace, explores thread schedules, and reports concurrency bugs (crashes, failed\n"
@@ -95,6 +97,12 @@ static void usage(FILE *f)
 "                        (FILE:LINE, SYMBOL, SYMBOL+OFF or 0xADDR) waits until\n"
 "                        another reaches one of the group, then either goes first;\n"
 "                        with random, pct and the fuzzers (repeatable)\n"
+"Attach mode:\n"
+"  -p, --pid PID         attach to a running process: diagnose what each thread waits\n"
+"                        for (a deadlock in progress is a bug), run it one thread at a\n"
+"                        time for --time seconds (0: until a bug, its end or ^C), then\n"
+"                        detach leaving it as it was; the schedule observed goes to\n"
+"                        OUT/attach-PID-N.txt (not replayable). Sync mode only\n"
 "Output:\n"
 "  -o, --out DIR         where bug schedules are saved as KIND-N.sched, never over an\n"
 "                        existing file (default ./cts-out)\n"
@@ -423,6 +431,8 @@ int main(int argc, char **argv)
 	}
 	cts_verbosity = cli.verbosity;
 	cli.catch_seed = cli.seed;
+	if (cli.attach_pid) /* attach mode: tracer/attach.c */
+		return cts_attach_main(&cli);
 
 	/* The program: from the command line, or from the schedule file. */
 	char **prog_argv = cli.prog_argv;

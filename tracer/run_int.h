@@ -30,6 +30,8 @@ int cts_tr_build_seccomp(struct cts_tracer *tr);
 int cts_tr_launch(struct cts_tracer *tr, struct user_regs_struct *entry_regs);
 int cts_tr_run_to_main(struct cts_tracer *tr, struct user_regs_struct *regs);
 void cts_tr_kill_and_reap(struct cts_tracer *tr);
+/* libc's mappings and entry points in tr->pid, breakpoints created (not planted) */
+int cts_tr_setup_libc(struct cts_tracer *tr);
 
 /* wrapper.c: a #! script's process runs free until it execs the program
  * (tr->image); -1 with the reason set if it never does */
