@@ -70,7 +70,12 @@ static uint64_t inject_mmap(pid_t pid, const struct user_regs_struct *regs, uint
 	r.r8 = (uint64_t)-1;
 	r.r9 = 0;
 	if (ptrace(PTRACE_SETREGS, pid, 0, &r) == 0 && ptrace(PTRACE_CONT, pid, 0, 0) == 0) {
-		while (waitpid(pid, &status, __WALL) == pid && WIFSTOPPED(status)) {
+		for (;;) {
+			pid_t w = waitpid(pid, &status, __WALL);
+			if (w < 0 && errno == EINTR)
+				continue; /* the run's timer */
+			if (w != pid || !WIFSTOPPED(status))
+				break;
 			if (WSTOPSIG(status) == SIGTRAP && (status >> 16) == 0) {
 				if (ptrace(PTRACE_GETREGS, pid, 0, &r) == 0 && r.rax < (uint64_t)-4096)
 					res = r.rax;
