@@ -90,48 +90,66 @@ static uint64_t inject_mmap(pid_t pid, const struct user_regs_struct *regs, uint
 	return res;
 }
 
-/* Does a direct jump or call anywhere in code (at address base) land in
- * (lo, hi)? Every byte offset is tried, so a true answer may be a false
- * alarm; a false one is sure for direct branches. */
-static bool branch_into(const uint8_t *code, size_t n, uint64_t base, uint64_t lo, uint64_t hi)
+/* The targets of every direct jump or call in libc's and ld.so's text that
+ * land in [lo, hi), sorted. Every byte offset is read as an instruction
+ * start, so there are more than the real ones: a target found may be a
+ * false alarm, one not found is sure for direct branches. */
+struct text {
+	uint64_t *targets;
+	size_t n, cap;
+	bool unreadable;        /* some text could not be read: trust nothing */
+};
+
+static void add_target(struct text *t, int64_t target, uint64_t lo, uint64_t hi)
+{
+	if ((uint64_t)target < lo || (uint64_t)target >= hi)
+		return;
+	if (t->n == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 4096;
+		t->targets = cts_xrealloc(t->targets, t->cap * sizeof(*t->targets));
+	}
+	t->targets[t->n++] = (uint64_t)target;
+}
+
+static void scan_branches(struct text *t, const uint8_t *code, size_t n, uint64_t base,
+			  uint64_t lo, uint64_t hi)
 {
 	for (size_t i = 0; i + 2 <= n; i++) {
 		uint8_t op = code[i];
-		int64_t t;
 		int32_t rel;
 		if ((op == 0xE8 || op == 0xE9) && i + 5 <= n) {
 			memcpy(&rel, code + i + 1, 4);
-			t = (int64_t)(base + i + 5) + rel;
-			if ((uint64_t)t > lo && (uint64_t)t < hi)
-				return true;
+			add_target(t, (int64_t)(base + i + 5) + rel, lo, hi);
 		}
 		if (op == 0x0F && (code[i + 1] & 0xF0) == 0x80 && i + 6 <= n) {
 			memcpy(&rel, code + i + 2, 4);
-			t = (int64_t)(base + i + 6) + rel;
-			if ((uint64_t)t > lo && (uint64_t)t < hi)
-				return true;
+			add_target(t, (int64_t)(base + i + 6) + rel, lo, hi);
 		}
-		if (op == 0xEB || (op >= 0x70 && op <= 0x7F) || (op >= 0xE0 && op <= 0xE3)) {
-			t = (int64_t)(base + i + 2) + (int8_t)code[i + 1];
-			if ((uint64_t)t > lo && (uint64_t)t < hi)
-				return true;
-		}
+		if (op == 0xEB || (op >= 0x70 && op <= 0x7F) || (op >= 0xE0 && op <= 0xE3))
+			add_target(t, (int64_t)(base + i + 2) + (int8_t)code[i + 1], lo, hi);
 	}
-	return false;
 }
 
-struct text {
-	uint8_t *code[4];
-	uint64_t lo[4], hi[4];
-	int n;
-};
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
 
+/* Does a direct branch land in (lo, hi)? */
 static bool text_branch_into(const struct text *t, uint64_t lo, uint64_t hi)
 {
-	for (int i = 0; i < t->n; i++)
-		if (!t->code[i] || branch_into(t->code[i], t->hi[i] - t->lo[i], t->lo[i], lo, hi))
-			return true; /* unreadable text: assume the worst */
-	return false;
+	if (t->unreadable)
+		return true;
+	size_t a = 0, b = t->n; /* the first target > lo */
+	while (a < b) {
+		size_t m = (a + b) / 2;
+		if (t->targets[m] <= lo)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a < t->n && t->targets[a] < hi;
 }
 
 /* Build the stub of entry point b at code (slot k); false if it cannot have one. */
@@ -202,17 +220,26 @@ static int stubs_build(struct cts_tracer *tr, const struct user_regs_struct *reg
 		tr->no_stubs = true;
 		return 0;
 	}
-	for (int i = 0; i < tr->nlibc_ranges && i < 4; i++) {
-		t.lo[i] = tr->libc_lo[i];
-		t.hi[i] = tr->libc_hi[i];
-		t.code[i] = cts_xmalloc(t.hi[i] - t.lo[i]);
-		if (cts_mem_read(tr->pid, t.lo[i], t.code[i], t.hi[i] - t.lo[i]) != 0) {
-			free(t.code[i]);
-			t.code[i] = NULL;
+	uint64_t elo = UINT64_MAX, ehi = 0; /* the entry points' span */
+	for (size_t i = 0; i < tr->bpcap; i++) {
+		const struct bp *b = &tr->bps[i];
+		if (b->addr && b->kind == BP_SYNC && !b->entry && cts_tr_sync_stubbable(b->fn)) {
+			elo = b->addr < elo ? b->addr : elo;
+			ehi = b->addr + 32 > ehi ? b->addr + 32 : ehi;
 		}
-		t.n++;
-		lowest = t.lo[i] < lowest ? t.lo[i] : lowest;
 	}
+	for (int i = 0; i < tr->nlibc_ranges && i < 4; i++) {
+		uint64_t lo = tr->libc_lo[i], hi = tr->libc_hi[i];
+		uint8_t *code = cts_xmalloc(hi - lo);
+		if (cts_mem_read(tr->pid, lo, code, hi - lo) == 0)
+			scan_branches(&t, code, hi - lo, lo, elo, ehi);
+		else
+			t.unreadable = true;
+		free(code);
+		lowest = lo < lowest ? lo : lowest;
+	}
+	if (t.n)
+		qsort(t.targets, t.n, sizeof(*t.targets), cmp_u64);
 	size_t len = ((size_t)cand * SLOT + 4095) & ~(size_t)4095;
 	uint64_t hint = lowest != UINT64_MAX && lowest > (1u << 24) ? (lowest - (1u << 22) - len) & ~4095ull : 0;
 	uint64_t base = inject_mmap(tr->pid, regs, hint, len, MAP_PRIVATE | MAP_ANONYMOUS);
@@ -251,8 +278,7 @@ static int stubs_build(struct cts_tracer *tr, const struct user_regs_struct *reg
 	cts_debug_msg("stubs: %d of %d libc entry points trap out of line (page at 0x%" PRIx64 ")",
 		      tr->nstubs, cand, base);
 out:
-	for (int i = 0; i < t.n; i++)
-		free(t.code[i]);
+	free(t.targets);
 	cts_disasm_free(d);
 	return 0;
 }
