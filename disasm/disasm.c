@@ -1211,3 +1211,94 @@ int cts_disasm_scan(struct cts_disasm *d, uint64_t base, const uint8_t *code, si
 	}
 	return reported;
 }
+
+/* ---- relocation (tracer/stub.c's out-of-line copies) --------------------- */
+
+static bool fits32(int64_t v)
+{
+	return v >= INT32_MIN && v <= INT32_MAX;
+}
+
+static void put32(uint8_t *p, int64_t v)
+{
+	uint32_t u = (uint32_t)(int32_t)v;
+	memcpy(p, &u, 4);
+}
+
+int cts_disasm_relocate(struct cts_disasm *d, uint64_t pc, const uint8_t *bytes, size_t len,
+			size_t min, uint64_t to, uint8_t *out, size_t cap, size_t *used)
+{
+	size_t in_off = 0, o = 0;
+
+	if (!d || !bytes || !out || !used) {
+		errno = EINVAL;
+		return -1;
+	}
+	while (in_off < min) {
+		const uint8_t *p = bytes + in_off;
+		size_t n = len - in_off;
+		uint64_t addr = pc + in_off;
+		if (!n || !cs_disasm_iter(d->cs, &p, &n, &addr, d->ci))
+			return -1;
+		const cs_insn *ci = d->ci;
+		const cs_x86 *x = &ci->detail->x86;
+		size_t il = ci->size;
+		uint64_t next_old = pc + in_off + il;
+		if (cs_insn_group(d->cs, ci, X86_GRP_CALL) || cs_insn_group(d->cs, ci, X86_GRP_RET) ||
+		    cs_insn_group(d->cs, ci, X86_GRP_INT) || cs_insn_group(d->cs, ci, X86_GRP_IRET) ||
+		    ci->id == X86_INS_SYSCALL || ci->id == X86_INS_SYSENTER || ci->id == X86_INS_LOOP ||
+		    ci->id == X86_INS_LOOPE || ci->id == X86_INS_LOOPNE || ci->id == X86_INS_JRCXZ ||
+		    ci->id == X86_INS_JECXZ || ci->id == X86_INS_INT3)
+			return -1;
+		bool jump = cs_insn_group(d->cs, ci, X86_GRP_JUMP);
+		if (jump && ci->id == X86_INS_JMP && in_off + il < min)
+			return -1; /* what follows it would never run here */
+		if (jump && x->op_count == 1 && x->operands[0].type == X86_OP_IMM) {
+			/* jmp rel or jcc rel: a rel32 form aimed at the same target */
+			int64_t target = x->operands[0].imm;
+			uint8_t op = x->opcode[0];
+			size_t nl = ci->id == X86_INS_JMP ? 5 : 6;
+			if (o + nl > cap)
+				return -1;
+			int64_t rel = target - (int64_t)(to + o + nl);
+			if (!fits32(rel))
+				return -1;
+			if (ci->id == X86_INS_JMP) {
+				out[o] = 0xE9;
+			} else {
+				uint8_t cc = op >= 0x70 && op <= 0x7F ? op - 0x70 :
+					     op == 0x0F ? (uint8_t)(x->opcode[1] - 0x80) : 0xFF;
+				if (cc > 15)
+					return -1;
+				out[o] = 0x0F;
+				out[o + 1] = (uint8_t)(0x80 + cc);
+			}
+			put32(out + o + nl - 4, rel);
+			o += nl;
+			in_off += il;
+			continue;
+		}
+		if (o + il > cap)
+			return -1;
+		memcpy(out + o, bytes + in_off, il);
+		for (int i = 0; i < x->op_count; i++) {
+			const cs_x86_op *op = &x->operands[i];
+			if (op->type != X86_OP_MEM || op->mem.base != X86_REG_RIP)
+				continue;
+			if (x->encoding.disp_size != 4 || !x->encoding.disp_offset)
+				return -1;
+			int64_t target = (int64_t)next_old + op->mem.disp;
+			int64_t disp = target - (int64_t)(to + o + il);
+			if (!fits32(disp))
+				return -1;
+			put32(out + o + x->encoding.disp_offset, disp);
+		}
+		if (jump && x->op_count == 1 && x->operands[0].type != X86_OP_MEM &&
+		    x->operands[0].type != X86_OP_REG)
+			return -1;
+		o += il;
+		in_off += il;
+	}
+	*used = in_off;
+	return (int)o;
+}

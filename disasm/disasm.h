@@ -176,6 +176,16 @@ typedef void (*cts_disasm_scan_fn)(const struct cts_insn *in, void *arg);
 int cts_disasm_scan(struct cts_disasm *d, uint64_t base, const uint8_t *code, size_t len,
 		    cts_disasm_scan_fn fn, void *arg);
 
+/* Copy the whole instructions at pc (bytes[0..len)) that cover at least min
+ * bytes so that they run at address to instead: rip-relative operands and
+ * relative jumps (jmp, jcc: re-encoded with 32-bit offsets) keep their
+ * targets. Writes at most cap bytes to out; returns how many, with *used the
+ * original bytes covered. -1 when one of them cannot run elsewhere: a call,
+ * ret, loop/jrcxz, interrupt or system call, undecodable bytes, a target or
+ * operand out of 32-bit reach, or an unconditional jump before min bytes. */
+int cts_disasm_relocate(struct cts_disasm *d, uint64_t pc, const uint8_t *bytes, size_t len,
+			size_t min, uint64_t to, uint8_t *out, size_t cap, size_t *used);
+
 const char *cts_access_name(enum cts_access a);
 
 #endif

@@ -865,6 +865,11 @@ static int after_step(struct cts_tracer *tr, struct thread *th, bool known);
 
 int cts_access_step_over(struct cts_tracer *tr, struct thread *th, struct bp *b, bool after)
 {
+	if (b && b->entry) {
+		/* A stub's trap: the displaced instructions follow the int3. */
+		th->stepping_bp = 0;
+		return after ? after_step(tr, th, false) : cts_tr_resume(tr, th, 0);
+	}
 	if (b && b->active) {
 		bool known = false;
 		int e = emulate(tr, th, b, &known);

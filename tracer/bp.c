@@ -60,10 +60,15 @@ struct bp *cts_tr_bp_add(struct cts_tracer *tr, uint64_t addr, enum bp_kind kind
 	return b;
 }
 
-/* Write int3 over the first byte (orig saved on first planting). */
+/* Write int3 over the first byte (orig saved on first planting); a patched
+ * entry point gets its jmp, a stub's trap is always there. */
 int cts_tr_bp_plant(struct cts_tracer *tr, struct bp *b)
 {
 	uint8_t byte;
+	if (b->entry)
+		return 0;
+	if (b->plen)
+		return cts_tr_poke(tr, b->addr, b->patch, b->plen);
 	if (cts_mem_read(tr->pid, b->addr, &byte, 1) != 0)
 		return -1;
 	if (byte != 0xCC)
@@ -74,6 +79,10 @@ int cts_tr_bp_plant(struct cts_tracer *tr, struct bp *b)
 
 int cts_tr_bp_unplant(struct cts_tracer *tr, struct bp *b)
 {
+	if (b->entry)
+		return 0;
+	if (b->plen)
+		return cts_tr_poke(tr, b->addr, b->saved, b->plen);
 	return cts_tr_poke(tr, b->addr, &b->orig, 1);
 }
 
@@ -122,10 +131,11 @@ void cts_tr_bp_sync_server(struct cts_tracer *tr)
 	for (size_t i = 0; i < tr->bpcap; i++) {
 		struct bp *b = &tr->bps[i];
 		bool want = b->addr && cts_tr_bp_in_text(tr, b, true);
-		if (!b->addr || want == b->in_server)
+		if (!b->addr || b->entry || want == b->in_server)
 			continue;
 		uint8_t byte = want ? 0xCC : b->orig;
-		if (cts_mem_write(tr->server, b->addr, &byte, 1) == 0)
+		const uint8_t *bytes = !b->plen ? &byte : want ? b->patch : b->saved;
+		if (cts_mem_write(tr->server, b->addr, bytes, b->plen ? b->plen : 1) == 0)
 			b->in_server = want;
 	}
 	tr->bps_dirty = false;
@@ -149,4 +159,14 @@ int cts_tr_single_step_over(struct cts_tracer *tr, struct thread *th, struct bp 
 	if (ptrace(PTRACE_SINGLESTEP, th->tid, 0, 0) != 0 && errno != ESRCH)
 		return -1;
 	return 0;
+}
+
+void cts_tr_bp_rewind(struct cts_tracer *tr, struct thread *th)
+{
+	struct bp *b = th->bp_addr ? cts_tr_bp_find(tr, th->bp_addr) : NULL;
+	if (!b || !b->entry || th->state != TH_HELD || th->at != AT_BREAKPOINT ||
+	    cts_tr_getregs(th) != 0 || th->regs.rip != b->addr + 1)
+		return;
+	th->regs.rip = b->entry; /* only r11 differs, and nobody keeps it across a call */
+	th->regs_dirty = true;
 }

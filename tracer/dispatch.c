@@ -60,8 +60,10 @@ static int on_breakpoint(struct cts_tracer *tr, struct thread *th, struct cts_wa
 		/* The program's own int3: deliver SIGTRAP as the kernel would. */
 		return cts_tr_resume(tr, th, SIGTRAP);
 	}
-	th->regs.rip = addr;
-	th->regs_dirty = true;
+	if (!b->entry) {
+		th->regs.rip = addr; /* a stub's trap goes on from past its int3 */
+		th->regs_dirty = true;
+	}
 	if (th->ret_pc == addr)
 		cts_tr_libcall_returned(tr, th);
 	switch (b->kind) {
@@ -94,6 +96,13 @@ static bool fatal_signal(int sig)
 static void on_crash(struct cts_tracer *tr, struct thread *th, const struct cts_wait_event *ev)
 {
 	cts_tr_getregs(th);
+	/* In a stub's copy of libc's first instructions: the same state at
+	 * the original instruction, where the unwinder knows the frame. */
+	uint64_t orig = cts_tr_stub_orig_pc(tr, th->regs.rip);
+	if (orig) {
+		th->regs.rip = orig;
+		cts_tr_setregs(th);
+	}
 	tr->st->status = CTS_RUN_SIGNALED;
 	tr->st->sig = ev->sig;
 	tr->st->fault_tid = th->num;
@@ -203,8 +212,9 @@ static int foreign_breakpoint(struct cts_tracer *tr, pid_t pid)
 	if (ptrace(PTRACE_GETREGS, pid, 0, &regs) != 0)
 		return errno == ESRCH ? 0 : -1;
 	struct bp *b = cts_tr_bp_find(tr, regs.rip - 1);
-	if (!b)
-		return ptrace(PTRACE_CONT, pid, 0, (void *)(long)SIGTRAP) == 0 || errno == ESRCH ? 0 : -1;
+	if (!b || b->entry) /* the program's own int3, or a stub's trap: go on */
+		return ptrace(PTRACE_CONT, pid, 0, (void *)(long)(b ? 0 : SIGTRAP)) == 0 ||
+		       errno == ESRCH ? 0 : -1;
 	uint8_t cc = 0xCC;
 	regs.rip--;
 	if (ptrace(PTRACE_SETREGS, pid, 0, &regs) != 0 || cts_mem_write(pid, b->addr, &b->orig, 1) != 0 ||
@@ -547,6 +557,7 @@ int cts_tr_cancel_sent(struct cts_tracer *tr, int target)
 		return 0; /* takes it when it next runs, before its operation */
 	struct thread *was = tr->running;
 	tr->running = t;
+	cts_tr_bp_rewind(tr, t); /* it takes the signal before its operation */
 	int rc = cts_tr_resume(tr, t, 0);
 	if (rc == 0)
 		rc = cts_tr_pump(tr);

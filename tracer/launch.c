@@ -347,6 +347,8 @@ int cts_tr_launch(struct cts_tracer *tr, struct user_regs_struct *entry_regs)
 	if (cts_access_setup(tr) != 0 || cts_catch_setup(tr) != 0)
 		return -1;
 	cts_tr_free_threads(tr);
+	if (cts_tr_stubs_setup(tr, entry_regs) != 0)
+		return -1;
 	if (cts_tr_bp_plant_all(tr) != 0) {
 		cts_tr_set_error(tr, "cannot plant breakpoints: %s", strerror(errno));
 		return -1;
@@ -403,6 +405,11 @@ int cts_tr_run_to_main(struct cts_tracer *tr, struct user_regs_struct *regs)
 			struct bp *b = cts_tr_bp_find(tr, regs->rip);
 			if (!b)
 				return 1;
+			if (b->entry) { /* a stub's trap: on past it */
+				regs->rip++;
+				ptrace(PTRACE_SETREGS, pid, 0, regs);
+				break;
+			}
 			cts_tr_bp_unplant(tr, b);
 			ptrace(PTRACE_SINGLESTEP, pid, 0, 0);
 			if (wait_for(pid, &status) != 0)

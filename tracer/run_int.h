@@ -40,6 +40,13 @@ int cts_tr_follow_wrapper(struct cts_tracer *tr, pid_t pid);
 /* entropy.c: getrandom(2) from a generator restarted at every run */
 int cts_tr_on_getrandom(struct cts_tracer *tr, struct thread *th);
 
+/* stub.c: out-of-line traps for libc entry points (docs/design.md, "Break
+ * mode speed"): make the stub page in a process stopped at its entry point
+ * (regs), once per exec; map a fault pc in a stub back to libc (0: not in one) */
+int cts_tr_stubs_setup(struct cts_tracer *tr, const struct user_regs_struct *regs);
+uint64_t cts_tr_stub_orig_pc(const struct cts_tracer *tr, uint64_t pc);
+void cts_tr_stubs_free(struct cts_tracer *tr);
+
 /* server.c: the fork server */
 bool cts_tr_become_server(struct cts_tracer *tr, const struct user_regs_struct *regs);
 pid_t cts_tr_fork_from_server(struct cts_tracer *tr);
@@ -47,6 +54,8 @@ void cts_tr_stop_server(struct cts_tracer *tr);
 
 /* sync.c: libc entry points */
 int cts_tr_sync_resolve(struct cts_tracer *tr, const char *libc_path, uint64_t libc_base);
+/* May the entry point of syncfns[fn] trap out of line (not assert, exit)? */
+bool cts_tr_sync_stubbable(int fn);
 int cts_tr_on_sync_bp(struct cts_tracer *tr, struct thread *th, struct bp *b);
 int cts_tr_step_over_at(struct cts_tracer *tr, struct thread *th, uint64_t addr);
 void cts_tr_enter_call(struct thread *th);

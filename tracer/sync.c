@@ -103,7 +103,9 @@ int cts_tr_on_sync_bp(struct cts_tracer *tr, struct thread *th, struct bp *b)
 	const struct syncfn *f = &syncfns[b->fn];
 	uint64_t ret;
 
-	if (cts_mem_read(th->tid, th->regs.rsp, &ret, 8) != 0)
+	if (b->entry)
+		ret = th->regs.r11; /* the stub loaded the return address (stub.c) */
+	else if (cts_mem_read(th->tid, th->regs.rsp, &ret, 8) != 0)
 		ret = 0;
 	if (f->flags & F_ASSERT) {
 		on_assert(tr, th);
@@ -116,7 +118,7 @@ int cts_tr_on_sync_bp(struct cts_tracer *tr, struct thread *th, struct bp *b)
 	struct cts_event *p = &th->pending;
 	cts_event_init(p, th->num, f->op);
 	p->obj = th->regs.rdi;
-	p->pc = ret ? ret - 1 : th->regs.rip;
+	p->pc = ret ? ret - 1 : b->entry ? b->entry : th->regs.rip;
 	p->timed = f->flags & F_TIMED;
 	switch (f->op) {
 	case CTS_OP_CREATE:
@@ -189,6 +191,12 @@ void cts_tr_enter_call(struct thread *th)
 		th->call_hi[0] = p->obj + f->objsize;
 		break;
 	}
+}
+
+bool cts_tr_sync_stubbable(int fn)
+{
+	return fn >= 0 && fn < NSYNCFN && !(syncfns[fn].flags & F_ASSERT) &&
+	       syncfns[fn].op != CTS_OP_PROC_EXIT;
 }
 
 /* Resolve the table's entry points in libc and create their breakpoints. */

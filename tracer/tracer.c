@@ -412,6 +412,7 @@ void cts_tracer_free(struct cts_tracer *tr)
 	cts_catch_fini(tr);
 	cts_access_fini(tr);
 	cts_tr_libcalls_free(tr);
+	cts_tr_stubs_free(tr);
 	if (tr->sym)
 		cts_sym_free(tr->sym);
 	free(tr->bps);

@@ -117,6 +117,13 @@ struct bp {
 	struct cts_insn *insn;  /* BP_ACCESS: decoded once (access.c) */
 	bool learned;           /* a spin loop's load: visible in every mode */
 	bool in_server;         /* int3 written in the fork server's text */
+	/* Out-of-line trap (stub.c). On a patched libc entry point: planting
+	 * writes a 5-byte jmp to its stub (patch), removing it puts saved back.
+	 * On the stub's int3: entry is the entry point it serves, and the trap
+	 * is never written or removed (it lives in the stub page). */
+	uint8_t plen;           /* 5 on a patched entry, 0 for a plain int3 */
+	uint8_t saved[5], patch[5];
+	uint64_t entry;
 };
 
 struct cts_access_state;
@@ -172,6 +179,13 @@ struct cts_tracer {
 	 * cts_access_threads_changed) */
 	bool gate_access, gate_libcalls;
 	bool access_armed;
+	/* stub.c: the page of out-of-line traps for libc entry points */
+	uint64_t stub_base;         /* where it is mapped in every run, 0 none */
+	uint8_t *stub_code;         /* its bytes, written at every launch */
+	size_t stub_len;
+	struct cts_stub *stubs;     /* per stub: entry, trap, instruction offsets */
+	int nstubs;
+	bool no_stubs;              /* CTS_NO_STUBS, or the page could not be made */
 	pid_t server;               /* fork server stopped at main, 0 if none */
 	bool bps_dirty;             /* breakpoints changed since the server was synced */
 	bool no_server;
@@ -240,5 +254,9 @@ void cts_tr_bp_retire(struct cts_tracer *tr, struct bp *b);
 bool cts_tr_bp_in_text(const struct cts_tracer *tr, const struct bp *b, bool in_server);
 void cts_tr_bp_sync_server(struct cts_tracer *tr);
 int cts_tr_single_step_over(struct cts_tracer *tr, struct thread *th, struct bp *b, bool after);
+/* A thread held on a stub's trap (b->entry) is put back on the entry point
+ * with its registers as they were there: resumed, it traps again. For a
+ * thread resumed without running its operation, or left behind (detach). */
+void cts_tr_bp_rewind(struct cts_tracer *tr, struct thread *th);
 
 #endif

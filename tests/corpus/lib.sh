@@ -101,7 +101,8 @@ corpus_timeout() {
 	echo 10
 }
 
-# corpus_cmd NAME INPUT: the command line that cts-trace runs (output to stdout).
+# corpus_cmd NAME INPUT [MODE]: the command line that cts-trace runs (output to
+# stdout). python3 in break mode does 5 iterations, not 50 (py_workers.py).
 corpus_cmd() {
 	case $1 in
 	pigz) echo "/usr/bin/pigz -p 4 -c $2" ;;
@@ -110,11 +111,11 @@ corpus_cmd() {
 	zstd) echo "/usr/bin/zstd -T4 -q -c $2" ;;
 	pbzip2) echo "/usr/bin/pbzip2 -p4 -c $2" ;;
 	cxx_queue | omp_sum | glib_pool) echo "$CORPUS/$1" ;;
-	python3) echo "/usr/bin/python3 -I $CORPUS/py_workers.py" ;;
+	python3) echo "/usr/bin/python3 -I $CORPUS/py_workers.py$([ "${3:-}" = break ] && echo " 5")" ;;
 	esac
 }
 
-# corpus_output_ok NAME INPUT FILE RUNS: FILE holds what RUNS runs of NAME
+# corpus_output_ok NAME INPUT FILE RUNS [MODE]: FILE holds what RUNS runs of NAME
 # wrote to stdout; each run's output must be right (compressed streams
 # concatenate: decompressing FILE must give INPUT RUNS times).
 corpus_output_ok() {
@@ -127,7 +128,7 @@ corpus_output_ok() {
 	cxx_queue) line="sum 650 items 50" ;;
 	omp_sum) line="sum 499500 threads 4" ;;
 	glib_pool) line="total 2080 tasks 64" ;;
-	python3) line="total 5100 workers 4" ;;
+	python3) line="total $([ "${5:-}" = break ] && echo 60 || echo 5100) workers 4" ;;
 	esac
 	[ "$4" -gt 0 ] || return 1
 	if [ -n "$line" ]; then

@@ -22,12 +22,6 @@ cxx_queue/break/dpor           | intermittent, was 1 in 30-80 under load (replay
 cxx_queue/break/dpor/output    | intermittent: after a divergence fewer runs than asked for completed
 omp_sum/break/dpor             | intermittent, was 1 in 26 (replay diverged at step 268, read32 vs futex_wait; maybe a spin load learned by the time-slice probe in a later run, visible in the replayed prefix); 0 in 53 tries of -n 3 on 2026-11-26; a diverged prefix now exits 0
 omp_sum/break/dpor/output      | intermittent: after a divergence fewer runs than asked for completed
-python3/break/random        | inconclusive: start-up now takes 0.3 s in break mode (issue 9), but the threaded part runs into the 10 s run limit or the 100,000 step budget (60,000-100,000 steps)
-python3/break/random/output | intermittent: the inconclusive runs' output is missing
-python3/break/pct           | inconclusive: start-up now takes 0.3 s in break mode (issue 9), but the threaded part runs into the 10 s run limit or the 100,000 step budget (60,000-100,000 steps)
-python3/break/pct/output    | intermittent: the inconclusive runs' output is missing
-python3/break/dpor          | inconclusive: start-up now takes 0.3 s in break mode (issue 9), but the threaded part runs into the 10 s run limit or the 100,000 step budget (60,000-100,000 steps)
-python3/break/dpor/output   | intermittent: the inconclusive runs' output is missing
 EOF
 )
 
@@ -35,9 +29,9 @@ RUNS=3
 corpus_input "$T/in.txt"
 
 for p in $CORPUS_NAMES; do
-	cmd=$(corpus_cmd "$p" "$T/in.txt")
 	tmo=$(corpus_timeout "$p")
 	for m in sync break; do
+		cmd=$(corpus_cmd "$p" "$T/in.txt" "$m")
 		for s in random pct dpor; do
 			name="$p/$m/$s"
 			# --output: the program's stdout of every run, for the output check.
@@ -45,7 +39,7 @@ for p in $CORPUS_NAMES; do
 				--fail-on-exit --output -o "$T/o" -- $cmd
 			clean
 			check $? "$name" "$RUNS schedules (at most), no bug, every run completes"
-			corpus_output_ok "$p" "$T/in.txt" "$T/stdout" "$RUNS_DONE"
+			corpus_output_ok "$p" "$T/in.txt" "$T/stdout" "$RUNS_DONE" "$m"
 			st=$?
 			SEEN="output of $RUNS_DONE runs wrong or missing ($(wc -c <"$T/stdout") bytes; cts-trace: ${SEEN})"
 			check $st "$name/output" "every run's output is right"

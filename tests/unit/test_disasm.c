@@ -744,6 +744,42 @@ static void test_emulate_native(struct cts_disasm *d)
 	}
 }
 
+/* cts_disasm_relocate: what tracer/stub.c copies out of libc's entry points. */
+static void test_relocate(struct cts_disasm *d)
+{
+	uint8_t out[64];
+	size_t used = 0;
+	int n;
+
+	static const uint8_t plain[] = { 0x8b, 0x47, 0x10, 0x89, 0xc2, 0x90 }; /* mov 0x10(%rdi),%eax; mov %eax,%edx */
+	n = cts_disasm_relocate(d, 0x1000, plain, sizeof(plain), 5, 0x5000, out, sizeof(out), &used);
+	tap_ok(n == 5 && used == 5 && memcmp(out, plain, 5) == 0,
+	       "relocate: plain instructions are copied whole, up to at least min bytes");
+
+	static const uint8_t riprel[] = { 0x8b, 0x05, 0x10, 0x00, 0x00, 0x00 }; /* mov 0x10(%rip),%eax */
+	static const uint8_t riprel_at[] = { 0x8b, 0x05, 0x10, 0xf0, 0xff, 0xff };
+	n = cts_disasm_relocate(d, 0x1000, riprel, sizeof(riprel), 5, 0x2000, out, sizeof(out), &used);
+	tap_ok(n == 6 && used == 6 && memcmp(out, riprel_at, 6) == 0,
+	       "relocate: a rip-relative operand keeps its target (0x1016)");
+
+	static const uint8_t jcc[] = { 0x83, 0xfe, 0x01, 0x77, 0x0b }; /* cmp $1,%esi; ja 0x1010 */
+	static const uint8_t jcc_at[] = { 0x83, 0xfe, 0x01, 0x0f, 0x87, 0x07, 0xe0, 0xff, 0xff };
+	n = cts_disasm_relocate(d, 0x1000, jcc, sizeof(jcc), 5, 0x3000, out, sizeof(out), &used);
+	tap_ok(n == 9 && used == 5 && memcmp(out, jcc_at, 9) == 0,
+	       "relocate: a short jcc becomes a rel32 jcc with the same target");
+
+	static const uint8_t call[] = { 0xe8, 0x00, 0x00, 0x00, 0x00 };
+	static const uint8_t jmp_early[] = { 0xeb, 0x05, 0x90, 0x90, 0x90, 0x90, 0x90 };
+	static const uint8_t far[] = { 0x8b, 0x05, 0x00, 0x00, 0x00, 0x00 };
+	bool ok = cts_disasm_relocate(d, 0x1000, call, sizeof(call), 5, 0x2000, out, sizeof(out), &used) < 0 &&
+		  cts_disasm_relocate(d, 0x1000, jmp_early, sizeof(jmp_early), 5, 0x2000, out, sizeof(out),
+				      &used) < 0 &&
+		  cts_disasm_relocate(d, 0x1000, far, sizeof(far), 5, 0x100001000ull, out, sizeof(out),
+				      &used) < 0 &&
+		  cts_disasm_relocate(d, 0x1000, plain, sizeof(plain), 5, 0x5000, out, 4, &used) < 0;
+	tap_ok(ok, "relocate refuses a call, a jmp before min, a target out of rel32 reach, a short buffer");
+}
+
 int main(void)
 {
 	struct cts_disasm *d = cts_disasm_new();
@@ -759,6 +795,7 @@ int main(void)
 	test_scan(d);
 	test_emulate(d);
 	test_emulate_native(d);
+	test_relocate(d);
 	cts_disasm_free(d);
 	return tap_done();
 }
