@@ -28,6 +28,9 @@ struct cts_sched_point {
 	 * ever created. NULL: look at 0..nthreads-1. */
 	const int *live;
 	int nlive;
+	/* An instance (strategies/tiles.h) took enabled threads out of enabled[]
+	 * here: the thread that ran last may not be preempted at this point. */
+	bool restricted;
 };
 
 /* Loop over the threads that may be alive at pt (see live above). */
