@@ -744,6 +744,7 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 			.outside = x->outside,
 			.spinning = x->spinning,
 			.live = x->live, .nlive = x->nlive,
+			.instance = cfg->instance != NULL,
 			.restricted = cfg->instance &&
 				      cts_instance_restrict(cfg->instance, last, x->enabled, x->live,
 							    x->nlive, st->nthreads),

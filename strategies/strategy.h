@@ -31,6 +31,7 @@ struct cts_sched_point {
 	/* An instance (strategies/tiles.h) took enabled threads out of enabled[]
 	 * here: the thread that ran last may not be preempted at this point. */
 	bool restricted;
+	bool instance;   /* every run is restricted to an instance */
 };
 
 /* Loop over the threads that may be alive at pt (see live above). */

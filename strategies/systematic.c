@@ -1085,7 +1085,11 @@ static void s_executed(struct cts_strategy *base, const struct cts_sched_point *
 			ts_or(cur, &st->done);
 			ts_del(cur, ev->tid);
 			ts_clear(&s->next_sleep);
-			for (int r = ts_next_at(cur, 0); r >= 0; r = ts_next_at(cur, r + 1))
+			/* No sleep sets inside an instance: the runs that put a thread
+			 * to sleep were restricted, so the reorderings it stands for
+			 * may not have been explored. */
+			for (int r = ts_next_at(cur, 0); r >= 0 && !pt->instance;
+			     r = ts_next_at(cur, r + 1))
 				if (r < pt->nthreads && pt->alive[r] &&
 				    !cts_event_dependent(&pt->pending[r], ev))
 					ts_add(&s->next_sleep, r);
