@@ -695,7 +695,7 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 
 	cts_objmodel_reset(x->model);
 	if (x->races)
-		cts_race_begin_run(x->races, run);
+		cts_race_begin_run(x->races, run + x->cfg->run_base);
 	cts_schedule_clear_steps(x->sched);
 	cts_run_state_reset(st);
 	st->max_threads = x->cfg->max_threads;
@@ -828,7 +828,7 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 		snprintf(x->res->error, sizeof(x->res->error), "%s", st->message);
 		return -1;
 	}
-	bug->run = inc->run = run;
+	bug->run = inc->run = run + cfg->run_base;
 	bug->steps = inc->steps = step;
 	return 0;
 }

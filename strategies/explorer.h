@@ -81,6 +81,7 @@ struct cts_explorer_config {
 	const char *check;        /* --check: shell command run after each run, NULL = none */
 	/* Every run restricted to this instance (strategies/tiles.h), or NULL. */
 	struct cts_instance *instance;
+	uint64_t run_base;        /* added to the run numbers reported (--instances) */
 };
 
 struct cts_explore_result {

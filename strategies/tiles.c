@@ -362,12 +362,10 @@ static double now_s(void)
 /* Add one exploration's result to the total; runs are numbered on. */
 static void merge(struct cts_explore_result *tot, struct cts_explore_result *part)
 {
-	uint64_t base = tot->runs;
 	tot->runs += part->runs;
 	tot->steps += part->steps;
 	for (int i = 0; i < part->nbugs; i++) {
 		struct cts_bug *b = &part->bugs[i];
-		b->run += base;
 		int k;
 		for (k = 0; k < tot->nbugs; k++)
 			if (tot->bugs[k].kind == b->kind && strcmp(tot->bugs[k].message, b->message) == 0)
@@ -381,7 +379,6 @@ static void merge(struct cts_explore_result *tot, struct cts_explore_result *par
 	}
 	tot->ninconclusive += part->ninconclusive;
 	for (int i = 0; i < part->nlisted && tot->nlisted < CTS_INCONCLUSIVE_LISTED; i++) {
-		part->inconclusive[i].run += base;
 		tot->inconclusive = cts_xrealloc(tot->inconclusive, ((size_t)tot->nlisted + 1) *
 						 sizeof(*tot->inconclusive));
 		tot->inconclusive[tot->nlisted++] = part->inconclusive[i];
@@ -476,6 +473,7 @@ int cts_explore_instances(const struct cts_instances_config *ic,
 				cts_instance_format(in, NULL, 0) >= (int)sizeof(spec) ? "..." : "");
 		}
 		/* Seeds differ per instance, so random and pct draw afresh in each. */
+		c.run_base = res->runs;
 		uint64_t mix = ic->scfg->seed ^ (i + 1);
 		rc = search_one(ic, cts_splitmix64(&mix), &c, backend, model, &part);
 		stats->searched++;
