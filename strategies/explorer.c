@@ -29,6 +29,11 @@ void cts_explore_interrupt(void)
 	interrupted = 1;
 }
 
+bool cts_explore_interrupted(void)
+{
+	return interrupted;
+}
+
 static const char *const bug_names[] = {
 	[CTS_BUG_NONE] = "none",         [CTS_BUG_CRASH] = "crash",
 	[CTS_BUG_ASSERT] = "assert",     [CTS_BUG_DEADLOCK] = "deadlock",

@@ -111,5 +111,7 @@ void cts_explore_result_free(struct cts_explore_result *res);
 
 /* Ask a running exploration to stop after the current run (signal-safe). */
 void cts_explore_interrupt(void);
+/* The last exploration stopped for that (until the next one starts). */
+bool cts_explore_interrupted(void);
 
 #endif

@@ -437,6 +437,7 @@ int cts_explore_instances(const struct cts_instances_config *ic,
 	c.runs = 1;
 	rc = search_one(ic, ic->scfg->seed, &c, backend, model, &part);
 	merge(res, &part);
+	bool stop = cts_explore_interrupted() || (res->nbugs && cfg->stop_on_bug);
 	const uint64_t *pts;
 	int n = cts_instance_points(learn, &pts);
 	uint64_t *points = n ? cts_xcalloc((size_t)n, sizeof(*points)) : NULL;
@@ -455,7 +456,7 @@ int cts_explore_instances(const struct cts_instances_config *ic,
 			stats->family == UINT64_MAX ? "more than " : "", stats->family);
 
 	c.runs = cfg->runs;
-	for (uint64_t i = 0; i < ic->count && rc == 0 && !res->internal_error; i++) {
+	for (uint64_t i = 0; i < ic->count && rc == 0 && !res->internal_error && !stop; i++) {
 		if (res->nbugs && cfg->stop_on_bug)
 			break;
 		if (cfg->time_limit > 0) {
@@ -478,14 +479,13 @@ int cts_explore_instances(const struct cts_instances_config *ic,
 		rc = search_one(ic, cts_splitmix64(&mix), &c, backend, model, &part);
 		stats->searched++;
 		stats->exhausted += part.exhausted;
-		bool interrupted = part.runs == 0 && !part.internal_error;
 		if (part.nbugs && !stats->found_in[0] &&
 		    cts_instance_format(in, stats->found_in, sizeof(stats->found_in)) >=
 		    (int)sizeof(stats->found_in))
 			stats->found_in[0] = 0;
 		merge(res, &part);
 		cts_instance_free(in);
-		if (interrupted)
+		if (cts_explore_interrupted())
 			break;
 	}
 	free(points);
