@@ -75,7 +75,7 @@ for c in $CASES; do
 				found=$((found + 1))
 				# runs to the bug: the bug's (0-based) run + 1
 				jq -r '.bugs[0].run + 1' "$rep" >>"$SCRATCH/runs"
-				fsub "$t1" "$t0" >>"$SCRATCH/secs"
+				echo "$(fsub "$t1" "$t0")" >>"$SCRATCH/secs"
 			fi
 			log "$prog $args: $name seed $s: exit $rc, $(fsub "$t1" "$t0") s"
 		done
