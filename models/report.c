@@ -110,6 +110,8 @@ static json_t *bug_json(const struct cts_bug *b, const char *self)
 	json_object_set_new(o, "run", jint(b->run));
 	json_object_set_new(o, "steps", jint(b->steps));
 	json_object_set_new(o, "hits", jint(b->hits));
+	if (b->instance[0])
+		json_object_set_new(o, "instance", jstr(b->instance));
 	if (b->schedule_path[0]) {
 		size_t n = strlen(self) + strlen(b->schedule_path) + 16;
 		char *cmd = cts_xmalloc(n);
@@ -203,6 +205,9 @@ static json_t *report_json(const struct cts_report_info *info, const struct cts_
 		if (t)
 			json_object_set_new(root, "state_matching", t);
 	}
+	json_t *in = info->instances_json ? json_loads(info->instances_json, 0, NULL) : NULL;
+	if (in)
+		json_object_set_new(root, "instances", in);
 	/* --watch and --races catch: absent without them */
 	json_t *w = info->watch_json ? json_loads(info->watch_json, 0, NULL) : NULL;
 	if (w) {

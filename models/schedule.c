@@ -92,6 +92,7 @@ void cts_schedule_free(struct cts_schedule *s)
 	free(s->catch_opts);
 	free_list(&s->watch, &s->nwatch);
 	free_list(&s->trace_libs, &s->ntrace_libs);
+	free(s->instance);
 	free(s->steps);
 	free(s);
 }
@@ -200,6 +201,7 @@ int cts_schedule_write(const struct cts_schedule *s, FILE *f)
 		put_key(f, "watch", s->watch[i]);
 	for (int i = 0; i < s->ntrace_libs; i++)
 		put_key(f, "trace-lib", s->trace_libs[i]);
+	put_key(f, "instance", s->instance);
 	put_key(f, "strategy", s->strategy);
 	put_key(f, "bug", s->bug);
 	fprintf(f, "steps %zu\n", s->n);
@@ -522,6 +524,9 @@ int cts_schedule_parse(const char *text, const char *name, struct cts_schedule *
 		} else if (strcmp(key, "strategy") == 0) {
 			free(s->strategy);
 			s->strategy = v;
+		} else if (strcmp(key, "instance") == 0) {
+			free(s->instance);
+			s->instance = v;
 		} else if (strcmp(key, "bug") == 0) {
 			free(s->bug);
 			s->bug = v;

@@ -37,6 +37,7 @@ struct cts_schedule {
 	char **watch;         /* --watch specs, at most CTS_SCHEDULE_MAX_WATCH */
 	int ntrace_libs;
 	char **trace_libs;    /* --trace-lib names, at most CTS_SCHEDULE_MAX_TRACE_LIBS */
+	char *instance;       /* --instance spec the run was restricted to (strategies/tiles.h), NULL */
 	size_t n, cap;
 	struct cts_sched_step *steps;
 };

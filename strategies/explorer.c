@@ -18,6 +18,7 @@
 #include "strategies/active.h"
 #include "strategies/explorer.h"
 #include "strategies/spin.h"
+#include "strategies/tiles.h"
 
 extern char **environ;
 
@@ -26,6 +27,11 @@ static volatile sig_atomic_t interrupted;
 void cts_explore_interrupt(void)
 {
 	interrupted = 1;
+}
+
+bool cts_explore_interrupted(void)
+{
+	return interrupted;
 }
 
 static const char *const bug_names[] = {
@@ -365,6 +371,8 @@ static void report_bug(struct explorer *x, const struct cts_bug *bug)
 		fprintf(log, "  schedule: %s\n", bug->schedule_path);
 		fprintf(log, "  replay:   %s\n", cmd);
 	}
+	if (bug->instance[0])
+		fprintf(log, "  instance: %s (--instance re-searches it alone)\n", bug->instance);
 	fflush(log);
 }
 
@@ -379,6 +387,10 @@ static bool record_bug(struct explorer *x, struct cts_bug *bug)
 		}
 	}
 	bug->hits = 1;
+	if (x->cfg->instance &&
+	    cts_instance_format(x->cfg->instance, bug->instance, sizeof(bug->instance)) >=
+	    (int)sizeof(bug->instance))
+		bug->instance[0] = 0;   /* too long to quote here: the schedule file has it */
 	save_schedule(x, cts_bug_kind_name(bug->kind), bug->message, bug->schedule_path,
 		      sizeof(bug->schedule_path));
 	res->bugs = cts_xrealloc(res->bugs, ((size_t)res->nbugs + 1) * sizeof(*res->bugs));
@@ -688,13 +700,15 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 
 	cts_objmodel_reset(x->model);
 	if (x->races)
-		cts_race_begin_run(x->races, run);
+		cts_race_begin_run(x->races, run + x->cfg->run_base);
 	cts_schedule_clear_steps(x->sched);
 	cts_run_state_reset(st);
 	st->max_threads = x->cfg->max_threads;
 	cts_spin_reset(x->spin);
 	clear_threads(x);
 	x->confirming = false;
+	if (cfg->instance)
+		cts_instance_begin_run(cfg->instance);
 	if (x->backend->ops->start(x->backend->be, st) != 0) {
 		snprintf(x->res->error, sizeof(x->res->error), "%s", st->message);
 		x->res->bad_input = st->bad_input;
@@ -735,6 +749,10 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 			.outside = x->outside,
 			.spinning = x->spinning,
 			.live = x->live, .nlive = x->nlive,
+			.instance = cfg->instance != NULL,
+			.restricted = cfg->instance &&
+				      cts_instance_restrict(cfg->instance, last, x->enabled, x->live,
+							    x->nlive, st->nthreads),
 		};
 		if (cts_verbosity >= 3)
 			debug_point(x, run, step);
@@ -788,6 +806,8 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 				memset(x->confirm, 0, x->tcap * sizeof(*x->confirm));
 		}
 		s->ops->executed(s, &pt, &done);
+		if (cfg->instance)
+			cts_instance_executed(cfg->instance, c, done.op);
 		if (x->races) {
 			/* The read that ends a busy-wait reads from the write that
 			 * ended it: ad hoc synchronization (Tian et al., ISSTA 2008). */
@@ -813,7 +833,7 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 		snprintf(x->res->error, sizeof(x->res->error), "%s", st->message);
 		return -1;
 	}
-	bug->run = inc->run = run;
+	bug->run = inc->run = run + cfg->run_base;
 	bug->steps = inc->steps = step;
 	return 0;
 }
@@ -986,6 +1006,13 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 	cts_schedule_set(&x.sched->strategy, cfg->strategy_desc);
 	if (cfg->options)
 		cts_schedule_copy_options(x.sched, cfg->options);
+	if (cfg->instance) {
+		int len = cts_instance_format(cfg->instance, NULL, 0);
+		char *spec = cts_xmalloc((size_t)len + 1);
+		cts_instance_format(cfg->instance, spec, (size_t)len + 1);
+		cts_schedule_set(&x.sched->instance, len ? spec : NULL);
+		free(spec);
+	}
 
 	for (uint64_t run = 0;; run++) {
 		if (interrupted)

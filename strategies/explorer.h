@@ -12,6 +12,7 @@
 struct cts_objmodel;
 struct cts_race_detector;
 struct cts_schedule;
+struct cts_instance;
 
 enum cts_bug_kind {
 	CTS_BUG_NONE = 0,
@@ -55,6 +56,7 @@ struct cts_bug {
 	char detail[4096];       /* wait-for cycle, stacks: multi-line */
 	char schedule_path[512]; /* saved schedule, "" if none */
 	uint64_t hits;           /* runs that hit this same bug */
+	char instance[512];      /* --instance spec of the run (strategies/tiles.h), "" if none */
 };
 
 struct cts_explorer_config {
@@ -77,6 +79,9 @@ struct cts_explorer_config {
 	const char *self;         /* path of cts-trace, for replay commands */
 	const struct cts_schedule *options; /* run options to record in saved schedules, or NULL */
 	const char *check;        /* --check: shell command run after each run, NULL = none */
+	/* Every run restricted to this instance (strategies/tiles.h), or NULL. */
+	struct cts_instance *instance;
+	uint64_t run_base;        /* added to the run numbers reported (--instances) */
 };
 
 struct cts_explore_result {
@@ -106,5 +111,7 @@ void cts_explore_result_free(struct cts_explore_result *res);
 
 /* Ask a running exploration to stop after the current run (signal-safe). */
 void cts_explore_interrupt(void);
+/* The last exploration stopped for that (until the next one starts). */
+bool cts_explore_interrupted(void);
 
 #endif

@@ -28,6 +28,10 @@ struct cts_sched_point {
 	 * ever created. NULL: look at 0..nthreads-1. */
 	const int *live;
 	int nlive;
+	/* An instance (strategies/tiles.h) took enabled threads out of enabled[]
+	 * here: the thread that ran last may not be preempted at this point. */
+	bool restricted;
+	bool instance;   /* every run is restricted to an instance */
 };
 
 /* Loop over the threads that may be alive at pt (see live above). */

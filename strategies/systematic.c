@@ -231,6 +231,7 @@ struct state {
 	struct tset spinning;   /* held back: their next step would change nothing */
 	struct cts_event ev;    /* what ran here (ev.tid = the choice) */
 	uint32_t used;          /* pcb/idb: preemptions/delays spent before this state */
+	bool restricted;        /* an instance held enabled threads back here */
 };
 
 /* DPOR's per-run index of the trace, rebuilt while a run replays its prefix:
@@ -292,6 +293,7 @@ struct search {
 	bool branching;          /* stack[replay] holds a new choice to take */
 	bool fresh_seen;         /* a fresh state was pushed this run */
 	bool exhausted, incomplete;
+	bool restricted;         /* dpor: an instance restricted some state (not complete) */
 	bool stopped;            /* this run was cut by our CTS_CHOOSE_STOP */
 	uint64_t executed;       /* steps executed this run */
 	/* carried from executed() to the next fresh state */
@@ -713,6 +715,17 @@ static void add_backtrack(struct search *s, uint64_t i, int p)
 		return;
 	}
 	s->stats.races++;
+	if (st->restricted && !ts_has(&st->enabled, p)) {
+		/* An instance (strategies/tiles.h) keeps the thread that runs here
+		 * from being preempted, so p can only come first where that thread
+		 * got the processor: the latest state the instance left free. */
+		while (i > 0 && s->stack[i].restricted)
+			i--;
+		if (i != (uint64_t)(st - s->stack)) {
+			add_backtrack(s, i, p);
+			return;
+		}
+	}
 	if (ts_has(&st->enabled, p)) {
 		ts_add(&st->backtrack, p);
 		return;
@@ -1013,6 +1026,8 @@ static int fresh_choice(struct search *s, const struct cts_sched_point *pt)
 			ts_add(&st->spinning, t);
 	ts_copy(&st->sleep, &s->next_sleep);
 	st->used = s->next_used;
+	st->restricted = pt->restricted;
+	s->restricted |= pt->restricted && s->kind == CTS_SEARCH_DPOR;
 	if (s->dp)
 		for (int t = s->dp->nthreads; t < pt->nthreads; t++)
 			dpor_add_thread(s->dp, t);
@@ -1070,7 +1085,11 @@ static void s_executed(struct cts_strategy *base, const struct cts_sched_point *
 			ts_or(cur, &st->done);
 			ts_del(cur, ev->tid);
 			ts_clear(&s->next_sleep);
-			for (int r = ts_next_at(cur, 0); r >= 0; r = ts_next_at(cur, r + 1))
+			/* No sleep sets inside an instance: the runs that put a thread
+			 * to sleep were restricted, so the reorderings it stands for
+			 * may not have been explored. */
+			for (int r = ts_next_at(cur, 0); r >= 0 && !pt->instance;
+			     r = ts_next_at(cur, r + 1))
 				if (r < pt->nthreads && pt->alive[r] &&
 				    !cts_event_dependent(&pt->pending[r], ev))
 					ts_add(&s->next_sleep, r);
@@ -1134,7 +1153,9 @@ static void s_end_run(struct cts_strategy *base, const struct cts_run_summary *s
 static bool s_complete(const struct cts_strategy *base)
 {
 	const struct search *s = (const struct search *)base;
-	return s->exhausted && !s->incomplete;
+	/* DPOR's reduction is not proven under an instance's restriction:
+	 * searched, never claimed complete (dfs, pcb and idb are). */
+	return s->exhausted && !s->incomplete && !s->restricted;
 }
 
 static const char *s_diverged(const struct cts_strategy *base)

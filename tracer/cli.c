@@ -18,6 +18,7 @@ enum {
 	O_STATEMATCH,
 	O_WATCHBACKEND, O_CATCHSITES, O_CATCHWINDOW,
 	O_PID,
+	O_INSTANCE, O_INSTANCES, O_TILE, O_TILESPER,
 };
 
 static const struct option opts[] = {
@@ -57,6 +58,10 @@ static const struct option opts[] = {
 	{ "version", no_argument, 0, 'V' },
 	{ "state-match", required_argument, 0, O_STATEMATCH },
 	{ "pid", required_argument, 0, 'p' },
+	{ "instance", required_argument, 0, O_INSTANCE },
+	{ "instances", required_argument, 0, O_INSTANCES },
+	{ "tile", required_argument, 0, O_TILE },
+	{ "tiles-per-thread", required_argument, 0, O_TILESPER },
 	{ 0, 0, 0, 0 },
 };
 
@@ -263,6 +268,15 @@ static int one_option(struct cts_cli *c, int opt, const char *arg, char *err, si
 		c->state_match = strcmp(arg, "none") ? arg : NULL;
 		return 0;
 	case 'p': return parse_u64(arg, "--pid", 1, 0x7fffffff, &c->attach_pid, err, errlen);
+	case O_INSTANCE: return nonempty(arg, "--instance", err, errlen) ?: (c->instance = arg, 0);
+	case O_INSTANCES:
+		return parse_u64(arg, "--instances", 1, 1000000, &c->instances, err, errlen);
+	case O_TILE:
+		c->tiles_given = true;
+		return parse_u64(arg, "--tile", 1, UINT32_MAX, &c->tile, err, errlen);
+	case O_TILESPER:
+		c->tiles_given = true;
+		return parse_u64(arg, "--tiles-per-thread", 0, 1000, &c->tiles_per_thread, err, errlen);
 	case 'h': return CTS_CLI_HELP;
 	case 'V': return CTS_CLI_VERSION;
 	default: return bad(err, errlen, "internal: option %d not handled", opt);
@@ -302,7 +316,7 @@ enum cts_cli_status cts_cli_parse(int argc, char **argv, struct cts_cli *c, char
 		.strategy = "random", .runs = 1000, .seed = 1, .depth = 3, .bound = 1,
 		.max_steps = 100000, .max_threads = CTS_THREADS_DEFAULT, .timeout = 10, .races = -1, .out_dir = "cts-out",
 		.catch_sites = 64, .catch_window = 8,
-		.verbosity = 1,
+		.verbosity = 1, .tile = 16, .tiles_per_thread = 2,
 	};
 	if (errlen)
 		err[0] = 0;
@@ -337,6 +351,16 @@ enum cts_cli_status cts_cli_parse(int argc, char **argv, struct cts_cli *c, char
 		    c->replay ? " and no --replay" : " after it");
 		return CTS_CLI_USAGE;
 	}
+	/* Instances (strategies/tiles.h): one given, or N drawn, not both. */
+	if (c->instance && (c->instances || c->tiles_given))
+		return bad(err, errlen, "--instance names one instance: it goes without --instances, "
+			   "--tile and --tiles-per-thread"), CTS_CLI_USAGE;
+	if (c->tiles_given && !c->instances)
+		return bad(err, errlen, "--tile and --tiles-per-thread go with --instances N"),
+		       CTS_CLI_USAGE;
+	if ((c->instance || c->instances) && c->replay)
+		return bad(err, errlen, "--replay runs the instance its schedule file names: "
+			   "no --instance or --instances with it"), CTS_CLI_USAGE;
 	if (optind < argc) {
 		c->prog_argv = argv + optind;
 		c->prog_argc = argc - optind;

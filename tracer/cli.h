@@ -56,6 +56,11 @@ struct cts_cli {
 	const char *suspects_from;     /* --suspects-from FILE */
 	uint64_t tries;                /* --tries, 0 = default */
 	uint64_t attach_pid;           /* -p PID: attach to a running process, 0 = none */
+	/* Instances (strategies/tiles.h). */
+	const char *instance;          /* --instance SPEC, checked by main */
+	uint64_t instances;            /* --instances N: drawn at random, 0 = none */
+	uint64_t tile, tiles_per_thread; /* --tile T (16), --tiles-per-thread Z (2) */
+	bool tiles_given;
 };
 
 /* Fills *c from argv (argv is not modified; getopt's state is reset). */

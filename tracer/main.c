@@ -18,6 +18,7 @@
 #include "strategies/explorer.h"
 #include "strategies/stateful.h"
 #include "tracer/attach.h"
+#include "strategies/tiles.h"
 #include "tracer/cli.h"
 #include "tracer/elf.h"
 #include "tracer/tracer.h"
@@ -58,6 +59,15 @@ static void usage(FILE *f)
 "                        reach a known abstract state are cut; petri-writes keys reads\n"
 "                        by the write they read from instead of the value read. In sync\n"
 "                        mode plain memory is invisible: it covers lock-level state only\n"
+"      --instance SPEC   search inside one instance of a tiling: thread N (creation\n"
+"                        order) may be preempted only at its visible operations\n"
+"                        (numbered from 0) inside its selected tiles, and wherever it\n"
+"                        cannot run; SPEC t=T:SEL/SEL/..., SEL = tiles joined by '.',\n"
+"                        '-' none, '*' all (e.g. t=16:*/3.40/12.7)\n"
+"      --instances N     learn each thread's points in one run, then search N\n"
+"                        instances drawn from --seed one after another (--runs\n"
+"                        each); --tile T points per tile (default 16),\n"
+"                        --tiles-per-thread Z (default 2)\n"
 "      --max-steps N     per-run step budget (default 100000)\n"
 "      --max-threads N   threads one run may create, counting every thread ever\n"
 "                        created (default 65536); more ends with status 2\n"
@@ -411,6 +421,8 @@ int main(int argc, char **argv)
 	struct cts_report_out *report = NULL;
 	struct out_dir od = { .ncreated = 0 };
 	struct cts_suspects *suspects = NULL, *breaks = NULL;
+	struct cts_instance *instance = NULL;
+	char *instances_json = NULL;
 	char watch_specs[CTS_CLI_MAX_WATCH][192];
 	const char *watch[CTS_CLI_MAX_WATCH];
 
@@ -567,6 +579,18 @@ int main(int argc, char **argv)
 		status = EXIT_USAGE;
 		goto out;
 	}
+	/* --instance (or the replayed schedule's): every run restricted to it. */
+	const char *ispec = cli.replay ? sched->instance : cli.instance;
+	if (ispec && !(instance = cts_instance_parse(ispec, err, sizeof(err)))) {
+		cts_error_msg("%s%s", cli.replay ? "schedule file: " : "", err);
+		status = EXIT_USAGE;
+		goto out;
+	}
+	if ((instance || cli.instances) && (fuzzer || cli.state_match)) {
+		cts_error_msg("--instance and --instances go with random, pct, dfs, dpor, pcb and idb");
+		status = EXIT_USAGE;
+		goto out;
+	}
 	bool systematic = strcmp(cli.strategy, "random") != 0 && strcmp(cli.strategy, "pct") != 0;
 	uint64_t runs = cli.runs;
 	if (!cli.runs_given && systematic)
@@ -619,7 +643,7 @@ int main(int argc, char **argv)
 		.progress = cts_verbosity >= 1 && isatty(2) && !cli.replay, .log = stderr,
 		.races = catching ? races - CTS_RACES_FAIL : races, .races_catch = catching,
 		.self = self_path(argv[0]), .options = options,
-		.check = cli.check,
+		.check = cli.check, .instance = instance,
 	};
 	struct cts_backend backend = cts_tracer_backend(tracer);
 	active_be = backend;
@@ -627,7 +651,24 @@ int main(int argc, char **argv)
 	if (got_signal)
 		goto out;
 	explored = true;
-	int rc = cts_explore(&ecfg, &backend, model, strat, &res);
+	/* --instances: N random instances of the tiling, one after another. */
+	struct cts_instances_config icfg = {
+		.strategy = cli.strategy, .scfg = &scfg, .tile = (uint32_t)cli.tile,
+		.z = (uint32_t)cli.tiles_per_thread, .count = cli.instances, .seed = cli.seed,
+	};
+	struct cts_instances_stats istats;
+	int rc = cli.instances ? cts_explore_instances(&icfg, &ecfg, &backend, model, &res, &istats) :
+				 cts_explore(&ecfg, &backend, model, strat, &res);
+	if (cli.instances) {
+		instances_json = cts_instances_json(&icfg, &istats);
+		if (cts_verbosity >= 1 && !got_signal)
+			fprintf(stderr, "cts-trace: instances: %" PRIu64 " of %" PRIu64 " searched, %"
+				PRIu64 " to the end%s%s\n", istats.searched, cli.instances,
+				istats.exhausted, istats.found_in[0] ? "; the bug came from instance " :
+				"", istats.found_in);
+	} else if (instance && !cli.replay && cts_verbosity >= 1) {
+		fprintf(stderr, "cts-trace: searched inside instance %s only\n", cli.instance);
+	}
 
 	struct cts_tracer_stats ts;
 	char stats_json[512];
@@ -750,6 +791,7 @@ int main(int argc, char **argv)
 			.suspects = suspects, .breaks = breaks,
 			.strategy_json = have_ps ? petri_json : NULL,
 			.watch_json = watch_json, .catch_json = catch_json,
+			.instances_json = instances_json,
 		};
 		struct cts_report_out *r = report;
 		report = NULL;
@@ -779,5 +821,7 @@ out:
 	free(path);
 	free(watch_json);
 	free(catch_json);
+	free(instances_json);
+	cts_instance_free(instance);
 	return status;
 }

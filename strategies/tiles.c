@@ -1,0 +1,514 @@
+/* Tilings and instances (strategies/tiles.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "models/error.h"
+#include "models/race.h"
+#include "strategies/explorer.h"
+#include "strategies/strategy.h"
+#include "strategies/tiles.h"
+
+/* One thread's selected tiles, ascending. */
+struct sel {
+	bool all;
+	uint32_t n;
+	uint64_t *tiles;
+};
+
+struct cts_instance {
+	bool learner;      /* allows everything, learns points */
+	uint32_t tile;
+	int nsel;
+	struct sel *sel;
+	/* This run: points each thread has executed, and whether the thread
+	 * that ran last has just yielded. */
+	size_t cap;
+	uint64_t *points;
+	bool last_yield;
+	/* Most points per thread over the runs. */
+	int nmax;
+	uint64_t *maxpts;
+};
+
+static struct cts_instance *instance_new(uint32_t tile, int nsel)
+{
+	struct cts_instance *in = cts_xcalloc(1, sizeof(*in));
+	in->tile = tile;
+	in->nsel = nsel;
+	in->sel = nsel ? cts_xcalloc((size_t)nsel, sizeof(*in->sel)) : NULL;
+	return in;
+}
+
+struct cts_instance *cts_instance_learner(void)
+{
+	struct cts_instance *in = instance_new(1, 0);
+	in->learner = true;
+	return in;
+}
+
+void cts_instance_free(struct cts_instance *in)
+{
+	if (!in)
+		return;
+	for (int i = 0; i < in->nsel; i++)
+		free(in->sel[i].tiles);
+	free(in->sel);
+	free(in->points);
+	free(in->maxpts);
+	free(in);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* A decimal number of at most 10 digits starting at *p. */
+static bool parse_num(const char **p, uint64_t *out)
+{
+	const char *s = *p;
+	uint64_t v = 0;
+	int digits = 0;
+	while (*s >= '0' && *s <= '9' && digits < 10) {
+		v = v * 10 + (uint64_t)(*s++ - '0');
+		digits++;
+	}
+	if (!digits || (*s >= '0' && *s <= '9'))
+		return false;
+	*p = s;
+	*out = v;
+	return true;
+}
+
+#define SPEC_MAX_THREADS 65536
+
+struct cts_instance *cts_instance_parse(const char *spec, char *err, size_t errlen)
+{
+	const char *p = spec;
+	uint64_t t;
+	if (strncmp(p, "t=", 2) != 0 || (p += 2, !parse_num(&p, &t)) || t == 0 ||
+	    t > UINT32_MAX || *p != ':') {
+		snprintf(err, errlen, "--instance '%.64s': expected t=TILE:SEL/SEL/... with TILE a "
+			 "positive number (e.g. t=4:0.2/1/-)", spec);
+		return NULL;
+	}
+	p++;
+	int n = 1;
+	for (const char *q = p; *q; q++)
+		n += *q == '/';
+	if (n > SPEC_MAX_THREADS) {
+		snprintf(err, errlen, "--instance: more than %d threads", SPEC_MAX_THREADS);
+		return NULL;
+	}
+	struct cts_instance *in = instance_new((uint32_t)t, n);
+	for (int i = 0; i < n; i++) {
+		struct sel *s = &in->sel[i];
+		if (*p == '*' || *p == '-') {
+			s->all = *p++ == '*';
+		} else {
+			for (;;) {
+				uint64_t v;
+				if (!parse_num(&p, &v)) {
+					snprintf(err, errlen, "--instance '%.64s': thread %d: expected tile "
+						 "numbers joined by '.', '-' (none) or '*' (all)", spec, i);
+					cts_instance_free(in);
+					return NULL;
+				}
+				s->tiles = cts_xrealloc(s->tiles, (s->n + 1) * sizeof(*s->tiles));
+				s->tiles[s->n++] = v;
+				if (*p != '.')
+					break;
+				p++;
+			}
+			qsort(s->tiles, s->n, sizeof(*s->tiles), cmp_u64);
+			for (uint32_t k = 1; k < s->n; k++)
+				if (s->tiles[k] == s->tiles[k - 1]) {
+					snprintf(err, errlen, "--instance '%.64s': thread %d selects tile %"
+						 PRIu64 " twice", spec, i, s->tiles[k]);
+					cts_instance_free(in);
+					return NULL;
+				}
+		}
+		if (*p != (i + 1 < n ? '/' : 0)) {
+			snprintf(err, errlen, "--instance '%.64s': unexpected '%c' in thread %d's tiles",
+				 spec, *p, i);
+			cts_instance_free(in);
+			return NULL;
+		}
+		p++;
+	}
+	return in;
+}
+
+/* Appends as snprintf would, counting what did not fit. */
+static size_t put(char *buf, size_t len, size_t off, const char *text)
+{
+	size_t k = strlen(text);
+	if (off < len)
+		snprintf(buf + off, len - off, "%s", text);
+	return off + k;
+}
+
+int cts_instance_format(const struct cts_instance *in, char *buf, size_t len)
+{
+	char num[32];
+	if (len)
+		buf[0] = 0;
+	if (in->learner)
+		return 0;   /* not an instance: no restriction */
+	snprintf(num, sizeof(num), "t=%" PRIu32 ":", in->tile);
+	size_t off = put(buf, len, 0, num);
+	for (int i = 0; i < in->nsel; i++) {
+		const struct sel *s = &in->sel[i];
+		if (i)
+			off = put(buf, len, off, "/");
+		if (s->all || !s->n)
+			off = put(buf, len, off, s->all ? "*" : "-");
+		for (uint32_t k = 0; k < s->n && !s->all; k++) {
+			snprintf(num, sizeof(num), "%s%" PRIu64, k ? "." : "", s->tiles[k]);
+			off = put(buf, len, off, num);
+		}
+	}
+	return (int)off;
+}
+
+bool cts_instance_may_preempt(const struct cts_instance *in, int thread, uint64_t point)
+{
+	if (in->learner)
+		return true;
+	if (thread < 0 || thread >= in->nsel)
+		return false;
+	const struct sel *s = &in->sel[thread];
+	if (s->all)
+		return true;
+	uint64_t tile = point / in->tile;
+	return bsearch(&tile, s->tiles, s->n, sizeof(*s->tiles), cmp_u64) != NULL;
+}
+
+static void fit(struct cts_instance *in, int thread)
+{
+	if ((size_t)thread < in->cap)
+		return;
+	size_t cap = cts_grow_cap(in->cap, (size_t)thread + 1);
+	in->points = cts_xgrow(in->points, in->cap, cap, sizeof(*in->points));
+	in->cap = cap;
+}
+
+void cts_instance_begin_run(struct cts_instance *in)
+{
+	if (in->cap)
+		memset(in->points, 0, in->cap * sizeof(*in->points));
+	in->last_yield = false;
+}
+
+bool cts_instance_restrict(struct cts_instance *in, int last, bool *enabled, const int *live,
+			   int nlive, int nthreads)
+{
+	if (last < 0 || last >= nthreads || !enabled[last] || in->last_yield)
+		return false;
+	fit(in, last);
+	if (cts_instance_may_preempt(in, last, in->points[last]))
+		return false;
+	bool held = false;
+	for (int i = 0; i < (live ? nlive : nthreads); i++) {
+		int t = live ? live[i] : i;
+		if (t != last && enabled[t]) {
+			enabled[t] = false;
+			held = true;
+		}
+	}
+	return held;
+}
+
+void cts_instance_executed(struct cts_instance *in, int thread, cts_op op)
+{
+	if (thread < 0)
+		return;
+	fit(in, thread);
+	in->points[thread]++;
+	in->last_yield = op == CTS_OP_YIELD;
+	if (thread >= in->nmax) {
+		in->maxpts = cts_xgrow(in->maxpts, (size_t)in->nmax, (size_t)thread + 1,
+				       sizeof(*in->maxpts));
+		in->nmax = thread + 1;
+	}
+	if (in->points[thread] > in->maxpts[thread])
+		in->maxpts[thread] = in->points[thread];
+}
+
+int cts_instance_points(const struct cts_instance *in, const uint64_t **points)
+{
+	*points = in->maxpts;
+	return in->nmax;
+}
+
+/* ---- families ---- */
+
+static uint64_t ntiles(const struct cts_tiling *f, int thread)
+{
+	uint64_t n = f->points[thread];
+	return n / f->tile + (n % f->tile != 0);
+}
+
+/* C(n, k), UINT64_MAX when larger. */
+static uint64_t binom(uint64_t n, uint64_t k)
+{
+	if (k > n)
+		return 0;
+	if (k > n - k)
+		k = n - k;
+	unsigned __int128 r = 1;
+	for (uint64_t j = 1; j <= k; j++) {
+		r = r * (n - k + j) / j;   /* exact: a product of j consecutive numbers over j! */
+		if (r > UINT64_MAX)
+			return UINT64_MAX;
+	}
+	return (uint64_t)r;
+}
+
+/* Choices for one thread: 1 when it has at most z tiles (all of them). */
+static uint64_t thread_choices(const struct cts_tiling *f, int thread)
+{
+	uint64_t m = ntiles(f, thread);
+	return m <= f->z ? 1 : binom(m, f->z);
+}
+
+uint64_t cts_tiling_count(const struct cts_tiling *f)
+{
+	unsigned __int128 c = 1;
+	for (int j = 0; j < f->nthreads; j++) {
+		c *= thread_choices(f, j);
+		if (c > UINT64_MAX)
+			return UINT64_MAX;
+	}
+	return (uint64_t)c;
+}
+
+/* Thread j of a new instance when it has at most z tiles. */
+static bool take_all(const struct cts_tiling *f, struct sel *s, int j)
+{
+	uint64_t m = ntiles(f, j);
+	if (m > f->z)
+		return false;
+	s->all = m > 0;
+	return true;
+}
+
+struct cts_instance *cts_tiling_nth(const struct cts_tiling *f, uint64_t i)
+{
+	struct cts_instance *in = instance_new(f->tile, f->nthreads);
+	for (int j = 0; j < f->nthreads; j++) {
+		struct sel *s = &in->sel[j];
+		if (take_all(f, s, j))
+			continue;
+		uint64_t m = ntiles(f, j), c = thread_choices(f, j), r = i % c;
+		i /= c;
+		/* Unrank r among the z-subsets of 0..m-1 in lexicographic order. */
+		s->n = f->z;
+		s->tiles = cts_xcalloc(f->z, sizeof(*s->tiles));
+		uint64_t next = 0;
+		for (uint32_t pos = 0; pos < f->z; pos++) {
+			for (;; next++) {
+				uint64_t with = binom(m - next - 1, f->z - pos - 1);
+				if (r < with)
+					break;
+				r -= with;
+			}
+			s->tiles[pos] = next++;
+		}
+	}
+	return in;
+}
+
+struct cts_instance *cts_tiling_draw(const struct cts_tiling *f, uint64_t seed, uint64_t i)
+{
+	struct cts_instance *in = instance_new(f->tile, f->nthreads);
+	struct cts_rng rng;
+	uint64_t mix = seed;
+	cts_splitmix64(&mix);
+	cts_rng_seed(&rng, mix ^ (i * 0xD1B54A32D192ED03ull));
+	for (int j = 0; j < f->nthreads; j++) {
+		struct sel *s = &in->sel[j];
+		if (take_all(f, s, j))
+			continue;
+		/* Floyd's sampling: z distinct tiles of m, uniformly. */
+		uint64_t m = ntiles(f, j);
+		s->tiles = cts_xcalloc(f->z, sizeof(*s->tiles));
+		for (uint64_t k = m - f->z; k < m; k++) {
+			uint64_t r = cts_rng_below(&rng, k + 1);
+			bool have = false;
+			for (uint32_t q = 0; q < s->n && !have; q++)
+				have = s->tiles[q] == r;
+			s->tiles[s->n++] = have ? k : r;
+		}
+		qsort(s->tiles, s->n, sizeof(*s->tiles), cmp_u64);
+	}
+	return in;
+}
+
+/* ---- --instances ---- */
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Add one exploration's result to the total; runs are numbered on. */
+static void merge(struct cts_explore_result *tot, struct cts_explore_result *part)
+{
+	tot->runs += part->runs;
+	tot->steps += part->steps;
+	for (int i = 0; i < part->nbugs; i++) {
+		struct cts_bug *b = &part->bugs[i];
+		int k;
+		for (k = 0; k < tot->nbugs; k++)
+			if (tot->bugs[k].kind == b->kind && strcmp(tot->bugs[k].message, b->message) == 0)
+				break;
+		if (k < tot->nbugs) {
+			tot->bugs[k].hits += b->hits;
+			continue;
+		}
+		tot->bugs = cts_xrealloc(tot->bugs, ((size_t)tot->nbugs + 1) * sizeof(*tot->bugs));
+		tot->bugs[tot->nbugs++] = *b;
+	}
+	tot->ninconclusive += part->ninconclusive;
+	for (int i = 0; i < part->nlisted && tot->nlisted < CTS_INCONCLUSIVE_LISTED; i++) {
+		tot->inconclusive = cts_xrealloc(tot->inconclusive, ((size_t)tot->nlisted + 1) *
+						 sizeof(*tot->inconclusive));
+		tot->inconclusive[tot->nlisted++] = part->inconclusive[i];
+	}
+	if (!tot->unseen[0])
+		snprintf(tot->unseen, sizeof(tot->unseen), "%s", part->unseen);
+	/* The races the last instance's detector saw (each was reported as found). */
+	if (part->races) {
+		struct cts_race_detector *r = tot->races;
+		tot->races = part->races;
+		part->races = r;
+	}
+	if (part->internal_error) {
+		tot->internal_error = true;
+		tot->bad_input = part->bad_input;
+		snprintf(tot->error, sizeof(tot->error), "%s", part->error);
+	}
+	cts_explore_result_free(part);
+}
+
+/* One search: a fresh strategy over cfg (its instance set by the caller). */
+static int search_one(const struct cts_instances_config *ic, uint64_t seed,
+		      const struct cts_explorer_config *cfg, struct cts_backend *backend,
+		      struct cts_objmodel *model, struct cts_explore_result *part)
+{
+	struct cts_strategy_config sc = *ic->scfg;
+	char err[256];
+	sc.seed = seed;
+	struct cts_strategy *s = cts_strategy_create(ic->strategy, &sc, err, sizeof(err));
+	if (!s) {
+		memset(part, 0, sizeof(*part));
+		part->internal_error = true;
+		snprintf(part->error, sizeof(part->error), "%s", err);
+		return -1;
+	}
+	int rc = cts_explore(cfg, backend, model, s, part);
+	cts_strategy_destroy(s);
+	return rc;
+}
+
+int cts_explore_instances(const struct cts_instances_config *ic,
+			  const struct cts_explorer_config *cfg, struct cts_backend *backend,
+			  struct cts_objmodel *model, struct cts_explore_result *res,
+			  struct cts_instances_stats *stats)
+{
+	struct cts_explorer_config c = *cfg;
+	struct cts_explore_result part;
+	double start = now_s();
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	memset(stats, 0, sizeof(*stats));
+	/* The first run, unrestricted, counts each thread's points. */
+	struct cts_instance *learn = cts_instance_learner();
+	c.instance = learn;
+	c.runs = 1;
+	rc = search_one(ic, ic->scfg->seed, &c, backend, model, &part);
+	merge(res, &part);
+	bool stop = cts_explore_interrupted() || (res->nbugs && cfg->stop_on_bug);
+	const uint64_t *pts;
+	int n = cts_instance_points(learn, &pts);
+	uint64_t *points = n ? cts_xcalloc((size_t)n, sizeof(*points)) : NULL;
+	for (int j = 0; j < n; j++) {
+		points[j] = pts[j];
+		stats->points += pts[j];
+	}
+	cts_instance_free(learn);
+	struct cts_tiling fam = { .tile = ic->tile, .z = ic->z, .nthreads = n, .points = points };
+	stats->nthreads = n;
+	stats->family = cts_tiling_count(&fam);
+	if (c.log && !c.quiet)
+		fprintf(c.log, "cts-trace: instances: first run: %d thread%s, %" PRIu64 " points; "
+			"tiles of %" PRIu32 " points, %" PRIu32 " per thread: %s%" PRIu64 " instances\n",
+			n, n == 1 ? "" : "s", stats->points, ic->tile, ic->z,
+			stats->family == UINT64_MAX ? "more than " : "", stats->family);
+
+	c.runs = cfg->runs;
+	for (uint64_t i = 0; i < ic->count && rc == 0 && !res->internal_error && !stop; i++) {
+		if (res->nbugs && cfg->stop_on_bug)
+			break;
+		if (cfg->time_limit > 0) {
+			double left = cfg->time_limit - (now_s() - start);
+			if (left <= 0)
+				break;
+			c.time_limit = left;
+		}
+		struct cts_instance *in = cts_tiling_draw(&fam, ic->seed, i);
+		c.instance = in;
+		if (c.log && cts_verbosity >= 2) {
+			char spec[256];
+			cts_instance_format(in, spec, sizeof(spec));
+			fprintf(c.log, "cts-trace: instance %" PRIu64 ": %s%s\n", i, spec,
+				cts_instance_format(in, NULL, 0) >= (int)sizeof(spec) ? "..." : "");
+		}
+		/* Seeds differ per instance, so random and pct draw afresh in each. */
+		c.run_base = res->runs;
+		uint64_t mix = ic->scfg->seed ^ (i + 1);
+		rc = search_one(ic, cts_splitmix64(&mix), &c, backend, model, &part);
+		stats->searched++;
+		stats->exhausted += part.exhausted;
+		if (part.nbugs && !stats->found_in[0] &&
+		    cts_instance_format(in, stats->found_in, sizeof(stats->found_in)) >=
+		    (int)sizeof(stats->found_in))
+			stats->found_in[0] = 0;
+		merge(res, &part);
+		cts_instance_free(in);
+		if (cts_explore_interrupted())
+			break;
+	}
+	free(points);
+	res->elapsed = now_s() - start;
+	res->exhausted = res->complete = false;
+	return rc;
+}
+
+char *cts_instances_json(const struct cts_instances_config *ic,
+			 const struct cts_instances_stats *stats)
+{
+	size_t len = 512 + strlen(stats->found_in);
+	char *buf = cts_xmalloc(len);
+	char fam[32];
+	if (stats->family == UINT64_MAX)
+		snprintf(fam, sizeof(fam), "null");
+	else
+		snprintf(fam, sizeof(fam), "%" PRIu64, stats->family);
+	snprintf(buf, len, "{\"tile\": %" PRIu32 ", \"tiles_per_thread\": %" PRIu32
+		 ", \"drawn\": %" PRIu64 ", \"seed\": %" PRIu64 ", \"threads\": %d, \"points\": %"
+		 PRIu64 ", \"family\": %s, \"searched\": %" PRIu64 ", \"exhausted\": %" PRIu64
+		 ", \"bug_instance\": %s%s%s}", ic->tile, ic->z, ic->count, ic->seed,
+		 stats->nthreads, stats->points, fam, stats->searched, stats->exhausted,
+		 stats->found_in[0] ? "\"" : "null", stats->found_in, stats->found_in[0] ? "\"" : "");
+	return buf;
+}

@@ -1,0 +1,110 @@
+/* Tilings and instances (Nguyen, Schrammel, Fischer, La Torre, Parlato,
+ * ASE 2017, §III), at the binary level.
+ *
+ * A thread's scheduling points are its visible operations, numbered 0, 1,
+ * 2... in program order per thread (the paper's numerical labels); threads
+ * are keyed by creation order. A uniform window tiling cuts each thread's
+ * points into tiles of t consecutive points (tile = point / t). A
+ * z-selection picks z tiles per thread. The instance of a selection lets a
+ * thread be preempted (switched away from while it could still run) only at
+ * a point inside one of its selected tiles; a thread that cannot run
+ * (blocked, exited, held back as a spinner) or has just yielded may always
+ * be switched away from, so every execution can go on. Selecting ceil(k/2)
+ * tiles per thread covers every execution with at most k context switches:
+ * a thread is switched out at most ceil(k/2) times (tests/unit/test_tiles.c
+ * checks it exhaustively on the simulated backend).
+ *
+ * Instance spec (--instance): "t=T:SEL/SEL/...", SEL for thread 0, 1, ...:
+ * tile numbers joined by '.', "-" for none, "*" for every tile; threads past
+ * the list have no tile. E.g. "t=4:0.2/1/-". */
+#ifndef CTS_TILES_H
+#define CTS_TILES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "models/event.h"
+
+struct cts_instance;
+
+/* NULL with a one-line reason in err. */
+struct cts_instance *cts_instance_parse(const char *spec, char *err, size_t errlen);
+/* An instance that allows every preemption and only learns how many points
+ * each thread has (the first run of --instances). */
+struct cts_instance *cts_instance_learner(void);
+void cts_instance_free(struct cts_instance *in);
+/* The spec string (parse(format(x)) == x); its length, as snprintf. The
+ * learner's is "". */
+int cts_instance_format(const struct cts_instance *in, char *buf, size_t len);
+/* May thread be preempted at its point (0-based)? */
+bool cts_instance_may_preempt(const struct cts_instance *in, int thread, uint64_t point);
+
+/* The explorer's hook, per run: reset, restrict each choice, count points. */
+void cts_instance_begin_run(struct cts_instance *in);
+/* At a scheduling point whose previous step ran `last`: if last may run and
+ * may not be preempted here, every other thread of live[] (NULL: 0..n-1) is
+ * taken out of enabled[]. True when any was. */
+bool cts_instance_restrict(struct cts_instance *in, int last, bool *enabled, const int *live,
+			   int nlive, int nthreads);
+void cts_instance_executed(struct cts_instance *in, int thread, cts_op op);
+/* Most points each thread had in any run so far (threads in creation
+ * order); returns the number of threads, *points borrowed. */
+int cts_instance_points(const struct cts_instance *in, const uint64_t **points);
+
+/* A family of instances: the z-selections of a uniform tiling of threads
+ * with the given numbers of points. A thread with at most z tiles gets all
+ * of them ("*"), one with none gets "-". */
+struct cts_tiling {
+	uint32_t tile;          /* t: points per tile, >= 1 */
+	uint32_t z;             /* tiles selected per thread */
+	int nthreads;
+	const uint64_t *points; /* [nthreads] */
+};
+
+/* Instances in the family (product of C(tiles, z)); UINT64_MAX if more. */
+uint64_t cts_tiling_count(const struct cts_tiling *f);
+/* The i-th instance (0 <= i < count), for exhaustive enumeration. */
+struct cts_instance *cts_tiling_nth(const struct cts_tiling *f, uint64_t i);
+/* The paper's randomized generator: the i-th of a stream drawn from seed,
+ * z tiles per thread uniformly at random. */
+struct cts_instance *cts_tiling_draw(const struct cts_tiling *f, uint64_t seed, uint64_t i);
+
+/* --instances: search N instances drawn at random one after another. */
+struct cts_explorer_config;
+struct cts_explore_result;
+struct cts_backend;
+struct cts_objmodel;
+struct cts_strategy_config;
+
+struct cts_instances_config {
+	const char *strategy;                  /* a fresh one per instance, by name */
+	const struct cts_strategy_config *scfg;/* its seed is varied per instance */
+	uint32_t tile, z;                      /* --tile, --tiles-per-thread */
+	uint64_t count;                        /* --instances */
+	uint64_t seed;                         /* draws instance i from (seed, i) */
+};
+
+/* What the search did, for the report and the summary line. */
+struct cts_instances_stats {
+	int nthreads;            /* threads the first run showed */
+	uint64_t points;         /* their points, summed */
+	uint64_t family;         /* instances in the family (UINT64_MAX: more) */
+	uint64_t searched;       /* instances searched (started) */
+	uint64_t exhausted;      /* of them, searched to the end (dfs/pcb/idb: complete) */
+	char found_in[512];      /* spec of the instance the first bug came from, "" */
+};
+
+/* A first unrestricted run (the strategy's own) learns each thread's number
+ * of points; then instance i = cts_tiling_draw(seed, i) is searched with
+ * cfg->runs runs (0: until its strategy is done), while cfg->time_limit
+ * lasts, until a bug (cfg->stop_on_bug). Results are summed into res as one
+ * exploration; res->complete is never set. 0, or -1 (res->error). */
+int cts_explore_instances(const struct cts_instances_config *ic,
+			  const struct cts_explorer_config *cfg, struct cts_backend *backend,
+			  struct cts_objmodel *model, struct cts_explore_result *res,
+			  struct cts_instances_stats *stats);
+/* stats as a JSON object (malloc'd), for the report. */
+char *cts_instances_json(const struct cts_instances_config *ic,
+			 const struct cts_instances_stats *stats);
+
+#endif

@@ -1,0 +1,69 @@
+#!/bin/bash
+# timeout: 300
+# Instances of a uniform window tiling (strategies/tiles.h, seeds/002 §III):
+# --instances N draws N at random and searches them one after another,
+# --instance SPEC searches one; bugs found inside an instance replay and name
+# it (text, JSON, schedule file); twins stay clean; bad specs are usage errors.
+. "$(dirname "$0")/lib.sh"
+
+B="$TOP/benchmarks/programs"
+for v in relay relay_ok; do
+	gcc -g -O1 -pthread -w -o "$T/$v" "$B/$v.c" || { ok 1 "$v: builds"; done_testing; }
+done
+# 12 rounds, legs of 2 rounds: the bug needs three preemptions.
+ARGS="12 2"
+
+out=$("$CTS" -m sync -s random -n 20 --instances 20 --tile 2 --tiles-per-thread 2 \
+	--report "$T/r.json" -o "$T/o1" -- "$T/relay" $ARGS 2>&1)
+is $? 1 "relay: a drawn instance finds the bug that needs three preemptions"
+like "$out" "instances: first run: 3 threads, [0-9]+ points; tiles of 2 points, 2 per thread" \
+	"the first run learns each thread's points"
+like "$out" "  instance: t=2:[-*0-9./]+ \\(--instance" "the bug report names its instance"
+spec=$(printf '%s\n' "$out" | sed -n 's/^  instance: \([^ ]*\) .*/\1/p' | head -n 1)
+sched=$(ls "$T"/o1/assert-*.sched 2>/dev/null | head -n 1)
+is "$(grep '^instance ' "$sched")" "instance $spec" "the schedule file records the instance"
+is "$(jq -r '.bugs[0].instance' "$T/r.json")" "$spec" "the JSON report names it"
+is "$(jq -r '.instances.tile, .instances.tiles_per_thread, .instances.bug_instance' "$T/r.json" \
+	| tr '\n' ' ')" "2 2 $spec " "the JSON report describes the instances"
+"$CTS" -q --replay "$sched" >/dev/null 2>&1
+is $? 1 "the bug replays from its schedule (inside its instance)"
+
+out=$("$CTS" -m sync -s dfs --instance "$spec" -o "$T/o2" -- "$T/relay" $ARGS 2>&1)
+is $? 1 "dfs inside that instance alone finds the bug again"
+like "$out" "searched inside instance $spec only" "and says it searched only there"
+out=$("$CTS" -m sync -s dpor --instance "$spec" -o "$T/o3" -- "$T/relay" $ARGS 2>&1)
+is $? 1 "dpor inside that instance finds it too"
+
+out=$("$CTS" -m sync -s dfs --instance 't=2:*/-/-' -o "$T/o4" -- "$T/relay" $ARGS 2>&1)
+is $? 0 "an instance that never preempts the workers cannot expose it"
+like "$out" "search space exhausted \\(complete\\)" "dfs reports that instance complete"
+
+out=$("$CTS" -m sync -s random -n 5 --instances 10 --tile 2 --tiles-per-thread 2 \
+	-o "$T/o5" -- "$T/relay_ok" $ARGS 2>&1)
+is $? 0 "relay_ok: 10 instances x 5 random runs, no bug"
+like "$out" "instances: 10 of 10 searched" "every instance was searched"
+out=$("$CTS" -m sync -s pct -n 5 --instances 4 --tile 4 --tiles-per-thread 1 \
+	-o "$T/o6" -- "$T/relay_ok" $ARGS 2>&1)
+is $? 0 "relay_ok: pct inside 4 instances, no bug"
+out=$("$CTS" -m sync -s dfs --instance "$spec" -o "$T/o7" -- "$T/relay_ok" $ARGS 2>&1)
+is $? 0 "relay_ok: dfs inside the buggy program's instance, no bug"
+like "$out" "exhausted \\(complete\\)" "and complete"
+
+# Bad specs and combinations: exit 2, one line.
+for bad in "t=0:1" "t=2" "t=2:1//2" "x" "t=2:1.1" "t=2:a"; do
+	out=$("$CTS" --instance "$bad" -o "$T/o8" -- "$T/relay_ok" $ARGS 2>&1)
+	rc=$?
+	is "$rc $(printf '%s\n' "$out" | grep -c .)" "2 1" "--instance '$bad': exit 2, one line"
+done
+like "$out" "--instance 't=2:a'" "the line quotes the spec"
+for args in "--instance t=2:0 --instances 3" "--tile 4" "--tiles-per-thread 2" "--instances 0" \
+	    "--tile 0 --instances 2"; do
+	out=$("$CTS" $args -o "$T/o9" -- "$T/relay_ok" $ARGS 2>&1)
+	is $? 2 "$args: exit 2"
+done
+sed 's/^instance .*/instance t=2:1..2/' "$sched" > "$T/bad.sched"
+out=$("$CTS" --replay "$T/bad.sched" 2>&1)
+is "$? $(printf '%s\n' "$out" | grep -c .)" "2 1" "a schedule with a corrupt instance line: exit 2, one line"
+out=$("$CTS" --replay "$sched" --instance "$spec" 2>&1)
+is $? 2 "--replay takes the instance from its file, not from --instance"
+done_testing
