@@ -55,6 +55,13 @@ struct cts_cli {
 	const char *suspects_out;      /* --suspects FILE */
 	const char *suspects_from;     /* --suspects-from FILE */
 	uint64_t tries;                /* --tries, 0 = default */
+	/* Statements with contexts; HaPSet (strategies/hapset.h). */
+	int context;                   /* --context K return addresses (default 1) */
+	const char *guide;             /* --guide hapset, NULL */
+	const char *hapset_save;       /* --hapset-save FILE */
+	const char *hapset_load;       /* --hapset-load FILE */
+	uint64_t hapset_learn;         /* --hapset-learn N random learning runs */
+	bool hapset_learn_given;
 };
 
 /* Fills *c from argv (argv is not modified; getopt's state is reset). */

@@ -114,6 +114,7 @@ struct bp {
 	struct cts_insn *insn;  /* BP_ACCESS: decoded once (access.c) */
 	bool learned;           /* a spin loop's load: visible in every mode */
 	bool in_server;         /* int3 written in the fork server's text */
+	bool early;             /* BP_LIBCALL of an allocator with cfg.early_allocs: never gated */
 };
 
 struct cts_access_state;
@@ -180,6 +181,7 @@ struct cts_tracer {
 	uint64_t libc_lo[4], libc_hi[4];
 	int nlibc_ranges;
 	struct cts_sym *sym;
+	struct cts_ctx *ctx;          /* calling contexts (context.h), made on first use */
 	struct cts_access_state *acc;
 	struct cts_catch *ct;           /* --races catch (catch.c), NULL otherwise */
 	struct cts_libcalls *lc;        /* sync.c: imported functions, what was unseen */
