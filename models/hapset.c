@@ -28,11 +28,13 @@ struct last {
 	int tid;
 	uint32_t st;
 	uint8_t kind;
+	uint32_t seq;         /* position in the object's history this run */
 };
 
 struct obj {
 	uint64_t key;         /* 0 = empty */
 	int n;
+	uint32_t seq;
 	struct last l[HS_LAST];
 };
 
@@ -277,6 +279,7 @@ static struct obj *obj_at(struct cts_hapset *h, uint64_t key)
 	if (!h->objs[j].key) {
 		h->objs[j].key = key;
 		h->objs[j].n = 0;
+		h->objs[j].seq = 0;
 		h->on++;
 	}
 	return &h->objs[j];
@@ -291,38 +294,42 @@ static bool conflict(uint8_t a, uint8_t b)
 	return (a == K_WAIT && b == K_NOTIFY) || (a == K_NOTIFY && b == K_WAIT);
 }
 
-/* For each other thread, its last event on the object: a conflicting one is
- * an immediately dependent predecessor. Then this event is tid's last. */
+/* For each other thread, its last event on the object, unless this thread
+ * touched the object since (then that one is no immediate predecessor: the
+ * paper's e3 after e2 in Figure 2): a conflicting one is an immediately
+ * dependent predecessor. Then this event is tid's last. */
 static void learn_obj(struct cts_hapset *h, uint64_t key, int tid, uint32_t st, uint8_t kind)
 {
 	struct obj *o = obj_at(h, key);
 	int mine = -1;
+	for (int i = 0; i < o->n; i++)
+		if (o->l[i].tid == tid)
+			mine = i;
+	uint32_t since = mine >= 0 ? o->l[mine].seq : 0;
 	for (int i = 0; i < o->n; i++) {
 		const struct last *l = &o->l[i];
-		if (l->tid == tid) {
-			mine = i;
-			continue;
-		}
-		uint64_t pk = pair_key(st, l->st);
-		if (!conflict(kind, l->kind) || cts_hapset_has(h, st, l->st))
+		if (l->tid == tid || l->seq < since || !conflict(kind, l->kind) ||
+		    cts_hapset_has(h, st, l->st))
 			continue;
 		if (h->nfresh == h->freshcap) {
 			size_t ncap = h->freshcap ? 2 * h->freshcap : 256;
 			h->fresh = cts_xgrow(h->fresh, h->freshcap, ncap, sizeof(*h->fresh));
 			h->freshcap = ncap;
 		}
-		h->fresh[h->nfresh++] = pk;
+		h->fresh[h->nfresh++] = pair_key(st, l->st);
 	}
 	if (mine < 0) {
 		if (o->n < HS_LAST) {
 			mine = o->n++;
 		} else {
-			/* Forget the oldest thread's entry. */
-			memmove(&o->l[0], &o->l[1], (HS_LAST - 1) * sizeof(o->l[0]));
-			mine = HS_LAST - 1;
+			/* Forget the entry touched longest ago. */
+			mine = 0;
+			for (int i = 1; i < o->n; i++)
+				if (o->l[i].seq < o->l[mine].seq)
+					mine = i;
 		}
 	}
-	o->l[mine] = (struct last){ tid, st, kind };
+	o->l[mine] = (struct last){ tid, st, kind, ++o->seq };
 }
 
 void cts_hapset_learn(struct cts_hapset *h, const struct cts_event *ev, uint32_t st)
