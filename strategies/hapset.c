@@ -20,6 +20,10 @@ struct hstrat {
 	const struct cts_sched_point *pt;   /* the decision being made, for the hooks */
 	uint32_t *st_of;                    /* statement of each step's event this run */
 	size_t st_cap;
+	uint64_t run;
+	struct pend { uint64_t run, step; uint32_t st; } *pend;  /* per thread: its pending
+	                                    * statement, captured once per decision */
+	int npend;
 	uint64_t pruned;                    /* races or alternatives HaPSet dropped */
 };
 
@@ -33,11 +37,22 @@ bool cts_strategy_is_hapset(const struct cts_strategy *s)
 /* Statement of held thread t's pending event at the decision pt. */
 static uint32_t pending_stmt(struct hstrat *x, const struct cts_sched_point *pt, int t)
 {
+	if (t >= x->npend) {
+		int n = x->npend ? x->npend : 16;
+		while (n <= t)
+			n *= 2;
+		x->pend = cts_xgrow(x->pend, (size_t)x->npend, (size_t)n, sizeof(*x->pend));
+		x->npend = n;
+	}
+	struct pend *c = &x->pend[t];
+	if (c->run == x->run + 1 && c->step == pt->step)
+		return c->st;
 	uint64_t ctx[CTS_CTX_MAX] = { 0 };
 	if (x->k && x->base.cfg.context &&
 	    x->base.cfg.context(x->base.cfg.context_ctx, t, x->k, ctx) < 0)
 		memset(ctx, 0, sizeof(ctx));
-	return cts_hapset_stmt(x->h, pt->pending[t].pc, ctx, x->k);
+	*c = (struct pend){ x->run + 1, pt->step, cts_hapset_stmt(x->h, pt->pending[t].pc, ctx, x->k) };
+	return c->st;
 }
 
 static void set_stmt(struct hstrat *x, uint64_t step, uint32_t st)
@@ -103,6 +118,7 @@ static bool hs_begin(struct cts_strategy *s, uint64_t run)
 {
 	struct hstrat *x = (struct hstrat *)s;
 	x->learning = run < x->learn;
+	x->run = run;
 	return x->learning ? x->rnd->ops->begin_run(x->rnd, run)
 			   : x->search->ops->begin_run(x->search, run);
 }
@@ -165,6 +181,7 @@ static void hs_destroy(struct cts_strategy *s)
 	cts_strategy_destroy(x->rnd);
 	cts_hapset_free(x->h);
 	free(x->st_of);
+	free(x->pend);
 	free(x);
 }
 

@@ -10,7 +10,7 @@
 #include "models/error.h"
 #include "tracer/proc.h"
 
-#define STACK_WINDOW 8192   /* bytes read at once from rsp up */
+#define STACK_WINDOW 2048   /* bytes read at once from rsp up (deeper words: one read each) */
 #define MAX_SKIP 8          /* frames searched for the statement's own */
 #define REG_RBP 6
 #define REG_RSP 7
@@ -181,7 +181,7 @@ int cts_ctx_capture(struct cts_ctx *c, pid_t pid, pid_t tid, const struct user_r
 	if (c->reported != pid && report(c, pid) != 0)
 		return -1;
 	c->ncaptures++;
-	static struct window w;   /* 8 KiB: not on the stack */
+	static struct window w;   /* not on the stack */
 	w.tid = tid;
 	w.lo = regs->rsp;
 	struct iovec local = { w.buf, sizeof(w.buf) }, remote = { (void *)(uintptr_t)regs->rsp,
