@@ -560,6 +560,12 @@ int main(int argc, char **argv)
 		.save = cli.hapset_save, .describe_pc = active_describe, .describe_ctx = &active_be,
 	};
 	bool hapset_wanted = !cli.replay && (cli.guide || strcmp(cli.strategy, "hapset") == 0);
+	if (!cli.replay && cli.guide && strcmp(cli.strategy, "dpor") && strcmp(cli.strategy, "pcb") &&
+	    strcmp(cli.strategy, "idb")) {
+		cts_error_msg("--guide hapset works with dpor, pcb and idb, not '%s'", cli.strategy);
+		status = EXIT_USAGE;
+		goto out;
+	}
 	if (!cli.replay && !hapset_wanted &&
 	    (cli.hapset_load || cli.hapset_save || cli.hapset_learn_given)) {
 		cts_error_msg("--hapset-load, --hapset-save and --hapset-learn go with "

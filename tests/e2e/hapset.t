@@ -55,6 +55,8 @@ is "$(jq -r ".runs <= $(jq -r .runs "$T/s.json")" "$T/ld.json")" true \
 is $? 2 "--hapset-save without hapset: usage error"
 "$CTS" -q -s random --guide hapset -- "$PROG/hs_aget_ok" 2>/dev/null
 is $? 2 "--guide hapset with random: usage error"
+"$CTS" -q -s racefuzzer --guide hapset -- "$PROG/hs_aget_ok" 2>/dev/null
+is $? 2 "--guide hapset with racefuzzer: usage error"
 "$CTS" -q --guide map -- "$PROG/hs_aget_ok" 2>/dev/null
 is $? 2 "--guide map: usage error"
 echo '{"pairs": []}' > "$T/bad.json"
