@@ -12,6 +12,7 @@
 
 struct block {
 	uint64_t lock, lock_pc;
+	uint64_t lock_ctx[CTS_SUSPECT_CTX];
 	int nreads;
 	uint64_t raddr[OBS_BLOCK_READS], rpc[OBS_BLOCK_READS];
 };
@@ -36,6 +37,7 @@ struct rec {
 	uint32_t clock;
 	uint32_t size;
 	uint64_t pc, addr;
+	uint64_t ctx[CTS_SUSPECT_CTX];
 	uint64_t locks[OBS_MAX_HELD];
 };
 
@@ -54,6 +56,7 @@ struct dep {
 	int nheld;
 	uint64_t held[OBS_MAX_HELD];
 	uint64_t lock, pc;
+	uint64_t ctx[CTS_SUSPECT_CTX];
 };
 
 /* A condition variable's or semaphore's clock: what its signals and posts released. */
@@ -225,12 +228,15 @@ static void heap_event(struct cts_observer *o, const struct cts_event *ev)
 
 /* ---- locks and blocks ---- */
 
+static const uint64_t no_ctx[CTS_SUSPECT_CTX];
+
 static void acquire(struct cts_observer *o, struct othread *t, const struct cts_event *ev,
-		    uint64_t lock, bool analyze)
+		    const uint64_t *ctx, uint64_t lock, bool analyze)
 {
 	if (analyze && t->nheld > 0 && o->ndeps < OBS_MAX_DEPS) {
 		struct dep d = { .tid = ev->tid, .nheld = t->nheld, .lock = lock, .pc = ev->pc };
 		memcpy(d.held, t->held, sizeof(d.held));
+		memcpy(d.ctx, ctx, sizeof(d.ctx));
 		int i = 0;
 		while (i < o->ndeps && memcmp(&o->deps[i], &d, sizeof(d)) != 0)
 			i++;
@@ -245,6 +251,7 @@ static void acquire(struct cts_observer *o, struct othread *t, const struct cts_
 		t->open = true;
 		t->nfresh = 0;
 		t->cur = (struct block){ .lock = lock, .lock_pc = ev->pc };
+		memcpy(t->cur.lock_ctx, ctx, sizeof(t->cur.lock_ctx));
 	}
 	if (t->nheld < OBS_MAX_HELD)
 		t->held[t->nheld] = lock;
@@ -314,7 +321,7 @@ bool cts_observer_stale_write(const struct cts_observer *o, const struct cts_eve
 
 /* Reads and writes inside blocks, for the atomicity pattern. */
 static void block_access(struct cts_observer *o, struct othread *t, const struct cts_event *ev,
-			 bool analyze)
+			 const uint64_t *ctx, bool analyze)
 {
 	if (!t->open)
 		return;
@@ -333,6 +340,8 @@ static void block_access(struct cts_observer *o, struct othread *t, const struct
 			.pc = { t->last.lock_pc, rpc, t->cur.lock_pc, ev->pc },
 			.lock = cts_observer_lock_abs(o, t->cur.lock),
 		};
+		memcpy(s.ctx[2], t->cur.lock_ctx, sizeof(s.ctx[2]));
+		memcpy(s.ctx[3], ctx, sizeof(s.ctx[3]));
 		cts_suspects_add(o->found, &s);
 	}
 }
@@ -413,7 +422,8 @@ static bool locksets_meet(const struct rec *r, const struct othread *t)
 	return false;
 }
 
-static void hybrid_access(struct cts_observer *o, struct othread *t, const struct cts_event *ev)
+static void hybrid_access(struct cts_observer *o, struct othread *t, const struct cts_event *ev,
+			  const uint64_t *ctx)
 {
 	struct word *w = word_slot(o, ev->obj, true);
 	bool write = cts_op_is_write(ev->op);
@@ -421,7 +431,8 @@ static void hybrid_access(struct cts_observer *o, struct othread *t, const struc
 	for (int i = 0; i < w->n; i++) {
 		struct rec *r = &w->r[i];
 		if (r->tid == ev->tid) {
-			if (r->pc == ev->pc && r->write == write)
+			if (r->pc == ev->pc && r->write == write &&
+			    memcmp(r->ctx, ctx, sizeof(r->ctx)) == 0)
 				mine = i;
 			continue;
 		}
@@ -430,9 +441,11 @@ static void hybrid_access(struct cts_observer *o, struct othread *t, const struc
 			continue;
 		if (cts_vc_epoch_leq(r->clock, r->tid, &t->vc))
 			continue;  /* ordered by fork/join */
-		if (!new_pair(o, r->pc, ev->pc))
+		if (!new_pair(o, r->pc ^ r->ctx[0] * 31, ev->pc ^ ctx[0] * 31))
 			continue;
 		struct cts_suspect s = { .kind = CTS_SUSPECT_RACE, .npcs = 2, .pc = { r->pc, ev->pc } };
+		memcpy(s.ctx[0], r->ctx, sizeof(s.ctx[0]));
+		memcpy(s.ctx[1], ctx, sizeof(s.ctx[1]));
 		cts_suspects_add(o->found, &s);
 	}
 	if (mine < 0) {
@@ -444,6 +457,7 @@ static void hybrid_access(struct cts_observer *o, struct othread *t, const struc
 	struct rec *r = &w->r[mine];
 	r->tid = ev->tid;
 	r->pc = ev->pc;
+	memcpy(r->ctx, ctx, sizeof(r->ctx));
 	r->write = write;
 	r->addr = ev->obj;
 	r->size = ev->size ? ev->size : 1;
@@ -452,9 +466,12 @@ static void hybrid_access(struct cts_observer *o, struct othread *t, const struc
 	memcpy(r->locks, t->held, sizeof(r->locks));
 }
 
-void cts_observer_event(struct cts_observer *o, const struct cts_event *ev, bool analyze)
+void cts_observer_event(struct cts_observer *o, const struct cts_event *ev, const uint64_t *ctx,
+			bool analyze)
 {
 	struct othread *t = thread(o, ev->tid);
+	if (!ctx)
+		ctx = no_ctx;
 	if (!t)
 		return;
 	t->since_release++;
@@ -477,16 +494,16 @@ void cts_observer_event(struct cts_observer *o, const struct cts_event *ev, bool
 		break;
 	case CTS_OP_LOCK: case CTS_OP_WRLOCK: case CTS_OP_RDLOCK:
 		if (!ev->timed || ev->result == 0)
-			acquire(o, t, ev, ev->obj, analyze);
+			acquire(o, t, ev, ctx, ev->obj, analyze);
 		break;
 	case CTS_OP_TRYLOCK: case CTS_OP_TRYRDLOCK: case CTS_OP_TRYWRLOCK:
 		if (ev->result == 0)
-			acquire(o, t, ev, ev->obj, false);
+			acquire(o, t, ev, ctx, ev->obj, false);
 		break;
 	case CTS_OP_COND_REACQUIRE:
 		if (analyze)
 			woken(o, t, ev->obj);
-		acquire(o, t, ev, ev->obj2, false);
+		acquire(o, t, ev, ctx, ev->obj2, false);
 		break;
 	case CTS_OP_COND_SIGNAL: case CTS_OP_COND_BROADCAST: case CTS_OP_SEM_POST:
 		if (analyze)
@@ -506,9 +523,9 @@ void cts_observer_event(struct cts_observer *o, const struct cts_event *ev, bool
 		heap_event(o, ev);
 		break;
 	case CTS_OP_READ: case CTS_OP_WRITE: case CTS_OP_RMW:
-		block_access(o, t, ev, analyze);
+		block_access(o, t, ev, ctx, analyze);
 		if (analyze)
-			hybrid_access(o, t, ev);
+			hybrid_access(o, t, ev, ctx);
 		break;
 	default:
 		break;
@@ -546,6 +563,7 @@ static void emit_cycle(struct cts_observer *o, struct cts_suspects *l, const int
 			.want = cts_observer_lock_abs(o, d->lock),
 			.at = d->pc,
 		};
+		memcpy(s.comp[i].ctx, d->ctx, sizeof(s.comp[i].ctx));
 	}
 	cts_suspects_add(l, &s);
 }

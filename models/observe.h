@@ -29,9 +29,12 @@ struct cts_observer *cts_observer_new(void);
 void cts_observer_free(struct cts_observer *o);
 /* A new run: forget threads, locks, heap blocks and this run's findings. */
 void cts_observer_begin_run(struct cts_observer *o);
-/* One executed event (with its outcome). analyze: also collect phase-1
- * facts (shadow memory, lock dependencies), which cost memory. */
-void cts_observer_event(struct cts_observer *o, const struct cts_event *ev, bool analyze);
+/* One executed event (with its outcome) and its statement's calling context
+ * (CTS_SUSPECT_CTX return addresses, NULL: none known). analyze: also
+ * collect phase-1 facts (shadow memory, lock dependencies), which cost
+ * memory. */
+void cts_observer_event(struct cts_observer *o, const struct cts_event *ev, const uint64_t *ctx,
+			bool analyze);
 /* The run ended: add its suspects of the kinds in mask (1 << kind) to l. */
 void cts_observer_end_run(struct cts_observer *o, struct cts_suspects *l, unsigned mask);
 

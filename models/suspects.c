@@ -62,10 +62,31 @@ static bool lock_eq(const struct cts_lock_abs *a, const struct cts_lock_abs *b)
 	return a->site == b->site && a->off == b->off && a->heap == b->heap;
 }
 
+static bool ctx_eq(const uint64_t *a, const uint64_t *b)
+{
+	return memcmp(a, b, CTS_SUSPECT_CTX * sizeof(*a)) == 0;
+}
+
+static bool ctx_none(const uint64_t *a)
+{
+	for (int i = 0; i < CTS_SUSPECT_CTX; i++)
+		if (a[i])
+			return false;
+	return true;
+}
+
+bool cts_suspect_ctx_match(const uint64_t *want, const uint64_t *got)
+{
+	if (ctx_none(want))
+		return true;
+	static const uint64_t none[CTS_SUSPECT_CTX];
+	return ctx_eq(want, got ? got : none);
+}
+
 static bool comp_eq(const struct cts_cycle_comp *a, const struct cts_cycle_comp *b)
 {
 	return a->thread == b->thread && a->at == b->at && lock_eq(&a->held, &b->held) &&
-	       lock_eq(&a->want, &b->want);
+	       lock_eq(&a->want, &b->want) && ctx_eq(a->ctx, b->ctx);
 }
 
 /* Cycles are equal up to rotation; race pairs up to order. */
@@ -86,12 +107,15 @@ static bool same(const struct cts_suspect *a, const struct cts_suspect *b)
 		return false;
 	}
 	if (a->kind == CTS_SUSPECT_RACE)
-		return (a->pc[0] == b->pc[0] && a->pc[1] == b->pc[1]) ||
-		       (a->pc[0] == b->pc[1] && a->pc[1] == b->pc[0]);
+		return (a->pc[0] == b->pc[0] && a->pc[1] == b->pc[1] && ctx_eq(a->ctx[0], b->ctx[0]) &&
+			ctx_eq(a->ctx[1], b->ctx[1])) ||
+		       (a->pc[0] == b->pc[1] && a->pc[1] == b->pc[0] && ctx_eq(a->ctx[0], b->ctx[1]) &&
+			ctx_eq(a->ctx[1], b->ctx[0]));
 	if (a->npcs != b->npcs)
 		return false;
 	for (int i = 0; i < a->npcs; i++)
-		if (a->pc[i] != b->pc[i] || a->pc_end[i] != b->pc_end[i])
+		if (a->pc[i] != b->pc[i] || a->pc_end[i] != b->pc_end[i] ||
+		    !ctx_eq(a->ctx[i], b->ctx[i]))
 			return false;
 	return a->kind != CTS_SUSPECT_ATOMICITY || lock_eq(&a->lock, &b->lock);
 }
@@ -153,6 +177,40 @@ static json_t *lock_json(const struct cts_lock_abs *a, cts_describe_fn describe,
 
 static const char *const atom_roles[] = { "lock", "read", "relock", "write" };
 
+static bool get_pc(json_t *j, uint64_t *v);
+
+/* "callers": the context's return addresses, each described at its call. */
+static void ctx_json(json_t *o, const uint64_t *c, cts_describe_fn describe, void *ctx)
+{
+	if (ctx_none(c))
+		return;
+	json_t *a = json_array();
+	for (int i = 0; i < CTS_SUSPECT_CTX && c[i]; i++) {
+		json_t *j = json_object();
+		char where[256] = "";
+		json_object_set_new(j, "pc", hex(c[i]));
+		if (describe)
+			describe(ctx, c[i] - 1, where, sizeof(where));
+		if (where[0])
+			json_object_set_new(j, "at", json_string(where));
+		json_array_append_new(a, j);
+	}
+	json_object_set_new(o, "callers", a);
+}
+
+static bool ctx_from_json(json_t *o, uint64_t *c)
+{
+	json_t *a = json_object_get(o, "callers");
+	if (!a)
+		return true;
+	if (!json_is_array(a) || json_array_size(a) > CTS_SUSPECT_CTX)
+		return false;
+	for (size_t i = 0; i < json_array_size(a); i++)
+		if (!get_pc(json_array_get(a, i), &c[i]))
+			return false;
+	return true;
+}
+
 static json_t *suspect_json(const struct cts_suspect *s, cts_describe_fn describe, void *ctx)
 {
 	json_t *o = json_object(), *a = json_array();
@@ -166,6 +224,7 @@ static json_t *suspect_json(const struct cts_suspect *s, cts_describe_fn describ
 			json_object_set_new(j, "held", lock_json(&c->held, describe, ctx));
 			json_object_set_new(j, "acquires", lock_json(&c->want, describe, ctx));
 			json_object_set_new(j, "context", pc_json(c->at, describe, ctx));
+			ctx_json(j, c->ctx, describe, ctx);
 			json_array_append_new(a, j);
 		}
 		json_object_set_new(o, "cycle", a);
@@ -176,6 +235,7 @@ static json_t *suspect_json(const struct cts_suspect *s, cts_describe_fn describ
 				json_object_set_new(j, "end", hex(s->pc_end[i]));
 			if (s->kind == CTS_SUSPECT_ATOMICITY && i < 4)
 				json_object_set_new(j, "role", json_string(atom_roles[i]));
+			ctx_json(j, s->ctx[i], describe, ctx);
 			json_array_append_new(a, j);
 		}
 		json_object_set_new(o, "statements", a);
@@ -269,7 +329,8 @@ static bool suspect_from_json(json_t *o, struct cts_suspect *s)
 				return false;
 			if (!get_lock(json_object_get(c, "held"), &cc->held) ||
 			    !get_lock(json_object_get(c, "acquires"), &cc->want) ||
-			    !get_pc(json_object_get(c, "context"), &cc->at))
+			    !get_pc(json_object_get(c, "context"), &cc->at) ||
+			    !ctx_from_json(c, cc->ctx))
 				return false;
 		}
 		return true;
@@ -286,7 +347,7 @@ static bool suspect_from_json(json_t *o, struct cts_suspect *s)
 			return false;
 		if (!get_hex(json_object_get(j, "end"), &s->pc_end[i]))
 			s->pc_end[i] = s->pc[i] + 1;
-		if (s->pc_end[i] <= s->pc[i])
+		if (s->pc_end[i] <= s->pc[i] || !ctx_from_json(j, s->ctx[i]))
 			return false;
 	}
 	if (s->kind == CTS_SUSPECT_ATOMICITY && !get_lock(json_object_get(o, "lock"), &s->lock))

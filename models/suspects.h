@@ -1,7 +1,9 @@
 /* Suspects of active testing (Joshi, Naik, Park, Sen, CAV 2009): what an
  * imprecise phase-1 analysis (or the user, with --break) names, for a
  * phase-2 scheduler to make happen for real. A "statement" is a pc (an
- * instruction for accesses, the call site for lock calls); addresses are
+ * instruction for accesses, the call site for lock calls) and its calling
+ * context: the return addresses of the --context K frames above it (all
+ * zero: any context, as with --context 0); addresses are
  * the run-time ones, which repeat across runs because cts runs programs
  * without address-space randomization. The list is saved and loaded as
  * JSON (--suspects, --suspects-from; docs/report-format.md). */
@@ -23,6 +25,7 @@ enum cts_suspect_kind {
 
 #define CTS_SUSPECT_MAX_PCS 8
 #define CTS_SUSPECT_MAX_CYCLE 4 /* longest lock cycle searched */
+#define CTS_SUSPECT_CTX 4       /* longest context kept (= CTS_CTX_MAX) */
 
 /* A lock or thread as a later run will see it again: a heap lock by its
  * allocation site (the malloc call's pc) and offset in the block, a static
@@ -40,6 +43,7 @@ struct cts_cycle_comp {
 	uint64_t thread;          /* creation site */
 	struct cts_lock_abs held, want;
 	uint64_t at;
+	uint64_t ctx[CTS_SUSPECT_CTX];  /* at's callers */
 };
 
 struct cts_suspect {
@@ -47,6 +51,7 @@ struct cts_suspect {
 	int npcs;
 	uint64_t pc[CTS_SUSPECT_MAX_PCS];
 	uint64_t pc_end[CTS_SUSPECT_MAX_PCS]; /* break ranges: [pc, pc_end); else pc + 1 */
+	uint64_t ctx[CTS_SUSPECT_MAX_PCS][CTS_SUSPECT_CTX]; /* pc[i]'s callers, innermost first */
 	char spec[256];                       /* break: the user's text */
 	int ncomp;                            /* deadlock */
 	struct cts_cycle_comp comp[CTS_SUSPECT_MAX_CYCLE];
@@ -67,6 +72,9 @@ const struct cts_suspect *cts_suspects_at(const struct cts_suspects *l, int i);
 /* Append unless an equal suspect (same kind and statements) is listed;
  * returns its index either way. */
 int cts_suspects_add(struct cts_suspects *l, const struct cts_suspect *s);
+/* Does a statement's context (want, as a suspect lists it) admit the
+ * context got of a thread that stands at its pc? All zero admits any. */
+bool cts_suspect_ctx_match(const uint64_t *want, const uint64_t *got);
 /* How many of the given kind (-1: all) were confirmed at least once. */
 int cts_suspects_confirmed(const struct cts_suspects *l, int kind);
 

@@ -24,6 +24,8 @@ struct athread {
 	uint64_t watch;    /* atomfuzzer: waits for another thread's write here */
 	int writer;        /* ...which came from this thread (-1: not yet) */
 	uint64_t wpc, wstep;
+	uint64_t ctx_at;   /* step + 1 at which ctx was captured, 0 never */
+	uint64_t ctx[CTS_SUSPECT_CTX];
 };
 
 /* A cached verdict of a pc against the break items. */
@@ -55,7 +57,37 @@ struct active {
 	int nfound;
 	struct pcmatch *cache;
 	int ncache, cachecap;
+	int k;                         /* context depth of statements (--context) */
+	int ctx_tid;                   /* whose context the step being executed has, -1 */
 };
+
+_Static_assert(CTS_SUSPECT_CTX == CTS_CTX_MAX, "suspect contexts hold --context's maximum");
+
+/* Held thread t's calling context at this decision, captured once per step
+ * and only when asked (a statement of a suspect, or phase 1's analysis);
+ * NULL without contexts. */
+static const uint64_t *ctx_of(struct active *a, const struct cts_sched_point *pt, int t)
+{
+	struct athread *th = &a->th[t];
+	if (!a->k || !a->base.cfg.context)
+		return NULL;
+	if (th->ctx_at != pt->step + 1) {
+		memset(th->ctx, 0, sizeof(th->ctx));
+		if (a->base.cfg.context(a->base.cfg.context_ctx, t, a->k, th->ctx) < 0)
+			memset(th->ctx, 0, sizeof(th->ctx));
+		th->ctx_at = pt->step + 1;
+	}
+	return th->ctx;
+}
+
+/* Statement i of s: pc in its range, context admitted. */
+static bool at_stmt(struct active *a, const struct cts_sched_point *pt, const struct cts_suspect *s,
+		    int i, int t)
+{
+	uint64_t pc = pt->pending[t].pc;
+	return pc >= s->pc[i] && pc < s->pc_end[i] &&
+	       cts_suspect_ctx_match(s->ctx[i], ctx_of(a, pt, t));
+}
 
 static const struct cts_strategy_ops active_ops;
 
@@ -230,7 +262,8 @@ static bool lock_eq(struct cts_lock_abs x, struct cts_lock_abs y)
 }
 
 /* Deadlock: which component of the target thread t's pending acquire matches, -1 none. */
-static int cycle_match(struct active *a, const struct cts_suspect *s, const struct cts_event *p)
+static int cycle_match(struct active *a, const struct cts_sched_point *pt,
+		       const struct cts_suspect *s, const struct cts_event *p)
 {
 	if (!is_acquire(p->op))
 		return -1;
@@ -239,7 +272,8 @@ static int cycle_match(struct active *a, const struct cts_suspect *s, const stru
 	for (int i = 0; i < s->ncomp; i++) {
 		const struct cts_cycle_comp *c = &s->comp[i];
 		if (c->at != p->pc || c->thread != cts_observer_thread_abs(a->obs, p->tid) ||
-		    !lock_eq(c->want, cts_observer_lock_abs(a->obs, p->obj)))
+		    !lock_eq(c->want, cts_observer_lock_abs(a->obs, p->obj)) ||
+		    !cts_suspect_ctx_match(c->ctx, ctx_of(a, pt, p->tid)))
 			continue;
 		for (int k = 0; k < nheld && k < 8; k++)
 			if (lock_eq(c->held, cts_observer_lock_abs(a->obs, held[k])))
@@ -296,14 +330,16 @@ static int check(struct active *a, const struct cts_sched_point *pt, int c)
 	const struct cts_suspect *s = cts_suspects_at(a->list, a->target);
 	switch (s->kind) {
 	case CTS_SUSPECT_RACE: {
-		bool at0 = in_pcs(s, 0, p->pc), at1 = in_pcs(s, 1, p->pc);
-		if (!cts_op_is_access(p->op) || (!at0 && !at1))
+		if (!cts_op_is_access(p->op))
+			return RUN;
+		bool at0 = at_stmt(a, pt, s, 0, c), at1 = at_stmt(a, pt, s, 1, c);
+		if (!at0 && !at1)
 			return RUN;
 		for (int t = 0; t < pt->nthreads; t++) {
 			const struct cts_event *q = &pt->pending[t];
 			if (t == c || !a->th[t].paused || !pt->enabled[t] || !racing(p, q))
 				continue;
-			if (!((at0 && in_pcs(s, 1, q->pc)) || (at1 && in_pcs(s, 0, q->pc))))
+			if (!((at0 && at_stmt(a, pt, s, 1, t)) || (at1 && at_stmt(a, pt, s, 0, t))))
 				continue;
 			struct cts_active_finding f = {
 				.kind = CTS_SUSPECT_RACE, .suspect = a->target, .tid1 = t, .tid2 = c,
@@ -327,7 +363,7 @@ static int check(struct active *a, const struct cts_sched_point *pt, int c)
 		return PAUSE;
 	}
 	case CTS_SUSPECT_DEADLOCK: {
-		int i = cycle_match(a, s, p);
+		int i = cycle_match(a, pt, s, p);
 		if (i < 0)
 			return RUN;
 		a->matched[i] = true;
@@ -335,7 +371,7 @@ static int check(struct active *a, const struct cts_sched_point *pt, int c)
 	}
 	case CTS_SUSPECT_ATOMICITY: {
 		uint64_t x;
-		if (!is_acquire(p->op) || !in_pcs(s, 2, p->pc) ||
+		if (!is_acquire(p->op) || !at_stmt(a, pt, s, 2, c) ||
 		    !lock_eq(s->lock, cts_observer_lock_abs(a->obs, p->obj)) ||
 		    !cts_observer_block_read(a->obs, c, p->obj, s->pc[1], &x))
 			return RUN;
@@ -352,8 +388,17 @@ static int active_choose(struct cts_strategy *s, const struct cts_sched_point *p
 {
 	struct active *a = (struct active *)s;
 	grow(a, pt->nthreads);
-	if (a->phase1)
-		return a->inner->ops->choose(a->inner, pt);
+	a->ctx_tid = -1;
+	if (a->phase1) {
+		/* Phase 1's statements carry their contexts. */
+		int c = a->inner->ops->choose(a->inner, pt);
+		if (c >= 0 && c < pt->nthreads && a->k && a->base.cfg.context &&
+		    (cts_op_is_access(pt->pending[c].op) || is_acquire(pt->pending[c].op))) {
+			ctx_of(a, pt, c);
+			a->ctx_tid = c;
+		}
+		return c;
+	}
 	int paused_enabled = 0;
 	for (int t = 0; t < pt->nthreads; t++) {
 		struct athread *th = &a->th[t];
@@ -403,7 +448,10 @@ static void active_executed(struct cts_strategy *s, const struct cts_sched_point
 {
 	struct active *a = (struct active *)s;
 	grow(a, pt->nthreads > ev->tid ? pt->nthreads : ev->tid + 1);
-	cts_observer_event(a->obs, ev, a->phase1);
+	const uint64_t *ctx = NULL;
+	if (a->ctx_tid >= 0 && a->ctx_tid == ev->tid && a->th[ev->tid].ctx_at == pt->step + 1)
+		ctx = a->th[ev->tid].ctx;
+	cts_observer_event(a->obs, ev, ctx, a->phase1);
 	if (ev->tid >= 0 && ev->tid < a->nth)
 		a->th[ev->tid].pass = false;
 	a->inner->ops->executed(a->inner, pt, ev);
@@ -542,5 +590,7 @@ struct cts_strategy *cts_active_create(const char *name, const struct cts_strate
 									  cts_random_create(cfg);
 	a->obs = cts_observer_new();
 	a->target = -1;
+	a->ctx_tid = -1;
+	a->k = cfg->context_k < 0 ? 0 : cfg->context_k > CTS_CTX_MAX ? CTS_CTX_MAX : cfg->context_k;
 	return &a->base;
 }

@@ -97,6 +97,8 @@ struct cts_backend_ops {
 	/* Optional (--races catch): add the races caught during the run to d
 	 * (cts_race_add), at the end of the run. */
 	void (*caught)(void *be, struct cts_race_detector *d);
+	/* Optional: held thread tid's calling context (cts_context_fn). */
+	int (*context)(void *be, int tid, int k, uint64_t *ret);
 };
 
 struct cts_backend {

@@ -1013,6 +1013,11 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 		cts_schedule_set(&x.sched->instance, len ? spec : NULL);
 		free(spec);
 	}
+	/* Statements with calling contexts come from the backend. */
+	if (backend->ops->context && !strategy->cfg.context) {
+		strategy->cfg.context = backend->ops->context;
+		strategy->cfg.context_ctx = backend->be;
+	}
 
 	for (uint64_t run = 0;; run++) {
 		if (interrupted)

@@ -1,6 +1,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "strategies/active.h"
+#include "strategies/hapset.h"
 #include "strategies/strategy.h"
 #include "strategies/systematic.h"
 #include "strategies/stateful.h"
@@ -22,7 +23,7 @@ static const struct entry table[] = {
 
 const char *cts_strategy_names(void)
 {
-	return "random, pct, dfs, dpor, pcb, idb, racefuzzer, deadlockfuzzer, atomfuzzer";
+	return "random, pct, dfs, dpor, pcb, idb, racefuzzer, deadlockfuzzer, atomfuzzer, hapset";
 }
 
 struct cts_strategy *cts_strategy_create(const char *name, const struct cts_strategy_config *cfg,
@@ -34,6 +35,9 @@ struct cts_strategy *cts_strategy_create(const char *name, const struct cts_stra
 	if (strstr(name, "fuzzer") ||
 	    (cfg->active && cts_suspects_count(cfg->active->breaks) > 0))
 		return cts_active_create(name, cfg, err, errlen);
+	/* HaPSet guidance (strategies/hapset.h). */
+	if (strcmp(name, "hapset") == 0 || (cfg->hapset && cfg->hapset->guide))
+		return cts_hapset_create(name, cfg, err, errlen);
 	/* Petri-net state matching (strategies/stateful.h) */
 	enum cts_petri_keying keying = cfg->state_match == CTS_MATCH_PETRI_WRITES ?
 				       CTS_PETRI_WRITES : CTS_PETRI_VALUES;

@@ -8,6 +8,7 @@
 
 struct cts_schedule;
 struct cts_active_options;
+struct cts_hapset_options;
 
 /* What the explorer shows a strategy when a choice is due. */
 struct cts_sched_point {
@@ -47,6 +48,12 @@ struct cts_run_summary {
 	bool aborted;       /* run cut short (step budget, timeout, divergence) */
 };
 
+/* Calling contexts (--context K): fills ret[0..k) with the return addresses
+ * of the k frames above held thread tid's pending statement (zero past the
+ * outermost); returns how many are real, -1 if the backend cannot tell. */
+#define CTS_CTX_MAX 4
+typedef int (*cts_context_fn)(void *ctx, int tid, int k, uint64_t *ret);
+
 struct cts_strategy_config {
 	uint64_t seed;
 	int depth;           /* pct: bug depth d (default 3) */
@@ -64,6 +71,12 @@ struct cts_strategy_config {
 	} state_match;
 	double time_limit;   /* seconds, 0 = none: a state-matching search also stops
 	                      * between runs (its model-only search can be long) */
+	/* Statements with calling contexts (active testing, HaPSet): k return
+	 * addresses (0: pcs alone); the explorer sets context from its backend. */
+	int context_k;
+	cts_context_fn context;
+	void *context_ctx;
+	const struct cts_hapset_options *hapset; /* --strategy hapset, --guide hapset */
 };
 
 #define CTS_CHOOSE_DIVERGED (-2) /* replaying strategy: program did something else */

@@ -1046,6 +1046,13 @@ static int fresh_choice(struct search *s, const struct cts_sched_point *pt)
 	int q = ts_next_cyclic(allowed, rr_start(s, k));
 	if (q < 0)
 		return diverge(s, "step %" PRIu64 ": no thread within the bound", k);
+	if (s->hooks.accept_alt && s->kind != CTS_SEARCH_DPOR) {
+		ts_copy(&s->cand, &st->backtrack);
+		for (int t = ts_next_at(&s->cand, 0); t >= 0; t = ts_next_at(&s->cand, t + 1))
+			if (t != q && !s->hooks.accept_alt(s->hooks.ctx, k, &pt->pending[q],
+							   &pt->pending[t]))
+				ts_del(&st->backtrack, t);
+	}
 	ts_add(&st->backtrack, q);
 	ts_add(&st->done, q);
 	st->ev = pt->pending[q];

@@ -48,6 +48,10 @@ struct cts_search_hooks {
 	 * search looks further back (HaPSet: stmt(later) in hapset(stmt(earlier))). */
 	bool (*accept_race)(void *ctx, uint64_t step, const struct cts_event *earlier,
 			    const struct cts_event *later);
+	/* pcb/idb: at a fresh state the run takes sel; false keeps alt out of
+	 * the state's backtrack set (HaPSet: stmt(alt) in hapset(stmt(sel))). */
+	bool (*accept_alt)(void *ctx, uint64_t step, const struct cts_event *sel,
+			   const struct cts_event *alt);
 	/* A fresh (not replayed) state: true ends the run here (state matching). */
 	bool (*prune)(void *ctx, const struct cts_sched_point *pt);
 	void (*end_run)(void *ctx, const struct cts_run_summary *sum);

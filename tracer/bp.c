@@ -91,7 +91,7 @@ bool cts_tr_bp_in_text(const struct cts_tracer *tr, const struct bp *b, bool in_
 	if (!b->active)
 		return false;
 	bool gated = (tr->gate_access && b->kind == BP_ACCESS && !b->learned) ||
-		     (tr->gate_libcalls && b->kind == BP_LIBCALL);
+		     (tr->gate_libcalls && b->kind == BP_LIBCALL && !b->early);
 	return !gated || (!in_server && tr->access_armed);
 }
 

@@ -15,6 +15,7 @@ enum {
 	O_KEEPGOING, O_RACES, O_WATCH, O_TRACELIB, O_OUTPUT, O_NOFORK, O_FAILINC, O_CHECK,
 	O_MAXTHREADS,
 	O_BREAK, O_SUSPECTS, O_SUSPECTS_FROM, O_TRIES,
+	O_CONTEXT, O_GUIDE, O_HAPSET_SAVE, O_HAPSET_LOAD, O_HAPSET_LEARN,
 	O_STATEMATCH,
 	O_WATCHBACKEND, O_CATCHSITES, O_CATCHWINDOW,
 	O_PID,
@@ -54,6 +55,11 @@ static const struct option opts[] = {
 	{ "suspects", required_argument, 0, O_SUSPECTS },
 	{ "suspects-from", required_argument, 0, O_SUSPECTS_FROM },
 	{ "tries", required_argument, 0, O_TRIES },
+	{ "context", required_argument, 0, O_CONTEXT },
+	{ "guide", required_argument, 0, O_GUIDE },
+	{ "hapset-save", required_argument, 0, O_HAPSET_SAVE },
+	{ "hapset-load", required_argument, 0, O_HAPSET_LOAD },
+	{ "hapset-learn", required_argument, 0, O_HAPSET_LEARN },
 	{ "help", no_argument, 0, 'h' },
 	{ "version", no_argument, 0, 'V' },
 	{ "state-match", required_argument, 0, O_STATEMATCH },
@@ -258,6 +264,25 @@ static int one_option(struct cts_cli *c, int opt, const char *arg, char *err, si
 	case O_SUSPECTS_FROM:
 		return nonempty(arg, "--suspects-from", err, errlen) ?: (c->suspects_from = arg, 0);
 	case O_TRIES: return parse_u64(arg, "--tries", 1, 1000000, &c->tries, err, errlen);
+	case O_CONTEXT: {
+		uint64_t k = 0;
+		if (parse_u64(arg, "--context", 0, 4, &k, err, errlen))
+			return -1;
+		c->context = (int)k;
+		return 0;
+	}
+	case O_GUIDE:
+		if (strcmp(arg, "hapset") && strcmp(arg, "none"))
+			return bad(err, errlen, "--guide wants hapset or none, not '%.64s'", arg);
+		c->guide = strcmp(arg, "none") ? arg : NULL;
+		return 0;
+	case O_HAPSET_SAVE:
+		return nonempty(arg, "--hapset-save", err, errlen) ?: (c->hapset_save = arg, 0);
+	case O_HAPSET_LOAD:
+		return nonempty(arg, "--hapset-load", err, errlen) ?: (c->hapset_load = arg, 0);
+	case O_HAPSET_LEARN:
+		return parse_u64(arg, "--hapset-learn", 0, 1000000, &c->hapset_learn, err, errlen) ?:
+		       (c->hapset_learn_given = true, 0);
 	case 'q': c->verbosity = 0; return 0;
 	case 'v': c->verbosity = c->verbosity < 2 ? 2 : c->verbosity; return 0;
 	case 'd': c->verbosity = 3; return 0;
@@ -316,7 +341,7 @@ enum cts_cli_status cts_cli_parse(int argc, char **argv, struct cts_cli *c, char
 		.strategy = "random", .runs = 1000, .seed = 1, .depth = 3, .bound = 1,
 		.max_steps = 100000, .max_threads = CTS_THREADS_DEFAULT, .timeout = 10, .races = -1, .out_dir = "cts-out",
 		.catch_sites = 64, .catch_window = 8,
-		.verbosity = 1, .tile = 16, .tiles_per_thread = 2,
+		.verbosity = 1, .tile = 16, .tiles_per_thread = 2, .context = 1,
 	};
 	if (errlen)
 		err[0] = 0;

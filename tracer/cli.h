@@ -61,6 +61,13 @@ struct cts_cli {
 	uint64_t instances;            /* --instances N: drawn at random, 0 = none */
 	uint64_t tile, tiles_per_thread; /* --tile T (16), --tiles-per-thread Z (2) */
 	bool tiles_given;
+	/* Statements with contexts; HaPSet (strategies/hapset.h). */
+	int context;                   /* --context K return addresses (default 1) */
+	const char *guide;             /* --guide hapset, NULL */
+	const char *hapset_save;       /* --hapset-save FILE */
+	const char *hapset_load;       /* --hapset-load FILE */
+	uint64_t hapset_learn;         /* --hapset-learn N random learning runs */
+	bool hapset_learn_given;
 };
 
 /* Fills *c from argv (argv is not modified; getopt's state is reset). */

@@ -15,6 +15,7 @@
 #include "models/schedule.h"
 #include "models/suspects.h"
 #include "strategies/active.h"
+#include "strategies/hapset.h"
 #include "strategies/explorer.h"
 #include "strategies/stateful.h"
 #include "tracer/attach.h"
@@ -113,6 +114,16 @@ static void usage(FILE *f)
 "                        time for --time seconds (0: until a bug, its end or ^C), then\n"
 "                        detach leaving it as it was; the schedule observed goes to\n"
 "                        OUT/attach-PID-N.txt (not replayable). Sync mode only\n"
+"      --context K       a statement is its pc and the return addresses of the K\n"
+"                        frames above it (0-4, default 1): suspects, their matching\n"
+"                        in phase 2 and HaPSet statements tell callers apart\n"
+"HaPSet-guided search (strategy hapset; --guide hapset with dpor, pcb, idb):\n"
+"      --guide hapset    a backtrack point only for an order no good run has shown\n"
+"                        (the statement pair is not in the learned HaPSets); every\n"
+"                        good run of the search is learnt from\n"
+"      --hapset-learn N  random learning runs first (hapset: 10; --guide: 0)\n"
+"      --hapset-load FILE  start from sets --hapset-save wrote\n"
+"      --hapset-save FILE  write the learned sets as JSON at the end\n"
 "Output:\n"
 "  -o, --out DIR         where bug schedules are saved as KIND-N.sched, never over an\n"
 "                        existing file (default ./cts-out)\n"
@@ -564,6 +575,26 @@ int main(int argc, char **argv)
 	if (mode == CTS_MODE_SYNC && cli.state_match && !cli.replay && cts_verbosity >= 1)
 		cts_error_msg("warning: in sync mode plain memory accesses are invisible, so Petri-net "
 			      "state matching covers lock-level state only (use --mode break)");
+	/* HaPSet guidance (strategies/hapset.h): statements named by the tracer. */
+	struct cts_hapset_options hopt = {
+		.guide = cli.guide != NULL, .learn = cli.hapset_learn,
+		.learn_given = cli.hapset_learn_given, .load = cli.hapset_load,
+		.save = cli.hapset_save, .describe_pc = active_describe, .describe_ctx = &active_be,
+	};
+	bool hapset_wanted = !cli.replay && (cli.guide || strcmp(cli.strategy, "hapset") == 0);
+	if (!cli.replay && cli.guide && strcmp(cli.strategy, "dpor") && strcmp(cli.strategy, "pcb") &&
+	    strcmp(cli.strategy, "idb")) {
+		cts_error_msg("--guide hapset works with dpor, pcb and idb, not '%s'", cli.strategy);
+		status = EXIT_USAGE;
+		goto out;
+	}
+	if (!cli.replay && !hapset_wanted &&
+	    (cli.hapset_load || cli.hapset_save || cli.hapset_learn_given)) {
+		cts_error_msg("--hapset-load, --hapset-save and --hapset-learn go with "
+			      "--strategy hapset or --guide hapset");
+		status = EXIT_USAGE;
+		goto out;
+	}
 	struct cts_strategy_config scfg = {
 		.seed = cli.seed, .depth = (int)cli.depth, .bound = (int)cli.bound,
 		.max_steps = cli.max_steps, .schedule_file = cli.replay, .schedule = sched,
@@ -572,6 +603,8 @@ int main(int argc, char **argv)
 			       strcmp(cli.state_match, "petri-writes") == 0 ? CTS_MATCH_PETRI_WRITES :
 			       CTS_MATCH_PETRI,
 		.time_limit = cli.time_limit,
+		.context_k = cli.context,
+		.hapset = hapset_wanted ? &hopt : NULL,
 	};
 	strat = cts_strategy_create(cli.strategy, &scfg, err, sizeof(err));
 	if (!strat) {
@@ -607,6 +640,10 @@ int main(int argc, char **argv)
 		.watch_backend = cli.watch_backend, .catch_races = catching,
 		.catch_sites = (unsigned)cli.catch_sites, .catch_window = (unsigned)cli.catch_window,
 		.catch_seed = cli.catch_seed,
+		/* Active testing names heap locks by allocation site, also before
+		 * the first pthread_create (a replay needs the same steps). */
+		.early_allocs = cli.replay ? sched && sched->strategy && strstr(sched->strategy, "fuzzer")
+					   : fuzzer,
 	};
 	tracer = cts_tracer_new(&tcfg, model, err, sizeof(err));
 	if (!tracer) {
@@ -766,6 +803,25 @@ int main(int argc, char **argv)
 				status = EXIT_USAGE;
 		}
 	}
+	/* HaPSet coverage: statements and pairs, and how they grew run by run. */
+	char *hapset_json = NULL;
+	json_t *hj = explored ? cts_hapset_strategy_report(strat) : NULL;
+	if (hj) {
+		if (cts_verbosity >= 1)
+			fprintf(stderr, "cts-trace: hapset: %" JSON_INTEGER_FORMAT " statements, %"
+				JSON_INTEGER_FORMAT " pairs covered (%" JSON_INTEGER_FORMAT
+				" backtrack points pruned)\n",
+				json_integer_value(json_object_get(hj, "statements")),
+				json_integer_value(json_object_get(hj, "pairs")),
+				json_integer_value(json_object_get(hj, "pruned")));
+		hapset_json = json_dumps(hj, JSON_COMPACT);
+		json_decref(hj);
+		if (cts_hapset_strategy_save(strat, err, sizeof(err)) != 0) {
+			cts_error_msg("%s", err);
+			if (status == EXIT_CLEAN)
+				status = EXIT_USAGE;
+		}
+	}
 	char petri_json[512];
 	struct cts_petri_search_stats ps;
 	bool have_ps = cts_petri_search_stats(strat, &ps);
@@ -792,6 +848,7 @@ int main(int argc, char **argv)
 			.strategy_json = have_ps ? petri_json : NULL,
 			.watch_json = watch_json, .catch_json = catch_json,
 			.instances_json = instances_json,
+			.hapset_json = hapset_json,
 		};
 		struct cts_report_out *r = report;
 		report = NULL;
@@ -803,6 +860,7 @@ int main(int argc, char **argv)
 		}
 	}
 	cts_explore_result_free(&res);
+	free(hapset_json);
 out:
 	if (got_signal && !explored) {
 		cts_error_msg("interrupted before exploring");

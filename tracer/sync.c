@@ -417,6 +417,14 @@ static void note_unseen(struct cts_libcalls *lc, int i, uint64_t ret, uint64_t p
 		      ") it does not show", lc->names[i], ret, ptr);
 }
 
+/* --strategy *fuzzer: allocations made while one thread lives are events
+ * too (a lock in a block malloc'd before the first pthread_create is then
+ * named by its allocation site, as the ones allocated later are). */
+static bool early_alloc(const struct cts_tracer *tr, int fn)
+{
+	return tr->cfg.early_allocs && fn < NLIBFN && libfns[fn].r[0].acc == A_ALLOC;
+}
+
 struct stub_ctx {
 	struct cts_tracer *tr;
 	uint64_t base;     /* where the file's first page is mapped */
@@ -435,7 +443,7 @@ static void add_stub(const char *name, uint64_t stub, void *arg)
 	if (fn < 0)
 		fn = NLIBFN + lc_index(lc, name);
 	if (!cts_tr_bp_find(c->tr, addr))
-		cts_tr_bp_add(c->tr, addr, BP_LIBCALL, fn);
+		cts_tr_bp_add(c->tr, addr, BP_LIBCALL, fn)->early = early_alloc(c->tr, fn);
 }
 
 /* Break/step mode: a breakpoint on every PLT stub of the traced files. */
@@ -801,7 +809,7 @@ int cts_tr_on_libcall_bp(struct cts_tracer *tr, struct thread *th, struct bp *b)
 	th->lc_args[3] = r->rcx, th->lc_args[4] = r->r8, th->lc_args[5] = r->r9;
 	if (tr->cfg.mode == CTS_MODE_STEP)
 		th->ret_pc = ret;
-	if (cts_access_live_threads(tr) < 2)
+	if (cts_access_live_threads(tr) < 2 && !b->early)
 		return let_through(tr, th, b);
 	if (b->fn >= NLIBFN) {
 		watch_unmodelled(tr, th, b, ret);

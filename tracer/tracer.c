@@ -18,6 +18,7 @@
 #include <sys/user.h>
 #include "models/error.h"
 #include "models/symbolize.h"
+#include "tracer/context.h"
 #include "tracer/access.h"
 #include "tracer/catch.h"
 #include "tracer/elf.h"
@@ -351,6 +352,18 @@ static int tr_unseen(void *be, char *buf, size_t len)
 	return cts_tr_libcalls_unseen(be, buf, len);
 }
 
+/* A held thread's calling context above its pending statement (context.h). */
+static int tr_context(void *be, int tid, int k, uint64_t *ret)
+{
+	struct cts_tracer *tr = be;
+	struct thread *th = cts_tr_by_num(tr, tid);
+	if (!th || th->state != TH_HELD || cts_tr_getregs(th) != 0)
+		return -1;
+	if (!tr->ctx)
+		tr->ctx = cts_ctx_new();
+	return cts_ctx_capture(tr->ctx, tr->pid, th->tid, &th->regs, th->pending.pc, k, ret);
+}
+
 static const struct cts_backend_ops tracer_ops = {
 	.name = "ptrace",
 	.start = tr_start,
@@ -362,6 +375,7 @@ static const struct cts_backend_ops tracer_ops = {
 	.unseen = tr_unseen,
 	.thread_state = cts_tr_thread_state,
 	.caught = tr_caught,
+	.context = tr_context,
 };
 
 struct cts_backend cts_tracer_backend(struct cts_tracer *t)
@@ -415,6 +429,7 @@ void cts_tracer_free(struct cts_tracer *tr)
 	cts_tr_stubs_free(tr);
 	if (tr->sym)
 		cts_sym_free(tr->sym);
+	cts_ctx_free(tr->ctx);
 	free(tr->bps);
 	free(tr->bpf);
 	cts_tr_free_threads(tr);

@@ -38,6 +38,9 @@ struct cts_tracer_config {
 	uint64_t catch_seed;       /* which sites */
 	bool symbolize;            /* use libdw for source lines */
 	bool no_fork_server;       /* exec every run instead of forking from main */
+	bool early_allocs;         /* break mode: allocations are visible while one thread
+	                            * lives too, so heap locks are named by their site
+	                            * (active testing's abstractions) */
 };
 
 struct cts_tracer;

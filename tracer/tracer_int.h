@@ -124,6 +124,7 @@ struct bp {
 	uint8_t plen;           /* 5 on a patched entry, 0 for a plain int3 */
 	uint8_t saved[5], patch[5];
 	uint64_t entry;
+	bool early;             /* BP_LIBCALL of an allocator with cfg.early_allocs: never gated */
 };
 
 struct cts_access_state;
@@ -197,6 +198,7 @@ struct cts_tracer {
 	uint64_t libc_lo[4], libc_hi[4];
 	int nlibc_ranges;
 	struct cts_sym *sym;
+	struct cts_ctx *ctx;          /* calling contexts (context.h), made on first use */
 	struct cts_access_state *acc;
 	struct cts_catch *ct;           /* --races catch (catch.c), NULL otherwise */
 	struct cts_libcalls *lc;        /* sync.c: imported functions, what was unseen */

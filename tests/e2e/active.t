@@ -77,7 +77,39 @@ for p in tas_lock_ok cas_stack_ok futex_mutex_ok; do
 	unlike "$out" "BUG" "$p/racefuzzer: no bug reported"
 done
 
+# Statements with contexts: bump's load and store reached through via_a and
+# via_b are suspects apart (same pcs, other callers); without contexts
+# (--context 0) they fall together.
+fuzz active_ctx racefuzzer break assert "race confirmed on x"
+"$CTS" -q -s racefuzzer --keep-going --tries 3 --suspects "$T/c1.json" -o "$T/c1" \
+	-- "$PROG/active_ctx" >/dev/null 2>&1
+is $? 1 "--context 1 (default): racefuzzer finds the lost update"
+is "$(jq -r '[.list[] | select(.kind == "race") | {p: ([.statements[].pc] | sort),
+	c: ([.statements[] | "\(.pc) \(.callers[0].at)"] | sort)}] | group_by(.p) |
+	map(select((map(.c) | unique | length) >= 2)) | length' "$T/c1.json")" 1 \
+	"--context: two suspects at the same pcs told apart by their callers"
+like "$(jq -r '[.list[].statements[].callers[0].at] | unique | join(" ")' "$T/c1.json")" \
+	"via_a.*via_b" "--context: the callers are named in the JSON"
+"$CTS" -q -s racefuzzer --context 0 --keep-going --tries 3 --suspects "$T/c0.json" \
+	-o "$T/c0" -- "$PROG/active_ctx" >/dev/null 2>&1
+is "$(jq -r ".suspects < $(jq -r .suspects "$T/c1.json")" "$T/c0.json")" true \
+	"--context 0: fewer suspects (pcs alone)"
+out=$("$CTS" -s racefuzzer --suspects-from "$T/c1.json" -o "$T/c2" -- "$PROG/active_ctx" 2>&1)
+is $? 1 "--suspects-from with contexts: phase 2 matches pc and caller, finds the bug"
+
+# A lock in a block malloc'd before the first pthread_create is named by its
+# allocation site (break mode sees allocations while one thread lives when a
+# fuzzer asks).
+fuzz active_heap_deadlock deadlockfuzzer break deadlock "deadlock cycle confirmed"
+"$CTS" -q -s deadlockfuzzer -m break --suspects "$T/h.json" -o "$T/h" \
+	-- "$PROG/active_heap_deadlock" >/dev/null 2>&1
+like "$(jq -r '.list[0].cycle[] | "\(.held.heap) \(.held.site.at) \(.acquires.offset)"' "$T/h.json")" \
+	"true main.*active_heap_deadlock.c:48\) (0|40)" \
+	"early allocation: the cycle's locks are named by main's malloc and their offsets"
+
 # Usage errors.
+"$CTS" -q --context 9 -- "$PROG/active_race" 2>/dev/null
+is $? 2 "--context beyond 4: usage error"
 "$CTS" -q --tries 3 -- "$PROG/active_race" 2>/dev/null
 is $? 2 "--tries without a fuzzer: usage error"
 "$CTS" -q -s dfs --break t1 -- "$PROG/active_race" 2>/dev/null

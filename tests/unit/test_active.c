@@ -236,7 +236,7 @@ static void test_observer(void)
 		ev[0].target = 1;
 		ev[1].target = 2;
 		for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++)
-			cts_observer_event(o, &ev[i], true);
+			cts_observer_event(o, &ev[i], NULL, true);
 		struct cts_lock_abs a = cts_observer_lock_abs(o, base + 0x108);
 		tap_ok(a.heap && a.site == 0x402010 && a.off == 8,
 		       "run %d: a heap lock is its allocation site and offset", run);
@@ -275,8 +275,42 @@ static void test_json(void)
 	cts_suspects_free(l);
 }
 
+/* Statements with contexts: equal pcs, other callers, other suspects; the
+ * contexts go to JSON and back; an all-zero context admits any. */
+static void test_contexts(void)
+{
+	struct cts_suspects *l = cts_suspects_new();
+	struct cts_suspect a = { .kind = CTS_SUSPECT_RACE, .npcs = 2, .pc = { 0x1000, 0x1004 },
+				 .ctx = { { 0x2005 }, { 0x3005 } } };
+	struct cts_suspect b = a;
+	b.ctx[0][0] = 0x3005;
+	b.ctx[1][0] = 0x2005;
+	struct cts_suspect c = { .kind = CTS_SUSPECT_RACE, .npcs = 2, .pc = { 0x1004, 0x1000 },
+				 .ctx = { { 0x3005 }, { 0x2005 } } };
+	cts_suspects_add(l, &a);
+	cts_suspects_add(l, &b);
+	tap_is_int(cts_suspects_count(l), 2, "same pcs through other callers: two suspects");
+	tap_is_int(cts_suspects_add(l, &c), 0, "the same pair written the other way round is "
+		   "the first one");
+	char path[] = "/tmp/cts-ctx-XXXXXX", err[256];
+	close(mkstemp(path));
+	cts_suspects_save(l, path, NULL, NULL, err, sizeof(err));
+	struct cts_suspects *back = cts_suspects_load(path, err, sizeof(err));
+	tap_ok(back && cts_suspects_count(back) == 2 && cts_suspects_at(back, 1)->ctx[0][0] == 0x3005 &&
+	       cts_suspects_at(back, 1)->ctx[1][0] == 0x2005, "contexts saved and loaded");
+	uint64_t got[CTS_SUSPECT_CTX] = { 0x2005 }, other[CTS_SUSPECT_CTX] = { 0x3005 };
+	static const uint64_t any[CTS_SUSPECT_CTX];
+	tap_ok(cts_suspect_ctx_match(a.ctx[0], got) && !cts_suspect_ctx_match(a.ctx[0], other) &&
+	       cts_suspect_ctx_match(any, other) && !cts_suspect_ctx_match(a.ctx[0], NULL),
+	       "a pause matches the context; a suspect without one matches any");
+	unlink(path);
+	cts_suspects_free(back);
+	cts_suspects_free(l);
+}
+
 int main(void)
 {
+	test_contexts();
 	fuzz_pair("lost update", race_sim, race_ok_sim, "racefuzzer", CTS_BUG_ASSERT);
 	fuzz_pair("lock-order inversion", deadlock_sim, deadlock_ok_sim, "deadlockfuzzer",
 		  CTS_BUG_DEADLOCK);

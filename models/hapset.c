@@ -1,0 +1,498 @@
+/* HaPSets: statements, learning over a run, persistence (see hapset.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "models/error.h"
+#include "models/hapset.h"
+
+#define HS_CTX 4          /* longest context (= CTS_CTX_MAX) */
+#define HS_LAST 8         /* threads whose last event is kept per object */
+#define HS_WORDS 4        /* words of a wide access learned from */
+
+enum kind { K_READ, K_WRITE, K_ACQ, K_WAIT, K_NOTIFY };
+
+struct skey {             /* (pc, context) -> statement */
+	uint64_t pc, ctx[HS_CTX];
+	uint32_t id;
+	bool used;
+};
+
+struct strent {           /* interned statement text -> id */
+	char *text;
+	uint32_t id;
+};
+
+struct last {
+	int tid;
+	uint32_t st;
+	uint8_t kind;
+	uint32_t seq;         /* position in the object's history this run */
+};
+
+struct obj {
+	uint64_t key;         /* 0 = empty */
+	int n;
+	uint32_t seq;
+	struct last l[HS_LAST];
+};
+
+struct point {
+	uint64_t run, statements, pairs;
+};
+
+struct cts_hapset {
+	cts_hapset_describe_fn describe;
+	void *dctx;
+	struct skey *keys;
+	size_t kcap, kn;
+	struct strent *strs;  /* open addressing by text */
+	size_t scap, sn;
+	char **text;          /* id -> text */
+	uint32_t *inpair;     /* id -> pairs it is part of */
+	size_t ntext, textcap;
+	uint64_t *pairs;      /* ((st + 1) << 32 | (pred + 1)), open addressing */
+	size_t pcap, pn;
+	uint64_t nstmts;      /* statements in some pair */
+	uint64_t *fresh;      /* this run's new pairs, committed if it ends well */
+	size_t nfresh, freshcap;
+	struct obj *objs;     /* this run's last events per object */
+	size_t ocap, on;
+	struct point *series;
+	size_t nseries, seriescap;
+};
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	return x ^ (x >> 33);
+}
+
+static uint64_t str_hash(const char *p)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	while (*p)
+		h = (h ^ (unsigned char)*p++) * 0x100000001b3ull;
+	return h;
+}
+
+struct cts_hapset *cts_hapset_new(cts_hapset_describe_fn describe, void *describe_ctx)
+{
+	struct cts_hapset *h = cts_xcalloc(1, sizeof(*h));
+	h->describe = describe;
+	h->dctx = describe_ctx;
+	return h;
+}
+
+void cts_hapset_free(struct cts_hapset *h)
+{
+	if (!h)
+		return;
+	for (size_t i = 0; i < h->ntext; i++)
+		free(h->text[i]);
+	free(h->text);
+	free(h->inpair);
+	free(h->strs);
+	free(h->keys);
+	free(h->pairs);
+	free(h->fresh);
+	free(h->objs);
+	free(h->series);
+	free(h);
+}
+
+/* ---- statements ---- */
+
+static uint32_t intern(struct cts_hapset *h, const char *text)
+{
+	if (2 * (h->sn + 1) > h->scap) {
+		size_t ocap = h->scap, ncap = ocap ? 2 * ocap : 256;
+		struct strent *old = h->strs;
+		h->strs = cts_xcalloc(ncap, sizeof(*h->strs));
+		h->scap = ncap;
+		for (size_t i = 0; i < ocap; i++) {
+			if (!old[i].text)
+				continue;
+			size_t j = str_hash(old[i].text) & (ncap - 1);
+			while (h->strs[j].text)
+				j = (j + 1) & (ncap - 1);
+			h->strs[j] = old[i];
+		}
+		free(old);
+	}
+	size_t j = str_hash(text) & (h->scap - 1);
+	for (; h->strs[j].text; j = (j + 1) & (h->scap - 1))
+		if (strcmp(h->strs[j].text, text) == 0)
+			return h->strs[j].id;
+	if (h->ntext == h->textcap) {
+		size_t ncap = h->textcap ? 2 * h->textcap : 256;
+		h->text = cts_xgrow(h->text, h->textcap, ncap, sizeof(*h->text));
+		h->inpair = cts_xgrow(h->inpair, h->textcap, ncap, sizeof(*h->inpair));
+		h->textcap = ncap;
+	}
+	uint32_t id = (uint32_t)h->ntext++;
+	h->text[id] = cts_xstrdup(text);
+	h->strs[j] = (struct strent){ h->text[id], id };
+	h->sn++;
+	return id;
+}
+
+/* "file.c:34" out of "func+0x12 (file.c:34)"; else the pc. */
+static void position(struct cts_hapset *h, uint64_t pc, char *buf, size_t len)
+{
+	char where[512] = "";
+	if (h->describe)
+		h->describe(h->dctx, pc, where, sizeof(where));
+	char *open = strrchr(where, '('), *close = open ? strchr(open, ')') : NULL;
+	if (open && close && memchr(open, ':', (size_t)(close - open))) {
+		snprintf(buf, len, "%.*s", (int)(close - open - 1), open + 1);
+		return;
+	}
+	snprintf(buf, len, "0x%" PRIx64, pc);
+}
+
+static uint64_t key_hash(uint64_t pc, const uint64_t *ctx)
+{
+	uint64_t x = mix(pc);
+	for (int i = 0; i < HS_CTX; i++)
+		x = mix(x ^ ctx[i]);
+	return x;
+}
+
+uint32_t cts_hapset_stmt(struct cts_hapset *h, uint64_t pc, const uint64_t *ctx, int k)
+{
+	uint64_t c[HS_CTX] = { 0 };
+	for (int i = 0; ctx && i < k && i < HS_CTX; i++)
+		c[i] = ctx[i];
+	if (2 * (h->kn + 1) > h->kcap) {
+		size_t ocap = h->kcap, ncap = ocap ? 2 * ocap : 1024;
+		struct skey *old = h->keys;
+		h->keys = cts_xcalloc(ncap, sizeof(*h->keys));
+		h->kcap = ncap;
+		for (size_t i = 0; i < ocap; i++) {
+			if (!old[i].used)
+				continue;
+			size_t j = key_hash(old[i].pc, old[i].ctx) & (ncap - 1);
+			while (h->keys[j].used)
+				j = (j + 1) & (ncap - 1);
+			h->keys[j] = old[i];
+		}
+		free(old);
+	}
+	size_t j = key_hash(pc, c) & (h->kcap - 1);
+	for (; h->keys[j].used; j = (j + 1) & (h->kcap - 1))
+		if (h->keys[j].pc == pc && memcmp(h->keys[j].ctx, c, sizeof(c)) == 0)
+			return h->keys[j].id;
+	/* A new (pc, context): its text names it across runs and builds. */
+	char text[1024], pos[300];
+	position(h, pc, text, sizeof(text));
+	for (int i = 0; i < HS_CTX && c[i]; i++) {
+		position(h, c[i] - 1, pos, sizeof(pos));
+		size_t n = strlen(text);
+		snprintf(text + n, sizeof(text) - n, "|%s", pos);
+	}
+	h->keys[j] = (struct skey){ .pc = pc, .id = intern(h, text), .used = true };
+	memcpy(h->keys[j].ctx, c, sizeof(c));
+	h->kn++;
+	return h->keys[j].id;
+}
+
+/* ---- pairs ---- */
+
+static uint64_t pair_key(uint32_t st, uint32_t pred)
+{
+	return ((uint64_t)st + 1) << 32 | ((uint64_t)pred + 1);
+}
+
+static size_t pair_slot(const struct cts_hapset *h, uint64_t key)
+{
+	size_t j = mix(key) & (h->pcap - 1);
+	while (h->pairs[j] && h->pairs[j] != key)
+		j = (j + 1) & (h->pcap - 1);
+	return j;
+}
+
+bool cts_hapset_has(const struct cts_hapset *h, uint32_t st, uint32_t pred)
+{
+	return h->pcap && h->pairs[pair_slot(h, pair_key(st, pred))] != 0;
+}
+
+static void add_pair(struct cts_hapset *h, uint64_t key)
+{
+	if (2 * (h->pn + 1) > h->pcap) {
+		size_t ocap = h->pcap, ncap = ocap ? 2 * ocap : 1024;
+		uint64_t *old = h->pairs;
+		h->pairs = cts_xcalloc(ncap, sizeof(*h->pairs));
+		h->pcap = ncap;
+		for (size_t i = 0; i < ocap; i++)
+			if (old[i])
+				h->pairs[pair_slot(h, old[i])] = old[i];
+		free(old);
+	}
+	size_t j = pair_slot(h, key);
+	if (h->pairs[j])
+		return;
+	h->pairs[j] = key;
+	h->pn++;
+	uint32_t ids[2] = { (uint32_t)(key >> 32) - 1, (uint32_t)key - 1 };
+	for (int i = 0; i < 2; i++)
+		if (h->inpair[ids[i]]++ == 0)
+			h->nstmts++;
+}
+
+uint64_t cts_hapset_statements(const struct cts_hapset *h)
+{
+	return h->nstmts;
+}
+
+uint64_t cts_hapset_pairs(const struct cts_hapset *h)
+{
+	return h->pn;
+}
+
+/* ---- learnHapsets ---- */
+
+static struct obj *obj_at(struct cts_hapset *h, uint64_t key)
+{
+	if (2 * (h->on + 1) > h->ocap) {
+		size_t ocap = h->ocap, ncap = ocap ? 2 * ocap : 1024;
+		struct obj *old = h->objs;
+		h->objs = cts_xcalloc(ncap, sizeof(*h->objs));
+		h->ocap = ncap;
+		for (size_t i = 0; i < ocap; i++) {
+			if (!old[i].key)
+				continue;
+			size_t j = mix(old[i].key) & (ncap - 1);
+			while (h->objs[j].key)
+				j = (j + 1) & (ncap - 1);
+			h->objs[j] = old[i];
+		}
+		free(old);
+	}
+	size_t j = mix(key) & (h->ocap - 1);
+	while (h->objs[j].key && h->objs[j].key != key)
+		j = (j + 1) & (h->ocap - 1);
+	if (!h->objs[j].key) {
+		h->objs[j].key = key;
+		h->objs[j].n = 0;
+		h->objs[j].seq = 0;
+		h->on++;
+	}
+	return &h->objs[j];
+}
+
+static bool conflict(uint8_t a, uint8_t b)
+{
+	if (a <= K_WRITE && b <= K_WRITE)
+		return a == K_WRITE || b == K_WRITE;
+	if (a == K_ACQ && b == K_ACQ)
+		return true;
+	return (a == K_WAIT && b == K_NOTIFY) || (a == K_NOTIFY && b == K_WAIT);
+}
+
+/* For each other thread, its last event on the object, unless this thread
+ * touched the object since (then that one is no immediate predecessor: the
+ * paper's e3 after e2 in Figure 2): a conflicting one is an immediately
+ * dependent predecessor. Then this event is tid's last. */
+static void learn_obj(struct cts_hapset *h, uint64_t key, int tid, uint32_t st, uint8_t kind)
+{
+	struct obj *o = obj_at(h, key);
+	int mine = -1;
+	for (int i = 0; i < o->n; i++)
+		if (o->l[i].tid == tid)
+			mine = i;
+	uint32_t since = mine >= 0 ? o->l[mine].seq : 0;
+	for (int i = 0; i < o->n; i++) {
+		const struct last *l = &o->l[i];
+		if (l->tid == tid || l->seq < since || !conflict(kind, l->kind) ||
+		    cts_hapset_has(h, st, l->st))
+			continue;
+		if (h->nfresh == h->freshcap) {
+			size_t ncap = h->freshcap ? 2 * h->freshcap : 256;
+			h->fresh = cts_xgrow(h->fresh, h->freshcap, ncap, sizeof(*h->fresh));
+			h->freshcap = ncap;
+		}
+		h->fresh[h->nfresh++] = pair_key(st, l->st);
+	}
+	if (mine < 0) {
+		if (o->n < HS_LAST) {
+			mine = o->n++;
+		} else {
+			/* Forget the entry touched longest ago. */
+			mine = 0;
+			for (int i = 1; i < o->n; i++)
+				if (o->l[i].seq < o->l[mine].seq)
+					mine = i;
+		}
+	}
+	o->l[mine] = (struct last){ tid, st, kind, ++o->seq };
+}
+
+void cts_hapset_learn(struct cts_hapset *h, const struct cts_event *ev, uint32_t st)
+{
+	uint8_t kind;
+	uint64_t obj = ev->obj;
+	unsigned cls = 1;
+	switch (ev->op) {
+	case CTS_OP_READ:
+		kind = K_READ;
+		cls = 0;
+		break;
+	case CTS_OP_WRITE: case CTS_OP_RMW: case CTS_OP_ATOMIC:
+		kind = K_WRITE;
+		cls = 0;
+		break;
+	case CTS_OP_LOCK: case CTS_OP_RDLOCK: case CTS_OP_WRLOCK:
+		if (ev->timed && ev->result != 0)
+			return;
+		kind = K_ACQ;
+		break;
+	case CTS_OP_TRYLOCK: case CTS_OP_TRYRDLOCK: case CTS_OP_TRYWRLOCK:
+		if (ev->result != 0)
+			return;
+		kind = K_ACQ;
+		break;
+	case CTS_OP_COND_REACQUIRE:
+		kind = K_ACQ;
+		obj = ev->obj2;
+		break;
+	case CTS_OP_COND_WAIT: case CTS_OP_SEM_WAIT: case CTS_OP_SEM_TRYWAIT:
+		kind = K_WAIT;
+		cls = 2;
+		break;
+	case CTS_OP_COND_SIGNAL: case CTS_OP_COND_BROADCAST: case CTS_OP_SEM_POST:
+		kind = K_NOTIFY;
+		cls = 2;
+		break;
+	default:
+		return;   /* unlocks, thread events, library ranges: no pairs */
+	}
+	if (cls == 0) {
+		uint64_t size = ev->size ? ev->size : 1;
+		for (uint64_t w = obj >> 3, n = 0; w <= (obj + size - 1) >> 3 && n < HS_WORDS; w++, n++)
+			learn_obj(h, w << 2, ev->tid, st, kind);
+	} else {
+		learn_obj(h, obj << 2 | cls, ev->tid, st, kind);
+	}
+}
+
+void cts_hapset_end_run(struct cts_hapset *h, uint64_t run, bool good)
+{
+	for (size_t i = 0; good && i < h->nfresh; i++)
+		add_pair(h, h->fresh[i]);
+	h->nfresh = 0;
+	if (h->objs)
+		memset(h->objs, 0, h->ocap * sizeof(*h->objs));
+	h->on = 0;
+	if (h->nseries == h->seriescap) {
+		size_t ncap = h->seriescap ? 2 * h->seriescap : 64;
+		h->series = cts_xgrow(h->series, h->seriescap, ncap, sizeof(*h->series));
+		h->seriescap = ncap;
+	}
+	h->series[h->nseries++] = (struct point){ run, h->nstmts, h->pn };
+}
+
+/* ---- JSON ---- */
+
+json_t *cts_hapset_report(const struct cts_hapset *h)
+{
+	json_t *o = json_object(), *a = json_array();
+	json_object_set_new(o, "statements", json_integer((json_int_t)h->nstmts));
+	json_object_set_new(o, "pairs", json_integer((json_int_t)h->pn));
+	for (size_t i = 0; i < h->nseries; i++) {
+		json_t *p = json_object();
+		json_object_set_new(p, "run", json_integer((json_int_t)h->series[i].run));
+		json_object_set_new(p, "statements", json_integer((json_int_t)h->series[i].statements));
+		json_object_set_new(p, "pairs", json_integer((json_int_t)h->series[i].pairs));
+		json_array_append_new(a, p);
+	}
+	json_object_set_new(o, "series", a);
+	return o;
+}
+
+/* "pos|caller|caller" <-> {"at": pos, "callers": [...]} */
+static json_t *stmt_json(const char *text)
+{
+	json_t *o = json_object(), *c = json_array();
+	const char *bar = strchr(text, '|');
+	json_object_set_new(o, "at", json_stringn(text, bar ? (size_t)(bar - text) : strlen(text)));
+	while (bar) {
+		const char *p = bar + 1;
+		bar = strchr(p, '|');
+		json_array_append_new(c, json_stringn(p, bar ? (size_t)(bar - p) : strlen(p)));
+	}
+	json_object_set_new(o, "callers", c);
+	return o;
+}
+
+static bool stmt_from_json(json_t *o, char *buf, size_t len)
+{
+	const char *at = json_string_value(json_object_get(o, "at"));
+	json_t *c = json_object_get(o, "callers");
+	if (!at || strchr(at, '|') || (c && !json_is_array(c)))
+		return false;
+	snprintf(buf, len, "%s", at);
+	for (size_t i = 0; i < json_array_size(c); i++) {
+		const char *p = json_string_value(json_array_get(c, i));
+		size_t n = strlen(buf);
+		if (!p || strchr(p, '|') || i >= HS_CTX)
+			return false;
+		snprintf(buf + n, len - n, "|%s", p);
+	}
+	return true;
+}
+
+int cts_hapset_save(const struct cts_hapset *h, const char *path, char *err, size_t errlen)
+{
+	json_t *o = json_object(), *a = json_array();
+	json_object_set_new(o, "hapset", json_integer(1));
+	for (size_t i = 0; i < h->pcap; i++) {
+		if (!h->pairs[i])
+			continue;
+		json_t *p = json_object();
+		json_object_set_new(p, "stmt", stmt_json(h->text[(h->pairs[i] >> 32) - 1]));
+		json_object_set_new(p, "pred", stmt_json(h->text[(uint32_t)h->pairs[i] - 1]));
+		json_array_append_new(a, p);
+	}
+	json_object_set_new(o, "pairs", a);
+	int rc = json_dump_file(o, path, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+	json_decref(o);
+	if (rc != 0)
+		snprintf(err, errlen, "--hapset-save %s: cannot write: %s", path, strerror(errno));
+	return rc ? -1 : 0;
+}
+
+int cts_hapset_load(struct cts_hapset *h, const char *path, char *err, size_t errlen)
+{
+	json_error_t je;
+	json_t *o = json_load_file(path, 0, &je);
+	if (!o) {
+		snprintf(err, errlen, "--hapset-load %s: %s (line %d)", path, je.text, je.line);
+		return -1;
+	}
+	json_t *a = json_object_get(o, "pairs");
+	if (json_integer_value(json_object_get(o, "hapset")) != 1 || !json_is_array(a)) {
+		snprintf(err, errlen, "--hapset-load %s: not a HaPSet file (--hapset-save writes one)",
+			 path);
+		json_decref(o);
+		return -1;
+	}
+	for (size_t i = 0; i < json_array_size(a); i++) {
+		char s[1024], p[1024];
+		json_t *e = json_array_get(a, i);
+		if (!stmt_from_json(json_object_get(e, "stmt"), s, sizeof(s)) ||
+		    !stmt_from_json(json_object_get(e, "pred"), p, sizeof(p))) {
+			snprintf(err, errlen, "--hapset-load %s: pair %zu is malformed", path, i);
+			json_decref(o);
+			return -1;
+		}
+		uint32_t si = intern(h, s), pi = intern(h, p);
+		add_pair(h, pair_key(si, pi));
+	}
+	json_decref(o);
+	return 0;
+}

@@ -1,0 +1,48 @@
+/* HaPSet-guided search (Wang, Said, Gupta, ICSE 2011; seeds/000; the
+ * sets themselves: models/hapset.h).
+ *
+ *   --strategy hapset      learnHapsets over `learn` randomized good runs
+ *                          (Algorithm 1: a random thread at every step; the
+ *                          paper's random delays are what a random choice
+ *                          per step amounts to under a scheduler that
+ *                          serializes threads), then HaPSet-guided DPOR
+ *   --guide hapset         the same guidance on --strategy dpor or pcb
+ *                          (and idb), with --hapset-learn N learning runs
+ *                          first (default 0: continuous learning alone, as
+ *                          the paper's experiments)
+ *
+ * Guidance is the paper's updatebacktrack: DPOR adds a backtrack point for
+ * the pending event t at the state of its latest race s_d only when
+ * stmt(t) is not in HaPSet(stmt(s_d.sel)) (else it looks further back);
+ * PCB keeps an alternative t at a fresh state only when stmt(t) is not in
+ * HaPSet(stmt(sel)). Every good run of the search is learnt from
+ * (continuous learning). The pruning is not safe (the paper's trade):
+ * complete() then means "nothing HaPSet-new is left", not "every order". */
+#ifndef CTS_HAPSET_STRATEGY_H
+#define CTS_HAPSET_STRATEGY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <jansson.h>
+#include "strategies/strategy.h"
+
+struct cts_hapset_options {
+	bool guide;              /* --guide hapset (with dpor, pcb or idb) */
+	uint64_t learn;          /* randomized learning runs before the search */
+	bool learn_given;        /* learn set (else hapset: 10, guided dpor/pcb: 0) */
+	const char *load, *save; /* --hapset-load, --hapset-save */
+	/* names pcs for the statements' source positions */
+	void (*describe_pc)(void *ctx, uint64_t pc, char *buf, size_t len);
+	void *describe_ctx;
+};
+
+/* "hapset", or "dpor"/"pcb"/"idb" with cfg->hapset->guide. NULL and err. */
+struct cts_strategy *cts_hapset_create(const char *name, const struct cts_strategy_config *cfg,
+				       char *err, size_t errlen);
+bool cts_strategy_is_hapset(const struct cts_strategy *s);
+/* The report's "hapset" object (models/hapset.h); new reference. */
+json_t *cts_hapset_strategy_report(const struct cts_strategy *s);
+/* --hapset-save, after the exploration. 0, or -1 and err. */
+int cts_hapset_strategy_save(const struct cts_strategy *s, char *err, size_t errlen);
+
+#endif

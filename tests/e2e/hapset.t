@@ -1,0 +1,65 @@
+#!/bin/bash
+# timeout: 300
+# HaPSet-guided search on the live tracer (strategies/hapset.h): the
+# paper-shaped programs' bugs found with a schedule that replays, their
+# twins clean with the guided search complete, the report's "hapset" block
+# and its per-run series, the sets saved and loaded, usage errors.
+. "$(dirname "$0")/lib.sh"
+
+# hs NAME KIND ARGS...: the bug, its replay, its twin.
+hs() {
+	local p=$1 kind=$2
+	shift 2
+	out=$("$CTS" -m break "$@" -t 60 -o "$T/$p" --report "$T/$p.json" -- "$PROG/$p" 2>&1)
+	is $? 1 "$p ($*): bug found (exit 1)"
+	like "$out" "BUG \\($kind\\)" "$p ($*): reported as $kind"
+	good=0
+	for i in 1 2 3; do
+		r=$("$CTS" --replay "$T/$p/$kind-1.sched" 2>&1)
+		[ $? -eq 1 ] && printf '%s' "$r" | grep -q "BUG ($kind)" && good=$((good + 1))
+	done
+	is "$good" 3 "$p ($*): replay reproduces it 3/3"
+	out=$("$CTS" -m break "$@" -t 60 -o "$T/${p}_ok" --report "$T/${p}_ok.json" \
+		-- "$PROG/${p}_ok" 2>&1)
+	is $? 0 "${p}_ok ($*): clean (exit 0)"
+}
+
+hs hs_aget assert -s hapset
+is "$(jq -r '.hapset.pairs > 0 and (.hapset.series | length) == .runs and
+	(.hapset.series[-1].pairs == .hapset.pairs)' "$T/hs_aget_ok.json")" true \
+	"report: hapset pairs and one cumulative point per run"
+is "$(jq -r '[.hapset.series[].pairs] | . == sort' "$T/hs_aget_ok.json")" true \
+	"report: the series never shrinks"
+like "$(jq -r .complete "$T/hs_aget_ok.json")" "true|false" "report: complete is stated"
+hs hs_aget assert -s dpor --guide hapset
+hs hs_aget assert -s pcb --bound 2 --guide hapset
+hs hs_pbzip2 deadlock -s hapset
+
+# Persistence: a learning run saves its sets, a guided run of the twin
+# starts from them and needs no more runs than from scratch.
+"$CTS" -q -m break -s hapset --hapset-learn 10 -n 10 --hapset-save "$T/h.json" \
+	-o "$T/l" -- "$PROG/hs_aget_ok" >/dev/null 2>&1
+is $? 0 "--hapset-save after 10 learning runs (exit 0)"
+is "$(jq -r '.hapset == 1 and (.pairs | length) > 0 and (.pairs[0].stmt.at | test(":[0-9]+$"))' \
+	"$T/h.json")" true "--hapset-save: pairs of statements by source position"
+"$CTS" -q -m break -s dpor --guide hapset --report "$T/s.json" -o "$T/s" \
+	-- "$PROG/hs_aget_ok" >/dev/null 2>&1
+"$CTS" -q -m break -s dpor --guide hapset --hapset-load "$T/h.json" --report "$T/ld.json" \
+	-o "$T/ld" -- "$PROG/hs_aget_ok" >/dev/null 2>&1
+is $? 0 "--hapset-load: clean"
+is "$(jq -r ".runs <= $(jq -r .runs "$T/s.json")" "$T/ld.json")" true \
+	"--hapset-load: no more runs than continuous learning alone"
+
+# Usage errors.
+"$CTS" -q --hapset-save "$T/x.json" -- "$PROG/hs_aget_ok" 2>/dev/null
+is $? 2 "--hapset-save without hapset: usage error"
+"$CTS" -q -s random --guide hapset -- "$PROG/hs_aget_ok" 2>/dev/null
+is $? 2 "--guide hapset with random: usage error"
+"$CTS" -q -s racefuzzer --guide hapset -- "$PROG/hs_aget_ok" 2>/dev/null
+is $? 2 "--guide hapset with racefuzzer: usage error"
+"$CTS" -q --guide map -- "$PROG/hs_aget_ok" 2>/dev/null
+is $? 2 "--guide map: usage error"
+echo '{"pairs": []}' > "$T/bad.json"
+"$CTS" -q -s hapset --hapset-load "$T/bad.json" -- "$PROG/hs_aget_ok" 2>/dev/null
+is $? 2 "--hapset-load a file --hapset-save did not write: usage error"
+done_testing

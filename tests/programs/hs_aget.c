@@ -1,0 +1,45 @@
+/* hs_aget.c — shaped like aget's bug (seeds/000, Table 4): download workers
+ * add each chunk to two counters under a mutex (bytes, then chunks); a
+ * progress-bar thread reads them without the mutex, so it can see bytes
+ * counted for a chunk not yet counted: the progress it shows is wrong.
+ * Twin hs_aget_ok.c: the progress thread takes the mutex. Mode: break. */
+#include <assert.h>
+#include <pthread.h>
+
+#define WORKERS 2
+#define CHUNKS 4
+#define CHUNK 512
+
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static volatile long bytes, chunks;
+
+static void *worker(void *arg)
+{
+	for (int i = 0; i < CHUNKS; i++) {
+		pthread_mutex_lock(&m);
+		bytes += CHUNK;
+		chunks++;
+		pthread_mutex_unlock(&m);
+	}
+	return arg;
+}
+
+static void *progress(void *arg)
+{
+	long b = bytes;                 /* BUG: no lock */
+	long c = chunks;
+	assert(b == c * CHUNK);         /* the bar would show a wrong figure */
+	return arg;
+}
+
+int main(void)
+{
+	pthread_t w[WORKERS], p;
+	for (int i = 0; i < WORKERS; i++)
+		pthread_create(&w[i], 0, worker, 0);
+	pthread_create(&p, 0, progress, 0);
+	for (int i = 0; i < WORKERS; i++)
+		pthread_join(w[i], 0);
+	pthread_join(p, 0);
+	return 0;
+}

@@ -1,0 +1,58 @@
+/* hs_pbzip2_ok.c — twin of hs_pbzip2.c: main joins the consumers before it
+ * frees the queue. */
+#include <pthread.h>
+#include <stdlib.h>
+
+#define CONSUMERS 2
+#define BLOCKS 4
+
+struct queue {
+	pthread_mutex_t m;
+	pthread_cond_t all_taken;
+	int blocks, taken;
+};
+
+static struct queue *volatile q;
+static volatile long work;
+
+static void *consumer(void *arg)
+{
+	for (;;) {
+		struct queue *my = q;
+		if (my->blocks == 0)    /* the fast path: nothing left */
+			return arg;
+		pthread_mutex_lock(&my->m);
+		if (my->blocks == 0) {
+			pthread_mutex_unlock(&my->m);
+			return arg;
+		}
+		my->blocks--;
+		if (++my->taken == BLOCKS)
+			pthread_cond_signal(&my->all_taken);
+		pthread_mutex_unlock(&my->m);
+		work++;
+	}
+}
+
+int main(void)
+{
+	pthread_t c[CONSUMERS];
+	struct queue *nq = calloc(1, sizeof(*nq));
+	if (!nq)
+		return 2;
+	pthread_mutex_init(&nq->m, 0);
+	pthread_cond_init(&nq->all_taken, 0);
+	nq->blocks = BLOCKS;
+	q = nq;
+	for (int i = 0; i < CONSUMERS; i++)
+		pthread_create(&c[i], 0, consumer, 0);
+	pthread_mutex_lock(&nq->m);
+	while (nq->taken < BLOCKS)
+		pthread_cond_wait(&nq->all_taken, &nq->m);
+	pthread_mutex_unlock(&nq->m);
+	for (int i = 0; i < CONSUMERS; i++)
+		pthread_join(c[i], 0);
+	q = NULL;
+	free(nq);
+	return 0;
+}
