@@ -25,6 +25,7 @@ struct cts_report_info {
 	const char *strategy_json;/* optional: a JSON object of the strategy's counters */
 	const char *watch_json;   /* optional: --watch backend and hits (JSON object) */
 	const char *catch_json;   /* optional: --races catch sites, windows, catches */
+	const char *coverage_json;/* optional: --coverage series and totals (JSON object) */
 	const struct cts_backend *backend; /* optional: names the pcs and variables of races */
 	const struct cts_suspects *suspects; /* active testing: suspects and confirmations, or NULL */
 	const struct cts_suspects *breaks;   /* --break groups and their hits, or NULL */

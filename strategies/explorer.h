@@ -9,6 +9,7 @@
 #include "strategies/backend.h"
 #include "strategies/strategy.h"
 
+struct cts_coverage;
 struct cts_objmodel;
 struct cts_race_detector;
 struct cts_schedule;
@@ -77,6 +78,7 @@ struct cts_explorer_config {
 	const char *self;         /* path of cts-trace, for replay commands */
 	const struct cts_schedule *options; /* run options to record in saved schedules, or NULL */
 	const char *check;        /* --check: shell command run after each run, NULL = none */
+	struct cts_coverage *coverage; /* --coverage, --strategy map: fed every run, or NULL */
 };
 
 struct cts_explore_result {

@@ -17,6 +17,7 @@ enum {
 	O_BREAK, O_SUSPECTS, O_SUSPECTS_FROM, O_TRIES,
 	O_STATEMATCH,
 	O_WATCHBACKEND, O_CATCHSITES, O_CATCHWINDOW,
+	O_COVERAGE, O_COVERAGEPLOT,
 };
 
 static const struct option opts[] = {
@@ -55,6 +56,8 @@ static const struct option opts[] = {
 	{ "help", no_argument, 0, 'h' },
 	{ "version", no_argument, 0, 'V' },
 	{ "state-match", required_argument, 0, O_STATEMATCH },
+	{ "coverage", no_argument, 0, O_COVERAGE },
+	{ "coverage-plot", required_argument, 0, O_COVERAGEPLOT },
 	{ 0, 0, 0, 0 },
 };
 
@@ -260,6 +263,10 @@ static int one_option(struct cts_cli *c, int opt, const char *arg, char *err, si
 				   arg);
 		c->state_match = strcmp(arg, "none") ? arg : NULL;
 		return 0;
+	case O_COVERAGE: c->coverage = true; return 0;
+	case O_COVERAGEPLOT:
+		return nonempty(arg, "--coverage-plot", err, errlen) ?:
+		       (c->coverage = true, c->coverage_plot = arg, 0);
 	case 'h': return CTS_CLI_HELP;
 	case 'V': return CTS_CLI_VERSION;
 	default: return bad(err, errlen, "internal: option %d not handled", opt);

@@ -55,6 +55,8 @@ struct cts_cli {
 	const char *suspects_out;      /* --suspects FILE */
 	const char *suspects_from;     /* --suspects-from FILE */
 	uint64_t tries;                /* --tries, 0 = default */
+	bool coverage;                 /* --coverage (or --coverage-plot) */
+	const char *coverage_plot;     /* --coverage-plot FILE.svg, NULL */
 };
 
 /* Fills *c from argv (argv is not modified; getopt's state is reset). */
