@@ -239,6 +239,7 @@ struct cts_map {
 	struct kset pcs;     /* [var, pc, kind] -> nothing: the R/W sets */
 	struct kset covered; /* instances */
 	struct kset must;    /* [var, q, p] -> uint8: 1 seen together, 2 q not always first */
+	struct kset pcthr;   /* [pc] -> int64: the one thread number that ran it, -2 several */
 	struct cts_map_stats st;
 	/* this run */
 	struct kset addrs;   /* [address] -> uint64 variable */
@@ -249,6 +250,11 @@ struct cts_map {
 	struct kset order;   /* [var, pc] -> struct order */
 	struct cts_vc *tvc;  /* per thread */
 	size_t ntvc;
+	struct target {      /* the pattern this run tries to cover (cts_map_pick_target) */
+		bool on;
+		int t, k, ta, tb;    /* template, steps done, threads bound to A and B */
+		uint64_t x, y, pc[4];
+	} target;
 	struct kset objs;    /* [sync object] -> index into ovc */
 	struct cts_vc *ovc;
 	size_t novc, covc;
@@ -261,6 +267,7 @@ struct cts_map *cts_map_new(void)
 	kset_init(&m->pcs, 3, 0);
 	kset_init(&m->covered, IW, 0);
 	kset_init(&m->must, 3, 1);
+	kset_init(&m->pcthr, 1, sizeof(int64_t));
 	kset_init(&m->addrs, 1, sizeof(uint64_t));
 	kset_init(&m->runinst, IW, 0);
 	kset_init(&m->prefixes, PW, 0);
@@ -314,6 +321,7 @@ void cts_map_free(struct cts_map *m)
 	kset_free(&m->pcs);
 	kset_free(&m->covered);
 	kset_free(&m->must);
+	kset_free(&m->pcthr);
 	kset_free(&m->addrs);
 	kset_free(&m->runinst);
 	kset_free(&m->prefixes);
@@ -332,6 +340,8 @@ void cts_map_set_describe(struct cts_map *m, cts_map_describe_fn fn, void *ctx)
 void cts_map_begin_run(struct cts_map *m)
 {
 	clear_run(m);
+	m->target.k = 0;
+	m->target.ta = m->target.tb = -1;
 }
 
 /* ---- happens-before ------------------------------------------------------ */
@@ -556,6 +566,13 @@ static void note_order(struct cts_map *m, int tid, uint64_t var, uint64_t pc)
 			o->lo.c[i] = cts_vc_get(t, (int)i);
 }
 
+/* After an access: the thread's next access has a later epoch, so program
+ * order shows as happens-before (and equal clocks never order two pcs both ways). */
+static void tick_access(struct cts_map *m, int tid)
+{
+	cts_vc_tick(thread_vc(m, tid), tid);
+}
+
 static void note_pc(struct cts_map *m, uint64_t var, uint64_t pc, int kind)
 {
 	uint64_t k[3] = { var, pc, (uint64_t)kind };
@@ -566,6 +583,116 @@ static void note_pc(struct cts_map *m, uint64_t var, uint64_t pc, int kind)
 		return;
 	struct var *v = kset_val(&m->vars, vi);
 	ids_push(kind == R ? &v->r : &v->w, (uint32_t)(m->pcs.n - 1));
+}
+
+static int access_kinds(cts_op op, int *kinds);
+static uint64_t pc_at(const struct cts_map *m, uint32_t i);
+
+/* ---- the target of a run ------------------------------------------------- */
+
+static uint64_t target_var(const struct target *g, int j)
+{
+	return T[g->t].s[j].var == X ? g->x : g->y;
+}
+
+/* Step j of the target is tid's access of kind to var at pc? */
+static bool target_step(const struct target *g, int j, int tid, uint64_t var, int kind,
+			uint64_t pc)
+{
+	const struct step *s = &T[g->t].s[j];
+	if (s->kind != kind || g->pc[j] != pc || target_var(g, j) != var)
+		return false;
+	int bound = s->role == A ? g->ta : g->tb, other = s->role == A ? g->tb : g->ta;
+	return bound >= 0 ? tid == bound : tid != other;
+}
+
+static void target_advance(struct cts_map *m, int tid, uint64_t var, int kind, uint64_t pc)
+{
+	struct target *g = &m->target;
+	if (!g->on || g->k >= T[g->t].n || !target_step(g, g->k, tid, var, kind, pc))
+		return;
+	if (T[g->t].s[g->k].role == A)
+		g->ta = tid;
+	else
+		g->tb = tid;
+	g->k++;
+}
+
+static uint64_t rnd(uint64_t *state, uint64_t n)
+{
+	uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return n ? (z ^ (z >> 31)) % n : 0;
+}
+
+static bool ok(const struct cts_map *m, uint64_t var, uint64_t p, uint64_t q);
+
+bool cts_map_pick_target(struct cts_map *m, uint64_t seed)
+{
+	struct target *g = &m->target;
+	g->on = false;
+	if (!m->vars.n)
+		return false;
+	for (int tries = 0; tries < 256; tries++) {
+		struct target c = { .t = (int)rnd(&seed, NT), .ta = -1, .tb = -1 };
+		size_t xi = rnd(&seed, m->vars.n), yi = rnd(&seed, m->vars.n);
+		if (T[c.t].n == 4 && xi == yi)
+			continue;
+		c.x = kset_key(&m->vars, xi)[0];
+		c.y = T[c.t].n == 4 ? kset_key(&m->vars, yi)[0] : 0;
+		bool fine = true;
+		for (int j = 0; j < T[c.t].n && fine; j++) {
+			const struct var *v = kset_val(&m->vars, T[c.t].s[j].var == X ? xi : yi);
+			const struct ids *set = T[c.t].s[j].kind == R ? &v->r : &v->w;
+			if (!set->n) {
+				fine = false;
+				break;
+			}
+			c.pc[j] = pc_at(m, set->v[rnd(&seed, set->n)]);
+			/* feasible against every earlier step on the same variable */
+			for (int i = 0; i < j && fine; i++)
+				if (T[c.t].s[i].var == T[c.t].s[j].var)
+					fine = ok(m, target_var(&c, j), c.pc[i], c.pc[j]);
+		}
+		/* Thread numbers are creation order, the same in every run: two
+		 * pcs only ever run by one thread cannot play two roles. */
+		for (int i = 0; i < T[c.t].n && fine; i++)
+			for (int j = i + 1; j < T[c.t].n && fine; j++) {
+				long a = kset_find(&m->pcthr, &c.pc[i]), b = kset_find(&m->pcthr, &c.pc[j]);
+				int64_t ta = a < 0 ? -2 : *(int64_t *)kset_val(&m->pcthr, (size_t)a);
+				int64_t tb = b < 0 ? -2 : *(int64_t *)kset_val(&m->pcthr, (size_t)b);
+				if (ta >= 0 && tb >= 0)
+					fine = (T[c.t].s[i].role == T[c.t].s[j].role) == (ta == tb);
+			}
+		if (!fine)
+			continue;
+		uint64_t k[IW] = { (uint64_t)c.t, c.x, c.y, c.pc[0], c.pc[1], c.pc[2], c.pc[3] };
+		if (kset_find(&m->covered, k) >= 0)
+			continue;
+		c.on = true;
+		*g = c;
+		return true;
+	}
+	return false;
+}
+
+int cts_map_target_score(struct cts_map *m, const struct cts_event *ev)
+{
+	struct target *g = &m->target;
+	int kinds[2], nk = access_kinds(ev->op, kinds);
+	if (!g->on || !nk || ev->tid < 0 || g->k >= T[g->t].n)
+		return 0;
+	uint64_t var = variable_of(m, ev->obj);
+	for (int i = 0; i < nk; i++)
+		if (target_step(g, g->k, ev->tid, var, kinds[i], ev->pc))
+			return 1;
+	/* A thread about to take a later step of the target: too early. */
+	for (int j = g->k + 1; j < T[g->t].n; j++)
+		for (int i = 0; i < nk; i++)
+			if (target_step(g, j, ev->tid, var, kinds[i], ev->pc))
+				return -1;
+	return 0;
 }
 
 static int access_kinds(cts_op op, int *kinds)
@@ -594,10 +721,15 @@ int cts_map_event(struct cts_map *m, const struct cts_event *ev)
 		uint64_t var = variable_of(m, ev->obj);
 		m->st.accesses++;
 		note_order(m, ev->tid, var, ev->pc);
+		bool fresh;
+		int64_t *who = kset_val(&m->pcthr, kset_add(&m->pcthr, &ev->pc, &fresh));
+		*who = fresh || *who == ev->tid ? ev->tid : -2;
 		for (int i = 0; i < nk; i++) {
 			note_pc(m, var, ev->pc, kinds[i]);
 			done += step(m, ev->tid, var, kinds[i], ev->pc, true);
+			target_advance(m, ev->tid, var, kinds[i], ev->pc);
 		}
+		tick_access(m, ev->tid);
 	}
 	if (ev->tid >= 0)
 		hb_event(m, ev);
@@ -758,6 +890,10 @@ static void estimate(struct cts_map *m)
 
 void cts_map_end_run(struct cts_map *m)
 {
+	if (m->target.on) {
+		m->st.targets++;
+		m->st.targets_hit += m->target.k == T[m->target.t].n;
+	}
 	m->st.last_run = m->runinst.n;
 	m->st.last_new = 0;
 	for (size_t i = 0; i < m->runinst.n; i++) {

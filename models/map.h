@@ -52,6 +52,15 @@ int cts_map_event(struct cts_map *m, const struct cts_event *ev);
 /* How many not yet covered instances executing ev (a thread's pending op)
  * now would complete; 0 for anything but an access. Changes nothing. */
 int cts_map_would_complete(struct cts_map *m, const struct cts_event *ev);
+/* The paper's testExecute aims each run at one pattern: pick an uncovered
+ * candidate at random (seed) from the read and write sets, feasible as far
+ * as happens-before tells. Kept until the next pick; each run starts it
+ * over. false when none was found. */
+bool cts_map_pick_target(struct cts_map *m, uint64_t seed);
+/* For a thread's pending op: 1 if it is the target's next step, -1 if it
+ * could be a later step of the target (running it now would skip the steps
+ * between), 0 otherwise. */
+int cts_map_target_score(struct cts_map *m, const struct cts_event *ev);
 /* The run ended: its instances join the covered set; the must-precede
  * relation and the estimate are brought up to date. */
 void cts_map_end_run(struct cts_map *m);
@@ -67,6 +76,8 @@ struct cts_map_stats {
 	uint64_t accesses;         /* accesses seen over all runs */
 	uint64_t covered_by[CTS_MAP_PATTERNS + 1];  /* [1..11] */
 	uint64_t estimate_by[CTS_MAP_PATTERNS + 1];
+	uint64_t targets;          /* runs aimed at a pattern (strategy map) */
+	uint64_t targets_hit;      /* of which covered it */
 	bool truncated;            /* a run had too many partial matches: some
 	                            * instances of it were not looked for */
 };

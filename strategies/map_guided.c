@@ -1,8 +1,10 @@
-/* map: MAP-coverage-directed scheduling (the paper's testExecute). Where
- * several threads can run, the one whose next step completes a memory-access
- * pattern no run has covered yet goes first (ties and no such thread: a
- * uniform choice); a new run starts only while the estimate leaves patterns
- * uncovered. The explorer feeds the shared MAP model (cfg.map) the executed
+/* map: MAP-coverage-directed scheduling (the paper's testExecute). Each run
+ * aims at one uncovered candidate pattern (cts_map_pick_target): where
+ * several threads can run, the one whose next step is the pattern's next
+ * step goes first, and a thread whose next step is a later one of the
+ * pattern waits; otherwise the one whose next step completes any pattern no
+ * run has covered yet; otherwise a uniform choice. A new run starts only
+ * while the estimate leaves patterns uncovered. The explorer feeds the shared MAP model (cfg.map) the executed
  * events, so this only reads it. */
 #include <stdlib.h>
 #include "models/error.h"
@@ -26,6 +28,7 @@ static bool map_begin(struct cts_strategy *s, uint64_t run)
 	if (run > 0 && st.estimate > 0 && st.covered >= st.estimate)
 		return false;
 	cts_rng_seed(&m->rng, s->cfg.seed * 0x100000001B3ull + run);
+	cts_map_pick_target(m->map, cts_rng_next(&m->rng));
 	return true;
 }
 
@@ -39,20 +42,30 @@ static int map_choose(struct cts_strategy *s, const struct cts_sched_point *pt)
 		m->best = cts_xgrow(m->best, m->cap, (size_t)n, sizeof(*m->best));
 		m->cap = (size_t)n;
 	}
-	int nbest = 0, top = 0;
+	/* 1. the run's target pattern: its next step now, its later steps not yet */
+	int nbest = 0, nfree = 0, top = 0;
 	CTS_SCHED_FOR_EACH(pt, k, t) {
-		if (!pt->enabled[t])
+		if (pt->enabled[t] && cts_map_target_score(m->map, &pt->pending[t]) > 0)
+			m->best[nbest++] = t;
+	}
+	if (nbest)
+		return m->best[cts_rng_below(&m->rng, (uint64_t)nbest)];
+	/* 2. a step that completes any uncovered pattern */
+	CTS_SCHED_FOR_EACH(pt, k, t) {
+		if (!pt->enabled[t] || cts_map_target_score(m->map, &pt->pending[t]) < 0)
 			continue;
 		int c = cts_map_would_complete(m->map, &pt->pending[t]);
 		if (c > top) {
 			top = c;
 			nbest = 0;
 		}
-		if (c == top && c > 0)
-			m->best[nbest++] = t;
+		if (c == top)
+			m->best[nbest++] = t;  /* with top 0: the threads free to run */
 	}
-	if (nbest)
-		return m->best[cts_rng_below(&m->rng, (uint64_t)nbest)];
+	nfree = nbest;
+	if (nfree)
+		return m->best[cts_rng_below(&m->rng, (uint64_t)nfree)];
+	/* 3. every thread is held for the target: it cannot be had this way */
 	return cts_sched_nth_enabled(pt, (int)cts_rng_below(&m->rng, (uint64_t)n));
 }
 
