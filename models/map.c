@@ -672,8 +672,15 @@ bool cts_map_pick_target(struct cts_map *m, uint64_t seed)
 			continue;
 		c.on = true;
 		*g = c;
+		if (cts_verbosity >= 3)
+			cts_debug_msg("map: target %s (order %d) x=%#" PRIx64 " y=%#" PRIx64
+				      " pcs %#" PRIx64 " %#" PRIx64 " %#" PRIx64 " %#" PRIx64,
+				      names[T[c.t].id], c.t, c.x, c.y, c.pc[0], c.pc[1], c.pc[2],
+				      c.pc[3]);
 		return true;
 	}
+	if (cts_verbosity >= 3)
+		cts_debug_msg("map: no uncovered candidate found in 256 samples");
 	return false;
 }
 
