@@ -22,7 +22,7 @@ if [ "$BENCH_MODE" = quick ]; then
 else
 	BUGS=$(cd "$PROGS" && ls *_ok.c | sed 's/_ok\.c$//' | tr '\n' ' ')
 	SEEDS="1 2 3 4 5"
-	NBUG=1000 NCOV=50 T_RUN=120
+	NBUG=500 NCOV=50 T_RUN=60
 fi
 BUGS=${BENCH_PROGRAMS:-$BUGS}
 for p in $BUGS; do
@@ -74,7 +74,8 @@ done
 	echo
 	echo "### (b) MAP coverage on the correct twins after 10 / 25 / $NCOV runs (break mode)"
 	echo
-	echo "covered/estimate (percent), median over seeds $SEEDS"
+	echo "patterns covered after 10 · 25 · $NCOV runs, then the percentage of the estimate after $NCOV"
+	echo "runs (medians over seeds $SEEDS, each taken on its own)"
 	echo
 	echo "| program | map | random | pct |"
 	echo "| --- | --- | --- | --- |"
@@ -102,11 +103,11 @@ for p in $BUGS; do
 		cell=""
 		for f in c10 c25 cN; do
 			c=$(cut -d' ' -f1 "$SCRATCH/$f" | stats | cut -d' ' -f1)
-			e=$(cut -d' ' -f2 "$SCRATCH/$f" | stats | cut -d' ' -f1)
-			q=$(cut -d' ' -f3 "$SCRATCH/$f" | stats | cut -d' ' -f1)
-			cell="$cell${cell:+ · }$c/$e ($q%)"
+			cell="$cell${cell:+ · }$c"
 		done
-		row="$row | $cell"
+		e=$(cut -d' ' -f2 "$SCRATCH/cN" | stats | cut -d' ' -f1)
+		q=$(cut -d' ' -f3 "$SCRATCH/cN" | stats | cut -d' ' -f1)
+		row="$row | $cell ($q% of $e)"
 	done
 	log "$row"
 	echo "$row |" >> "$SCRATCH/table.md"

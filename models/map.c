@@ -245,8 +245,8 @@ struct cts_map {
 	struct kset addrs;   /* [address] -> uint64 variable */
 	struct kset runinst; /* instances of this run */
 	struct kset prefixes;/* partial matches */
-	struct kset buckets; /* [var] -> struct ids: prefixes whose next step is on var */
-	struct ids any;      /* prefixes whose next step is on a y not yet bound */
+	struct kset buckets; /* [var, kind] -> struct ids: prefixes whose next step is that */
+	struct ids any[2];   /* by kind: prefixes whose next step is on a y not yet bound */
 	struct kset order;   /* [var, pc] -> struct order */
 	struct cts_vc *tvc;  /* per thread */
 	size_t ntvc;
@@ -271,7 +271,7 @@ struct cts_map *cts_map_new(void)
 	kset_init(&m->addrs, 1, sizeof(uint64_t));
 	kset_init(&m->runinst, IW, 0);
 	kset_init(&m->prefixes, PW, 0);
-	kset_init(&m->buckets, 1, sizeof(struct ids));
+	kset_init(&m->buckets, 2, sizeof(struct ids));
 	kset_init(&m->order, 2, sizeof(struct order));
 	kset_init(&m->objs, 1, 0);
 	return m;
@@ -292,7 +292,7 @@ static void clear_run(struct cts_map *m)
 	kset_clear(&m->runinst);
 	kset_clear(&m->prefixes);
 	kset_clear(&m->objs);
-	m->any.n = 0;
+	m->any[R].n = m->any[W].n = 0;
 	for (size_t i = 0; i < m->ntvc; i++)
 		cts_vc_zero(&m->tvc[i]);
 	for (size_t i = 0; i < m->novc; i++)
@@ -316,7 +316,8 @@ void cts_map_free(struct cts_map *m)
 		cts_vc_free(&m->ovc[i]);
 	free(m->tvc);
 	free(m->ovc);
-	free(m->any.v);
+	free(m->any[R].v);
+	free(m->any[W].v);
 	kset_free(&m->vars);
 	kset_free(&m->pcs);
 	kset_free(&m->covered);
@@ -473,13 +474,14 @@ static void inst_key(const struct pview *p, uint64_t last_pc, uint64_t *k)
 	k[6] = last_pc;
 }
 
-static struct ids *bucket(struct cts_map *m, uint64_t var, bool add)
+static struct ids *bucket(struct cts_map *m, uint64_t var, int kind, bool add)
 {
+	uint64_t k[2] = { var, (uint64_t)kind };
 	if (!add) {
-		long i = kset_find(&m->buckets, &var);
+		long i = kset_find(&m->buckets, k);
 		return i < 0 ? NULL : kset_val(&m->buckets, (size_t)i);
 	}
-	return kset_val(&m->buckets, kset_add(&m->buckets, &var, NULL));
+	return kset_val(&m->buckets, kset_add(&m->buckets, k, NULL));
 }
 
 static void add_prefix(struct cts_map *m, const struct pview *q)
@@ -496,11 +498,11 @@ static void add_prefix(struct cts_map *m, const struct pview *q)
 		return;
 	const struct step *s = &T[q->t].s[q->len];
 	if (s->var == X)
-		ids_push(bucket(m, q->x, true), (uint32_t)id);
+		ids_push(bucket(m, q->x, s->kind, true), (uint32_t)id);
 	else if (y_bound(q->t, q->len))
-		ids_push(bucket(m, q->y, true), (uint32_t)id);
+		ids_push(bucket(m, q->y, s->kind, true), (uint32_t)id);
 	else
-		ids_push(&m->any, (uint32_t)id);
+		ids_push(&m->any[s->kind], (uint32_t)id);
 }
 
 /* One step (tid's access of kind to var at pc). apply: record what it
@@ -508,12 +510,12 @@ static void add_prefix(struct cts_map *m, const struct pview *q)
 static int step(struct cts_map *m, int tid, uint64_t var, int kind, uint64_t pc, bool apply)
 {
 	int fresh_done = 0;
-	struct ids *lists[2] = { bucket(m, var, false), &m->any };
-	size_t ends[2] = { lists[0] ? lists[0]->n : 0, m->any.n };
+	struct ids *first = bucket(m, var, kind, false);
+	size_t ends[2] = { first ? first->n : 0, m->any[kind].n };
 	for (int l = 0; l < 2; l++) {
 		for (size_t i = 0; i < ends[l]; i++) {
 			/* add_prefix may grow the lists: index, never hold pointers */
-			struct ids *list = l == 0 ? bucket(m, var, false) : &m->any;
+			struct ids *list = l == 0 ? bucket(m, var, kind, false) : &m->any[kind];
 			struct pview p, q;
 			pdecode(kset_key(&m->prefixes, list->v[i]), &p);
 			if (!step_matches(&p, tid, var, kind))
@@ -985,7 +987,8 @@ static void src_summary(void *ctx, char *buf, size_t len)
 	snprintf(buf, len, "MAP coverage %" PRIu64 "/%" PRIu64 " patterns (%.1f%%; %" PRIu64
 		 " in the last run, %" PRIu64 " new), %" PRIu64 " variables%s", s->covered,
 		 s->estimate, pct(s), s->last_run, s->last_new, s->variables,
-		 s->truncated ? "; some runs had too many partial matches to follow all" : "");
+		 s->truncated ? "; some runs had too many partial matches to follow all" :
+		 s->covered >= s->estimate ? "; every estimated pattern covered" : "");
 }
 
 void cts_map_coverage_source(struct cts_map *m, struct cts_coverage_source *src)

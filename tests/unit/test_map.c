@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "models/coverage.h"
 #include "models/map.h"
@@ -286,8 +287,65 @@ static void strategy(void)
 	       "map is deterministic for a seed");
 }
 
+/* A second source next to MAP's: its column joins every row. */
+static int fake_runs;
+static void fake_end(void *ctx)
+{
+	(void)ctx;
+	fake_runs++;
+}
+static void fake_values(void *ctx, double *out)
+{
+	(void)ctx;
+	out[0] = 10.0 * fake_runs;
+}
+
+static void coverage_series(void)
+{
+	struct cts_coverage *c = cts_coverage_new();
+	struct cts_coverage_source src, fake = {
+		.name = "fake", .nmetrics = 1, .metrics = { "fake_pairs" }, .plot = { true },
+		.end_run = fake_end, .values = fake_values,
+	};
+	fresh();
+	cts_map_coverage_source(M, &src);
+	cts_coverage_add_source(c, &src);
+	cts_coverage_add_source(c, &fake);
+	for (uint64_t run = 0; run < 3; run++) {
+		cts_coverage_begin_run(c);
+		struct cts_event e = ev(1, CTS_OP_READ, X, 1);
+		cts_coverage_event(c, &e);
+		e = ev(2, CTS_OP_WRITE, X, 2 + run);
+		cts_coverage_event(c, &e);
+		cts_coverage_end_run(c, run, run >= 1);
+	}
+	char *j = cts_coverage_json(c);
+	tap_ok(j && strstr(j, "\"columns\":[\"run\",\"bugs\",\"map_covered\",\"map_estimate\","
+				"\"map_percent\",\"map_run\",\"fake_pairs\"]"),
+	       "coverage JSON: the columns of both sources in order");
+	tap_ok(j && strstr(j, "{\"run\":2,\"bugs\":1,\"map_covered\":3,"), "row 2: 3 R-W instances, 1 bug");
+	tap_ok(j && strstr(j, "\"fake_pairs\":30}"), "the second source's value in its row");
+	free(j);
+	char path[] = "/tmp/cts-test-map-XXXXXX", err[256];
+	int fd = mkstemp(path);
+	tap_ok(fd >= 0 && cts_coverage_plot(c, path, "t <&>", err, sizeof(err)) == 0, "plot written");
+	FILE *f = fopen(path, "r");
+	char buf[8192] = "";
+	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+	buf[n] = 0;
+	tap_ok(strstr(buf, "<svg") && strstr(buf, "t &lt;&amp;&gt;") && strstr(buf, "fake_pairs"),
+	       "the SVG escapes the title and has a legend per plotted metric");
+	if (f)
+		fclose(f);
+	if (fd >= 0)
+		close(fd);
+	unlink(path);
+	cts_coverage_free(c);
+}
+
 int main(void)
 {
+	coverage_series();
 	single_variable();
 	cross_variable();
 	paper_example();
