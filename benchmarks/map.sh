@@ -6,7 +6,9 @@
 #       map, random and pct on each correct twin (no bug ends the search);
 #   (c) the paper's RQ3 in shape: over the buggy programs run with --keep-going,
 #       Kendall's tau between the MAP coverage reached after k runs and whether
-#       the bug was found by then (k = 10, 25, N; every strategy and seed).
+#       the bug was found by then (k = 10, 25, N; every strategy and seed);
+#   (d) patterns covered after 5, 10, 25, 50 runs of simulated programs
+#       (benchmarks/map/*.sim through benchmarks/map/mapsim.c): no tracer.
 # Counts only (runs, patterns): wall time on the shared VM is noise.
 SCRIPT=map
 . "$(dirname "$0")/lib.sh"
@@ -166,6 +168,45 @@ for p, pts in sorted(by.items()):
 if taus:
     print("| mean | | %.2f |" % (sum(taus) / len(taus)))
 PY
+# (d) simulated programs: coverage after k runs, no tracer involved
+cc -std=gnu11 -O2 -I"$ROOT" -D_GNU_SOURCE -o "$BIN/mapsim" "$BENCH_DIR/map/mapsim.c" \
+	"$ROOT/libcts.a" -lcapstone -ldw -lelf -lseccomp -ljansson -lm || die "mapsim build failed"
+{
+	echo
+	echo "### (d) simulated programs (strategies/sim.c): patterns covered after 5 · 10 · 25 · 50 runs"
+	echo
+	echo "median over seeds $SEEDS; the estimate after 50 runs in the header"
+	echo
+	echo "| program | estimate | map | random | pct |"
+	echo "| --- | ---: | --- | --- | --- |"
+} >> "$SCRATCH/table.md"
+sim_row() { # NAME SCRIPT CONST...
+	name=$1 script=$2
+	shift 2
+	row="| $name"
+	est=-
+	for s in $STRATS; do
+		: > "$SCRATCH/sim"
+		for seed in $SEEDS; do
+			"$BIN/mapsim" "$script" "$s" "$seed" 50 "$@" > "$SCRATCH/sim.json" 2>/dev/null
+			jq -r '.series as $x | "\($x[4].map_covered) \($x[9].map_covered) \($x[24].map_covered) \($x[49].map_covered) \($x[49].map_estimate)"' \
+				"$SCRATCH/sim.json" >> "$SCRATCH/sim" 2>/dev/null
+			echo "sim $name $s $seed $(tail -n 1 "$SCRATCH/sim")" >> "$DATA"
+		done
+		cell=""
+		for c in 1 2 3 4; do
+			cell="$cell${cell:+ · }$(cut -d' ' -f$c "$SCRATCH/sim" | stats | cut -d' ' -f1)"
+		done
+		est=$(cut -d' ' -f5 "$SCRATCH/sim" | stats | cut -d' ' -f1)
+		row="$row | $cell"
+	done
+	log "$name $row"
+	echo "| $name | $est ${row#| $name} |" >> "$SCRATCH/table.md"
+}
+sim_row "skew K=8" "$BENCH_DIR/map/skew.sim" K=8
+sim_row "skew K=32" "$BENCH_DIR/map/skew.sim" K=32
+sim_row "even" "$BENCH_DIR/map/even.sim"
+
 {
 	echo
 	echo "### Commands"
@@ -174,6 +215,7 @@ PY
 	echo "(a) cts-trace -q -m break -s STRATEGY --seed S -n $NBUG --coverage --report R.json PROGRAM"
 	echo "(b) cts-trace -q -m break -s STRATEGY --seed S -n $NCOV --coverage --report R.json PROGRAM_ok"
 	echo "(c) cts-trace -q -m break -s STRATEGY --seed S -n $NCOV --keep-going --coverage --report R.json PROGRAM"
+	echo "(d) benchmarks/map/mapsim SCRIPT STRATEGY SEED 50 [K=N]   (built against libcts.a)"
 	echo '```'
 	echo
 	echo "### Raw data"

@@ -964,9 +964,10 @@ static char *src_totals(void *ctx)
 	int off = snprintf(buf, 2048, "{\"covered\": %" PRIu64 ", \"estimate\": %" PRIu64
 			   ", \"estimate_unpruned\": %" PRIu64 ", \"percent\": %.2f"
 			   ", \"variables\": %" PRIu64 ", \"accesses\": %" PRIu64
+			   ", \"targets\": %" PRIu64 ", \"targets_covered\": %" PRIu64
 			   ", \"truncated\": %s, \"patterns\": [", s->covered, s->estimate,
-			   s->estimate_raw, pct(s), s->variables, s->accesses,
-			   s->truncated ? "true" : "false");
+			   s->estimate_raw, pct(s), s->variables, s->accesses, s->targets,
+			   s->targets_hit, s->truncated ? "true" : "false");
 	for (int i = 1; i <= CTS_MAP_PATTERNS; i++)
 		off += snprintf(buf + off, 2048 - (size_t)off,
 				"%s{\"id\": %d, \"name\": \"%s\", \"covered\": %" PRIu64
