@@ -173,7 +173,7 @@ static bool y_bound(int t, int len)
 }
 
 /* A partial match: key words [meta, x, y, pc0, pc1, pc2], meta = template |
- * len << 8 | (ta + 1) << 16 | (tb + 1) << 40. */
+ * len << 5 | (ta + 1) << 8 | (tb + 1) << 36 (thread numbers < 2^24). */
 #define PW 6
 /* An instance: [template, x, y, pc0..pc3]. */
 #define IW 7
@@ -190,10 +190,10 @@ struct pview {
 
 static void pdecode(const uint64_t *k, struct pview *p)
 {
-	p->t = (int)(k[0] & 0xff);
-	p->len = (int)((k[0] >> 8) & 0xff);
-	p->ta = (int)((k[0] >> 16) & 0xffffff) - 1;
-	p->tb = (int)((k[0] >> 40) & 0xffffff) - 1;
+	p->t = (int)(k[0] & 0x1f);
+	p->len = (int)((k[0] >> 5) & 0x7);
+	p->ta = (int)((k[0] >> 8) & 0xfffffff) - 1;
+	p->tb = (int)((k[0] >> 36) & 0xfffffff) - 1;
 	p->x = k[1];
 	p->y = k[2];
 	memcpy(p->pc, k + 3, sizeof(p->pc));
@@ -201,8 +201,8 @@ static void pdecode(const uint64_t *k, struct pview *p)
 
 static void pencode(const struct pview *p, uint64_t *k)
 {
-	k[0] = (uint64_t)p->t | (uint64_t)p->len << 8 | (uint64_t)(p->ta + 1) << 16 |
-	       (uint64_t)(p->tb + 1) << 40;
+	k[0] = (uint64_t)p->t | (uint64_t)p->len << 5 | (uint64_t)(p->ta + 1) << 8 |
+	       (uint64_t)(p->tb + 1) << 36;
 	k[1] = p->x;
 	k[2] = p->y;
 	memcpy(k + 3, p->pc, sizeof(p->pc));
