@@ -8,6 +8,7 @@
 #include "models/error.h"
 #include "models/map.h"
 #include "models/vclock.h"
+#include "strategies/strategy.h"  /* cts_splitmix64 */
 
 /* ---- a set of fixed-size keys (u64 words) with a value each ---------------- */
 
@@ -622,10 +623,8 @@ static void target_advance(struct cts_map *m, int tid, uint64_t var, int kind, u
 
 static uint64_t rnd(uint64_t *state, uint64_t n)
 {
-	uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return n ? (z ^ (z >> 31)) % n : 0;
+	uint64_t z = cts_splitmix64(state);
+	return n ? z % n : 0;
 }
 
 static bool ok(const struct cts_map *m, uint64_t var, uint64_t p, uint64_t q);
