@@ -220,6 +220,9 @@ static json_t *report_json(const struct cts_report_info *info, const struct cts_
 	json_t *hs = info->hapset_json ? json_loads(info->hapset_json, 0, NULL) : NULL;
 	if (hs)
 		json_object_set_new(root, "hapset", hs);
+	json_t *cov = info->coverage_json ? json_loads(info->coverage_json, 0, NULL) : NULL;
+	if (cov)
+		json_object_set_new(root, "coverage", cov);
 	json_object_set_new(root, "internal_error",
 			    res->internal_error ? jstr(res->error) : json_null());
 	for (int i = 0; i < res->nbugs; i++)

@@ -27,6 +27,7 @@ struct cts_report_info {
 	const char *catch_json;   /* optional: --races catch sites, windows, catches */
 	const char *instances_json; /* optional: --instance/--instances (strategies/tiles.h) */
 	const char *hapset_json;  /* optional: HaPSet coverage (strategies/hapset.h) */
+	const char *coverage_json;/* optional: --coverage series and totals (JSON object) */
 	const struct cts_backend *backend; /* optional: names the pcs and variables of races */
 	const struct cts_suspects *suspects; /* active testing: suspects and confirmations, or NULL */
 	const struct cts_suspects *breaks;   /* --break groups and their hits, or NULL */

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "models/coverage.h"
 #include "models/error.h"
 #include "models/objmodel.h"
 #include "models/race.h"
@@ -699,6 +700,7 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 	int last = -1;
 
 	cts_objmodel_reset(x->model);
+	cts_coverage_begin_run(cfg->coverage);
 	if (x->races)
 		cts_race_begin_run(x->races, run + x->cfg->run_base);
 	cts_schedule_clear_steps(x->sched);
@@ -805,6 +807,7 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 			else
 				memset(x->confirm, 0, x->tcap * sizeof(*x->confirm));
 		}
+		cts_coverage_event(cfg->coverage, &done);
 		s->ops->executed(s, &pt, &done);
 		if (cfg->instance)
 			cts_instance_executed(cfg->instance, c, done.op);
@@ -978,6 +981,18 @@ static void active_run(struct explorer *x, uint64_t run, struct cts_bug *bug)
 	}
 }
 
+/* --coverage: the run's row of metrics and bugs so far. */
+static void coverage_row(struct explorer *x, uint64_t run)
+{
+	if (!x->cfg->coverage)
+		return;
+	cts_coverage_end_run(x->cfg->coverage, run, (uint64_t)x->res->nbugs);
+	if (x->cfg->verbose && !x->cfg->quiet) {
+		clear_progress(x);
+		cts_coverage_print(x->cfg->coverage, x->cfg->log, true);
+	}
+}
+
 int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backend,
 		struct cts_objmodel *model, struct cts_strategy *strategy,
 		struct cts_explore_result *res)
@@ -1051,8 +1066,11 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 		strategy->ops->end_run(strategy, &sum);
 		res->runs++;
 		res->steps += bug.steps;
+		if (bug.kind == CTS_BUG_NONE)
+			coverage_row(&x, run);
 		if (bug.kind != CTS_BUG_NONE) {
 			record_bug(&x, &bug);
+			coverage_row(&x, run);  /* after its bug is counted */
 			if (cfg->stop_on_bug || bug.kind == CTS_BUG_DIVERGED)
 				break;
 		} else if (inc.kind) {

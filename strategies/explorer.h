@@ -9,6 +9,7 @@
 #include "strategies/backend.h"
 #include "strategies/strategy.h"
 
+struct cts_coverage;
 struct cts_objmodel;
 struct cts_race_detector;
 struct cts_schedule;
@@ -82,6 +83,7 @@ struct cts_explorer_config {
 	/* Every run restricted to this instance (strategies/tiles.h), or NULL. */
 	struct cts_instance *instance;
 	uint64_t run_base;        /* added to the run numbers reported (--instances) */
+	struct cts_coverage *coverage; /* --coverage, --strategy map: fed every run, or NULL */
 };
 
 struct cts_explore_result {

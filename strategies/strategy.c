@@ -14,6 +14,7 @@ struct entry {
 static const struct entry table[] = {
 	{ "random", cts_random_create },
 	{ "pct", cts_pct_create },
+	{ "map", cts_map_strategy_create },  /* MAP coverage (strategies/map_guided.c) */
 	/* systematic strategies (strategies/systematic.h) */
 	{ "dfs", cts_dfs_create },
 	{ "dpor", cts_dpor_create },
@@ -23,7 +24,7 @@ static const struct entry table[] = {
 
 const char *cts_strategy_names(void)
 {
-	return "random, pct, dfs, dpor, pcb, idb, racefuzzer, deadlockfuzzer, atomfuzzer, hapset";
+	return "random, pct, map, dfs, dpor, pcb, idb, racefuzzer, deadlockfuzzer, atomfuzzer, hapset";
 }
 
 struct cts_strategy *cts_strategy_create(const char *name, const struct cts_strategy_config *cfg,

@@ -9,6 +9,7 @@
 struct cts_schedule;
 struct cts_active_options;
 struct cts_hapset_options;
+struct cts_map;
 
 /* What the explorer shows a strategy when a choice is due. */
 struct cts_sched_point {
@@ -77,6 +78,7 @@ struct cts_strategy_config {
 	cts_context_fn context;
 	void *context_ctx;
 	const struct cts_hapset_options *hapset; /* --strategy hapset, --guide hapset */
+	struct cts_map *map; /* --strategy map: the MAP model the explorer feeds (borrowed) */
 };
 
 #define CTS_CHOOSE_DIVERGED (-2) /* replaying strategy: program did something else */
@@ -127,6 +129,8 @@ int cts_sched_nth_enabled(const struct cts_sched_point *pt, int i);
 /* Constructors, one per strategy file. */
 struct cts_strategy *cts_random_create(const struct cts_strategy_config *cfg);
 struct cts_strategy *cts_pct_create(const struct cts_strategy_config *cfg);
+/* MAP-coverage-directed (strategies/map_guided.c); NULL without cfg->map. */
+struct cts_strategy *cts_map_strategy_create(const struct cts_strategy_config *cfg);
 struct cts_strategy *cts_replay_create(const struct cts_strategy_config *cfg, char *err, size_t errlen);
 
 /* Small deterministic PRNG (xoshiro256**) so runs repeat across libcs. */

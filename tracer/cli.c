@@ -20,6 +20,7 @@ enum {
 	O_WATCHBACKEND, O_CATCHSITES, O_CATCHWINDOW,
 	O_PID,
 	O_INSTANCE, O_INSTANCES, O_TILE, O_TILESPER,
+	O_COVERAGE, O_COVERAGEPLOT,
 };
 
 static const struct option opts[] = {
@@ -68,6 +69,8 @@ static const struct option opts[] = {
 	{ "instances", required_argument, 0, O_INSTANCES },
 	{ "tile", required_argument, 0, O_TILE },
 	{ "tiles-per-thread", required_argument, 0, O_TILESPER },
+	{ "coverage", no_argument, 0, O_COVERAGE },
+	{ "coverage-plot", required_argument, 0, O_COVERAGEPLOT },
 	{ 0, 0, 0, 0 },
 };
 
@@ -302,6 +305,10 @@ static int one_option(struct cts_cli *c, int opt, const char *arg, char *err, si
 	case O_TILESPER:
 		c->tiles_given = true;
 		return parse_u64(arg, "--tiles-per-thread", 0, 1000, &c->tiles_per_thread, err, errlen);
+	case O_COVERAGE: c->coverage = true; return 0;
+	case O_COVERAGEPLOT:
+		return nonempty(arg, "--coverage-plot", err, errlen) ?:
+		       (c->coverage = true, c->coverage_plot = arg, 0);
 	case 'h': return CTS_CLI_HELP;
 	case 'V': return CTS_CLI_VERSION;
 	default: return bad(err, errlen, "internal: option %d not handled", opt);

@@ -68,6 +68,8 @@ struct cts_cli {
 	const char *hapset_load;       /* --hapset-load FILE */
 	uint64_t hapset_learn;         /* --hapset-learn N random learning runs */
 	bool hapset_learn_given;
+	bool coverage;                 /* --coverage (or --coverage-plot) */
+	const char *coverage_plot;     /* --coverage-plot FILE.svg, NULL */
 };
 
 /* Fills *c from argv (argv is not modified; getopt's state is reset). */

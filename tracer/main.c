@@ -9,7 +9,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "models/coverage.h"
 #include "models/error.h"
+#include "models/map.h"
 #include "models/objmodel.h"
 #include "models/report.h"
 #include "models/schedule.h"
@@ -82,6 +84,11 @@ static void usage(FILE *f)
 "      --check CMD       after each run that exits, run CMD with /bin/sh in the\n"
 "                        current directory (CTS_EXIT_STATUS = the program's exit\n"
 "                        status, CTS_RUN = run number); non-zero is a bug\n"
+"      --coverage        MAP coverage (memory-access patterns covered / estimated):\n"
+"                        a line at the end, one per run with -v, and a \"coverage\"\n"
+"                        object in --report; strategy map: each run aims at one\n"
+"                        uncovered pattern and runs its steps first\n"
+"      --coverage-plot FILE  also write an SVG of coverage and bugs against runs\n"
 "  -m, --mode MODE       sync: pthread calls and futexes only;\n"
 "                        break: also shared memory accesses of the program's code\n"
 "                        and of the C library calls it makes (default);\n"
@@ -160,6 +167,15 @@ static void active_describe(void *ctx, uint64_t pc, char *buf, size_t len)
 	buf[0] = 0;
 	if (be->ops && be->ops->describe_pc)
 		be->ops->describe_pc(be->be, pc, buf, len);
+}
+
+/* A data address as the MAP model names variables: "symbol+off" or "". */
+static void map_describe(void *ctx, uint64_t addr, char *buf, size_t len)
+{
+	const struct cts_backend *be = ctx;
+	buf[0] = 0;
+	if (be->ops && be->ops->describe_data)
+		be->ops->describe_data(be->be, addr, buf, len);
 }
 
 static volatile sig_atomic_t got_signal;
@@ -426,6 +442,9 @@ int main(int argc, char **argv)
 	bool explored = false;
 	struct cts_schedule *sched = NULL, *options = NULL;
 	char **replay_argv = NULL, *path = NULL, *watch_json = NULL, *catch_json = NULL;
+	char *coverage_json = NULL;
+	struct cts_map *map = NULL;
+	struct cts_coverage *coverage = NULL;
 	struct cts_strategy *strat = NULL;
 	struct cts_objmodel *model = NULL;
 	struct cts_tracer *tracer = NULL;
@@ -595,6 +614,18 @@ int main(int argc, char **argv)
 		status = EXIT_USAGE;
 		goto out;
 	}
+	/* --coverage, --strategy map: the MAP model the explorer feeds. */
+	bool use_map = !cli.replay && (cli.coverage || strcmp(cli.strategy, "map") == 0);
+	if (use_map) {
+		map = cts_map_new();
+		coverage = cts_coverage_new();
+		struct cts_coverage_source src;
+		cts_map_coverage_source(map, &src);
+		cts_coverage_add_source(coverage, &src);
+		if (mode == CTS_MODE_SYNC && cts_verbosity >= 1)
+			cts_error_msg("warning: in sync mode plain memory accesses are invisible, so MAP "
+				      "coverage sees lock-level objects only: nothing (use --mode break)");
+	}
 	struct cts_strategy_config scfg = {
 		.seed = cli.seed, .depth = (int)cli.depth, .bound = (int)cli.bound,
 		.max_steps = cli.max_steps, .schedule_file = cli.replay, .schedule = sched,
@@ -602,7 +633,7 @@ int main(int argc, char **argv)
 		.state_match = !cli.state_match || cli.replay ? CTS_MATCH_NONE :
 			       strcmp(cli.state_match, "petri-writes") == 0 ? CTS_MATCH_PETRI_WRITES :
 			       CTS_MATCH_PETRI,
-		.time_limit = cli.time_limit,
+		.time_limit = cli.time_limit, .map = map,
 		.context_k = cli.context,
 		.hapset = hapset_wanted ? &hopt : NULL,
 	};
@@ -624,7 +655,8 @@ int main(int argc, char **argv)
 		status = EXIT_USAGE;
 		goto out;
 	}
-	bool systematic = strcmp(cli.strategy, "random") != 0 && strcmp(cli.strategy, "pct") != 0;
+	bool systematic = strcmp(cli.strategy, "random") != 0 && strcmp(cli.strategy, "pct") != 0 &&
+			  strcmp(cli.strategy, "map") != 0;
 	uint64_t runs = cli.runs;
 	if (!cli.runs_given && systematic)
 		runs = 0; /* systematic strategies run until their space is exhausted */
@@ -680,10 +712,12 @@ int main(int argc, char **argv)
 		.progress = cts_verbosity >= 1 && isatty(2) && !cli.replay, .log = stderr,
 		.races = catching ? races - CTS_RACES_FAIL : races, .races_catch = catching,
 		.self = self_path(argv[0]), .options = options,
-		.check = cli.check, .instance = instance,
+		.check = cli.check, .instance = instance, .coverage = coverage,
 	};
 	struct cts_backend backend = cts_tracer_backend(tracer);
 	active_be = backend;
+	if (map && backend.ops->describe_data)
+		cts_map_set_describe(map, map_describe, &active_be);
 	struct cts_explore_result res;
 	if (got_signal)
 		goto out;
@@ -822,6 +856,15 @@ int main(int argc, char **argv)
 				status = EXIT_USAGE;
 		}
 	}
+	if (coverage && cli.coverage && cts_verbosity >= 1)
+		cts_coverage_print(coverage, stderr, false);
+	if (coverage && cli.coverage_plot &&
+	    cts_coverage_plot(coverage, cli.coverage_plot, desc, err, sizeof(err)) != 0) {
+		cts_error_msg("%s", err);
+		if (status == EXIT_CLEAN)
+			status = EXIT_USAGE;
+	}
+	coverage_json = coverage && cli.coverage ? cts_coverage_json(coverage) : NULL;
 	char petri_json[512];
 	struct cts_petri_search_stats ps;
 	bool have_ps = cts_petri_search_stats(strat, &ps);
@@ -849,6 +892,7 @@ int main(int argc, char **argv)
 			.watch_json = watch_json, .catch_json = catch_json,
 			.instances_json = instances_json,
 			.hapset_json = hapset_json,
+			.coverage_json = coverage_json,
 		};
 		struct cts_report_out *r = report;
 		report = NULL;
@@ -881,5 +925,8 @@ out:
 	free(catch_json);
 	free(instances_json);
 	cts_instance_free(instance);
+	free(coverage_json);
+	cts_coverage_free(coverage);
+	cts_map_free(map);
 	return status;
 }
