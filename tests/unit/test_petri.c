@@ -36,8 +36,9 @@ static struct cts_sim *parse(const char *text)
 	return sim;
 }
 
-enum algo { DFS, DPOR, NAIVE, NAIVE_W };
-static const char *const algo_names[] = { "dfs", "dpor", "naive", "naive/writes" };
+enum algo { DFS, DPOR, NAIVE, NAIVE_W, UNF, UNF_NC, UNF_W };
+static const char *const algo_names[] = { "dfs", "dpor", "naive", "naive/writes", "unfold",
+					  "unfold --no-cutoffs", "unfold/writes" };
 
 /* Final states of real runs (a few variables, and whether a bug ended the
  * run): state matching must reach every one dfs reaches. */
@@ -136,6 +137,9 @@ static struct outcome go(struct cts_sim *sim, enum algo a, bool stop_on_bug, str
 	struct cts_strategy *s;
 	if (a == DFS || a == DPOR)
 		s = cts_search_create(a == DFS ? CTS_SEARCH_DFS : CTS_SEARCH_DPOR, &sc, NULL);
+	else if (a >= UNF)
+		s = cts_petri_unfold_create(&sc, a == UNF_W ? CTS_PETRI_WRITES : CTS_PETRI_VALUES,
+					    a != UNF_NC);
 	else
 		s = cts_petri_dfs_create(&sc, a == NAIVE ? CTS_PETRI_VALUES : CTS_PETRI_WRITES);
 	struct wrap *w = cts_xcalloc(1, sizeof(*w));
@@ -216,7 +220,7 @@ static void test_finals_vs_dfs(void)
 		run_limit = 0;
 		if (!d.complete && cts_sim_set_const(sim, "N", 1))
 			d = go(sim, DFS, false, &fd);
-		for (int a = NAIVE; a <= NAIVE_W; a++) {
+		for (int a = NAIVE; a <= UNF_W; a++) {
 			struct outcome o = go(sim, a, false, &fp);
 			bool same = same_finals(&fd, &fp);
 			if (!tap_ok(d.complete && o.complete && o.runs <= d.runs && same &&
