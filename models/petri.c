@@ -561,10 +561,10 @@ static size_t op_inputs(struct cts_petri *n, const struct cts_pmark *m, int tid,
 	}
 	if (n->replicate) {
 		/* Place replication of the thread set: each thread reads its own
-		 * copy at every step (so whether it runs alone, and which copies a
-		 * write reaches, is fixed by its inputs); creating and ending a
-		 * thread write every copy. Kept last: in_c[0] stays the operand. */
-		bool w = ev->op == CTS_OP_CREATE || ev->op == CTS_OP_THREAD_EXIT;
+		 * copy at every step (so which copies a write reaches is fixed by
+		 * its inputs); creating a thread writes every copy. Kept last:
+		 * in_c[0] stays the operand. */
+		bool w = ev->op == CTS_OP_CREATE;
 		in_add(n, &k, comp_get(n, K_TCOUNT, 0, tid), w);
 		for (int u = 0; w && u < m->nthreads; u++)
 			if (u != tid)
@@ -599,12 +599,6 @@ static struct pinfo *thread_pi(struct cts_petri *n, const struct cts_pmark *m, i
 /* No other thread of m lives. */
 static bool alone_in(const struct cts_petri *n, const struct cts_pmark *m, int tid)
 {
-	if (n->replicate) {
-		/* its own copy of the thread set: live threads - 1 in `bytes` */
-		uint64_t k[3] = { K_TCOUNT, 0, (uint64_t)(int64_t)tid };
-		uint32_t c = itab_get((struct itab *)&n->comps, k, 3, false, NULL);
-		return c == NONE || (int64_t)n->pi[mk_place(n, m, c)].bytes <= 0;
-	}
 	for (size_t i = 0; i < m->n; i++) {
 		const struct cinfo *c = &n->ci[m->e[i] >> 32];
 		if (c->kind == K_THREAD && c->tid != tid &&
@@ -831,8 +825,7 @@ static size_t fire_outputs(struct cts_petri *n, const struct cts_pmark *m, int t
 		}
 		uint32_t p;
 		if (ci->kind == K_TCOUNT && n->replicate) {
-			p = gen_after(n, c, old, L, ev);  /* live threads - 1 in `bytes` */
-			n->pi[p].bytes = n->pi[old].bytes + (ev->op == CTS_OP_CREATE ? 1 : (uint64_t)-1);
+			p = gen_after(n, c, old, L, ev);
 			if (ci->tid == tid)
 				ts_new = p;
 		} else if (ci->kind == K_WORD)

@@ -13,11 +13,13 @@
  * outputs (observed, or predicted for reads, writes, locks and unlocks),
  * enabled but never executed, disabled, or nothing. With `replicate` every
  * word has one copy per thread (place replication, for unfoldings): a read
- * looks at its own copy only, a write sets every copy. The set of live
- * threads is replicated the same way: every step of a thread reads its own
- * copy, create and thread exit write all of them; so a transition's inputs
- * (which copies a write reaches, whether the thread runs alone) are fixed by
- * the places it consumes, as a Petri net's are. */
+ * looks at its own copy only, a write sets every copy. The set of threads
+ * is replicated the same way: every step of a thread reads its own copy,
+ * create writes all of them; so which copies a write reaches is fixed by
+ * the places it consumes, as in a Petri net. Whether a thread runs alone
+ * (cts_petri_skips) still looks at the other threads' places: the
+ * unfolding replays a thread's exit only after the steps that do not
+ * depend on it (strategies/unfold.c). */
 #ifndef CTS_PETRI_H
 #define CTS_PETRI_H
 

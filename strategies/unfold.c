@@ -16,6 +16,7 @@ struct cond {
 
 struct event {
 	int tid;
+	bool exit;         /* a thread's end: replayed as late as it can be */
 	uint8_t state, runs, pe_tries;
 	uint32_t trans, mark, npre, size, level, label, last_unknown;
 	uint32_t *pre;     /* preset conditions, ascending */
@@ -499,6 +500,8 @@ static void ev_add_ext(struct cts_unf *u, int tid, const uint32_t *S, size_t nS,
 	uint32_t id = (uint32_t)u->nev++;
 	struct event *e = &u->ev[id];
 	memset(e, 0, sizeof(*e));
+	const struct cts_event *op = cts_petri_next_op(u->net, u->mk, tid);
+	e->exit = op && op->op == CTS_OP_THREAD_EXIT;
 	e->tid = tid;
 	e->trans = trans;
 	e->state = E_EXT;
@@ -581,6 +584,36 @@ static void want_run(struct cts_unf *u, const uint64_t *cut, size_t ncut, int ti
 			evs.v[j] = evs.v[j - 1];
 			evs.v[j - 1] = t;
 		}
+	/* A thread's end waits for the first step that depends on it: the
+	 * steps concurrent with it ran while that thread lived (whether a
+	 * thread runs alone changes what the tracer shows of it). */
+	struct u32v ord = { 0 }, pend = { 0 }, past = { 0 };
+	for (size_t i = 0; i < evs.n; i++) {
+		const struct event *x = &u->ev[evs.v[i]];
+		if (x->exit) {
+			u32_push(&pend, evs.v[i]);
+			continue;
+		}
+		if (pend.n) {
+			config_events(u, x->cut, x->ncut, &past);
+			for (size_t j = 0; j < pend.n; j++) {
+				bool dep = false;
+				for (size_t k = 0; k < past.n && !dep; k++)
+					dep = past.v[k] == pend.v[j];
+				if (dep) {
+					u32_push(&ord, pend.v[j]);
+					pend.v[j--] = pend.v[--pend.n];
+				}
+			}
+		}
+		u32_push(&ord, evs.v[i]);
+	}
+	for (size_t j = 0; j < pend.n; j++)
+		u32_push(&ord, pend.v[j]);
+	free(pend.v);
+	free(past.v);
+	free(evs.v);
+	evs = ord;
 	if (u->nruns == u->runcap) {
 		u->runcap = u->runcap ? u->runcap * 2 : 16;
 		u->runs = cts_xrealloc(u->runs, u->runcap * sizeof(*u->runs));
@@ -589,16 +622,15 @@ static void want_run(struct cts_unf *u, const uint64_t *cut, size_t ncut, int ti
 	for (size_t i = 0; i < evs.n; i++)
 		tids[i] = u->ev[evs.v[i]].tid;
 	tids[evs.n] = tid;
-	u32_push(&evs, UINT32_MAX);
+	size_t n = evs.n;
+	u32_push(&evs, UINT32_MAX);  /* room for one more step */
 	u->runs[u->nruns].tids = tids;
 	u->runs[u->nruns].evs = evs.v;
-	u->runs[u->nruns].n = evs.n;
+	u->runs[u->nruns].n = n;
 	u->runs[u->nruns].soft = tid >= 0;
 	if (tid >= 0)
 		cts_debug_msg("unfold: run to a co-set's configuration (%zu events), then thread %d",
-			      evs.n - 1, tid);
-	if (tid < 0)
-		u->runs[u->nruns].n--;
+			      n, tid);
 	u->nruns++;
 	u->pe_unknown = true;
 }
