@@ -15,7 +15,7 @@ enum {
 	O_KEEPGOING, O_RACES, O_WATCH, O_TRACELIB, O_OUTPUT, O_NOFORK, O_FAILINC, O_CHECK,
 	O_MAXTHREADS,
 	O_BREAK, O_SUSPECTS, O_SUSPECTS_FROM, O_TRIES,
-	O_STATEMATCH,
+	O_STATEMATCH, O_NOCUTOFFS,
 	O_WATCHBACKEND, O_CATCHSITES, O_CATCHWINDOW,
 };
 
@@ -55,6 +55,7 @@ static const struct option opts[] = {
 	{ "help", no_argument, 0, 'h' },
 	{ "version", no_argument, 0, 'V' },
 	{ "state-match", required_argument, 0, O_STATEMATCH },
+	{ "no-cutoffs", no_argument, 0, O_NOCUTOFFS },
 	{ 0, 0, 0, 0 },
 };
 
@@ -260,6 +261,7 @@ static int one_option(struct cts_cli *c, int opt, const char *arg, char *err, si
 				   arg);
 		c->state_match = strcmp(arg, "none") ? arg : NULL;
 		return 0;
+	case O_NOCUTOFFS: c->no_cutoffs = true; return 0;
 	case 'h': return CTS_CLI_HELP;
 	case 'V': return CTS_CLI_VERSION;
 	default: return bad(err, errlen, "internal: option %d not handled", opt);
