@@ -389,6 +389,16 @@ void cts_pmark_get(const struct cts_pmark *m, size_t i, uint32_t *comp, uint32_t
 	*place = (uint32_t)m->e[i];
 }
 
+uint32_t cts_pmark_place(const struct cts_petri *n, const struct cts_pmark *m, uint32_t comp)
+{
+	return mk_place(n, m, comp);
+}
+
+void cts_pmark_set(const struct cts_petri *n, struct cts_pmark *m, uint32_t comp, uint32_t place)
+{
+	mk_set(n, m, comp, place);
+}
+
 uint32_t cts_petri_store(struct cts_petri *n, const struct cts_pmark *m, bool *fresh)
 {
 	return itab_get(&n->marks, m->e, m->n, true, fresh);
@@ -511,7 +521,8 @@ static size_t op_inputs(struct cts_petri *n, const struct cts_pmark *m, int tid,
 			in_add(n, &k, comp_get(n, K_SYNC, ev->obj, -1), true);
 		break;
 	case CTS_OP_CREATE:
-		in_add(n, &k, comp_get(n, K_TCOUNT, 0, -1), true);
+		if (!n->replicate)
+			in_add(n, &k, comp_get(n, K_TCOUNT, 0, -1), true);
 		for (size_t i = 0; n->replicate && i < m->n; i++) {
 			const struct cinfo *c = &n->ci[m->e[i] >> 32];
 			if (c->kind == K_WORD && c->tid == tid)
@@ -547,6 +558,17 @@ static size_t op_inputs(struct cts_petri *n, const struct cts_pmark *m, int tid,
 			in_add(n, &k, comp_get(n, K_SYNC, ev->obj, -1), true);
 		}
 		break;
+	}
+	if (n->replicate) {
+		/* Place replication of the thread set: each thread reads its own
+		 * copy at every step (so which copies a write reaches is fixed by
+		 * its inputs); creating a thread writes every copy. Kept last:
+		 * in_c[0] stays the operand. */
+		bool w = ev->op == CTS_OP_CREATE;
+		in_add(n, &k, comp_get(n, K_TCOUNT, 0, tid), w);
+		for (int u = 0; w && u < m->nthreads; u++)
+			if (u != tid)
+				in_add(n, &k, comp_get(n, K_TCOUNT, 0, u), true);
 	}
 	return k;
 }
@@ -766,6 +788,7 @@ static size_t fire_outputs(struct cts_petri *n, const struct cts_pmark *m, int t
 			   const struct cts_event *ev, size_t nin, uint32_t *lnew, bool *contradiction)
 {
 	size_t k = 0;
+	uint32_t ts_new = NONE;
 	*contradiction = false;
 	bool plc = observes_places(n, ev->op);
 	uint64_t vobs = ev->value;
@@ -784,7 +807,7 @@ static size_t fire_outputs(struct cts_petri *n, const struct cts_pmark *m, int t
 	key[kl++] = (uint64_t)(int64_t)ev->result;
 	key[kl++] = vobs;
 	for (size_t i = 0; plc && i < nin; i++)
-		if (!n->in_w[i] || ev->op != CTS_OP_READ)
+		if ((!n->in_w[i] || ev->op != CTS_OP_READ) && n->ci[n->in_c[i]].kind != K_TCOUNT)
 			key[kl++] = mk_place(n, m, n->in_c[i]);
 	uint32_t tc = cts_petri_thread_comp(n, tid);
 	*lnew = place_get(n, key, kl, tc);
@@ -801,7 +824,11 @@ static size_t fire_outputs(struct cts_petri *n, const struct cts_pmark *m, int t
 			continue;
 		}
 		uint32_t p;
-		if (ci->kind == K_WORD)
+		if (ci->kind == K_TCOUNT && n->replicate) {
+			p = gen_after(n, c, old, L, ev);
+			if (ci->tid == tid)
+				ts_new = p;
+		} else if (ci->kind == K_WORD)
 			p = word_after(n, c, old, L, ev);
 		else if (ci->kind == K_SYNC && is_mutex_op(ev->op))
 			p = mutex_after(n, c, old, L, tid, ev, ev->op != CTS_OP_UNLOCK);
@@ -834,6 +861,8 @@ static size_t fire_outputs(struct cts_petri *n, const struct cts_pmark *m, int t
 			if (ci->kind == K_WORD && ci->tid == tid)
 				out_add(n, &k, comp_get(n, K_WORD, ci->key, ev->target), (uint32_t)m->e[i]);
 		}
+		if (ts_new != NONE)
+			out_add(n, &k, comp_get(n, K_TCOUNT, 0, ev->target), ts_new);
 	}
 	return k;
 }
@@ -1007,7 +1036,7 @@ static bool predict(struct cts_petri *n, const struct cts_pmark *m, int tid, uin
 		if (pi->flags & PF_SPIN)
 			return false;
 		if (n->keying == CTS_PETRI_VALUES) {
-			if (!in_word(tm) || nin != 1)
+			if (!in_word(tm) || nin != 1u + n->replicate)
 				return false;
 			const struct pinfo *wp = &n->pi[mk_place(n, m, n->in_c[0])];
 			if (wp->flags & PF_HEAP)
@@ -1027,7 +1056,7 @@ static bool predict(struct cts_petri *n, const struct cts_pmark *m, int tid, uin
 		}
 		break;
 	case CTS_OP_LOCK: {
-		if (tm->timed || nin != 1)
+		if (tm->timed || nin != 1u + n->replicate)
 			return false;
 		uint32_t p = mk_place(n, m, n->in_c[0]);
 		if (p == n->ci[n->in_c[0]].init)
@@ -1037,7 +1066,7 @@ static bool predict(struct cts_petri *n, const struct cts_pmark *m, int tid, uin
 		return false;
 	}
 	case CTS_OP_UNLOCK: {
-		if (nin != 1)
+		if (nin != 1u + n->replicate)
 			return false;
 		uint32_t p = mk_place(n, m, n->in_c[0]);
 		if (n->pi[p].holder != tid)
@@ -1084,6 +1113,26 @@ bool cts_petri_terminal(const struct cts_petri *n, const struct cts_pmark *m)
 		    (n->pi[(uint32_t)m->e[i]].flags & PF_TERMINAL))
 			return true;
 	return false;
+}
+
+uint32_t cts_petri_unknowns(struct cts_petri *n, const struct cts_pmark *m, int *en, int *alive)
+{
+	uint32_t u = 0;
+	*en = *alive = 0;
+	if (cts_petri_terminal(n, m))
+		return 0;
+	for (int t = 0; t < cts_pmark_nthreads(m); t++) {
+		enum cts_pstatus ps = cts_petri_status(n, m, t);
+		u += ps == CTS_PS_UNKNOWN;
+		*en += ps == CTS_PS_ENABLED;
+		*alive += ps != CTS_PS_GONE;
+	}
+	return u;
+}
+
+uint32_t cts_petri_tset_comp(struct cts_petri *n, int tid)
+{
+	return comp_get(n, K_TCOUNT, 0, n->replicate ? tid : -1);
 }
 
 const struct cts_event *cts_petri_next_op(const struct cts_petri *n, const struct cts_pmark *m,

@@ -13,7 +13,13 @@
  * outputs (observed, or predicted for reads, writes, locks and unlocks),
  * enabled but never executed, disabled, or nothing. With `replicate` every
  * word has one copy per thread (place replication, for unfoldings): a read
- * looks at its own copy only, a write sets every copy. */
+ * looks at its own copy only, a write sets every copy. The set of threads
+ * is replicated the same way: every step of a thread reads its own copy,
+ * create writes all of them; so which copies a write reaches is fixed by
+ * the places it consumes, as in a Petri net. Whether a thread runs alone
+ * (cts_petri_skips) still looks at the other threads' places: the
+ * unfolding replays a thread's exit only after the steps that do not
+ * depend on it (strategies/unfold.c). */
 #ifndef CTS_PETRI_H
 #define CTS_PETRI_H
 
@@ -79,6 +85,10 @@ enum cts_pstatus {
 enum cts_pstatus cts_petri_status(struct cts_petri *n, const struct cts_pmark *m, int tid);
 /* Some thread's place is where runs end: nothing follows this marking. */
 bool cts_petri_terminal(const struct cts_petri *n, const struct cts_pmark *m);
+/* Threads whose next step is not known at m (after prediction); *en gets
+ * how many are enabled, *alive how many have not exited (0 at a terminal
+ * marking). */
+uint32_t cts_petri_unknowns(struct cts_petri *n, const struct cts_pmark *m, int *en, int *alive);
 /* The next operation of tid's place, NULL if unknown. */
 const struct cts_event *cts_petri_next_op(const struct cts_petri *n, const struct cts_pmark *m,
 					  int tid);
@@ -95,6 +105,10 @@ uint32_t cts_petri_key(struct cts_petri *n, const struct cts_pmark *m, int tid);
 size_t cts_pmark_size(const struct cts_pmark *m);
 /* The i-th (component, place) pair. */
 void cts_pmark_get(const struct cts_pmark *m, size_t i, uint32_t *comp, uint32_t *place);
+/* The place of comp in m (its initial place when m leaves it out), and
+ * setting it. */
+uint32_t cts_pmark_place(const struct cts_petri *n, const struct cts_pmark *m, uint32_t comp);
+void cts_pmark_set(const struct cts_petri *n, struct cts_pmark *m, uint32_t comp, uint32_t place);
 /* Components tid's transition at m consumes (its own thread component first),
  * up to max; returns how many (may exceed max). */
 size_t cts_petri_inputs(struct cts_petri *n, const struct cts_pmark *m, int tid, uint32_t *comps,
@@ -102,6 +116,9 @@ size_t cts_petri_inputs(struct cts_petri *n, const struct cts_pmark *m, int tid,
 /* Components tid's known transition at m changes (the thread first). */
 size_t cts_petri_outputs(struct cts_petri *n, const struct cts_pmark *m, int tid, uint32_t *comps,
 			 size_t max);
+/* The component of tid's copy of the thread set (with replication; every
+ * step of tid reads it). */
+uint32_t cts_petri_tset_comp(struct cts_petri *n, int tid);
 /* The thread component of tid, 0 if it has none yet. */
 uint32_t cts_petri_thread_comp(struct cts_petri *n, int tid);
 

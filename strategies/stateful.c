@@ -9,6 +9,7 @@
 #include <time.h>
 #include "models/error.h"
 #include "strategies/stateful.h"
+#include "strategies/unfold.h"
 
 /* ---- bit sets over threads, sized by the marking's thread count ---- */
 
@@ -48,6 +49,7 @@ struct vinfo {
 };
 
 struct ustrat;
+static bool advance(struct ustrat *s);
 static bool dfs_advance(struct ustrat *s);
 static void restart(struct ustrat *s);
 
@@ -65,6 +67,7 @@ struct ustrat {
 	bool stutter;          /* the run stopped at a held-back spinner's step... */
 	uint64_t stutter_at;   /* ...this one of the target */
 	uint64_t executed;
+	int last_tid;          /* the thread of the run's last step */
 	uint64_t msteps;       /* steps of this run the model counts */
 	double t0;             /* when the search began (cfg.time_limit) */
 	/* naive */
@@ -76,6 +79,10 @@ struct ustrat {
 	size_t nsleeps, sleepcap;
 	struct cts_petri_search_stats st;
 	char why[512];
+	/* the unfolding search (unfold.h), then the sweep for dead markings */
+	struct cts_unf *unf;
+	bool cutoffs, sweeping;
+	bool soft;             /* the target's last step is left out if it cannot run */
 };
 
 #define MAX_RESTARTS 16
@@ -101,7 +108,7 @@ static bool u_begin(struct cts_strategy *base, uint64_t run)
 {
 	struct ustrat *s = (struct ustrat *)base;
 	(void)run;
-	if (s->started && !dfs_advance(s)) {
+	if (s->started && !advance(s)) {
 		s->exhausted = true;
 		return false;
 	}
@@ -132,6 +139,14 @@ static int u_choose(struct cts_strategy *base, const struct cts_sched_point *pt)
 		    cts_petri_skips(s->net, s->cur, t, pt->pending[t].op))
 			return t;   /* not a step of the model */
 	k = s->msteps;
+	if (s->soft && k + 1 == s->ntarget) {
+		/* an optional last step: the thread whose transition is wanted */
+		int t = s->target[k];
+		const struct cts_event *want = cts_petri_next_op(s->net, s->cur, t);
+		if (t < 0 || t >= pt->nthreads || !pt->alive[t] || !pt->enabled[t] ||
+		    (want && (want->op != pt->pending[t].op || want->obj != pt->pending[t].obj)))
+			k = s->ntarget;  /* run freely */
+	}
 	if (k < s->ntarget) {
 		int t = s->target[k];
 		const struct cts_event *want = cts_petri_next_op(s->net, s->cur, t);
@@ -178,6 +193,7 @@ static void u_executed(struct cts_strategy *base, const struct cts_sched_point *
 		s->msteps++;
 	cts_petri_executed(s->net, s->cur, ev);
 	s->executed++;
+	s->last_tid = ev->tid;
 	if (ev->op == CTS_OP_PROC_EXIT)
 		cts_petri_run_ended(s->net, s->cur, ev->tid);
 }
@@ -199,6 +215,9 @@ static void u_end_run(struct cts_strategy *base, const struct cts_run_summary *s
 {
 	struct ustrat *s = (struct ustrat *)base;
 	s->st.runs++;
+	cts_debug_msg("petri: run %" PRIu64 " ended after %" PRIu64 " of %zu target steps%s%s%s",
+		      sum->run, s->msteps, s->ntarget, s->stutter ? " (stutter)" : "",
+		      sum->aborted ? " (aborted)" : "", s->diverged ? " (diverged)" : "");
 	struct cts_petri_stats ps;
 	cts_petri_get_stats(s->net, &ps);
 	if ((ps.conflicts || s->diverged) && s->st.restarts < MAX_RESTARTS) {
@@ -210,8 +229,12 @@ static void u_end_run(struct cts_strategy *base, const struct cts_run_summary *s
 		restart(s);
 		return;
 	}
+	if (s->sweeping)
+		s->st.sweep_runs++;
 	if (s->stutter) {
 		s->st.stutters++;
+		if (s->unf && !s->sweeping)
+			cts_unf_stutter(s->unf, s->stutter_at);
 		return;
 	}
 	if (sum->aborted) {
@@ -219,13 +242,21 @@ static void u_end_run(struct cts_strategy *base, const struct cts_run_summary *s
 		s->incomplete = true;
 		return;
 	}
-	if (s->msteps < s->ntarget) {
+	if (s->msteps + s->soft < s->ntarget) {
 		s->incomplete = true;
 		snprintf(s->why, sizeof(s->why), "a run ended before reaching its target marking");
 	}
 	bool fresh;
 	uint32_t id = cts_petri_store(s->net, s->cur, &fresh);
 	vinfo(s, id)->run_end = true;   /* a crash, a deadlock or the exit: confirmed here */
+	if (s->unf) {
+		/* An oracle fired right after the last step (an assert, a crash):
+		 * that thread's place is where runs end, so the unfolding extends
+		 * no configuration past it (a deadlock leaves it a next step). */
+		if (sum->bug)
+			cts_petri_run_ended(s->net, s->cur, s->last_tid);
+		cts_unf_run_ended(s->unf, id);
+	}
 }
 
 static void push_frame(struct ustrat *s, uint32_t mark, int nthreads, const uint64_t *sleep);
@@ -238,7 +269,13 @@ static void restart(struct ustrat *s)
 		pop_frame(s);
 	enum cts_petri_keying k = s->keying;
 	cts_petri_free(s->net);
-	s->net = cts_petri_new(k, false);
+	s->net = cts_petri_new(k, s->unf != NULL);
+	if (s->unf) {
+		cts_unf_free(s->unf);
+		s->unf = cts_unf_new(s->cutoffs);
+		s->sweeping = false;
+		s->soft = false;
+	}
 	memset(s->vi, 0, s->vicap * sizeof(*s->vi));
 	s->nsleeps = 0;
 	s->incomplete = false;
@@ -248,7 +285,8 @@ static void restart(struct ustrat *s)
 	s->cur = NULL;
 	s->tmp = cts_pmark_new(s->net);
 	bool fresh;
-	push_frame(s, cts_petri_store(s->net, s->tmp, &fresh), 1, NULL);
+	if (!s->unf)
+		push_frame(s, cts_petri_store(s->net, s->tmp, &fresh), 1, NULL);
 	s->started = false;
 	s->ntarget = 0;
 }
@@ -258,7 +296,10 @@ static bool u_complete(const struct cts_strategy *base)
 	const struct ustrat *s = (const struct ustrat *)base;
 	struct cts_petri_stats ps;
 	cts_petri_get_stats(s->net, &ps);
-	return s->exhausted && !s->incomplete && ps.conflicts == 0;
+	struct cts_unf_stats us = { 0 };
+	if (s->unf)
+		cts_unf_get_stats(s->unf, &us);
+	return s->exhausted && !s->incomplete && ps.conflicts == 0 && !us.incomplete;
 }
 
 static const char *u_diverged(const struct cts_strategy *base)
@@ -353,28 +394,47 @@ static bool enter(struct ustrat *s, struct frame *f)
 	return true;
 }
 
-/* Threads whose next step is not known at m (after prediction); *en gets
- * how many are enabled, *alive how many have not exited. */
-static uint32_t unknowns(struct ustrat *s, const struct cts_pmark *m, int *en, int *alive)
-{
-	uint32_t u = 0;
-	*en = *alive = 0;
-	if (cts_petri_terminal(s->net, m))
-		return 0;
-	for (int t = 0; t < cts_pmark_nthreads(m); t++) {
-		enum cts_pstatus ps = cts_petri_status(s->net, m, t);
-		u += ps == CTS_PS_UNKNOWN;
-		*en += ps == CTS_PS_ENABLED;
-		*alive += ps != CTS_PS_GONE;
-	}
-	return u;
-}
-
 static double now_s(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The unfolding search first (Fig. 6); once its prefix is complete, a
+ * model-only sweep over the markings for dead ones (deadlocks, livelocks:
+ * the unfolding alone does not promise to reach them), each confirmed by a
+ * real run. */
+static bool advance(struct ustrat *s)
+{
+	if (!s->unf)
+		return dfs_advance(s);
+	if (!s->sweeping) {
+		struct cts_unf_run r;
+		double dl = s->base.cfg.time_limit > 0 ? s->t0 + s->base.cfg.time_limit : 0;
+		if (cts_unf_advance(s->unf, s->net, &r, dl)) {
+			if (r.n > s->tcap) {
+				s->tcap = r.n * 2;
+				s->target = cts_xrealloc(s->target, s->tcap * sizeof(*s->target));
+			}
+			memcpy(s->target, r.tids, r.n * sizeof(*r.tids));
+			s->ntarget = r.n;
+			s->soft = r.soft;
+			return true;
+		}
+		struct cts_unf_stats us;
+		cts_unf_get_stats(s->unf, &us);
+		if (us.incomplete && strstr(us.why, "time limit"))
+			return false;
+		s->sweeping = true;
+		s->soft = false;
+		bool fresh;
+		cts_petri_load(s->net, 0, s->tmp);
+		struct cts_pmark *m0 = cts_pmark_new(s->net);
+		push_frame(s, cts_petri_store(s->net, m0, &fresh), 1, NULL);
+		cts_pmark_free(m0);
+	}
+	return dfs_advance(s);
 }
 
 /* Runs the DFS until it needs a test run (true, s->target set) or is done. */
@@ -408,7 +468,7 @@ static bool dfs_advance(struct ustrat *s)
 		}
 		if (f->phase == PH_CHECK) {
 			int en, alive;
-			uint32_t u = unknowns(s, s->tmp, &en, &alive);
+			uint32_t u = cts_petri_unknowns(s->net, s->tmp, &en, &alive);
 			/* EXTENDMODEL: a run to this marking, while runs still teach something */
 			bool need = u > 0 || (en == 0 && alive > 0 && !vinfo(s, f->mark)->run_end &&
 					      !cts_petri_terminal(s->net, s->tmp));
@@ -478,10 +538,12 @@ static void u_destroy(struct cts_strategy *base)
 	cts_pmark_free(s->cur);
 	cts_pmark_free(s->tmp);
 	cts_petri_free(s->net);
+	cts_unf_free(s->unf);
 	free(s);
 }
 
-static struct ustrat *u_new(const struct cts_strategy_config *cfg, enum cts_petri_keying keying)
+static struct ustrat *u_new(const struct cts_strategy_config *cfg, enum cts_petri_keying keying,
+			    bool unfold)
 {
 	struct ustrat *s = cts_xcalloc(1, sizeof(*s));
 	s->ops = (struct cts_strategy_ops){
@@ -498,7 +560,7 @@ static struct ustrat *u_new(const struct cts_strategy_config *cfg, enum cts_petr
 	s->base.cfg = *cfg;
 	s->keying = keying;
 	s->t0 = now_s();
-	s->net = cts_petri_new(keying, false);
+	s->net = cts_petri_new(keying, unfold);
 	s->tmp = cts_pmark_new(s->net);
 	return s;
 }
@@ -506,11 +568,21 @@ static struct ustrat *u_new(const struct cts_strategy_config *cfg, enum cts_petr
 struct cts_strategy *cts_petri_dfs_create(const struct cts_strategy_config *cfg,
 					  enum cts_petri_keying keying)
 {
-	struct ustrat *s = u_new(cfg, keying);
+	struct ustrat *s = u_new(cfg, keying, false);
 	bool fresh;
 	struct cts_pmark *m0 = cts_pmark_new(s->net);
 	push_frame(s, cts_petri_store(s->net, m0, &fresh), 1, NULL);
 	cts_pmark_free(m0);
+	return &s->base;
+}
+
+struct cts_strategy *cts_petri_unfold_create(const struct cts_strategy_config *cfg,
+					     enum cts_petri_keying keying, bool cutoffs)
+{
+	struct ustrat *s = u_new(cfg, keying, true);
+	s->ops.name = "unfold";
+	s->cutoffs = cutoffs;
+	s->unf = cts_unf_new(cutoffs);
 	return &s->base;
 }
 
@@ -530,5 +602,19 @@ bool cts_petri_search_stats(const struct cts_strategy *base, struct cts_petri_se
 	out->nomatch = ps.nomatch;
 	out->complete = u_complete(base);
 	snprintf(out->why, sizeof(out->why), "%s", ps.why[0] ? ps.why : s->why);
+	if (s->unf) {
+		struct cts_unf_stats us;
+		cts_unf_get_stats(s->unf, &us);
+		out->unfold = true;
+		out->sweep_markings = s->st.markings;
+		out->markings = us.markings;
+		out->sweep_terminals = s->st.terminals;
+		out->terminals = us.cutoffs;
+		out->events = us.events;
+		out->conditions = us.conditions;
+		out->bytes += us.bytes;
+		if (!out->why[0] || us.incomplete)
+			snprintf(out->why, sizeof(out->why), "%s", us.why[0] ? us.why : s->why);
+	}
 	return true;
 }

@@ -24,7 +24,7 @@ static const struct entry table[] = {
 
 const char *cts_strategy_names(void)
 {
-	return "random, pct, map, dfs, dpor, pcb, idb, racefuzzer, deadlockfuzzer, atomfuzzer, hapset";
+	return "random, pct, map, dfs, dpor, pcb, idb, unfold, racefuzzer, deadlockfuzzer, atomfuzzer, hapset";
 }
 
 struct cts_strategy *cts_strategy_create(const char *name, const struct cts_strategy_config *cfg,
@@ -42,11 +42,8 @@ struct cts_strategy *cts_strategy_create(const char *name, const struct cts_stra
 	/* Petri-net state matching (strategies/stateful.h) */
 	enum cts_petri_keying keying = cfg->state_match == CTS_MATCH_PETRI_WRITES ?
 				       CTS_PETRI_WRITES : CTS_PETRI_VALUES;
-	if (strcmp(name, "unfold") == 0) {
-		snprintf(err, errlen, "strategy 'unfold' (Petri-net unfolding with cut-offs) is not "
-			 "implemented yet; use --strategy dfs --state-match petri");
-		return NULL;
-	}
+	if (strcmp(name, "unfold") == 0)
+		return cts_petri_unfold_create(cfg, keying, !cfg->no_cutoffs);
 	if (cfg->state_match != CTS_MATCH_NONE && strcmp(name, "dfs") == 0)
 		return cts_petri_dfs_create(cfg, keying);
 	if (cfg->state_match != CTS_MATCH_NONE) {

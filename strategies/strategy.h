@@ -70,6 +70,7 @@ struct cts_strategy_config {
 		CTS_MATCH_PETRI,        /* reads keyed by the value read */
 		CTS_MATCH_PETRI_WRITES, /* the paper's keying: by the write read from */
 	} state_match;
+	bool no_cutoffs;     /* unfold: no terminal events (the stateless unfolding) */
 	double time_limit;   /* seconds, 0 = none: a state-matching search also stops
 	                      * between runs (its model-only search can be long) */
 	/* Statements with calling contexts (active testing, HaPSet): k return
@@ -113,7 +114,7 @@ struct cts_strategy {
 	struct cts_strategy_config cfg;
 };
 
-/* Create by name ("random", "pct", "dfs", "dpor", "pcb", "idb", "replay").
+/* Create by name ("random", "pct", "dfs", "dpor", "pcb", "idb", "unfold", "replay").
  * On failure returns NULL and writes a one-line reason to err. */
 struct cts_strategy *cts_strategy_create(const char *name, const struct cts_strategy_config *cfg,
 					 char *err, size_t errlen);

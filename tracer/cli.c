@@ -17,6 +17,7 @@ enum {
 	O_BREAK, O_SUSPECTS, O_SUSPECTS_FROM, O_TRIES,
 	O_CONTEXT, O_GUIDE, O_HAPSET_SAVE, O_HAPSET_LOAD, O_HAPSET_LEARN,
 	O_STATEMATCH,
+	O_STATEMATCH, O_NOCUTOFFS,
 	O_WATCHBACKEND, O_CATCHSITES, O_CATCHWINDOW,
 	O_PID,
 	O_INSTANCE, O_INSTANCES, O_TILE, O_TILESPER,
@@ -71,6 +72,7 @@ static const struct option opts[] = {
 	{ "tiles-per-thread", required_argument, 0, O_TILESPER },
 	{ "coverage", no_argument, 0, O_COVERAGE },
 	{ "coverage-plot", required_argument, 0, O_COVERAGEPLOT },
+	{ "no-cutoffs", no_argument, 0, O_NOCUTOFFS },
 	{ 0, 0, 0, 0 },
 };
 
@@ -309,6 +311,7 @@ static int one_option(struct cts_cli *c, int opt, const char *arg, char *err, si
 	case O_COVERAGEPLOT:
 		return nonempty(arg, "--coverage-plot", err, errlen) ?:
 		       (c->coverage = true, c->coverage_plot = arg, 0);
+	case O_NOCUTOFFS: c->no_cutoffs = true; return 0;
 	case 'h': return CTS_CLI_HELP;
 	case 'V': return CTS_CLI_VERSION;
 	default: return bad(err, errlen, "internal: option %d not handled", opt);

@@ -45,6 +45,7 @@ struct cts_cli {
 	const char *replay;            /* schedule file, NULL */
 	int verbosity;                 /* 0 quiet, 1 normal, 2 -v, 3 -d */
 	const char *state_match;       /* --state-match: NULL, "petri", "petri-writes" */
+	bool no_cutoffs;               /* --no-cutoffs: unfold without terminal events */
 	/* What the command line set explicitly (--replay takes the rest from the file). */
 	bool runs_given, max_steps_given, timeout_given, fail_on_exit_given;
 	char **prog_argv;              /* PROGRAM ARGS... (NULL-terminated), or NULL */

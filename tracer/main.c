@@ -71,6 +71,8 @@ static void usage(FILE *f)
 "                        instances drawn from --seed one after another (--runs\n"
 "                        each); --tile T points per tile (default 16),\n"
 "                        --tiles-per-thread Z (default 2)\n"
+"      --no-cutoffs      with -s unfold: no terminal (cut-off) events, the stateless\n"
+"                        unfolding baseline\n"
 "      --max-steps N     per-run step budget (default 100000)\n"
 "      --max-threads N   threads one run may create, counting every thread ever\n"
 "                        created (default 65536); more ends with status 2\n"
@@ -636,6 +638,7 @@ int main(int argc, char **argv)
 		.time_limit = cli.time_limit, .map = map,
 		.context_k = cli.context,
 		.hapset = hapset_wanted ? &hopt : NULL,
+		.no_cutoffs = cli.no_cutoffs,
 	};
 	strat = cts_strategy_create(cli.strategy, &scfg, err, sizeof(err));
 	if (!strat) {
@@ -865,7 +868,7 @@ int main(int argc, char **argv)
 			status = EXIT_USAGE;
 	}
 	coverage_json = coverage && cli.coverage ? cts_coverage_json(coverage) : NULL;
-	char petri_json[512];
+	char petri_json[768];
 	struct cts_petri_search_stats ps;
 	bool have_ps = cts_petri_search_stats(strat, &ps);
 	if (have_ps)
@@ -875,10 +878,23 @@ int main(int argc, char **argv)
 			 ", \"transitions\": %" PRIu64 ", \"memory_bytes\": %" PRIu64
 			 ", \"stutter_runs\": %" PRIu64 ", \"restarts\": %" PRIu64
 			 ", \"conflicts\": %" PRIu64
-			 ", \"matching\": %s, \"complete\": %s}",
+			 ", \"matching\": %s, \"complete\": %s",
 			 ps.runs, ps.markings, ps.terminals, ps.places, ps.transitions,
 			 ps.bytes, ps.stutters, ps.restarts, ps.conflicts, ps.nomatch ? "false" : "true",
 			 ps.complete ? "true" : "false");
+	if (have_ps) {
+		/* unfold: the prefix and the dead-marking sweep after it */
+		size_t l = strlen(petri_json);
+		if (ps.unfold)
+			snprintf(petri_json + l, sizeof(petri_json) - l,
+				 ", \"events\": %" PRIu64 ", \"conditions\": %" PRIu64
+				 ", \"cutoffs\": %s, \"sweep_markings\": %" PRIu64
+				 ", \"sweep_runs\": %" PRIu64 "}",
+				 ps.events, ps.conditions, cli.no_cutoffs ? "false" : "true",
+				 ps.sweep_markings, ps.sweep_runs);
+		else
+			snprintf(petri_json + l, sizeof(petri_json) - l, "}");
+	}
 	if (have_ps && cts_verbosity >= 2)
 		fprintf(stderr, "cts-trace: state matching %s%s%s\n", petri_json,
 			ps.why[0] ? ": " : "", ps.why);

@@ -36,8 +36,9 @@ static struct cts_sim *parse(const char *text)
 	return sim;
 }
 
-enum algo { DFS, DPOR, NAIVE, NAIVE_W };
-static const char *const algo_names[] = { "dfs", "dpor", "naive", "naive/writes" };
+enum algo { DFS, DPOR, NAIVE, NAIVE_W, UNF, UNF_NC, UNF_W };
+static const char *const algo_names[] = { "dfs", "dpor", "naive", "naive/writes", "unfold",
+					  "unfold --no-cutoffs", "unfold/writes" };
 
 /* Final states of real runs (a few variables, and whether a bug ended the
  * run): state matching must reach every one dfs reaches. */
@@ -136,6 +137,9 @@ static struct outcome go(struct cts_sim *sim, enum algo a, bool stop_on_bug, str
 	struct cts_strategy *s;
 	if (a == DFS || a == DPOR)
 		s = cts_search_create(a == DFS ? CTS_SEARCH_DFS : CTS_SEARCH_DPOR, &sc, NULL);
+	else if (a >= UNF)
+		s = cts_petri_unfold_create(&sc, a == UNF_W ? CTS_PETRI_WRITES : CTS_PETRI_VALUES,
+					    a != UNF_NC);
 	else
 		s = cts_petri_dfs_create(&sc, a == NAIVE ? CTS_PETRI_VALUES : CTS_PETRI_WRITES);
 	struct wrap *w = cts_xcalloc(1, sizeof(*w));
@@ -191,9 +195,10 @@ static bool same_finals(const struct finals *a, const struct finals *b)
 }
 
 
-/* Every script of tests/sim: each state-matching search reaches exactly the
- * final states dfs reaches (so no bug class is hidden), completely, and
- * never needs more runs than dfs. */
+/* Every script of tests/sim: each state-matching search (naive, and the
+ * unfolding with and without cut-offs) reaches exactly the final states dfs
+ * reaches (so no bug class is hidden), completely, and never needs more
+ * runs than dfs. */
 static void test_finals_vs_dfs(void)
 {
 	static struct finals fd, fp;
@@ -216,7 +221,7 @@ static void test_finals_vs_dfs(void)
 		run_limit = 0;
 		if (!d.complete && cts_sim_set_const(sim, "N", 1))
 			d = go(sim, DFS, false, &fd);
-		for (int a = NAIVE; a <= NAIVE_W; a++) {
+		for (int a = NAIVE; a <= UNF_W; a++) {
 			struct outcome o = go(sim, a, false, &fp);
 			bool same = same_finals(&fd, &fp);
 			if (!tap_ok(d.complete && o.complete && o.runs <= d.runs && same &&
@@ -234,31 +239,33 @@ static void test_finals_vs_dfs(void)
 
 /* The paper's examples and tests/sim scripts with exact counts. Where
  * interleavings converge to one marking, runs collapse; where they do not,
- * the search still runs every distinct final marking. */
+ * the search still runs every distinct final marking. The unfolding's runs
+ * are those its prefix needs to learn the model (St(e) or a transition
+ * unknown), with and without cut-offs; the final states are dfs's. */
 static void test_counts(void)
 {
 	static const struct {
 		const char *name, *text;
-		uint64_t dfs, values, writes;
+		uint64_t dfs, values, writes, unf;
 	} cases[] = {
 		/* Fig. 3: two threads write distinct variables under one lock:
 		 * both orders end in one marking. */
 		{ "fig3 locking", "thread main: create t1; create t2; join t1; join t2\n"
 		  "thread t1: lock l; write x 1; unlock l\n"
-		  "thread t2: lock l; write y 2; unlock l\n", 0, 2, 2 },
+		  "thread t2: lock l; write y 2; unlock l\n", 0, 2, 2, 3 },
 		/* Fig. 4: three writes to x: six orders, three final markings
 		 * (the last writer decides), each checked by a real run. */
 		{ "fig4 writes", "thread main: create t1; create t2; create t3; join t1; join t2; join t3\n"
-		  "thread t1: write x 1\nthread t2: write x 2\nthread t3: write x 3\n", 0, 3, 3 },
+		  "thread t1: write x 1\nthread t2: write x 2\nthread t3: write x 3\n", 0, 3, 3, 8 },
 		/* Reads that see different values never converge: every order of
 		 * the read against the write is a different local state. */
 		{ "read vs write", "thread main: create t1; create t2; join t1; join t2\n"
-		  "thread t1: read x -> a; write y a\nthread t2: write x 1\n", 0, 2, 3 },
+		  "thread t1: read x -> a; write y a\nthread t2: write x 1\n", 0, 2, 3, 4 },
 		/* Value keying: both writes store 5, so a read after either one
 		 * is the same observation; write keying tells them apart. */
 		{ "same value", "thread main: create t1; create t2; create t3; join t1; join t2; join t3\n"
 		  "thread t1: write x 5\nthread t2: write x 5\n"
-		  "thread t3: read x -> a; write y a\n", 0, 3, 8 },
+		  "thread t3: read x -> a; write y a\n", 0, 3, 8, 7 },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct cts_sim *sim = parse(cases[i].text);
@@ -273,17 +280,26 @@ static void test_counts(void)
 		       "%s: dfs %" PRIu64 ", values %" PRIu64 " (want %" PRIu64 "), writes %" PRIu64
 		       " (want %" PRIu64 ") runs, %d final states", cases[i].name, d.runs, v.runs,
 		       cases[i].values, w.runs, cases[i].writes, fd.n);
+		struct outcome u = go(sim, UNF, false, &fv);
+		struct outcome un = go(sim, UNF_NC, false, &fw);
+		/* cut-offs shrink the prefix (the runs here mostly learn the model) */
+		tap_ok(u.complete && un.complete && u.runs == cases[i].unf && same_finals(&fd, &fv) &&
+		       same_finals(&fd, &fw) && un.ps.events > u.ps.events && u.ps.terminals > 0,
+		       "%s: unfold %" PRIu64 " runs (want %" PRIu64 "), %" PRIu64 " events, %" PRIu64
+		       " cut-offs; without cut-offs %" PRIu64 " runs, %" PRIu64 " events",
+		       cases[i].name, u.runs, cases[i].unf, u.ps.events, u.ps.terminals, un.runs,
+		       un.ps.events);
 		cts_sim_free(sim);
 	}
 	static const struct {
 		const char *script;
-		uint64_t dfs, values, writes;
+		uint64_t dfs, values, writes, unf;
 	} scripts[] = {
-		{ "writers.sim", 25424, 1, 2 },       /* three threads, own variables */
-		{ "two_by_two.sim", 251, 1, 2 },
-		{ "lost_update_ok.sim", 540, 3, 3 },  /* lock-protected increments */
-		{ "lost_update.sim", 251, 4, 5 },     /* racy increments: no convergence */
-		{ "same_var.sim", 69, 2, 2 },
+		{ "writers.sim", 25424, 1, 2, 7 },       /* three threads, own variables */
+		{ "two_by_two.sim", 251, 1, 2, 4 },
+		{ "lost_update_ok.sim", 540, 3, 3, 5 },  /* lock-protected increments */
+		{ "lost_update.sim", 251, 4, 5, 6 },     /* racy increments: no convergence */
+		{ "same_var.sim", 69, 2, 2, 4 },
 	};
 	for (size_t i = 0; i < sizeof(scripts) / sizeof(scripts[0]); i++) {
 		struct cts_sim *sim = load(scripts[i].script);
@@ -292,15 +308,19 @@ static void test_counts(void)
 		struct outcome d = go(sim, DFS, false, NULL);
 		struct outcome v = go(sim, NAIVE, false, NULL);
 		struct outcome w = go(sim, NAIVE_W, false, NULL);
+		struct outcome u = go(sim, UNF, false, NULL);
 		tap_ok(d.runs == scripts[i].dfs && v.runs == scripts[i].values &&
-		       w.runs == scripts[i].writes && v.complete && w.complete,
-		       "%s: dfs %" PRIu64 ", naive %" PRIu64 " (values), %" PRIu64 " (writes)",
-		       scripts[i].script, d.runs, v.runs, w.runs);
+		       w.runs == scripts[i].writes && v.complete && w.complete && u.complete &&
+		       u.runs == scripts[i].unf,
+		       "%s: dfs %" PRIu64 ", naive %" PRIu64 " (values), %" PRIu64 " (writes), unfold %"
+		       PRIu64 " (%" PRIu64 " events, %" PRIu64 " cut-offs)", scripts[i].script,
+		       d.runs, v.runs, w.runs, u.runs, u.ps.events, u.ps.terminals);
 		cts_sim_free(sim);
 	}
 }
 
-/* Every buggy script's bug is found, stopping at the first bug. */
+/* Every buggy script's bug is found, stopping at the first bug, by the
+ * naive search and the unfolding (with and without cut-offs). */
 static void test_bugs(void)
 {
 	static const struct {
@@ -317,7 +337,7 @@ static void test_bugs(void)
 		if (!sim)
 			continue;
 		cts_sim_set_const(sim, "ROUNDS", 2);
-		for (int a = NAIVE; a <= NAIVE_W; a++) {
+		for (int a = NAIVE; a <= UNF_W; a++) {
 			struct outcome o = go(sim, a, true, NULL);
 			tap_ok(o.nbugs == 1 && o.kind == bugs[i].kind, "%s %s: %s found after %" PRIu64
 			       " runs (%d bugs, first %s)", bugs[i].script, algo_names[a],
