@@ -212,6 +212,9 @@ static json_t *report_json(const struct cts_report_info *info, const struct cts_
 	json_t *ca = info->catch_json ? json_loads(info->catch_json, 0, NULL) : NULL;
 	if (ca)
 		json_object_set_new(root, "catch", ca);
+	/* --jobs, --shard: which slice of the work this is (cts-trace merge) */
+	if (info->shard)
+		json_object_set(root, "shard", info->shard);
 	json_object_set_new(root, "internal_error",
 			    res->internal_error ? jstr(res->error) : json_null());
 	for (int i = 0; i < res->nbugs; i++)
@@ -386,10 +389,23 @@ void cts_report_discard(struct cts_report_out *o)
 	out_free(o);
 }
 
+void cts_report_abandon(struct cts_report_out *o)
+{
+	if (!o)
+		return;
+	if (o->fd >= 0)
+		close(o->fd);
+	out_free(o);
+}
+
 int cts_report_write(struct cts_report_out *o, const struct cts_report_info *info,
 		     const struct cts_explore_result *res, char *err, size_t errlen)
 {
-	json_t *root = report_json(info, res);
+	return cts_report_write_json(o, report_json(info, res), err, errlen);
+}
+
+int cts_report_write_json(struct cts_report_out *o, struct json_t *root, char *err, size_t errlen)
+{
 	FILE *f = o->fd < 0 ? stdout : fdopen(o->fd, "w");
 	int rc = -1;
 	struct stat sb;

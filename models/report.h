@@ -13,6 +13,8 @@
 #include "models/suspects.h"
 #include "strategies/explorer.h"
 
+struct json_t;
+
 struct cts_report_info {
 	const char *program;
 	char *const *argv;
@@ -28,6 +30,7 @@ struct cts_report_info {
 	const struct cts_backend *backend; /* optional: names the pcs and variables of races */
 	const struct cts_suspects *suspects; /* active testing: suspects and confirmations, or NULL */
 	const struct cts_suspects *breaks;   /* --break groups and their hits, or NULL */
+	struct json_t *shard;     /* --jobs/--shard: the slice of the work, or NULL (borrowed) */
 };
 
 struct cts_report_out;
@@ -42,6 +45,15 @@ int cts_report_write(struct cts_report_out *out, const struct cts_report_info *i
 
 /* No report after all: close, remove the temporary file, free. NULL is fine. */
 void cts_report_discard(struct cts_report_out *out);
+
+/* A report built elsewhere (cts-trace merge): written and closed like
+ * cts_report_write; takes the reference to root. */
+int cts_report_write_json(struct cts_report_out *out, struct json_t *root, char *err,
+			  size_t errlen);
+
+/* In a forked worker: close this process's copy and free, leaving the file
+ * (and its temporary) to the process that opened it. NULL is fine. */
+void cts_report_abandon(struct cts_report_out *out);
 
 /* s with every byte that is not part of well-formed UTF-8 replaced by
  * U+FFFD, so any C string becomes a JSON string; malloc'd. */

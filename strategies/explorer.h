@@ -12,6 +12,7 @@
 struct cts_objmodel;
 struct cts_race_detector;
 struct cts_schedule;
+struct cts_split;
 
 enum cts_bug_kind {
 	CTS_BUG_NONE = 0,
@@ -77,6 +78,8 @@ struct cts_explorer_config {
 	const char *self;         /* path of cts-trace, for replay commands */
 	const struct cts_schedule *options; /* run options to record in saved schedules, or NULL */
 	const char *check;        /* --check: shell command run after each run, NULL = none */
+	struct cts_split *split;  /* --jobs/--shard: the runs or subtrees this process
+	                           * takes (strategies/split.h); NULL = all */
 };
 
 struct cts_explore_result {

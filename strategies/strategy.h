@@ -8,6 +8,7 @@
 
 struct cts_schedule;
 struct cts_active_options;
+struct cts_split;
 
 /* What the explorer shows a strategy when a choice is due. */
 struct cts_sched_point {
@@ -60,6 +61,8 @@ struct cts_strategy_config {
 	} state_match;
 	double time_limit;   /* seconds, 0 = none: a state-matching search also stops
 	                      * between runs (its model-only search can be long) */
+	struct cts_split *split; /* --jobs/--shard: the subtrees this process takes
+	                          * (strategies/split.h), NULL = all */
 };
 
 #define CTS_CHOOSE_DIVERGED (-2) /* replaying strategy: program did something else */

@@ -16,10 +16,14 @@
 #include "models/suspects.h"
 #include "strategies/active.h"
 #include "strategies/explorer.h"
+#include "strategies/split.h"
 #include "strategies/stateful.h"
 #include "tracer/cli.h"
 #include "tracer/elf.h"
+#include "tracer/jobs.h"
+#include "tracer/merge.h"
 #include "tracer/tracer.h"
+#include <jansson.h>
 
 #define CTS_VERSION "0.1.0"
 
@@ -86,6 +90,16 @@ static void usage(FILE *f)
 "      --trace-lib NAME  also instrument this library in break/step mode\n"
 "      --no-fork-server  exec the program for every run (default: fork each run\n"
 "                        from a copy stopped at main)\n"
+"Scale-out (random, pct, dfs, dpor, pcb, idb):\n"
+"  -j, --jobs N          N worker processes, each with its own tracer, take run\n"
+"                        numbers (random, pct: run i keeps its seed) or subtrees\n"
+"                        (systematic) from one queue; the first bug stops them all\n"
+"      --shard I/N       only the I-th of N deterministic slices of the runs or\n"
+"                        subtrees; the report says which (cts-trace merge)\n"
+"      --split-depth B   systematic: the subtrees are the schedules that agree on\n"
+"                        their first B branching choices (default 4); dpor branches\n"
+"                        on every enabled thread above them\n"
+"  cts-trace merge REPORT... [--report OUT]  combine the reports of shards 1..N\n"
 "Active testing (strategies racefuzzer, deadlockfuzzer, atomfuzzer):\n"
 "      --tries N         phase 2 runs per suspect before it counts as unconfirmed\n"
 "                        (default 10); 3 random runs of phase 1 name the suspects\n"
@@ -387,9 +401,58 @@ static const char *strategy_desc(const struct cts_cli *c, const struct cts_sched
 	return buf;
 }
 
+/* --jobs: the parent's end, from the workers' reports. */
+static int finish_jobs(struct cts_jobs *jobs, const struct cts_cli *cli,
+		       struct cts_report_out *report)
+{
+	struct cts_jobs_outcome o;
+	char err[1024];
+	int status;
+
+	cts_jobs_wait(jobs, &got_signal, &o);
+	int nbugs = o.merged ? cts_merge_bugs(o.merged) : 0;
+	json_t *inc = o.merged ? json_object_get(o.merged, "inconclusive") : NULL;
+	bool inconclusive = json_integer_value(json_object_get(inc, "count")) > 0;
+	if (o.merged && cts_verbosity >= 1) {
+		char what[64];
+		snprintf(what, sizeof(what), "%" PRIu64 " jobs: ", cli->jobs);
+		cts_merge_summary(stderr, o.merged, what);
+	}
+	if (nbugs || o.bug)
+		status = EXIT_BUG;
+	else if (o.exit_max == EXIT_INTERNAL || o.died || (!o.merged && o.exit_max < EXIT_USAGE))
+		status = EXIT_INTERNAL;
+	else if (o.exit_max == EXIT_USAGE)
+		status = EXIT_USAGE;
+	else if (got_signal)
+		status = EXIT_INTERRUPTED;
+	else if (o.missing)
+		status = EXIT_INTERNAL;
+	else
+		status = cli->fail_on_inconclusive && inconclusive ? EXIT_INCONCLUSIVE : EXIT_CLEAN;
+	if (status == EXIT_INTERNAL)
+		cts_error_msg("internal error: %s", o.died ? "a worker was killed" :
+			      o.merged ? "a worker left no report" : o.error);
+	if (got_signal && status != EXIT_BUG)
+		cts_error_msg("interrupted; %d bug%s found so far", nbugs, nbugs == 1 ? "" : "s");
+	if (report && o.merged) {
+		if (cts_report_write_json(report, json_incref(o.merged), err, sizeof(err)) != 0) {
+			cts_error_msg("%s", err);
+			if (status == EXIT_CLEAN)
+				status = EXIT_USAGE;
+		}
+	} else {
+		cts_report_discard(report);
+	}
+	json_decref(o.merged);
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	install_signals();
+	if (argc > 1 && strcmp(argv[1], "merge") == 0)
+		return cts_merge_main(argc - 1, argv + 1);
 
 	struct cts_cli cli;
 	char err[1024], desc[128];
@@ -403,6 +466,10 @@ int main(int argc, char **argv)
 	struct cts_report_out *report = NULL;
 	struct out_dir od = { .ncreated = 0 };
 	struct cts_suspects *suspects = NULL, *breaks = NULL;
+	struct cts_split *split = NULL;
+	struct cts_jobs *jobs = NULL;
+	json_t *shard_json = NULL;
+	bool worker = false;
 	char watch_specs[CTS_CLI_MAX_WATCH][192];
 	const char *watch[CTS_CLI_MAX_WATCH];
 
@@ -542,6 +609,20 @@ int main(int argc, char **argv)
 	if (mode == CTS_MODE_SYNC && cli.state_match && !cli.replay && cts_verbosity >= 1)
 		cts_error_msg("warning: in sync mode plain memory accesses are invisible, so Petri-net "
 			      "state matching covers lock-level state only (use --mode break)");
+	/* Scale-out: which runs or subtrees this process (or its workers) take. */
+	if (cli.jobs > 1 || cli.nshards || cli.split_depth_given) {
+		bool sys = strcmp(cli.strategy, "random") != 0 && strcmp(cli.strategy, "pct") != 0;
+		if (cli.replay || fuzzer || cli.nbreaks || cli.state_match) {
+			cts_error_msg("--jobs, --shard and --split-depth go with random, pct, dfs, dpor, "
+				      "pcb and idb, not with --replay, the fuzzers, --break or "
+				      "--state-match (not yet)");
+			status = EXIT_USAGE;
+			goto out;
+		}
+		split = cts_split_new(sys ? CTS_WORK_SUBTREE : CTS_WORK_RUNS, (unsigned)cli.shard,
+				      (unsigned)cli.nshards, (unsigned)cli.jobs,
+				      (unsigned)cli.split_depth);
+	}
 	struct cts_strategy_config scfg = {
 		.seed = cli.seed, .depth = (int)cli.depth, .bound = (int)cli.bound,
 		.max_steps = cli.max_steps, .schedule_file = cli.replay, .schedule = sched,
@@ -549,7 +630,7 @@ int main(int argc, char **argv)
 		.state_match = !cli.state_match || cli.replay ? CTS_MATCH_NONE :
 			       strcmp(cli.state_match, "petri-writes") == 0 ? CTS_MATCH_PETRI_WRITES :
 			       CTS_MATCH_PETRI,
-		.time_limit = cli.time_limit,
+		.time_limit = cli.time_limit, .split = split,
 	};
 	strat = cts_strategy_create(cli.strategy, &scfg, err, sizeof(err));
 	if (!strat) {
@@ -564,6 +645,38 @@ int main(int argc, char **argv)
 
 	if (got_signal)
 		goto out;
+	/* --jobs: the workers are forked here, before any tracee exists; this
+	 * process only waits for them and merges their reports. */
+	if (cli.jobs > 1) {
+		if (!(jobs = cts_jobs_new((unsigned)cli.jobs, split, err, sizeof(err)))) {
+			cts_error_msg("%s", err);
+			status = EXIT_INTERNAL;
+			goto out;
+		}
+		int w = cts_jobs_fork(jobs);
+		if (w == -2) {
+			cts_perror_msg("--jobs: cannot fork a worker");
+			status = EXIT_INTERNAL;
+			goto out;
+		}
+		if (w < 0) {
+			explored = true;
+			status = finish_jobs(jobs, &cli, report);
+			report = NULL;
+			goto out;
+		}
+		/* A worker: its report goes to the parent; --out is the parent's. */
+		worker = true;
+		cts_report_abandon(report);
+		report = cts_report_open(cts_jobs_report_path(jobs), err, sizeof(err));
+		while (od.ncreated > 0)
+			free(od.created[--od.ncreated]);
+		if (!report) {
+			cts_error_msg("%s", err);
+			status = EXIT_INTERNAL;
+			goto out;
+		}
+	}
 	model = cts_objmodel_new(true);
 	struct cts_tracer_config tcfg = {
 		.path = path, .argv = prog_argv, .mode = mode, .timeout = cli.timeout,
@@ -606,10 +719,10 @@ int main(int argc, char **argv)
 		.program = path, .argv = prog_argv, .mode = mode_name,
 		.strategy_desc = strategy_desc(&cli, sched, desc, sizeof(desc)),
 		.quiet = cts_verbosity == 0, .verbose = cts_verbosity >= 2,
-		.progress = cts_verbosity >= 1 && isatty(2) && !cli.replay, .log = stderr,
+		.progress = cts_verbosity >= 1 && isatty(2) && !cli.replay && !worker, .log = stderr,
 		.races = catching ? races - CTS_RACES_FAIL : races, .races_catch = catching,
 		.self = self_path(argv[0]), .options = options,
-		.check = cli.check,
+		.check = cli.check, .split = split,
 	};
 	struct cts_backend backend = cts_tracer_backend(tracer);
 	active_be = backend;
@@ -673,7 +786,7 @@ int main(int argc, char **argv)
 			else
 				nreal++;
 		}
-		if (cts_verbosity >= 1) {
+		if (cts_verbosity >= 1 && !worker) {
 			double rate = res.elapsed > 0 ? (double)res.runs / res.elapsed : 0;
 			char inc[160] = "";
 			if (res.ninconclusive || div)
@@ -732,6 +845,8 @@ int main(int argc, char **argv)
 	if (have_ps && cts_verbosity >= 2)
 		fprintf(stderr, "cts-trace: state matching %s%s%s\n", petri_json,
 			ps.why[0] ? ": " : "", ps.why);
+	if (split)
+		shard_json = cts_split_json(split, runs, cli.max_steps, cli.timeout);
 	if (report) {
 		struct cts_report_info ri = {
 			.program = path, .argv = prog_argv, .strategy = desc, .mode = mode_name,
@@ -739,7 +854,7 @@ int main(int argc, char **argv)
 			.backend_json = stats_json, .backend = &backend,
 			.suspects = suspects, .breaks = breaks,
 			.strategy_json = have_ps ? petri_json : NULL,
-			.watch_json = watch_json, .catch_json = catch_json,
+			.watch_json = watch_json, .catch_json = catch_json, .shard = shard_json,
 		};
 		struct cts_report_out *r = report;
 		report = NULL;
@@ -769,5 +884,8 @@ out:
 	free(path);
 	free(watch_json);
 	free(catch_json);
+	json_decref(shard_json);
+	cts_jobs_free(jobs);
+	cts_split_free(split);
 	return status;
 }
