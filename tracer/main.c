@@ -756,8 +756,9 @@ int main(int argc, char **argv)
 		cts_error_msg("internal error: %s", res.error);
 		status = EXIT_INTERNAL;
 	} else if (got_signal) {
-		cts_error_msg("interrupted after %" PRIu64 " runs; %d bug%s found so far", res.runs,
-			      res.nbugs, res.nbugs == 1 ? "" : "s");
+		if (!worker) /* the parent says it for all */
+			cts_error_msg("interrupted after %" PRIu64 " runs; %d bug%s found so far", res.runs,
+				      res.nbugs, res.nbugs == 1 ? "" : "s");
 		status = EXIT_INTERRUPTED;
 	} else if (cli.replay) {
 		if (diverged) {

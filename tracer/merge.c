@@ -181,8 +181,11 @@ static void merge_bugs(json_t *out, const json_t *in)
 		json_array_foreach(list, j, o) {
 			if (strcmp(gets(o, "kind"), gets(b, "kind")) == 0 &&
 			    strcmp(gets(o, "message"), gets(b, "message")) == 0) {
-				json_object_set_new(o, "hits", json_integer(geti(o, "hits") +
-									    geti(b, "hits")));
+				/* the earliest run's schedule stands for the bug */
+				json_int_t hits = geti(o, "hits") + geti(b, "hits");
+				if (geti(b, "run") < geti(o, "run"))
+					json_object_update(o, b);
+				json_object_set_new(o, "hits", json_integer(hits));
 				dup = true;
 				break;
 			}
@@ -221,6 +224,8 @@ static void merge_races(json_t *out, const json_t *in)
 		json_array_foreach(list, j, o) {
 			if (same_race(o, r)) {
 				add_int(o, "runs", r);
+				if (geti(r, "first_run") < geti(o, "first_run"))
+					json_object_set(o, "first_run", json_object_get(r, "first_run"));
 				dup = true;
 				break;
 			}
