@@ -77,12 +77,17 @@ char *cts_report_utf8(const char *s)
 	return out;
 }
 
-static json_t *jstr(const char *s)
+json_t *cts_report_jstr(const char *s)
 {
 	char *clean = cts_report_utf8(s);
 	json_t *j = json_string(clean);
 	free(clean);
 	return j ? j : json_null();
+}
+
+static json_t *jstr(const char *s)
+{
+	return cts_report_jstr(s);
 }
 
 static json_t *jhex(uint64_t v)
@@ -193,25 +198,17 @@ static json_t *report_json(const struct cts_report_info *info, const struct cts_
 	/* complete = exhausted and nothing shared unseen (docs/report-format.md) */
 	json_object_set_new(root, "exhausted", json_boolean(res->exhausted));
 	json_object_set_new(root, "unseen", res->unseen[0] ? jstr(res->unseen) : json_null());
-	if (info->backend_json) {
-		json_t *t = json_loads(info->backend_json, 0, NULL);
-		if (t)
-			json_object_set_new(root, "tracer", t);
-	}
-	if (info->strategy_json) {
-		json_t *t = json_loads(info->strategy_json, 0, NULL);
-		if (t)
-			json_object_set_new(root, "state_matching", t);
-	}
+	if (info->backend_json)
+		json_object_set(root, "tracer", info->backend_json);
+	if (info->strategy_json)
+		json_object_set(root, "state_matching", info->strategy_json);
 	/* --watch and --races catch: absent without them */
-	json_t *w = info->watch_json ? json_loads(info->watch_json, 0, NULL) : NULL;
-	if (w) {
-		json_object_set(root, "watch_backend", json_object_get(w, "backend"));
-		json_object_set_new(root, "watch", w);
+	if (info->watch_json) {
+		json_object_set(root, "watch_backend", json_object_get(info->watch_json, "backend"));
+		json_object_set(root, "watch", info->watch_json);
 	}
-	json_t *ca = info->catch_json ? json_loads(info->catch_json, 0, NULL) : NULL;
-	if (ca)
-		json_object_set_new(root, "catch", ca);
+	if (info->catch_json)
+		json_object_set(root, "catch", info->catch_json);
 	/* --jobs, --shard: which slice of the work this is (cts-trace merge) */
 	if (info->shard)
 		json_object_set(root, "shard", info->shard);

@@ -23,10 +23,11 @@ struct cts_report_info {
 	const char *races;        /* "off", "report", "fail" */
 	uint64_t seed;
 	const char *self;         /* cts-trace path for replay commands */
-	const char *backend_json; /* optional: a JSON object of backend counters */
-	const char *strategy_json;/* optional: a JSON object of the strategy's counters */
-	const char *watch_json;   /* optional: --watch backend and hits (JSON object) */
-	const char *catch_json;   /* optional: --races catch sites, windows, catches */
+	/* Optional jansson objects of their producers (borrowed; NULL = absent). */
+	struct json_t *backend_json;  /* backend counters ("tracer") */
+	struct json_t *strategy_json; /* the strategy's counters ("state_matching") */
+	struct json_t *watch_json;    /* --watch backend and hits */
+	struct json_t *catch_json;    /* --races catch sites, windows, catches */
 	const struct cts_backend *backend; /* optional: names the pcs and variables of races */
 	const struct cts_suspects *suspects; /* active testing: suspects and confirmations, or NULL */
 	const struct cts_suspects *breaks;   /* --break groups and their hits, or NULL */
@@ -58,5 +59,8 @@ void cts_report_abandon(struct cts_report_out *out);
 /* s with every byte that is not part of well-formed UTF-8 replaced by
  * U+FFFD, so any C string becomes a JSON string; malloc'd. */
 char *cts_report_utf8(const char *s);
+/* The JSON string of any C string (cts_report_utf8; NULL is ""): a new
+ * reference, never NULL. */
+struct json_t *cts_report_jstr(const char *s);
 
 #endif

@@ -459,7 +459,8 @@ int main(int argc, char **argv)
 	int status = EXIT_CLEAN;
 	bool explored = false;
 	struct cts_schedule *sched = NULL, *options = NULL;
-	char **replay_argv = NULL, *path = NULL, *watch_json = NULL, *catch_json = NULL;
+	char **replay_argv = NULL, *path = NULL;
+	json_t *watch_json = NULL, *catch_json = NULL, *stats_json = NULL, *petri_json = NULL;
 	struct cts_strategy *strat = NULL;
 	struct cts_objmodel *model = NULL;
 	struct cts_tracer *tracer = NULL;
@@ -733,20 +734,23 @@ int main(int argc, char **argv)
 	int rc = cts_explore(&ecfg, &backend, model, strat, &res);
 
 	struct cts_tracer_stats ts;
-	char stats_json[512];
 	watch_json = cts_tracer_watch_json(tracer);
 	catch_json = cts_tracer_catch_json(tracer, res.races);
 	cts_tracer_get_stats(tracer, &ts);
-	snprintf(stats_json, sizeof(stats_json),
-		 "{\"stops\": %" PRIu64 ", \"breakpoint_hits\": %" PRIu64
-		 ", \"emulated\": %" PRIu64 ", \"internal_lock_calls\": %" PRIu64
-		 ", \"futex_calls\": %" PRIu64 ", \"shared_accesses\": %" PRIu64
-		 ", \"local_accesses\": %" PRIu64 ", \"retired_breakpoints\": %" PRIu64 "}",
-		 ts.stops, ts.bp_hits, ts.emulated, ts.internal_skips, ts.futex_calls, ts.accesses,
-		 ts.local_accesses, ts.retired);
-	if (cts_verbosity >= 2)
-		fprintf(stderr, "cts-trace: tracer counters %s (%.0f breakpoint hits/s)\n", stats_json,
-			res.elapsed > 0 ? (double)ts.bp_hits / res.elapsed : 0.0);
+	stats_json = json_pack("{sIsIsIsIsIsIsIsI}",
+			       "stops", (json_int_t)ts.stops, "breakpoint_hits", (json_int_t)ts.bp_hits,
+			       "emulated", (json_int_t)ts.emulated,
+			       "internal_lock_calls", (json_int_t)ts.internal_skips,
+			       "futex_calls", (json_int_t)ts.futex_calls,
+			       "shared_accesses", (json_int_t)ts.accesses,
+			       "local_accesses", (json_int_t)ts.local_accesses,
+			       "retired_breakpoints", (json_int_t)ts.retired);
+	if (cts_verbosity >= 2) {
+		char *text = json_dumps(stats_json, JSON_COMPACT);
+		fprintf(stderr, "cts-trace: tracer counters %s (%.0f breakpoint hits/s)\n",
+			text ? text : "{}", res.elapsed > 0 ? (double)ts.bp_hits / res.elapsed : 0.0);
+		free(text);
+	}
 
 	bool diverged = res.nbugs && res.bugs[0].kind == CTS_BUG_DIVERGED;
 	if ((rc != 0 || res.internal_error) && res.bad_input) {
@@ -829,23 +833,26 @@ int main(int argc, char **argv)
 				status = EXIT_USAGE;
 		}
 	}
-	char petri_json[512];
 	struct cts_petri_search_stats ps;
 	bool have_ps = cts_petri_search_stats(strat, &ps);
 	if (have_ps)
-		snprintf(petri_json, sizeof(petri_json),
-			 "{\"test_executions\": %" PRIu64 ", \"markings\": %" PRIu64
-			 ", \"terminals\": %" PRIu64 ", \"places\": %" PRIu64
-			 ", \"transitions\": %" PRIu64 ", \"memory_bytes\": %" PRIu64
-			 ", \"stutter_runs\": %" PRIu64 ", \"restarts\": %" PRIu64
-			 ", \"conflicts\": %" PRIu64
-			 ", \"matching\": %s, \"complete\": %s}",
-			 ps.runs, ps.markings, ps.terminals, ps.places, ps.transitions,
-			 ps.bytes, ps.stutters, ps.restarts, ps.conflicts, ps.nomatch ? "false" : "true",
-			 ps.complete ? "true" : "false");
-	if (have_ps && cts_verbosity >= 2)
-		fprintf(stderr, "cts-trace: state matching %s%s%s\n", petri_json,
+		petri_json = json_pack("{sIsIsIsIsIsIsIsIsIsbsb}",
+				       "test_executions", (json_int_t)ps.runs,
+				       "markings", (json_int_t)ps.markings,
+				       "terminals", (json_int_t)ps.terminals,
+				       "places", (json_int_t)ps.places,
+				       "transitions", (json_int_t)ps.transitions,
+				       "memory_bytes", (json_int_t)ps.bytes,
+				       "stutter_runs", (json_int_t)ps.stutters,
+				       "restarts", (json_int_t)ps.restarts,
+				       "conflicts", (json_int_t)ps.conflicts,
+				       "matching", !ps.nomatch, "complete", ps.complete);
+	if (petri_json && cts_verbosity >= 2) {
+		char *text = json_dumps(petri_json, JSON_COMPACT);
+		fprintf(stderr, "cts-trace: state matching %s%s%s\n", text ? text : "{}",
 			ps.why[0] ? ": " : "", ps.why);
+		free(text);
+	}
 	if (split)
 		shard_json = cts_split_json(split, runs, cli.max_steps, cli.timeout);
 	if (report) {
@@ -854,7 +861,7 @@ int main(int argc, char **argv)
 			.races = cts_cli_races_name(races), .seed = cli.seed, .self = ecfg.self,
 			.backend_json = stats_json, .backend = &backend,
 			.suspects = suspects, .breaks = breaks,
-			.strategy_json = have_ps ? petri_json : NULL,
+			.strategy_json = petri_json,
 			.watch_json = watch_json, .catch_json = catch_json, .shard = shard_json,
 		};
 		struct cts_report_out *r = report;
@@ -883,8 +890,10 @@ out:
 	cts_suspects_free(breaks);
 	free(replay_argv);
 	free(path);
-	free(watch_json);
-	free(catch_json);
+	json_decref(watch_json);
+	json_decref(catch_json);
+	json_decref(stats_json);
+	json_decref(petri_json);
 	json_decref(shard_json);
 	cts_jobs_free(jobs);
 	cts_split_free(split);
