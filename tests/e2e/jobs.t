@@ -10,7 +10,7 @@
 
 runs() { jq -r .runs "$1"; }
 
-for pm in counter_ok:sync lost_wakeup_ok:sync deadlock_ok:sync; do
+for pm in counter_ok:sync lost_wakeup_ok:sync rwlock_ok:sync; do
 	p=${pm%%:*} m=${pm#*:}
 	for s in dfs pcb idb; do
 		"$CTS" -q -m "$m" -s "$s" --report one.json -o out -- "$PROG/$p"
