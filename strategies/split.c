@@ -83,15 +83,10 @@ bool cts_split_stopped(const struct cts_split *s)
 	return __atomic_load_n(&s->sh->stop, __ATOMIC_SEQ_CST) != 0;
 }
 
-bool cts_split_next_run(struct cts_split *s, uint64_t limit, uint64_t n, uint64_t counted,
-			uint64_t *run)
+bool cts_split_next_item(struct cts_split *s, uint64_t limit, struct cts_work_item *it)
 {
-	if (cts_split_stopped(s))
+	if (cts_split_stopped(s) || s->kind == CTS_WORK_SUBTREE)
 		return false;
-	if (s->kind != CTS_WORK_RUNS) {
-		*run = n;
-		return !limit || counted < limit;
-	}
 	uint64_t j = take(s);
 	if (j > (UINT64_MAX - s->shard) / s->nshards)
 		return false;
@@ -99,7 +94,23 @@ bool cts_split_next_run(struct cts_split *s, uint64_t limit, uint64_t n, uint64_
 	if (limit && i >= limit)
 		return false;
 	s->items++;
-	*run = i;
+	*it = (struct cts_work_item){ .kind = s->kind, .index = i };
+	return true;
+}
+
+bool cts_split_next_run(struct cts_split *s, uint64_t limit, uint64_t n, uint64_t counted,
+			uint64_t *run)
+{
+	struct cts_work_item it;
+	if (cts_split_stopped(s))
+		return false;
+	if (s->kind != CTS_WORK_RUNS) {
+		*run = n;
+		return !limit || counted < limit;
+	}
+	if (!cts_split_next_item(s, limit, &it))
+		return false;
+	*run = it.index;
 	return true;
 }
 

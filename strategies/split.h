@@ -49,6 +49,11 @@ unsigned cts_split_depth(const struct cts_split *s);
 bool cts_split_next_run(struct cts_split *s, uint64_t limit, uint64_t n, uint64_t counted,
 			uint64_t *run);
 
+/* CTS_WORK_RUNS, CTS_WORK_INSTANCE: the next item this process takes, its
+ * number below limit (0 = none); false when none is left or a worker found
+ * a bug. An instance's spec is for the caller to fill from its number. */
+bool cts_split_next_item(struct cts_split *s, uint64_t limit, struct cts_work_item *it);
+
 /* CTS_WORK_SUBTREE, from the search: item `index` (met in order, each once)
  * is this worker's to explore, or another's (then the search walks past it). */
 bool cts_split_claim(struct cts_split *s, uint64_t index);
