@@ -612,8 +612,12 @@ int main(int argc, char **argv)
 			      "state matching covers lock-level state only (use --mode break)");
 	/* Scale-out: which runs or subtrees this process (or its workers) take. */
 	if (cli.jobs > 1 || cli.nshards || cli.split_depth_given) {
-		bool sys = strcmp(cli.strategy, "random") != 0 && strcmp(cli.strategy, "pct") != 0;
-		if (cli.replay || fuzzer || cli.nbreaks || cli.state_match) {
+		static const char *const splits[] = { "random", "pct", "dfs", "dpor", "pcb", "idb" };
+		size_t k = 0;
+		while (k < 6 && strcmp(cli.strategy, splits[k]) != 0)
+			k++;
+		bool sys = k >= 2;
+		if (cli.replay || k == 6 || cli.nbreaks || cli.state_match) {
 			cts_error_msg("--jobs, --shard and --split-depth go with random, pct, dfs, dpor, "
 				      "pcb and idb, not with --replay, the fuzzers, --break or "
 				      "--state-match (not yet)");
