@@ -31,6 +31,12 @@ is "$(runs m.json)" "$(runs dfs-all.json)" "merged dfs report: as many runs as o
 is "$(jq -r .complete m.json)" true "merged dfs report: complete"
 is "$(jq -r .shard.merged m.json)" 3 "merged dfs report: from 3 shards"
 
+# Shards with workers inside: still the single search.
+"$CTS" -q -m sync -s dfs --shard 1/2 -j 2 --report dj-1.json -o out -- "$PROG/lost_wakeup_ok"
+"$CTS" -q -m sync -s dfs --shard 2/2 --report dj-2.json -o out -- "$PROG/lost_wakeup_ok"
+"$CTS" merge dj-1.json dj-2.json --report m.json 2>/dev/null
+is "$(runs m.json)" "$(runs dfs-all.json)" "dfs: shard 1/2 with 2 jobs and shard 2/2 alone merge to the single search"
+
 # random: the shards run exactly the single search's run numbers and seeds.
 "$CTS" -q -n 30 --keep-going --report all.json -o out -- "$PROG/counter"
 for i in 1 2; do
