@@ -104,7 +104,7 @@ static json_t *num(double v)
 						  json_real(round(v * 1000) / 1000);
 }
 
-char *cts_coverage_json(const struct cts_coverage *c)
+json_t *cts_coverage_json(const struct cts_coverage *c)
 {
 	json_t *o = json_object(), *cols = json_array(), *series = json_array();
 	json_t *totals = json_object();
@@ -135,9 +135,7 @@ char *cts_coverage_json(const struct cts_coverage *c)
 	json_object_set_new(o, "columns", cols);
 	json_object_set_new(o, "series", series);
 	json_object_set_new(o, "totals", totals);
-	char *s = json_dumps(o, JSON_COMPACT);
-	json_decref(o);
-	return s;
+	return o;
 }
 
 /* ---- the SVG ------------------------------------------------------------- */

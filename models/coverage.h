@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <jansson.h>
 #include <stdio.h>
 #include "models/event.h"
 
@@ -49,8 +50,9 @@ void cts_coverage_end_run(struct cts_coverage *c, uint64_t run, uint64_t bugs);
 
 /* The last row's summary lines, "run N: ..." with per_run. */
 void cts_coverage_print(const struct cts_coverage *c, FILE *f, bool per_run);
-/* {"columns": [...], "series": [{...}, ...], "totals": {...}}; malloc'd. */
-char *cts_coverage_json(const struct cts_coverage *c);
+/* {"columns": [...], "series": [{...}, ...], "totals": {...}}: a new
+ * reference the caller releases (json_decref). */
+json_t *cts_coverage_json(const struct cts_coverage *c);
 /* A self-contained SVG of the plotted metrics and bugs against runs.
  * 0, or -1 with the reason in err. */
 int cts_coverage_plot(const struct cts_coverage *c, const char *path, const char *title,

@@ -77,12 +77,17 @@ char *cts_report_utf8(const char *s)
 	return out;
 }
 
-static json_t *jstr(const char *s)
+json_t *cts_report_jstr(const char *s)
 {
 	char *clean = cts_report_utf8(s);
 	json_t *j = json_string(clean);
 	free(clean);
 	return j ? j : json_null();
+}
+
+static json_t *jstr(const char *s)
+{
+	return cts_report_jstr(s);
 }
 
 static json_t *jhex(uint64_t v)
@@ -195,34 +200,26 @@ static json_t *report_json(const struct cts_report_info *info, const struct cts_
 	/* complete = exhausted and nothing shared unseen (docs/report-format.md) */
 	json_object_set_new(root, "exhausted", json_boolean(res->exhausted));
 	json_object_set_new(root, "unseen", res->unseen[0] ? jstr(res->unseen) : json_null());
-	if (info->backend_json) {
-		json_t *t = json_loads(info->backend_json, 0, NULL);
-		if (t)
-			json_object_set_new(root, "tracer", t);
-	}
-	if (info->strategy_json) {
-		json_t *t = json_loads(info->strategy_json, 0, NULL);
-		if (t)
-			json_object_set_new(root, "state_matching", t);
-	}
-	json_t *in = info->instances_json ? json_loads(info->instances_json, 0, NULL) : NULL;
-	if (in)
-		json_object_set_new(root, "instances", in);
+	if (info->backend_json)
+		json_object_set(root, "tracer", info->backend_json);
+	if (info->strategy_json)
+		json_object_set(root, "state_matching", info->strategy_json);
+	if (info->instances_json)
+		json_object_set(root, "instances", info->instances_json);
 	/* --watch and --races catch: absent without them */
-	json_t *w = info->watch_json ? json_loads(info->watch_json, 0, NULL) : NULL;
-	if (w) {
-		json_object_set(root, "watch_backend", json_object_get(w, "backend"));
-		json_object_set_new(root, "watch", w);
+	if (info->watch_json) {
+		json_object_set(root, "watch_backend", json_object_get(info->watch_json, "backend"));
+		json_object_set(root, "watch", info->watch_json);
 	}
-	json_t *ca = info->catch_json ? json_loads(info->catch_json, 0, NULL) : NULL;
-	if (ca)
-		json_object_set_new(root, "catch", ca);
-	json_t *hs = info->hapset_json ? json_loads(info->hapset_json, 0, NULL) : NULL;
-	if (hs)
-		json_object_set_new(root, "hapset", hs);
-	json_t *cov = info->coverage_json ? json_loads(info->coverage_json, 0, NULL) : NULL;
-	if (cov)
-		json_object_set_new(root, "coverage", cov);
+	if (info->catch_json)
+		json_object_set(root, "catch", info->catch_json);
+	/* --jobs, --shard: which slice of the work this is (cts-trace merge) */
+	if (info->shard)
+		json_object_set(root, "shard", info->shard);
+	if (info->hapset_json)
+		json_object_set(root, "hapset", info->hapset_json);
+	if (info->coverage_json)
+		json_object_set(root, "coverage", info->coverage_json);
 	json_object_set_new(root, "internal_error",
 			    res->internal_error ? jstr(res->error) : json_null());
 	for (int i = 0; i < res->nbugs; i++)
@@ -397,10 +394,23 @@ void cts_report_discard(struct cts_report_out *o)
 	out_free(o);
 }
 
+void cts_report_abandon(struct cts_report_out *o)
+{
+	if (!o)
+		return;
+	if (o->fd >= 0)
+		close(o->fd);
+	out_free(o);
+}
+
 int cts_report_write(struct cts_report_out *o, const struct cts_report_info *info,
 		     const struct cts_explore_result *res, char *err, size_t errlen)
 {
-	json_t *root = report_json(info, res);
+	return cts_report_write_json(o, report_json(info, res), err, errlen);
+}
+
+int cts_report_write_json(struct cts_report_out *o, struct json_t *root, char *err, size_t errlen)
+{
 	FILE *f = o->fd < 0 ? stdout : fdopen(o->fd, "w");
 	int rc = -1;
 	struct stat sb;

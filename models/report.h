@@ -13,6 +13,8 @@
 #include "models/suspects.h"
 #include "strategies/explorer.h"
 
+struct json_t;
+
 struct cts_report_info {
 	const char *program;
 	char *const *argv;
@@ -21,16 +23,18 @@ struct cts_report_info {
 	const char *races;        /* "off", "report", "fail" */
 	uint64_t seed;
 	const char *self;         /* cts-trace path for replay commands */
-	const char *backend_json; /* optional: a JSON object of backend counters */
-	const char *strategy_json;/* optional: a JSON object of the strategy's counters */
-	const char *watch_json;   /* optional: --watch backend and hits (JSON object) */
-	const char *catch_json;   /* optional: --races catch sites, windows, catches */
-	const char *instances_json; /* optional: --instance/--instances (strategies/tiles.h) */
-	const char *hapset_json;  /* optional: HaPSet coverage (strategies/hapset.h) */
-	const char *coverage_json;/* optional: --coverage series and totals (JSON object) */
+	/* Optional jansson objects of their producers (borrowed; NULL = absent). */
+	struct json_t *backend_json;  /* backend counters ("tracer") */
+	struct json_t *strategy_json; /* the strategy's counters ("state_matching") */
+	struct json_t *watch_json;    /* --watch backend and hits */
+	struct json_t *catch_json;    /* --races catch sites, windows, catches */
+	struct json_t *instances_json; /* --instance/--instances (strategies/tiles.h) */
+	struct json_t *hapset_json;    /* HaPSet coverage (strategies/hapset.h) */
+	struct json_t *coverage_json;  /* --coverage series and totals */
 	const struct cts_backend *backend; /* optional: names the pcs and variables of races */
 	const struct cts_suspects *suspects; /* active testing: suspects and confirmations, or NULL */
 	const struct cts_suspects *breaks;   /* --break groups and their hits, or NULL */
+	struct json_t *shard;     /* --jobs/--shard: the slice of the work, or NULL (borrowed) */
 };
 
 struct cts_report_out;
@@ -46,8 +50,20 @@ int cts_report_write(struct cts_report_out *out, const struct cts_report_info *i
 /* No report after all: close, remove the temporary file, free. NULL is fine. */
 void cts_report_discard(struct cts_report_out *out);
 
+/* A report built elsewhere (cts-trace merge): written and closed like
+ * cts_report_write; takes the reference to root. */
+int cts_report_write_json(struct cts_report_out *out, struct json_t *root, char *err,
+			  size_t errlen);
+
+/* In a forked worker: close this process's copy and free, leaving the file
+ * (and its temporary) to the process that opened it. NULL is fine. */
+void cts_report_abandon(struct cts_report_out *out);
+
 /* s with every byte that is not part of well-formed UTF-8 replaced by
  * U+FFFD, so any C string becomes a JSON string; malloc'd. */
 char *cts_report_utf8(const char *s);
+/* The JSON string of any C string (cts_report_utf8; NULL is ""): a new
+ * reference, never NULL. */
+struct json_t *cts_report_jstr(const char *s);
 
 #endif

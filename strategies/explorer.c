@@ -20,6 +20,7 @@
 #include "strategies/explorer.h"
 #include "strategies/spin.h"
 #include "strategies/tiles.h"
+#include "strategies/split.h"
 
 extern char **environ;
 
@@ -1034,10 +1035,13 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 		strategy->cfg.context_ctx = backend->be;
 	}
 
-	for (uint64_t run = 0;; run++) {
+	for (uint64_t n = 0, run = 0;; n++, run = n) {
 		if (interrupted)
 			break;
-		if (cfg->runs && run >= cfg->runs)
+		/* --jobs, --shard: the run numbers (or subtrees) this process takes */
+		if (cfg->split && !cts_split_next_run(cfg->split, cfg->runs, n, res->runs, &run))
+			break;
+		if (!cfg->split && cfg->runs && run >= cfg->runs)
 			break;
 		if (cfg->time_limit > 0 && now() - x.start >= cfg->time_limit)
 			break;
@@ -1064,6 +1068,10 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 			.aborted = aborted || inc.kind,
 		};
 		strategy->ops->end_run(strategy, &sum);
+		if (cfg->split && cts_split_foreign(cfg->split)) {
+			cts_split_count_foreign(cfg->split); /* its owner counts and judges it */
+			continue;
+		}
 		res->runs++;
 		res->steps += bug.steps;
 		if (bug.kind == CTS_BUG_NONE)
@@ -1071,8 +1079,11 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 		if (bug.kind != CTS_BUG_NONE) {
 			record_bug(&x, &bug);
 			coverage_row(&x, run);  /* after its bug is counted */
-			if (cfg->stop_on_bug || bug.kind == CTS_BUG_DIVERGED)
+			if (cfg->stop_on_bug || bug.kind == CTS_BUG_DIVERGED) {
+				if (cfg->split)
+					cts_split_found_bug(cfg->split);
 				break;
+			}
 		} else if (inc.kind) {
 			record_inconclusive(&x, &inc);
 		} else if (cfg->verbose && !cfg->quiet) {

@@ -14,6 +14,7 @@ struct cts_objmodel;
 struct cts_race_detector;
 struct cts_schedule;
 struct cts_instance;
+struct cts_split;
 
 enum cts_bug_kind {
 	CTS_BUG_NONE = 0,
@@ -84,6 +85,8 @@ struct cts_explorer_config {
 	struct cts_instance *instance;
 	uint64_t run_base;        /* added to the run numbers reported (--instances) */
 	struct cts_coverage *coverage; /* --coverage, --strategy map: fed every run, or NULL */
+	struct cts_split *split;  /* --jobs/--shard: the runs or subtrees this process
+	                           * takes (strategies/split.h); NULL = all */
 };
 
 struct cts_explore_result {

@@ -10,6 +10,7 @@ struct cts_schedule;
 struct cts_active_options;
 struct cts_hapset_options;
 struct cts_map;
+struct cts_split;
 
 /* What the explorer shows a strategy when a choice is due. */
 struct cts_sched_point {
@@ -80,6 +81,8 @@ struct cts_strategy_config {
 	void *context_ctx;
 	const struct cts_hapset_options *hapset; /* --strategy hapset, --guide hapset */
 	struct cts_map *map; /* --strategy map: the MAP model the explorer feeds (borrowed) */
+	struct cts_split *split; /* --jobs/--shard: the subtrees this process takes
+	                          * (strategies/split.h), NULL = all */
 };
 
 #define CTS_CHOOSE_DIVERGED (-2) /* replaying strategy: program did something else */

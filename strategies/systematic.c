@@ -14,6 +14,7 @@
 #include <string.h>
 #include "models/error.h"
 #include "models/vclock.h"
+#include "strategies/split.h"
 #include "strategies/systematic.h"
 
 /* ---- thread sets ---- */
@@ -232,6 +233,10 @@ struct state {
 	struct cts_event ev;    /* what ran here (ev.tid = the choice) */
 	uint32_t used;          /* pcb/idb: preemptions/delays spent before this state */
 	bool restricted;        /* an instance held enabled threads back here */
+	/* --jobs/--shard (strategies/split.h): branching states up to here, and
+	 * whether this state is above the subtrees the work is split into */
+	uint32_t nbr;
+	bool top;
 };
 
 /* DPOR's per-run index of the trace, rebuilt while a run replays its prefix:
@@ -304,6 +309,10 @@ struct search {
 	struct dpor *dp;
 	struct cts_search_stats stats;
 	char why[512];
+	/* --jobs/--shard: subtrees met so far, and whether the current one is ours */
+	struct cts_split *split;
+	uint64_t nkeys;
+	bool owned;
 };
 
 static struct state *push_state(struct search *s)
@@ -881,6 +890,47 @@ static void dpor_final(struct search *s)
 	}
 }
 
+/* ---- the work split into subtrees (--jobs, --shard) ---- */
+
+/* A run that branches above the subtrees (or the first run) starts the next
+ * subtree: claim it or walk past it. Every worker walks the states above in
+ * the single-process order, so the numbering is the same in all of them. */
+static void split_begin(struct search *s)
+{
+	if (!s->split)
+		return;
+	if (!s->branching || s->stack[s->replay].top)
+		s->owned = cts_split_claim(s->split, s->nkeys++);
+	cts_split_set_foreign(s->split, !s->owned);
+}
+
+/* A fresh state: above the subtrees or not. Another's subtree ends the run
+ * where it starts (false). */
+static bool split_state(struct search *s, uint64_t k, struct state *st)
+{
+	if (!s->split) {
+		st->top = false;
+		return true;
+	}
+	uint32_t before = k > 0 ? s->stack[k - 1].nbr : 0;
+	st->top = before < cts_split_depth(s->split);
+	st->nbr = before;
+	return st->top || s->owned;
+}
+
+/* After updatebacktrack: above the subtrees every allowed choice is a branch
+ * (dpor's own choices there would depend on runs in other workers'
+ * subtrees), and a state with two or more is a branching state. */
+static void split_choices(struct search *s, struct state *st, const struct tset *allowed)
+{
+	if (!s->split || !st->top)
+		return;
+	if (s->kind == CTS_SEARCH_DPOR)
+		ts_or(&st->backtrack, allowed);
+	if (ts_count_range(allowed, 0, INT32_MAX) >= 2)
+		st->nbr++;
+}
+
 /* ---- the strategy ---- */
 
 static bool s_begin(struct cts_strategy *base, uint64_t run)
@@ -896,6 +946,7 @@ static bool s_begin(struct cts_strategy *base, uint64_t run)
 	ts_clear(&s->next_sleep);
 	if (s->dp)
 		dpor_reset(s->dp);
+	split_begin(s);
 	return true;
 }
 
@@ -1031,7 +1082,9 @@ static int fresh_choice(struct search *s, const struct cts_sched_point *pt)
 	if (s->dp)
 		for (int t = s->dp->nthreads; t < pt->nthreads; t++)
 			dpor_add_thread(s->dp, t);
-	bool go = updatebacktrack(s, pt, k, allowed);
+	bool go = split_state(s, k, st) && updatebacktrack(s, pt, k, allowed);
+	if (go)
+		split_choices(s, st, allowed);
 	s->fresh_seen = true;
 	if (go && s->hooks.prune && s->hooks.prune(s->hooks.ctx, pt)) {
 		s->stats.pruned++;
@@ -1140,17 +1193,20 @@ static void s_end_run(struct cts_strategy *base, const struct cts_run_summary *s
 {
 	struct search *s = (struct search *)base;
 
+	/* a run walked past another worker's subtree: that worker judges it */
+	bool mine = !s->split || s->owned;
+
 	s->stats.runs++;
 	if (s->executed < s->depth) {
 		/* the run ended inside the replayed prefix or cut a choice: keep what ran */
-		s->incomplete = true;
+		s->incomplete |= mine;
 		s->depth = s->executed;
 	}
-	if (sum->aborted && !s->stopped) {
+	if (sum->aborted && !s->stopped && mine) {
 		s->incomplete = true;   /* step budget, divergence, timeout */
 		s->stats.truncated++;
 	}
-	if (s->kind == CTS_SEARCH_DPOR && sum->bug && !sum->aborted && s->depth > 0)
+	if (s->kind == CTS_SEARCH_DPOR && sum->bug && !sum->aborted && s->depth > 0 && mine)
 		dpor_final(s);
 	if (s->hooks.end_run)
 		s->hooks.end_run(s->hooks.ctx, sum);
@@ -1224,6 +1280,7 @@ struct cts_strategy *cts_search_create(enum cts_search_kind kind,
 		s->hooks = *hooks;
 	if (kind == CTS_SEARCH_DPOR)
 		s->dp = dpor_new();
+	s->split = cfg->split;
 	return &s->base;
 }
 

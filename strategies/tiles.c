@@ -1,6 +1,7 @@
 /* Tilings and instances (strategies/tiles.h). */
 #include <errno.h>
 #include <inttypes.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -494,21 +495,16 @@ int cts_explore_instances(const struct cts_instances_config *ic,
 	return rc;
 }
 
-char *cts_instances_json(const struct cts_instances_config *ic,
-			 const struct cts_instances_stats *stats)
+json_t *cts_instances_json(const struct cts_instances_config *ic,
+			   const struct cts_instances_stats *stats)
 {
-	size_t len = 512 + strlen(stats->found_in);
-	char *buf = cts_xmalloc(len);
-	char fam[32];
-	if (stats->family == UINT64_MAX)
-		snprintf(fam, sizeof(fam), "null");
-	else
-		snprintf(fam, sizeof(fam), "%" PRIu64, stats->family);
-	snprintf(buf, len, "{\"tile\": %" PRIu32 ", \"tiles_per_thread\": %" PRIu32
-		 ", \"drawn\": %" PRIu64 ", \"seed\": %" PRIu64 ", \"threads\": %d, \"points\": %"
-		 PRIu64 ", \"family\": %s, \"searched\": %" PRIu64 ", \"exhausted\": %" PRIu64
-		 ", \"bug_instance\": %s%s%s}", ic->tile, ic->z, ic->count, ic->seed,
-		 stats->nthreads, stats->points, fam, stats->searched, stats->exhausted,
-		 stats->found_in[0] ? "\"" : "null", stats->found_in, stats->found_in[0] ? "\"" : "");
-	return buf;
+	return json_pack("{sIsIsIsIsisIsosIsIso}", "tile", (json_int_t)ic->tile,
+			 "tiles_per_thread", (json_int_t)ic->z, "drawn", (json_int_t)ic->count,
+			 "seed", (json_int_t)ic->seed, "threads", stats->nthreads,
+			 "points", (json_int_t)stats->points,
+			 "family", stats->family == UINT64_MAX ? json_null() :
+				   json_integer((json_int_t)stats->family),
+			 "searched", (json_int_t)stats->searched,
+			 "exhausted", (json_int_t)stats->exhausted,
+			 "bug_instance", stats->found_in[0] ? json_string(stats->found_in) : json_null());
 }

@@ -22,6 +22,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <jansson.h>
 #include <stdint.h>
 #include "models/event.h"
 
@@ -103,8 +104,8 @@ int cts_explore_instances(const struct cts_instances_config *ic,
 			  const struct cts_explorer_config *cfg, struct cts_backend *backend,
 			  struct cts_objmodel *model, struct cts_explore_result *res,
 			  struct cts_instances_stats *stats);
-/* stats as a JSON object (malloc'd), for the report. */
-char *cts_instances_json(const struct cts_instances_config *ic,
-			 const struct cts_instances_stats *stats);
+/* stats as a JSON object for the report: a new reference (json_decref). */
+json_t *cts_instances_json(const struct cts_instances_config *ic,
+			   const struct cts_instances_stats *stats);
 
 #endif

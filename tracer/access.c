@@ -30,6 +30,7 @@
 #include "hw/attrib.h"
 #include "hw/hw.h"
 #include "models/error.h"
+#include "models/report.h"
 #include "models/symbolize.h"
 #include "tracer/access.h"
 #include "tracer/catch.h"
@@ -663,7 +664,7 @@ void cts_access_hw_disarm(struct cts_tracer *tr, int slot)
 	apply_all(tr);
 }
 
-char *cts_access_watch_json(const struct cts_tracer *tr)
+json_t *cts_access_watch_json(const struct cts_tracer *tr)
 {
 	const struct cts_access_state *a = tr->acc;
 	if (!a || !a->nwatch)
@@ -674,7 +675,7 @@ char *cts_access_watch_json(const struct cts_tracer *tr)
 		json_t *w = json_object();
 		char addr[32];
 		snprintf(addr, sizeof(addr), "0x%" PRIx64, a->watch[i].addr);
-		json_object_set_new(w, "name", json_string(a->watch[i].name));
+		json_object_set_new(w, "name", cts_report_jstr(a->watch[i].name));
 		json_object_set_new(w, "address", json_string(addr));
 		json_object_set_new(w, "size", json_integer(a->watch[i].len));
 		json_array_append_new(ws, w);
@@ -684,12 +685,12 @@ char *cts_access_watch_json(const struct cts_tracer *tr)
 		json_t *o2 = json_object();
 		char pc[32];
 		snprintf(pc, sizeof(pc), "0x%" PRIx64, h->pc);
-		json_object_set_new(o2, "watch", json_string(a->watch[h->watch].name));
+		json_object_set_new(o2, "watch", cts_report_jstr(a->watch[h->watch].name));
 		json_object_set_new(o2, "thread", json_integer(h->thread));
 		json_object_set_new(o2, "kind", json_string(cts_attr_kind_name(h->kind)));
 		json_object_set_new(o2, "exact", json_boolean(h->exact));
 		json_object_set_new(o2, "pc", json_string(pc));
-		json_object_set_new(o2, "location", json_string(l->where[i]));
+		json_object_set_new(o2, "location", cts_report_jstr(l->where[i]));
 		json_object_set_new(o2, "value", json_integer((json_int_t)h->value));
 		json_array_append_new(hits, o2);
 	}
@@ -697,9 +698,7 @@ char *cts_access_watch_json(const struct cts_tracer *tr)
 	json_object_set_new(o, "watches", ws);
 	json_object_set_new(o, "hits_total", json_integer(l ? (json_int_t)l->total : 0));
 	json_object_set_new(o, "hits", hits);
-	char *s = json_dumps(o, JSON_COMPACT);
-	json_decref(o);
-	return s;
+	return o;
 }
 
 /* ---- hits ---------------------------------------------------------------------- */

@@ -35,7 +35,7 @@ bool cts_access_hw_traps(struct cts_tracer *tr);
 int cts_access_hw_arm(struct cts_tracer *tr, uint64_t addr, unsigned len, enum cts_hw_kind k);
 void cts_access_hw_disarm(struct cts_tracer *tr, int slot);
 /* See cts_tracer_watch_json. */
-char *cts_access_watch_json(const struct cts_tracer *tr);
+struct json_t *cts_access_watch_json(const struct cts_tracer *tr);
 /* A thread ran a whole time slice without a visible operation: single-step
  * it a little to find a busy-wait load, and learn that load as a visible
  * breakpoint (the "learned hot address"), so spin loops cannot hang a run. */

@@ -1756,6 +1756,10 @@ int cts_attach_main(const struct cts_cli *cli)
 	else if (cli->check || cli->nbreaks || cli->suspects_out || cli->suspects_from ||
 		 cli->state_match || cli->report)
 		no = "--check, --break, --suspects, --state-match and --report (not yet)";
+	else if (cli->jobs > 1 || cli->nshards || cli->instance || cli->instances ||
+		 cli->coverage || cli->guide || cli->hapset_load || cli->hapset_save ||
+		 cli->no_cutoffs)
+		no = "--jobs, --shard, --instance(s), --coverage, --guide, --hapset-* and --no-cutoffs";
 	if (no) {
 		cts_error_msg("-p: %s cannot be used in attach mode", no);
 		return EXIT_USAGE;

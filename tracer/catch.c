@@ -7,6 +7,7 @@
 #include <jansson.h>
 #include "disasm/disasm.h"
 #include "models/error.h"
+#include "models/report.h"
 #include "models/race.h"
 #include "models/symbolize.h"
 #include "strategies/strategy.h"
@@ -587,7 +588,7 @@ static bool reported(const struct cts_race_detector *d, const struct cts_race *r
 	return false;
 }
 
-char *cts_catch_json(const struct cts_tracer *tr, const struct cts_race_detector *d)
+json_t *cts_catch_json(const struct cts_tracer *tr, const struct cts_race_detector *d)
 {
 	const struct cts_catch *c = tr->ct;
 	if (!c)
@@ -611,7 +612,7 @@ char *cts_catch_json(const struct cts_tracer *tr, const struct cts_race_detector
 			json_object_set_new(a, "op", json_string(cts_op_name(k ? s->r.op2 : s->r.op1)));
 			json_object_set_new(a, "pc", json_string(pc));
 			for (int f = 0; f < s->depth[k]; f++)
-				json_array_append_new(st, json_string(s->where[k][f]));
+				json_array_append_new(st, cts_report_jstr(s->where[k][f]));
 			json_object_set_new(a, "stack", st);
 			json_object_set_new(e, k ? "held" : "caught", a);
 		}
@@ -623,7 +624,5 @@ char *cts_catch_json(const struct cts_tracer *tr, const struct cts_race_detector
 		json_array_append_new(list, e);
 	}
 	json_object_set_new(o, "caught", list);
-	char *text = json_dumps(o, JSON_COMPACT);
-	json_decref(o);
-	return text;
+	return o;
 }

@@ -52,6 +52,6 @@ void cts_catch_after_step(struct cts_tracer *tr, int tid);
 void cts_catch_caught(struct cts_tracer *tr, struct cts_race_detector *d);
 /* For the report: a malloc'd JSON object, NULL without --races catch. Each
  * caught pair says whether d (the exploration's detector) reported it. */
-char *cts_catch_json(const struct cts_tracer *tr, const struct cts_race_detector *d);
+struct json_t *cts_catch_json(const struct cts_tracer *tr, const struct cts_race_detector *d);
 
 #endif

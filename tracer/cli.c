@@ -21,6 +21,7 @@ enum {
 	O_PID,
 	O_INSTANCE, O_INSTANCES, O_TILE, O_TILESPER,
 	O_COVERAGE, O_COVERAGEPLOT,
+	O_JOBS, O_SHARD, O_SPLITDEPTH,
 };
 
 static const struct option opts[] = {
@@ -72,6 +73,9 @@ static const struct option opts[] = {
 	{ "coverage", no_argument, 0, O_COVERAGE },
 	{ "coverage-plot", required_argument, 0, O_COVERAGEPLOT },
 	{ "no-cutoffs", no_argument, 0, O_NOCUTOFFS },
+	{ "jobs", required_argument, 0, 'j' },
+	{ "shard", required_argument, 0, O_SHARD },
+	{ "split-depth", required_argument, 0, O_SPLITDEPTH },
 	{ 0, 0, 0, 0 },
 };
 
@@ -117,6 +121,25 @@ static int parse_u64(const char *s, const char *what, uint64_t lo, uint64_t hi, 
 			   (unsigned long long)lo, (unsigned long long)hi, s);
 	}
 	*out = v;
+	return 0;
+}
+
+/* --shard I/N: 1 <= I <= N. */
+static int parse_shard(struct cts_cli *c, const char *arg, char *err, size_t errlen)
+{
+	char buf[64];
+	const char *slash = strchr(arg, '/');
+	uint64_t i, n;
+	if (!slash || (size_t)(slash - arg) >= sizeof(buf))
+		return bad(err, errlen, "--shard wants I/N (the I-th of N shards), not '%.64s'", arg);
+	snprintf(buf, sizeof(buf), "%.*s", (int)(slash - arg), arg);
+	if (to_u64(slash + 1, &n) != 0 || n < 1 || n > CTS_CLI_MAX_SHARDS)
+		return bad(err, errlen, "--shard I/N: N from 1 to %d, not '%.64s'", CTS_CLI_MAX_SHARDS,
+			   arg);
+	if (to_u64(buf, &i) != 0 || i < 1 || i > n)
+		return bad(err, errlen, "--shard I/N: I from 1 to N, not '%.64s'", arg);
+	c->shard = i;
+	c->nshards = n;
 	return 0;
 }
 
@@ -311,6 +334,11 @@ static int one_option(struct cts_cli *c, int opt, const char *arg, char *err, si
 		return nonempty(arg, "--coverage-plot", err, errlen) ?:
 		       (c->coverage = true, c->coverage_plot = arg, 0);
 	case O_NOCUTOFFS: c->no_cutoffs = true; return 0;
+	case 'j': return parse_u64(arg, "--jobs", 1, CTS_CLI_MAX_JOBS, &c->jobs, err, errlen);
+	case O_SHARD: return parse_shard(c, arg, err, errlen);
+	case O_SPLITDEPTH:
+		return parse_u64(arg, "--split-depth", 0, 32, &c->split_depth, err, errlen) ?:
+		       (c->split_depth_given = true, 0);
 	case 'h': return CTS_CLI_HELP;
 	case 'V': return CTS_CLI_VERSION;
 	default: return bad(err, errlen, "internal: option %d not handled", opt);
@@ -350,7 +378,8 @@ enum cts_cli_status cts_cli_parse(int argc, char **argv, struct cts_cli *c, char
 		.strategy = "random", .runs = 1000, .seed = 1, .depth = 3, .bound = 1,
 		.max_steps = 100000, .max_threads = CTS_THREADS_DEFAULT, .timeout = 10, .races = -1, .out_dir = "cts-out",
 		.catch_sites = 64, .catch_window = 8,
-		.verbosity = 1, .tile = 16, .tiles_per_thread = 2, .context = 1,
+		.verbosity = 1, .tile = 16, .tiles_per_thread = 2, .context = 1, .jobs = 1,
+		.split_depth = 4,
 	};
 	if (errlen)
 		err[0] = 0;
@@ -361,7 +390,7 @@ enum cts_cli_status cts_cli_parse(int argc, char **argv, struct cts_cli *c, char
 	optind = 0;
 	opterr = 0;
 	int opt;
-	while ((opt = getopt_long(argc, argv, "+:s:n:t:m:o:p:qvdhV", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:s:n:t:m:o:p:j:qvdhV", opts, NULL)) != -1) {
 		const char *given = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
 		if (opt == '?') {
 			if (strncmp(given, "--", 2) == 0)

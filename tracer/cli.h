@@ -10,6 +10,8 @@
 #define CTS_CLI_MAX_WATCH 4       /* the four debug registers */
 #define CTS_CLI_MAX_TRACE_LIBS 16
 #define CTS_CLI_MAX_BREAKS 16
+#define CTS_CLI_MAX_JOBS 256
+#define CTS_CLI_MAX_SHARDS 1000000
 /* --time and --timeout: seconds, finite, at most this (about 31 years). */
 #define CTS_CLI_MAX_SECONDS 1e9
 
@@ -71,6 +73,10 @@ struct cts_cli {
 	bool hapset_learn_given;
 	bool coverage;                 /* --coverage (or --coverage-plot) */
 	const char *coverage_plot;     /* --coverage-plot FILE.svg, NULL */
+	/* Scale-out (strategies/split.h): --jobs N workers, --shard I/N (0/0 = none),
+	 * --split-depth: branching states above the subtrees of a systematic search. */
+	uint64_t jobs, shard, nshards, split_depth;
+	bool split_depth_given;
 };
 
 /* Fills *c from argv (argv is not modified; getopt's state is reset). */

@@ -19,12 +19,16 @@
 #include "strategies/active.h"
 #include "strategies/hapset.h"
 #include "strategies/explorer.h"
+#include "strategies/split.h"
 #include "strategies/stateful.h"
 #include "tracer/attach.h"
 #include "strategies/tiles.h"
 #include "tracer/cli.h"
 #include "tracer/elf.h"
+#include "tracer/jobs.h"
+#include "tracer/merge.h"
 #include "tracer/tracer.h"
+#include <jansson.h>
 
 #define CTS_VERSION "0.1.0"
 
@@ -108,6 +112,16 @@ static void usage(FILE *f)
 "      --trace-lib NAME  also instrument this library in break/step mode\n"
 "      --no-fork-server  exec the program for every run (default: fork each run\n"
 "                        from a copy stopped at main)\n"
+"Scale-out (random, pct, dfs, dpor, pcb, idb):\n"
+"  -j, --jobs N          N worker processes, each with its own tracer, take run\n"
+"                        numbers (random, pct: run i keeps its seed) or subtrees\n"
+"                        (systematic) from one queue; the first bug stops them all\n"
+"      --shard I/N       only the I-th of N deterministic slices of the runs or\n"
+"                        subtrees; the report says which (cts-trace merge)\n"
+"      --split-depth B   systematic: the subtrees are the schedules that agree on\n"
+"                        their first B branching choices (default 4); dpor branches\n"
+"                        on every enabled thread above them\n"
+"  cts-trace merge REPORT... [--report OUT]  combine the reports of shards 1..N\n"
 "Active testing (strategies racefuzzer, deadlockfuzzer, atomfuzzer):\n"
 "      --tries N         phase 2 runs per suspect before it counts as unconfirmed\n"
 "                        (default 10); 3 random runs of phase 1 name the suspects\n"
@@ -434,17 +448,67 @@ static const char *strategy_desc(const struct cts_cli *c, const struct cts_sched
 	return buf;
 }
 
+/* --jobs: the parent's end, from the workers' reports. */
+static int finish_jobs(struct cts_jobs *jobs, const struct cts_cli *cli,
+		       struct cts_report_out *report)
+{
+	struct cts_jobs_outcome o;
+	char err[1024];
+	int status;
+
+	cts_jobs_wait(jobs, &got_signal, &o);
+	int nbugs = o.merged ? cts_merge_bugs(o.merged) : 0;
+	json_t *inc = o.merged ? json_object_get(o.merged, "inconclusive") : NULL;
+	bool inconclusive = json_integer_value(json_object_get(inc, "count")) > 0;
+	if (o.merged && cts_verbosity >= 1) {
+		char what[64];
+		snprintf(what, sizeof(what), "%" PRIu64 " jobs: ", cli->jobs);
+		cts_merge_summary(stderr, o.merged, what);
+	}
+	if (nbugs || o.bug)
+		status = EXIT_BUG;
+	else if (o.exit_max == EXIT_INTERNAL || o.died || (!o.merged && o.exit_max < EXIT_USAGE))
+		status = EXIT_INTERNAL;
+	else if (o.exit_max == EXIT_USAGE)
+		status = EXIT_USAGE;
+	else if (got_signal)
+		status = EXIT_INTERRUPTED;
+	else if (o.missing)
+		status = EXIT_INTERNAL;
+	else
+		status = cli->fail_on_inconclusive && inconclusive ? EXIT_INCONCLUSIVE : EXIT_CLEAN;
+	if (status == EXIT_INTERNAL)
+		cts_error_msg("internal error: %s", o.died ? "a worker was killed" :
+			      o.merged ? "a worker left no report" : o.error);
+	if (got_signal && status != EXIT_BUG)
+		cts_error_msg("interrupted; %d bug%s found so far", nbugs, nbugs == 1 ? "" : "s");
+	if (report && o.merged) {
+		if (cts_report_write_json(report, json_incref(o.merged), err, sizeof(err)) != 0) {
+			cts_error_msg("%s", err);
+			if (status == EXIT_CLEAN)
+				status = EXIT_USAGE;
+		}
+	} else {
+		cts_report_discard(report);
+	}
+	json_decref(o.merged);
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	install_signals();
+	if (argc > 1 && strcmp(argv[1], "merge") == 0)
+		return cts_merge_main(argc - 1, argv + 1);
 
 	struct cts_cli cli;
 	char err[1024], desc[128];
 	int status = EXIT_CLEAN;
 	bool explored = false;
 	struct cts_schedule *sched = NULL, *options = NULL;
-	char **replay_argv = NULL, *path = NULL, *watch_json = NULL, *catch_json = NULL;
-	char *coverage_json = NULL;
+	char **replay_argv = NULL, *path = NULL;
+	json_t *watch_json = NULL, *catch_json = NULL, *stats_json = NULL, *petri_json = NULL;
+	json_t *coverage_json = NULL, *instances_json = NULL, *hapset_json = NULL;
 	struct cts_map *map = NULL;
 	struct cts_coverage *coverage = NULL;
 	struct cts_strategy *strat = NULL;
@@ -454,7 +518,10 @@ int main(int argc, char **argv)
 	struct out_dir od = { .ncreated = 0 };
 	struct cts_suspects *suspects = NULL, *breaks = NULL;
 	struct cts_instance *instance = NULL;
-	char *instances_json = NULL;
+	struct cts_split *split = NULL;
+	struct cts_jobs *jobs = NULL;
+	json_t *shard_json = NULL;
+	bool worker = false;
 	char watch_specs[CTS_CLI_MAX_WATCH][192];
 	const char *watch[CTS_CLI_MAX_WATCH];
 
@@ -628,6 +695,25 @@ int main(int argc, char **argv)
 			cts_error_msg("warning: in sync mode plain memory accesses are invisible, so MAP "
 				      "coverage sees lock-level objects only: nothing (use --mode break)");
 	}
+	/* Scale-out: which runs or subtrees this process (or its workers) take. */
+	if (cli.jobs > 1 || cli.nshards || cli.split_depth_given) {
+		static const char *const splits[] = { "random", "pct", "dfs", "dpor", "pcb", "idb" };
+		size_t k = 0;
+		while (k < 6 && strcmp(cli.strategy, splits[k]) != 0)
+			k++;
+		bool sys = k >= 2;
+		if (cli.replay || k == 6 || cli.nbreaks || cli.state_match || cli.instance ||
+		    cli.instances || cli.coverage || cli.guide) {
+			cts_error_msg("--jobs, --shard and --split-depth go with random, pct, dfs, dpor, "
+				      "pcb and idb, not with --replay, the fuzzers, --break, "
+				      "--state-match, --instance(s), --coverage or --guide (not yet)");
+			status = EXIT_USAGE;
+			goto out;
+		}
+		split = cts_split_new(sys ? CTS_WORK_SUBTREE : CTS_WORK_RUNS, (unsigned)cli.shard,
+				      (unsigned)cli.nshards, (unsigned)cli.jobs,
+				      (unsigned)cli.split_depth);
+	}
 	struct cts_strategy_config scfg = {
 		.seed = cli.seed, .depth = (int)cli.depth, .bound = (int)cli.bound,
 		.max_steps = cli.max_steps, .schedule_file = cli.replay, .schedule = sched,
@@ -639,6 +725,7 @@ int main(int argc, char **argv)
 		.context_k = cli.context,
 		.hapset = hapset_wanted ? &hopt : NULL,
 		.no_cutoffs = cli.no_cutoffs,
+		.split = split,
 	};
 	strat = cts_strategy_create(cli.strategy, &scfg, err, sizeof(err));
 	if (!strat) {
@@ -666,6 +753,38 @@ int main(int argc, char **argv)
 
 	if (got_signal)
 		goto out;
+	/* --jobs: the workers are forked here, before any tracee exists; this
+	 * process only waits for them and merges their reports. */
+	if (cli.jobs > 1) {
+		if (!(jobs = cts_jobs_new((unsigned)cli.jobs, split, err, sizeof(err)))) {
+			cts_error_msg("%s", err);
+			status = EXIT_INTERNAL;
+			goto out;
+		}
+		int w = cts_jobs_fork(jobs);
+		if (w == -2) {
+			cts_perror_msg("--jobs: cannot fork a worker");
+			status = EXIT_INTERNAL;
+			goto out;
+		}
+		if (w < 0) {
+			explored = true;
+			status = finish_jobs(jobs, &cli, report);
+			report = NULL;
+			goto out;
+		}
+		/* A worker: its report goes to the parent; --out is the parent's. */
+		worker = true;
+		cts_report_abandon(report);
+		report = cts_report_open(cts_jobs_report_path(jobs), err, sizeof(err));
+		while (od.ncreated > 0)
+			free(od.created[--od.ncreated]);
+		if (!report) {
+			cts_error_msg("%s", err);
+			status = EXIT_INTERNAL;
+			goto out;
+		}
+	}
 	model = cts_objmodel_new(true);
 	struct cts_tracer_config tcfg = {
 		.path = path, .argv = prog_argv, .mode = mode, .timeout = cli.timeout,
@@ -712,10 +831,10 @@ int main(int argc, char **argv)
 		.program = path, .argv = prog_argv, .mode = mode_name,
 		.strategy_desc = strategy_desc(&cli, sched, desc, sizeof(desc)),
 		.quiet = cts_verbosity == 0, .verbose = cts_verbosity >= 2,
-		.progress = cts_verbosity >= 1 && isatty(2) && !cli.replay, .log = stderr,
+		.progress = cts_verbosity >= 1 && isatty(2) && !cli.replay && !worker, .log = stderr,
 		.races = catching ? races - CTS_RACES_FAIL : races, .races_catch = catching,
 		.self = self_path(argv[0]), .options = options,
-		.check = cli.check, .instance = instance, .coverage = coverage,
+		.check = cli.check, .instance = instance, .coverage = coverage, .split = split,
 	};
 	struct cts_backend backend = cts_tracer_backend(tracer);
 	active_be = backend;
@@ -745,20 +864,23 @@ int main(int argc, char **argv)
 	}
 
 	struct cts_tracer_stats ts;
-	char stats_json[512];
 	watch_json = cts_tracer_watch_json(tracer);
 	catch_json = cts_tracer_catch_json(tracer, res.races);
 	cts_tracer_get_stats(tracer, &ts);
-	snprintf(stats_json, sizeof(stats_json),
-		 "{\"stops\": %" PRIu64 ", \"breakpoint_hits\": %" PRIu64
-		 ", \"emulated\": %" PRIu64 ", \"internal_lock_calls\": %" PRIu64
-		 ", \"futex_calls\": %" PRIu64 ", \"shared_accesses\": %" PRIu64
-		 ", \"local_accesses\": %" PRIu64 ", \"retired_breakpoints\": %" PRIu64 "}",
-		 ts.stops, ts.bp_hits, ts.emulated, ts.internal_skips, ts.futex_calls, ts.accesses,
-		 ts.local_accesses, ts.retired);
-	if (cts_verbosity >= 2)
-		fprintf(stderr, "cts-trace: tracer counters %s (%.0f breakpoint hits/s)\n", stats_json,
-			res.elapsed > 0 ? (double)ts.bp_hits / res.elapsed : 0.0);
+	stats_json = json_pack("{sIsIsIsIsIsIsIsI}",
+			       "stops", (json_int_t)ts.stops, "breakpoint_hits", (json_int_t)ts.bp_hits,
+			       "emulated", (json_int_t)ts.emulated,
+			       "internal_lock_calls", (json_int_t)ts.internal_skips,
+			       "futex_calls", (json_int_t)ts.futex_calls,
+			       "shared_accesses", (json_int_t)ts.accesses,
+			       "local_accesses", (json_int_t)ts.local_accesses,
+			       "retired_breakpoints", (json_int_t)ts.retired);
+	if (cts_verbosity >= 2) {
+		char *text = json_dumps(stats_json, JSON_COMPACT);
+		fprintf(stderr, "cts-trace: tracer counters %s (%.0f breakpoint hits/s)\n",
+			text ? text : "{}", res.elapsed > 0 ? (double)ts.bp_hits / res.elapsed : 0.0);
+		free(text);
+	}
 
 	bool diverged = res.nbugs && res.bugs[0].kind == CTS_BUG_DIVERGED;
 	if ((rc != 0 || res.internal_error) && res.bad_input) {
@@ -768,8 +890,9 @@ int main(int argc, char **argv)
 		cts_error_msg("internal error: %s", res.error);
 		status = EXIT_INTERNAL;
 	} else if (got_signal) {
-		cts_error_msg("interrupted after %" PRIu64 " runs; %d bug%s found so far", res.runs,
-			      res.nbugs, res.nbugs == 1 ? "" : "s");
+		if (!worker) /* the parent says it for all */
+			cts_error_msg("interrupted after %" PRIu64 " runs; %d bug%s found so far", res.runs,
+				      res.nbugs, res.nbugs == 1 ? "" : "s");
 		status = EXIT_INTERRUPTED;
 	} else if (cli.replay) {
 		if (diverged) {
@@ -798,7 +921,7 @@ int main(int argc, char **argv)
 			else
 				nreal++;
 		}
-		if (cts_verbosity >= 1) {
+		if (cts_verbosity >= 1 && !worker) {
 			double rate = res.elapsed > 0 ? (double)res.runs / res.elapsed : 0;
 			char inc[160] = "";
 			if (res.ninconclusive || div)
@@ -841,7 +964,6 @@ int main(int argc, char **argv)
 		}
 	}
 	/* HaPSet coverage: statements and pairs, and how they grew run by run. */
-	char *hapset_json = NULL;
 	json_t *hj = explored ? cts_hapset_strategy_report(strat) : NULL;
 	if (hj) {
 		if (cts_verbosity >= 1)
@@ -851,8 +973,7 @@ int main(int argc, char **argv)
 				json_integer_value(json_object_get(hj, "statements")),
 				json_integer_value(json_object_get(hj, "pairs")),
 				json_integer_value(json_object_get(hj, "pruned")));
-		hapset_json = json_dumps(hj, JSON_COMPACT);
-		json_decref(hj);
+		hapset_json = hj;
 		if (cts_hapset_strategy_save(strat, err, sizeof(err)) != 0) {
 			cts_error_msg("%s", err);
 			if (status == EXIT_CLEAN)
@@ -868,44 +989,43 @@ int main(int argc, char **argv)
 			status = EXIT_USAGE;
 	}
 	coverage_json = coverage && cli.coverage ? cts_coverage_json(coverage) : NULL;
-	char petri_json[768];
 	struct cts_petri_search_stats ps;
 	bool have_ps = cts_petri_search_stats(strat, &ps);
 	if (have_ps)
-		snprintf(petri_json, sizeof(petri_json),
-			 "{\"test_executions\": %" PRIu64 ", \"markings\": %" PRIu64
-			 ", \"terminals\": %" PRIu64 ", \"places\": %" PRIu64
-			 ", \"transitions\": %" PRIu64 ", \"memory_bytes\": %" PRIu64
-			 ", \"stutter_runs\": %" PRIu64 ", \"restarts\": %" PRIu64
-			 ", \"conflicts\": %" PRIu64
-			 ", \"matching\": %s, \"complete\": %s",
-			 ps.runs, ps.markings, ps.terminals, ps.places, ps.transitions,
-			 ps.bytes, ps.stutters, ps.restarts, ps.conflicts, ps.nomatch ? "false" : "true",
-			 ps.complete ? "true" : "false");
-	if (have_ps) {
-		/* unfold: the prefix and the dead-marking sweep after it */
-		size_t l = strlen(petri_json);
-		if (ps.unfold)
-			snprintf(petri_json + l, sizeof(petri_json) - l,
-				 ", \"events\": %" PRIu64 ", \"conditions\": %" PRIu64
-				 ", \"cutoffs\": %s, \"sweep_markings\": %" PRIu64
-				 ", \"sweep_runs\": %" PRIu64 "}",
-				 ps.events, ps.conditions, cli.no_cutoffs ? "false" : "true",
-				 ps.sweep_markings, ps.sweep_runs);
-		else
-			snprintf(petri_json + l, sizeof(petri_json) - l, "}");
-	}
-	if (have_ps && cts_verbosity >= 2)
-		fprintf(stderr, "cts-trace: state matching %s%s%s\n", petri_json,
+		petri_json = json_pack("{sIsIsIsIsIsIsIsIsIsbsb}",
+				       "test_executions", (json_int_t)ps.runs,
+				       "markings", (json_int_t)ps.markings,
+				       "terminals", (json_int_t)ps.terminals,
+				       "places", (json_int_t)ps.places,
+				       "transitions", (json_int_t)ps.transitions,
+				       "memory_bytes", (json_int_t)ps.bytes,
+				       "stutter_runs", (json_int_t)ps.stutters,
+				       "restarts", (json_int_t)ps.restarts,
+				       "conflicts", (json_int_t)ps.conflicts,
+				       "matching", !ps.nomatch, "complete", ps.complete);
+	if (petri_json && ps.unfold) /* unfold: the prefix and the dead-marking sweep after it */
+		json_object_update_new(petri_json,
+				       json_pack("{sIsIsbsIsI}", "events", (json_int_t)ps.events,
+						 "conditions", (json_int_t)ps.conditions,
+						 "cutoffs", !cli.no_cutoffs,
+						 "sweep_markings", (json_int_t)ps.sweep_markings,
+						 "sweep_runs", (json_int_t)ps.sweep_runs));
+	if (petri_json && cts_verbosity >= 2) {
+		char *text = json_dumps(petri_json, JSON_COMPACT);
+		fprintf(stderr, "cts-trace: state matching %s%s%s\n", text ? text : "{}",
 			ps.why[0] ? ": " : "", ps.why);
+		free(text);
+	}
+	if (split)
+		shard_json = cts_split_json(split, runs, cli.max_steps, cli.timeout);
 	if (report) {
 		struct cts_report_info ri = {
 			.program = path, .argv = prog_argv, .strategy = desc, .mode = mode_name,
 			.races = cts_cli_races_name(races), .seed = cli.seed, .self = ecfg.self,
 			.backend_json = stats_json, .backend = &backend,
 			.suspects = suspects, .breaks = breaks,
-			.strategy_json = have_ps ? petri_json : NULL,
-			.watch_json = watch_json, .catch_json = catch_json,
+			.strategy_json = petri_json,
+			.watch_json = watch_json, .catch_json = catch_json, .shard = shard_json,
 			.instances_json = instances_json,
 			.hapset_json = hapset_json,
 			.coverage_json = coverage_json,
@@ -937,11 +1057,17 @@ out:
 	cts_suspects_free(breaks);
 	free(replay_argv);
 	free(path);
-	free(watch_json);
-	free(catch_json);
-	free(instances_json);
+	json_decref(watch_json);
+	json_decref(catch_json);
+	json_decref(stats_json);
+	json_decref(petri_json);
+	json_decref(shard_json);
+	cts_jobs_free(jobs);
+	cts_split_free(split);
+	json_decref(instances_json);
+	json_decref(hapset_json);
+	json_decref(coverage_json);
 	cts_instance_free(instance);
-	free(coverage_json);
 	cts_coverage_free(coverage);
 	cts_map_free(map);
 	return status;

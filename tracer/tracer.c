@@ -445,12 +445,12 @@ void cts_tracer_get_stats(const struct cts_tracer *t, struct cts_tracer_stats *o
 	*out = t->stats;
 }
 
-char *cts_tracer_watch_json(const struct cts_tracer *t)
+struct json_t *cts_tracer_watch_json(const struct cts_tracer *t)
 {
 	return t->acc ? cts_access_watch_json(t) : NULL;
 }
 
-char *cts_tracer_catch_json(const struct cts_tracer *t, const struct cts_race_detector *d)
+struct json_t *cts_tracer_catch_json(const struct cts_tracer *t, const struct cts_race_detector *d)
 {
 	return cts_catch_json(t, d);
 }

@@ -68,11 +68,12 @@ struct cts_tracer_stats {
 void cts_tracer_get_stats(const struct cts_tracer *t, struct cts_tracer_stats *out);
 
 /* --watch for the report: {"backend", "watches", "hits_total", "hits"} as a
- * malloc'd JSON text, NULL without --watch. */
-char *cts_tracer_watch_json(const struct cts_tracer *t);
+ * jansson object (a new reference), NULL without --watch. */
+struct json_t;
+struct json_t *cts_tracer_watch_json(const struct cts_tracer *t);
 /* --races catch for the report: sites, windows, catches with both stacks;
- * malloc'd JSON text, NULL without it. */
+ * a jansson object (a new reference), NULL without it. */
 struct cts_race_detector;
-char *cts_tracer_catch_json(const struct cts_tracer *t, const struct cts_race_detector *d);
+struct json_t *cts_tracer_catch_json(const struct cts_tracer *t, const struct cts_race_detector *d);
 
 #endif

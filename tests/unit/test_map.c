@@ -319,7 +319,9 @@ static void coverage_series(void)
 		cts_coverage_event(c, &e);
 		cts_coverage_end_run(c, run, run >= 1);
 	}
-	char *j = cts_coverage_json(c);
+	json_t *jo = cts_coverage_json(c);
+	char *j = jo ? json_dumps(jo, JSON_COMPACT) : NULL;
+	json_decref(jo);
 	tap_ok(j && strstr(j, "\"columns\":[\"run\",\"bugs\",\"map_covered\",\"map_estimate\","
 				"\"map_percent\",\"map_run\",\"fake_pairs\"]"),
 	       "coverage JSON: the columns of both sources in order");

@@ -130,10 +130,11 @@ static void test_report_content(void)
 					  .bugs = &bug, .races = d };
 	char *argv[] = { "/bin/prog\xff", "a\xfe", "", NULL };
 	struct cts_backend be = { .ops = &fake_ops, .be = NULL };
+	json_t *stats = json_pack("{si}", "stops", 5);
 	struct cts_report_info info = {
 		.program = argv[0], .argv = argv, .strategy = "random seed=1", .mode = "break",
 		.races = "report", .seed = 1, .self = "/x/cts-trace",
-		.backend_json = "{\"stops\": 5}", .backend = &be,
+		.backend_json = stats, .backend = &be,
 	};
 	const char *p = path_of("r.json");
 	struct cts_report_out *o = cts_report_open(p, ERR, sizeof(ERR));
@@ -190,6 +191,7 @@ out:
 	tap_ok(root && json_array_size(get(root, "bugs")) == 0 && json_array_size(get(root, "races")) == 0,
 	       "the new report has no bugs and no races");
 	json_decref(root);
+	json_decref(stats);
 	unlink(p);
 	cts_race_free(d);
 }

@@ -1,0 +1,82 @@
+/* Task competition (--jobs) and shards (--shard I/N): which items of one
+ * search this process takes. The work is a sequence of items with global
+ * numbers 0, 1, 2...: the run numbers of random and pct (run i keeps the seed
+ * it has in a single-process search), or the subtrees of a systematic search
+ * (the schedules that agree on their first `depth` branching choices, numbered
+ * in the order the single-process search meets them), or later instances.
+ * Shard I of N owns the items i with i mod N = I-1; the workers of one
+ * process group (--jobs) share a counter in shared memory and each claims the
+ * next owned item it has not handed out: a queue without a server. */
+#ifndef CTS_SPLIT_H
+#define CTS_SPLIT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* What one item of work is. The queue hands out numbers; the kind says how
+ * a worker reads them (an instance spec comes from its number). */
+enum cts_work_kind {
+	CTS_WORK_RUNS,      /* a run number (random, pct) */
+	CTS_WORK_SUBTREE,   /* a subtree of the systematic search */
+	CTS_WORK_INSTANCE,  /* an instance (--instance SPEC): not yet wired */
+};
+
+struct cts_work_item {
+	enum cts_work_kind kind;
+	uint64_t index;        /* global item number */
+	const char *instance;  /* CTS_WORK_INSTANCE: its spec */
+};
+
+struct cts_split;
+
+/* shard 1..nshards (1/1: no sharding), jobs >= 1 workers sharing the queue,
+ * depth: branching states above the subtrees (CTS_WORK_SUBTREE). The shared
+ * part is mapped before any fork, so workers forked later share it. */
+struct cts_split *cts_split_new(enum cts_work_kind kind, unsigned shard, unsigned nshards,
+				unsigned jobs, unsigned depth);
+void cts_split_free(struct cts_split *s);
+
+/* In a forked worker: its number (0-based). */
+void cts_split_set_worker(struct cts_split *s, unsigned worker);
+enum cts_work_kind cts_split_kind(const struct cts_split *s);
+unsigned cts_split_depth(const struct cts_split *s);
+
+/* The explorer, before each run: false to stop (another worker found a bug,
+ * or no item is left). CTS_WORK_RUNS: *run = the next run number this worker
+ * takes (below limit, 0 = none); otherwise *run = n and the limit applies
+ * to counted runs. */
+bool cts_split_next_run(struct cts_split *s, uint64_t limit, uint64_t n, uint64_t counted,
+			uint64_t *run);
+
+/* CTS_WORK_RUNS, CTS_WORK_INSTANCE: the next item this process takes, its
+ * number below limit (0 = none); false when none is left or a worker found
+ * a bug. An instance's spec is for the caller to fill from its number. */
+bool cts_split_next_item(struct cts_split *s, uint64_t limit, struct cts_work_item *it);
+
+/* CTS_WORK_SUBTREE, from the search: item `index` (met in order, each once)
+ * is this worker's to explore, or another's (then the search walks past it). */
+bool cts_split_claim(struct cts_split *s, uint64_t index);
+
+/* The search marks the current run as walked past another's item: the
+ * explorer neither counts nor judges it. */
+void cts_split_set_foreign(struct cts_split *s, bool foreign);
+bool cts_split_foreign(const struct cts_split *s);
+/* The explorer: a foreign run ended (counted for the report). */
+void cts_split_count_foreign(struct cts_split *s);
+uint64_t cts_split_foreign_runs(const struct cts_split *s);
+/* Items this process explored. */
+uint64_t cts_split_items(const struct cts_split *s);
+
+/* A worker found a bug and stops at it: every worker stops (the parent is
+ * told with SIGUSR1 and interrupts the others' runs). */
+void cts_split_found_bug(struct cts_split *s);
+bool cts_split_stopped(const struct cts_split *s);
+/* The process that forks the workers (signalled by cts_split_found_bug). */
+void cts_split_set_parent(struct cts_split *s, pid_t parent);
+
+/* The report's "shard" object (a jansson json_t *, new reference). */
+struct json_t *cts_split_json(const struct cts_split *s, uint64_t runs_limit, uint64_t max_steps,
+			      double timeout);
+
+#endif

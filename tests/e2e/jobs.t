@@ -1,0 +1,94 @@
+#!/bin/bash
+# timeout: 400
+# --jobs N: worker processes sharing one queue. An exhaustive systematic
+# search split across workers explores exactly the schedules of the
+# single-process search (dfs, pcb, idb: the same count; dpor: the count of
+# the single-process search with the same --split-depth, never fewer than
+# plain dpor); random runs keep their seeds (the same runs, the same bugs);
+# the first bug stops every worker and leaves no process behind; SIGTERM too.
+. "$(dirname "$0")/lib.sh"
+
+runs() { jq -r .runs "$1"; }
+
+for pm in counter_ok:sync lost_wakeup_ok:sync rwlock_ok:sync; do
+	p=${pm%%:*} m=${pm#*:}
+	for s in dfs pcb idb; do
+		"$CTS" -q -m "$m" -s "$s" --report one.json -o out -- "$PROG/$p"
+		rc1=$?
+		"$CTS" -q -m "$m" -s "$s" -j 2 --report two.json -o out -- "$PROG/$p"
+		rc2=$?
+		ok $(( rc1 != 0 || rc2 != 0 )) "$p $m $s: no bug, alone and with 2 jobs"
+		is "$(runs two.json)" "$(runs one.json)" "$p $m $s: --jobs 2 explores as many schedules as one process ($(runs one.json))"
+		is "$(jq -r .complete two.json)" true "$p $m $s: --jobs 2 is complete"
+	done
+	"$CTS" -q -m "$m" -s dpor --report plain.json -o out -- "$PROG/$p"
+	"$CTS" -q -m "$m" -s dpor --split-depth 3 --report one.json -o out -- "$PROG/$p"
+	"$CTS" -q -m "$m" -s dpor --split-depth 3 -j 2 --report two.json -o out -- "$PROG/$p"
+	is "$(runs two.json)" "$(runs one.json)" "$p $m dpor: --jobs 2 explores as many schedules as one process with the same --split-depth ($(runs one.json))"
+	ok $(( $(runs one.json) < $(runs plain.json) )) "$p $m dpor: split search explores no fewer than plain dpor ($(runs plain.json))"
+	is "$(jq -r .complete two.json)" true "$p $m dpor: --jobs 2 is complete"
+done
+
+# Three workers on a tree with many subtrees: still exact.
+"$CTS" -q -m sync -s dfs --report one.json -o out -- "$PROG/lost_wakeup_ok"
+"$CTS" -q -m sync -s dfs -j 3 --split-depth 6 --report three.json -o out -- "$PROG/lost_wakeup_ok"
+is "$(runs three.json)" "$(runs one.json)" "lost_wakeup_ok dfs: --jobs 3 --split-depth 6 explores as many schedules"
+
+# Random: run i has the seed it has alone, so the same runs find the bug.
+"$CTS" -q -n 40 --keep-going --report one.json -o out1 -- "$PROG/counter"
+is $? 1 "counter random alone: bug"
+"$CTS" -q -n 40 --keep-going -j 2 --report two.json -o out2 -- "$PROG/counter"
+is $? 1 "counter random --jobs 2: bug"
+is "$(runs two.json)" 40 "random --jobs 2 -n 40: 40 runs in all"
+is "$(jq -c '[.bugs[] | [.kind, .message, .hits]]' two.json)" \
+   "$(jq -c '[.bugs[] | [.kind, .message, .hits]]' one.json)" "random --jobs 2: the same bugs in as many runs"
+"$CTS" -q -s pct -n 30 --keep-going -j 2 --report two.json -o out2 -- "$PROG/counter_ok"
+is $? 0 "counter_ok pct --jobs 2: no bug"
+is "$(runs two.json)" 30 "pct --jobs 2 -n 30: 30 runs in all"
+
+# The first bug stops every worker: without it the other worker would run
+# until --time. Its schedule replays alone.
+rm -rf out
+start=$(date +%s)
+out=$("$CTS" -n 0 -t 120 -j 2 --report two.json -o out -- "$PROG/counter" 2>&1)
+is $? 1 "random --jobs 2 without a run limit: stops at the first bug"
+el=$(( $(date +%s) - start ))
+ok $(( el >= 60 )) "the other worker stopped too (${el}s, limit 120s)"
+like "$out" "BUG \\(assert\\)" "the bug is reported"
+like "$out" "replay: .*--replay out/" "with its schedule"
+like "$out" "2 jobs: [0-9]+ runs" "one summary for both workers"
+is "$(jq '.bugs | length >= 1' two.json)" true "the report has the bug"
+sched=$(jq -r '.bugs[0].schedule' two.json)
+"$CTS" -q --replay "$sched"
+is $? 1 "the schedule replays the bug alone"
+run=$(jq -r '.bugs[0].run' two.json)
+# --shard N/N -n N is run N-1 alone: the same seed, the same bug.
+"$CTS" -q -n $((run + 1)) --shard $((run + 1))/$((run + 1)) --report one.json -o out1 -- "$PROG/counter"
+is "$(jq -c '[.runs, .bugs[0].run, .bugs[0].message]' one.json)" \
+   "$(jq -c "[1, $run, .bugs[0].message]" two.json)" "run $run alone in one process finds the same bug"
+is "$(leftovers counter)" no "no traced process left"
+is "$(ps -eo stat,args | grep -c "^[tT].*$PROG/")" 0 "no stopped process left"
+is "$(pgrep -fc "cts-trace -n 0 -t 120 -j 2")" 0 "no worker left"
+
+# SIGTERM to the parent reaches the workers; nothing is left behind.
+"$CTS" -q -j 2 -n 0 --timeout 0 -o out -- "$PROG/forever" &
+pid=$!
+for _ in $(seq 100); do
+	[ "$(pgrep -fc "^$PROG/forever")" -ge 2 ] && break
+	sleep 0.1  # waiting for both workers' tracees to exist, not for a race
+done
+kill -TERM $pid
+wait $pid
+is $? 130 "SIGTERM: exit 130"
+is "$(leftovers forever)" no "SIGTERM: no traced process left"
+is "$(pgrep -fc "cts-trace -q -j 2 -n 0 --timeout 0")" 0 "SIGTERM: no worker left"
+
+# What does not split.
+"$CTS" -q -j 2 -s racefuzzer -o out -- "$PROG/counter" 2>/dev/null
+is $? 2 "--jobs with a fuzzer: usage error"
+"$CTS" -q -j 2 --replay "$sched" 2>/dev/null
+is $? 2 "--jobs with --replay: usage error"
+"$CTS" -q -j 0 -o out -- "$PROG/counter" 2>/dev/null
+is $? 2 "--jobs 0: usage error"
+
+done_testing

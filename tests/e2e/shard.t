@@ -1,0 +1,107 @@
+#!/bin/bash
+# timeout: 300
+# --shard I/N and cts-trace merge: the shards of a search cover its runs
+# (random: the same seeds) or its subtrees (dfs: exactly the same schedules)
+# once; merge sums runs, dedupes bugs and races, says complete only when
+# every shard is and 1..N are all there, and refuses what does not fit
+# (exit 2). The GNU parallel driver (scripts/cts-parallel.sh) runs for
+# real. A program path and argument that are not UTF-8 still give JSON.
+. "$(dirname "$0")/lib.sh"
+
+runs() { jq -r .runs "$1"; }
+
+for bad in 0/2 3/2 2/0 x 1/ /3 1/2/3; do
+	"$CTS" -q --shard "$bad" -o out -- "$PROG/counter_ok" 2>/dev/null
+	is $? 2 "--shard $bad: usage error"
+done
+
+# dfs in three shards: exactly the single-process schedules.
+"$CTS" -q -m sync -s dfs --report dfs-all.json -o out -- "$PROG/lost_wakeup_ok"
+sum=0
+for i in 1 2 3; do
+	"$CTS" -q -m sync -s dfs --shard $i/3 --report dfs-$i.json -o out -- "$PROG/lost_wakeup_ok"
+	is $? 0 "dfs shard $i/3: no bug"
+	is "$(jq -r .shard.index dfs-$i.json)/$(jq -r .shard.count dfs-$i.json)" $i/3 "dfs shard $i/3: the report says which"
+	sum=$((sum + $(runs dfs-$i.json)))
+done
+is "$sum" "$(runs dfs-all.json)" "dfs: the shards' runs add up to the single-process search's"
+"$CTS" merge dfs-3.json dfs-1.json dfs-2.json --report m.json 2>/dev/null
+is $? 0 "merge of the dfs shards: exit 0"
+is "$(runs m.json)" "$(runs dfs-all.json)" "merged dfs report: as many runs as one process"
+is "$(jq -r .complete m.json)" true "merged dfs report: complete"
+is "$(jq -r .shard.merged m.json)" 3 "merged dfs report: from 3 shards"
+
+# Shards with workers inside: still the single search.
+"$CTS" -q -m sync -s dfs --shard 1/2 -j 2 --report dj-1.json -o out -- "$PROG/lost_wakeup_ok"
+"$CTS" -q -m sync -s dfs --shard 2/2 --report dj-2.json -o out -- "$PROG/lost_wakeup_ok"
+"$CTS" merge dj-1.json dj-2.json --report m.json 2>/dev/null
+is "$(runs m.json)" "$(runs dfs-all.json)" "dfs: shard 1/2 with 2 jobs and shard 2/2 alone merge to the single search"
+
+# random: the shards run exactly the single search's run numbers and seeds.
+"$CTS" -q -n 30 --keep-going --report all.json -o out -- "$PROG/counter"
+for i in 1 2; do
+	"$CTS" -q -n 30 --keep-going --shard $i/2 --report r-$i.json -o out -- "$PROG/counter"
+done
+"$CTS" merge r-1.json r-2.json --report m.json 2>/dev/null
+is $? 1 "merge of shards with a bug: exit 1"
+is "$(runs m.json)" 30 "merged random report: 30 runs"
+is "$(jq -c '[.bugs[] | [.kind, .message, .hits, .run]]' m.json)" \
+   "$(jq -c '[.bugs[] | [.kind, .message, .hits, .run]]' all.json)" \
+   "merged random report: the bugs of the single search, deduplicated, hits summed, earliest run"
+is "$(jq -c '[.races[] | [.address, .runs, .first_run]] | sort' m.json)" \
+   "$(jq -c '[.races[] | [.address, .runs, .first_run]] | sort' all.json)" \
+   "merged random report: the races of the single search"
+is "$(jq -r .complete m.json)" false "random: never complete"
+
+# What merge refuses, with exit 2 and a reason.
+out=$("$CTS" merge r-1.json 2>&1)
+is $? 2 "a shard missing: exit 2"
+like "$out" "1 shard of 2 missing: 2" "a shard missing: says which"
+out=$("$CTS" merge r-1.json r-1.json 2>&1)
+is $? 2 "a shard twice: exit 2"
+like "$out" "given twice" "a shard twice: says so"
+out=$("$CTS" merge r-1.json dfs-2.json 2>&1)
+is $? 2 "shards of different searches: exit 2"
+like "$out" "different searches" "different searches: says so"
+"$CTS" -q -n 30 --max-steps 500 --keep-going --shard 2/2 --report r-opt.json -o out -- "$PROG/counter"
+out=$("$CTS" merge r-1.json r-opt.json 2>&1)
+is $? 2 "shards with other options: exit 2"
+like "$out" "max_steps" "other options: names the option"
+printf '{"version": 1, "program": ' > broken.json
+out=$("$CTS" merge r-1.json broken.json 2>&1)
+is $? 2 "an unparsable report: exit 2"
+like "$out" "broken.json: not a JSON report" "an unparsable report: says which"
+echo '{"version": 1}' > other.json
+out=$("$CTS" merge r-1.json other.json 2>&1)
+is $? 2 "a JSON file that is no report: exit 2"
+"$CTS" merge r-1.json nosuch.json 2>/dev/null
+is $? 2 "a missing file: exit 2"
+"$CTS" -q -n 5 --report plain.json -o out -- "$PROG/counter_ok"
+out=$("$CTS" merge plain.json 2>&1)
+is $? 2 "a report of no shard: exit 2"
+"$CTS" merge 2>/dev/null
+is $? 2 "merge without reports: exit 2"
+
+# GNU parallel, for real: 4 shards of a dfs search, merged.
+if command -v parallel >/dev/null; then
+	CTS="$CTS" "$TOP/scripts/cts-parallel.sh" 4 par -m sync -s dfs -- "$PROG/lost_wakeup_ok" 2>/dev/null
+	is $? 0 "cts-parallel.sh: 4 shards, no bug"
+	is "$(runs par/report.json)" "$(runs dfs-all.json)" "cts-parallel.sh: the merged runs are the single search's"
+	is "$(jq -r .complete par/report.json)" true "cts-parallel.sh: complete"
+	CTS="$CTS" "$TOP/scripts/cts-parallel.sh" 3 par2 -n 30 --keep-going -- "$PROG/counter" 2>/dev/null
+	is $? 1 "cts-parallel.sh on a bug: exit 1"
+	sched=$(jq -r '.bugs[0].schedule' par2/report.json)
+	"$CTS" -q --replay "$sched"
+	is $? 1 "cts-parallel.sh: the bug's schedule replays"
+else
+	ok 1 "GNU parallel is not installed (make deps installs it)"
+fi
+
+# Not UTF-8: the program's path and an argument; the report is still JSON.
+cp "$PROG/counter_ok" "$(printf 'prog\xff\xfe')"
+"$CTS" -q -n 2 --report u.json -o out -- "./$(printf 'prog\xff\xfe')" "$(printf 'a\xc3(b\xed\xa0\x80')"
+is $? 0 "a path and an argument not in UTF-8: runs"
+ok "$(jq -e . u.json >/dev/null; echo $?)" "the report parses"
+like "$(jq -r '.program + " " + .args[0]' u.json)" "prog..* a.\\(b" "bad bytes became U+FFFD"
+
+done_testing

@@ -1,0 +1,228 @@
+#include <dirent.h>
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "models/error.h"
+#include "strategies/explorer.h"
+#include "strategies/split.h"
+#include "tracer/jobs.h"
+#include "tracer/merge.h"
+#include "tracer/tracer.h"
+
+struct cts_jobs {
+	unsigned n;
+	struct cts_split *split;
+	pid_t *pids;         /* 0 once reaped */
+	int *status;         /* wait status of each */
+	bool parent;
+	int worker;
+	char dir[PATH_MAX];
+	char path[PATH_MAX]; /* this worker's report */
+	struct timespec start;
+};
+
+static volatile sig_atomic_t bug_signalled;
+
+static void on_bug(int sig)
+{
+	(void)sig;
+	bug_signalled = 1;
+}
+
+/* A worker: another one found a bug, end this search now. */
+static void on_stop(int sig)
+{
+	(void)sig;
+	cts_explore_interrupt();
+	cts_tracer_interrupt();
+}
+
+struct cts_jobs *cts_jobs_new(unsigned n, struct cts_split *split, char *err, size_t errlen)
+{
+	struct cts_jobs *j = cts_xcalloc(1, sizeof(*j));
+	const char *tmp = getenv("TMPDIR");
+	j->n = n;
+	j->split = split;
+	j->pids = cts_xcalloc(n, sizeof(*j->pids));
+	j->status = cts_xcalloc(n, sizeof(*j->status));
+	j->worker = -1;
+	snprintf(j->dir, sizeof(j->dir), "%s/cts-jobs-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(j->dir)) {
+		snprintf(err, errlen, "--jobs: cannot create a directory for the workers' reports "
+			 "(%s): %s", j->dir, strerror(errno));
+		free(j->pids);
+		free(j->status);
+		free(j);
+		return NULL;
+	}
+	j->parent = true;
+	return j;
+}
+
+static void report_path(const struct cts_jobs *j, unsigned w, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/worker-%u.json", j->dir, w);
+}
+
+int cts_jobs_fork(struct cts_jobs *j)
+{
+	struct sigaction sa;
+	pid_t parent = getpid();
+	unsigned started = 0;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_bug;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
+	cts_split_set_parent(j->split, parent);
+	clock_gettime(CLOCK_MONOTONIC, &j->start);
+	fflush(NULL); /* nothing buffered is written twice */
+	for (unsigned w = 0; w < j->n; w++) {
+		pid_t pid = fork();
+		if (pid < 0) {
+			if (started == 0)
+				return -2;
+			cts_perror_msg("--jobs: worker %u of %u not started", w + 1, j->n);
+			break;
+		}
+		if (pid == 0) {
+			prctl(PR_SET_PDEATHSIG, SIGTERM);
+			if (getppid() != parent)
+				_exit(130); /* the parent died before the line above */
+			sa.sa_handler = on_stop;
+			sigaction(SIGUSR1, &sa, NULL);
+			j->parent = false;
+			j->worker = (int)w;
+			report_path(j, w, j->path, sizeof(j->path));
+			cts_split_set_worker(j->split, w);
+			return (int)w;
+		}
+		j->pids[w] = pid;
+		started++;
+	}
+	j->n = started;
+	return -1;
+}
+
+const char *cts_jobs_report_path(const struct cts_jobs *j)
+{
+	return j->path;
+}
+
+static void signal_all(struct cts_jobs *j, int sig)
+{
+	for (unsigned w = 0; w < j->n; w++)
+		if (j->pids[w] > 0)
+			kill(j->pids[w], sig);
+}
+
+void cts_jobs_wait(struct cts_jobs *j, volatile sig_atomic_t *stop, struct cts_jobs_outcome *o)
+{
+	unsigned alive = j->n;
+	bool told_bug = false, told_stop = false;
+	bool *stopped = cts_xcalloc(j->n ? j->n : 1, sizeof(*stopped));
+
+	memset(o, 0, sizeof(*o));
+	while (alive > 0) {
+		if ((bug_signalled || cts_split_stopped(j->split)) && !told_bug) {
+			told_bug = true;
+			signal_all(j, SIGUSR1);
+		}
+		if (*stop && !told_stop) {
+			told_stop = true;
+			signal_all(j, SIGTERM);
+		}
+		int st;
+		pid_t pid = waitpid(-1, &st, 0);
+		if (pid < 0) {
+			if (errno == EINTR)
+				continue;
+			break; /* ECHILD: nobody left */
+		}
+		for (unsigned w = 0; w < j->n; w++) {
+			if (j->pids[w] != pid)
+				continue;
+			j->pids[w] = 0;
+			j->status[w] = st;
+			stopped[w] = told_bug || told_stop;
+			alive--;
+			if (WIFEXITED(st) && WEXITSTATUS(st) == 1) {
+				o->bug = true;
+				bug_signalled = 1; /* in case its signal came before we looked */
+			}
+		}
+	}
+	/* Merge what the workers wrote. */
+	json_t **reps = cts_xcalloc(j->n ? j->n : 1, sizeof(*reps));
+	char (*names)[64] = cts_xcalloc(j->n ? j->n : 1, sizeof(*names));
+	const char **np = cts_xcalloc(j->n ? j->n : 1, sizeof(*np));
+	int nr = 0;
+	for (unsigned w = 0; w < j->n; w++) {
+		int st = j->status[w];
+		if (WIFEXITED(st) && WEXITSTATUS(st) > o->exit_max && WEXITSTATUS(st) != 130)
+			o->exit_max = WEXITSTATUS(st);
+		if (WIFSIGNALED(st) && !stopped[w])
+			o->died = true;
+		char path[PATH_MAX];
+		report_path(j, w, path, sizeof(path));
+		json_t *r = json_load_file(path, 0, NULL);
+		if (!r) {
+			o->missing = true;
+			continue;
+		}
+		snprintf(names[nr], sizeof(names[nr]), "worker %u", w + 1);
+		np[nr] = names[nr];
+		reps[nr++] = r;
+	}
+	if (nr) {
+		o->merged = cts_merge_reports(reps, np, nr, false, o->error, sizeof(o->error));
+		if (o->merged) {
+			struct timespec t;
+			clock_gettime(CLOCK_MONOTONIC, &t);
+			double el = (double)(t.tv_sec - j->start.tv_sec) +
+				    (double)(t.tv_nsec - j->start.tv_nsec) / 1e9;
+			/* the wall clock of the whole search, not of one worker */
+			json_object_set_new(o->merged, "elapsed_seconds",
+					    json_real((double)(long long)(el * 1000 + 0.5) / 1000));
+		}
+	} else {
+		snprintf(o->error, sizeof(o->error), "no worker wrote a report");
+	}
+	for (int i = 0; i < nr; i++)
+		json_decref(reps[i]);
+	free(reps);
+	free(names);
+	free(np);
+	free(stopped);
+}
+
+void cts_jobs_free(struct cts_jobs *j)
+{
+	if (!j)
+		return;
+	if (j->parent) {
+		DIR *d = opendir(j->dir);
+		struct dirent *e;
+		char path[PATH_MAX + 300];
+		while (d && (e = readdir(d))) {
+			if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", j->dir, e->d_name);
+			unlink(path);
+		}
+		if (d)
+			closedir(d);
+		rmdir(j->dir);
+	}
+	free(j->pids);
+	free(j->status);
+	free(j);
+}

@@ -1,0 +1,466 @@
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "models/error.h"
+#include "models/report.h"
+#include "tracer/merge.h"
+
+#define LISTED 20  /* inconclusive runs listed, as the explorer does */
+
+__attribute__((format(printf, 3, 4)))
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static json_int_t geti(const json_t *o, const char *key)
+{
+	return json_integer_value(json_object_get(o, key));
+}
+
+static const char *gets(const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	return s ? s : "";
+}
+
+/* What makes a report one of ours. */
+static int check_shape(const json_t *r, const char *name, char *err, size_t errlen)
+{
+	static const struct { const char *key; json_type type; } need[] = {
+		{ "program", JSON_STRING }, { "args", JSON_ARRAY }, { "strategy", JSON_STRING },
+		{ "mode", JSON_STRING }, { "runs", JSON_INTEGER }, { "steps", JSON_INTEGER },
+		{ "bugs", JSON_ARRAY }, { "races", JSON_ARRAY }, { "inconclusive", JSON_OBJECT },
+	};
+	if (!json_is_object(r))
+		return fail(err, errlen, "%s: not a cts-trace report (not a JSON object)", name);
+	if (geti(r, "version") != 1)
+		return fail(err, errlen, "%s: not a cts-trace report of version 1", name);
+	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
+		json_t *v = json_object_get(r, need[i].key);
+		if (!v || json_typeof(v) != need[i].type)
+			return fail(err, errlen, "%s: not a cts-trace report (\"%s\" missing or of "
+				    "the wrong type)", name, need[i].key);
+	}
+	json_t *b;
+	size_t i;
+	json_array_foreach(json_object_get(r, "bugs"), i, b)
+		if (!json_is_string(json_object_get(b, "kind")) ||
+		    !json_is_string(json_object_get(b, "message")))
+			return fail(err, errlen, "%s: bug %zu has no kind or message", name, i);
+	return 0;
+}
+
+/* Same search: what the run options of every slice must agree on. */
+static int check_same(const json_t *a, const json_t *b, const char *na, const char *nb,
+		      char *err, size_t errlen)
+{
+	static const char *const keys[] = { "program", "args", "strategy", "mode", "races_mode" };
+	static const char *const skeys[] = { "count", "work", "split_depth", "runs_limit",
+					     "max_steps", "timeout" };
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (!json_equal(json_object_get(a, keys[i]), json_object_get(b, keys[i])) &&
+		    (json_object_get(a, keys[i]) || json_object_get(b, keys[i])))
+			return fail(err, errlen, "%s and %s are reports of different searches "
+				    "(\"%s\" differs)", na, nb, keys[i]);
+	const json_t *sa = json_object_get(a, "shard"), *sb = json_object_get(b, "shard");
+	if (!sa != !sb)
+		return fail(err, errlen, "%s and %s: only one is a shard report", na, nb);
+	for (size_t i = 0; sa && i < sizeof(skeys) / sizeof(skeys[0]); i++)
+		if (!json_equal(json_object_get(sa, skeys[i]), json_object_get(sb, skeys[i])) &&
+		    (json_object_get(sa, skeys[i]) || json_object_get(sb, skeys[i])))
+			return fail(err, errlen, "%s and %s are shards of different searches "
+				    "(shard \"%s\" differs)", na, nb, skeys[i]);
+	return 0;
+}
+
+/* Shards 1..N, each once. */
+static int check_cover(json_t *const *reps, const char *const *names, int n, char *err,
+		       size_t errlen)
+{
+	const json_t *s0 = json_object_get(reps[0], "shard");
+	if (!json_is_object(s0))
+		return fail(err, errlen, "%s: not a shard report (no \"shard\": run with --shard I/N)",
+			    names[0]);
+	json_int_t count = geti(s0, "count");
+	if (count < 1 || count > 1000000)
+		return fail(err, errlen, "%s: shard count %" JSON_INTEGER_FORMAT " out of range",
+			    names[0], count);
+	int *seen = cts_xcalloc((size_t)count + 1, sizeof(int));
+	int rc = 0;
+	for (int i = 0; i < n && rc == 0; i++) {
+		json_int_t idx = geti(json_object_get(reps[i], "shard"), "index");
+		if (idx < 1 || idx > count)
+			rc = fail(err, errlen, "%s: shard index %" JSON_INTEGER_FORMAT " not in 1..%"
+				  JSON_INTEGER_FORMAT, names[i], idx, count);
+		else if (seen[idx])
+			rc = fail(err, errlen, "shard %" JSON_INTEGER_FORMAT "/%" JSON_INTEGER_FORMAT
+				  " given twice (%s and %s)", idx, count, names[seen[idx] - 1],
+				  names[i]);
+		else
+			seen[idx] = i + 1;
+	}
+	if (rc == 0) {
+		char list[256] = "";
+		size_t off = 0;
+		int missing = 0;
+		for (json_int_t k = 1; k <= count; k++) {
+			if (seen[k])
+				continue;
+			if (missing++ < 10 && off < sizeof(list))
+				off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%" JSON_INTEGER_FORMAT,
+							missing > 1 ? ", " : "", k);
+		}
+		if (missing)
+			rc = fail(err, errlen, "%d shard%s of %" JSON_INTEGER_FORMAT " missing: %s%s",
+				  missing, missing == 1 ? "" : "s", count, list,
+				  missing > 10 ? ", ..." : "");
+	}
+	free(seen);
+	return rc;
+}
+
+static void add_int(json_t *o, const char *key, const json_t *from)
+{
+	json_int_t v = geti(o, key) + geti(from, key);
+	json_object_set_new(o, key, json_integer(v));
+}
+
+/* Members both have: numbers summed, flags and'ed, arrays joined without
+ * repeats, objects member by member; the first report's value otherwise.
+ * What other reports add (coverage, counters) merges this way. */
+static void merge_generic(json_t *a, const json_t *b)
+{
+	const char *key;
+	json_t *bv;
+	json_object_foreach((json_t *)b, key, bv) {
+		json_t *av = json_object_get(a, key);
+		if (!av) {
+			json_object_set_new(a, key, json_deep_copy(bv));
+		} else if (json_equal(av, bv) && !json_is_number(av)) {
+			continue;
+		} else if (json_is_integer(av) && json_is_integer(bv)) {
+			json_object_set_new(a, key, json_integer(json_integer_value(av) +
+								 json_integer_value(bv)));
+		} else if (json_is_number(av) && json_is_number(bv)) {
+			json_object_set_new(a, key, json_real(json_number_value(av) +
+							      json_number_value(bv)));
+		} else if (json_is_boolean(av) && json_is_boolean(bv)) {
+			json_object_set_new(a, key, json_boolean(json_is_true(av) && json_is_true(bv)));
+		} else if (json_is_object(av) && json_is_object(bv)) {
+			merge_generic(av, bv);
+		} else if (json_is_array(av) && json_is_array(bv)) {
+			size_t i, j;
+			json_t *x, *y;
+			json_array_foreach(bv, i, x) {
+				bool dup = false;
+				json_array_foreach(av, j, y)
+					if (json_equal(x, y)) {
+						dup = true;
+						break;
+					}
+				if (!dup)
+					json_array_append(av, x);
+			}
+		}
+	}
+}
+
+static void merge_bugs(json_t *out, const json_t *in)
+{
+	json_t *list = json_object_get(out, "bugs"), *b, *o;
+	size_t i, j;
+	json_array_foreach(json_object_get(in, "bugs"), i, b) {
+		bool dup = false;
+		json_array_foreach(list, j, o) {
+			if (strcmp(gets(o, "kind"), gets(b, "kind")) == 0 &&
+			    strcmp(gets(o, "message"), gets(b, "message")) == 0) {
+				/* the earliest run's schedule stands for the bug */
+				json_int_t hits = geti(o, "hits") + geti(b, "hits");
+				if (geti(b, "run") < geti(o, "run"))
+					json_object_update(o, b);
+				json_object_set_new(o, "hits", json_integer(hits));
+				dup = true;
+				break;
+			}
+		}
+		if (!dup)
+			json_array_append_new(list, json_deep_copy(b));
+	}
+}
+
+/* A race is its variable and its two accesses (pcs and ops), either order. */
+static bool same_race(const json_t *a, const json_t *b)
+{
+	if (!json_equal(json_object_get(a, "address"), json_object_get(b, "address")) ||
+	    !json_equal(json_object_get(a, "size"), json_object_get(b, "size")))
+		return false;
+	const json_t *xa = json_object_get(a, "accesses"), *xb = json_object_get(b, "accesses");
+	for (int flip = 0; flip < 2; flip++) {
+		bool all = json_array_size(xa) == 2 && json_array_size(xb) == 2;
+		for (size_t k = 0; all && k < 2; k++) {
+			const json_t *p = json_array_get(xa, k), *q = json_array_get(xb, flip ? 1 - k : k);
+			all = json_equal(json_object_get(p, "pc"), json_object_get(q, "pc")) &&
+			      json_equal(json_object_get(p, "op"), json_object_get(q, "op"));
+		}
+		if (all)
+			return true;
+	}
+	return false;
+}
+
+static void merge_races(json_t *out, const json_t *in)
+{
+	json_t *list = json_object_get(out, "races"), *r, *o;
+	size_t i, j;
+	json_array_foreach(json_object_get(in, "races"), i, r) {
+		bool dup = false;
+		json_array_foreach(list, j, o) {
+			if (same_race(o, r)) {
+				add_int(o, "runs", r);
+				if (geti(r, "first_run") < geti(o, "first_run"))
+					json_object_set(o, "first_run", json_object_get(r, "first_run"));
+				dup = true;
+				break;
+			}
+		}
+		if (!dup)
+			json_array_append_new(list, json_deep_copy(r));
+	}
+}
+
+static void merge_inconclusive(json_t *out, const json_t *in)
+{
+	json_t *a = json_object_get(out, "inconclusive");
+	const json_t *b = json_object_get(in, "inconclusive");
+	json_t *runs = json_object_get(a, "runs"), *x;
+	size_t i;
+	add_int(a, "count", b);
+	json_array_foreach(json_object_get(b, "runs"), i, x)
+		if (json_array_size(runs) < LISTED)
+			json_array_append(runs, x);
+}
+
+/* The members merged by their meaning; the rest by merge_generic. */
+static const char *const own_keys[] = {
+	"version", "program", "args", "strategy", "mode", "races_mode", "seed", "runs",
+	"schedules", "steps", "elapsed_seconds", "complete", "exhausted", "unseen",
+	"internal_error", "bugs", "inconclusive", "races", "shard", "watch_backend",
+};
+
+static bool own_key(const char *k)
+{
+	for (size_t i = 0; i < sizeof(own_keys) / sizeof(own_keys[0]); i++)
+		if (strcmp(k, own_keys[i]) == 0)
+			return true;
+	return false;
+}
+
+static void merge_one(json_t *out, const json_t *in)
+{
+	add_int(out, "runs", in);
+	add_int(out, "schedules", in);
+	add_int(out, "steps", in);
+	double e = json_number_value(json_object_get(in, "elapsed_seconds"));
+	if (e > json_number_value(json_object_get(out, "elapsed_seconds")))
+		json_object_set_new(out, "elapsed_seconds", json_real(e));
+	json_object_set_new(out, "complete", json_boolean(
+		json_is_true(json_object_get(out, "complete")) &&
+		json_is_true(json_object_get(in, "complete"))));
+	json_object_set_new(out, "exhausted", json_boolean(
+		json_is_true(json_object_get(out, "exhausted")) &&
+		json_is_true(json_object_get(in, "exhausted"))));
+	if (!json_is_string(json_object_get(out, "unseen")) &&
+	    json_is_string(json_object_get(in, "unseen")))
+		json_object_set(out, "unseen", json_object_get(in, "unseen"));
+	if (!json_is_string(json_object_get(out, "internal_error")) &&
+	    json_is_string(json_object_get(in, "internal_error")))
+		json_object_set(out, "internal_error", json_object_get(in, "internal_error"));
+	merge_bugs(out, in);
+	merge_races(out, in);
+	merge_inconclusive(out, in);
+	json_t *so = json_object_get(out, "shard");
+	const json_t *si = json_object_get(in, "shard");
+	if (json_is_object(so) && json_is_object(si)) {
+		add_int(so, "items", si);
+		add_int(so, "walk_runs", si);
+	}
+	const char *key;
+	json_t *v;
+	json_object_foreach((json_t *)in, key, v) {
+		if (own_key(key))
+			continue;
+		json_t *ov = json_object_get(out, key);
+		if (!ov) {
+			json_object_set_new(out, key, json_deep_copy(v));
+		} else if (json_is_object(ov) && json_is_object(v)) {
+			merge_generic(ov, v);
+		}
+	}
+}
+
+json_t *cts_merge_reports(json_t *const *reps, const char *const *names, int n, bool shards,
+			  char *err, size_t errlen)
+{
+	if (n < 1) {
+		fail(err, errlen, "no reports to merge");
+		return NULL;
+	}
+	for (int i = 0; i < n; i++)
+		if (check_shape(reps[i], names[i], err, errlen) != 0)
+			return NULL;
+	for (int i = 1; i < n; i++)
+		if (check_same(reps[0], reps[i], names[0], names[i], err, errlen) != 0)
+			return NULL;
+	if (shards && check_cover(reps, names, n, err, errlen) != 0)
+		return NULL;
+	json_t *out = json_deep_copy(reps[0]);
+	/* Dedupe within the first report too: merge it into an empty list. */
+	json_t *first = json_deep_copy(reps[0]);
+	json_object_set_new(out, "bugs", json_array());
+	json_object_set_new(out, "races", json_array());
+	json_object_set_new(json_object_get(out, "inconclusive"), "runs", json_array());
+	json_object_set_new(json_object_get(out, "inconclusive"), "count", json_integer(0));
+	merge_bugs(out, first);
+	merge_races(out, first);
+	merge_inconclusive(out, first);
+	json_decref(first);
+	for (int i = 1; i < n; i++)
+		merge_one(out, reps[i]);
+	json_t *so = json_object_get(out, "shard");
+	if (shards && json_is_object(so)) {
+		/* The whole search now: no one index. */
+		json_object_del(so, "index");
+		json_object_del(so, "jobs");
+		json_object_set_new(so, "merged", json_integer(n));
+	}
+	return out;
+}
+
+int cts_merge_bugs(const json_t *root)
+{
+	const json_t *b;
+	size_t i;
+	int n = 0;
+	json_array_foreach(json_object_get(root, "bugs"), i, b)
+		if (strcmp(gets(b, "kind"), "diverged") != 0)
+			n++;
+	return n;
+}
+
+void cts_merge_summary(FILE *f, const json_t *root, const char *what)
+{
+	double el = json_number_value(json_object_get(root, "elapsed_seconds"));
+	json_int_t runs = geti(root, "runs");
+	int nb = cts_merge_bugs(root);
+	json_int_t inc = geti(json_object_get(root, "inconclusive"), "count");
+	char incs[64] = "";
+	if (inc)
+		snprintf(incs, sizeof(incs), "; %" JSON_INTEGER_FORMAT " run%s inconclusive", inc,
+			 inc == 1 ? "" : "s");
+	fprintf(f, "cts-trace: %s%" JSON_INTEGER_FORMAT " runs, %" JSON_INTEGER_FORMAT
+		" steps, %.2f s (%.0f runs/s), %s, mode %s: %d bug%s found%s%s\n", what, runs,
+		geti(root, "steps"), el, el > 0 ? (double)runs / el : 0.0, gets(root, "strategy"),
+		gets(root, "mode"), nb, nb == 1 ? "" : "s", incs,
+		json_is_true(json_object_get(root, "complete")) ?
+			"; search space exhausted (complete)" :
+		json_is_true(json_object_get(root, "exhausted")) ?
+			"; search space exhausted for the program's own code and modelled library "
+			"calls, but not complete" : "");
+}
+
+static void merge_usage(FILE *f)
+{
+	fprintf(f, "Usage: cts-trace merge REPORT... [--report OUT] [-q]\n"
+		"Combines the JSON reports of the shards of one search (--shard I/N, every\n"
+		"I from 1 to N once) into one report, written to OUT (default standard output).\n"
+		"Exit status: 0 no bug, 1 the shards found bugs, 2 a report missing, unreadable,\n"
+		"of another search, or a shard missing or twice; the output not writable.\n");
+}
+
+int cts_merge_main(int argc, char **argv)
+{
+	const char *out_path = "-";
+	bool quiet = false;
+	char err[1024];
+	int n = 0, status = 2;
+	json_t **reps = cts_xcalloc((size_t)argc + 1, sizeof(*reps));
+	const char **names = cts_xcalloc((size_t)argc + 1, sizeof(*names));
+	struct cts_report_out *ro = NULL;
+	json_t *merged = NULL;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+			merge_usage(stdout);
+			status = 0;
+			goto out;
+		} else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+			quiet = true;
+		} else if (strcmp(a, "--report") == 0 || strcmp(a, "-o") == 0) {
+			if (++i >= argc || !argv[i][0]) {
+				cts_error_msg("merge: %s needs a file name", a);
+				goto usage;
+			}
+			out_path = argv[i];
+		} else if (strncmp(a, "--report=", 9) == 0 && a[9]) {
+			out_path = a + 9;
+		} else if (a[0] == '-' && a[1] && strcmp(a, "--") != 0) {
+			cts_error_msg("merge: unknown option '%.64s'", a);
+			goto usage;
+		} else if (strcmp(a, "--") != 0) {
+			names[n++] = a;
+		}
+	}
+	if (!n) {
+		cts_error_msg("merge: no reports given");
+		goto usage;
+	}
+	for (int i = 0; i < n; i++) {
+		json_error_t je;
+		reps[i] = json_load_file(names[i], JSON_REJECT_DUPLICATES, &je);
+		if (!reps[i]) {
+			if (je.line > 0)
+				cts_error_msg("merge: %s: not a JSON report: %s (line %d)", names[i],
+					      je.text, je.line);
+			else
+				cts_error_msg("merge: %s: %s", names[i], je.text);
+			goto out;
+		}
+	}
+	merged = cts_merge_reports(reps, names, n, true, err, sizeof(err));
+	if (!merged) {
+		cts_error_msg("merge: %s", err);
+		goto out;
+	}
+	if (!(ro = cts_report_open(out_path, err, sizeof(err)))) {
+		cts_error_msg("merge: %s", err);
+		goto out;
+	}
+	if (!quiet)
+		cts_merge_summary(stderr, merged, "merged: ");
+	status = cts_merge_bugs(merged) ? 1 : 0;
+	json_incref(merged);
+	if (cts_report_write_json(ro, merged, err, sizeof(err)) != 0) {
+		cts_error_msg("merge: %s", err);
+		status = 2;
+	}
+	ro = NULL;
+	goto out;
+usage:
+	fprintf(stderr, "Try 'cts-trace merge --help'.\n");
+out:
+	cts_report_discard(ro);
+	json_decref(merged);
+	for (int i = 0; i < n; i++)
+		json_decref(reps[i]);
+	free(reps);
+	free(names);
+	return status;
+}
