@@ -4,6 +4,7 @@
 #include <string.h>
 #include "models/error.h"
 #include "models/hapset.h"
+#include "models/coverage.h"
 #include "strategies/hapset.h"
 #include "strategies/systematic.h"
 
@@ -242,6 +243,28 @@ json_t *cts_hapset_strategy_report(const struct cts_strategy *s)
 	json_object_set_new(o, "learning_runs", json_integer((json_int_t)x->learn));
 	json_object_set_new(o, "pruned", json_integer((json_int_t)x->pruned));
 	return o;
+}
+
+/* --coverage: statements and pairs learnt so far, next to MAP's columns. */
+static void cov_values(void *ctx, double *out)
+{
+	const struct cts_hapset *h = ctx;
+	out[0] = (double)cts_hapset_statements(h);
+	out[1] = (double)cts_hapset_pairs(h);
+}
+
+bool cts_hapset_coverage_source(const struct cts_strategy *s, struct cts_coverage_source *src)
+{
+	if (!cts_strategy_is_hapset(s))
+		return false;
+	const struct hstrat *x = (const struct hstrat *)s;
+	*src = (struct cts_coverage_source){
+		.name = "hapset", .ctx = x->h, .nmetrics = 2,
+		.metrics = { "hapset_statements", "hapset_pairs" },
+		.plot = { false, true },
+		.values = cov_values,
+	};
+	return true;
 }
 
 int cts_hapset_strategy_save(const struct cts_strategy *s, char *err, size_t errlen)

@@ -42,6 +42,10 @@ struct cts_strategy *cts_hapset_create(const char *name, const struct cts_strate
 bool cts_strategy_is_hapset(const struct cts_strategy *s);
 /* The report's "hapset" object (models/hapset.h); new reference. */
 json_t *cts_hapset_strategy_report(const struct cts_strategy *s);
+/* --coverage: a source of the HaPSet's statements and pairs per run (its
+ * model lives as long as s). false if s is not a HaPSet strategy. */
+struct cts_coverage_source;
+bool cts_hapset_coverage_source(const struct cts_strategy *s, struct cts_coverage_source *src);
 /* --hapset-save, after the exploration. 0, or -1 and err. */
 int cts_hapset_strategy_save(const struct cts_strategy *s, char *err, size_t errlen);
 

@@ -733,6 +733,9 @@ int main(int argc, char **argv)
 		status = EXIT_USAGE;
 		goto out;
 	}
+	struct cts_coverage_source hsrc;
+	if (coverage && cts_hapset_coverage_source(strat, &hsrc))
+		cts_coverage_add_source(coverage, &hsrc); /* HaPSet's columns beside MAP's */
 	/* --instance (or the replayed schedule's): every run restricted to it. */
 	const char *ispec = cli.replay ? sched->instance : cli.instance;
 	if (ispec && !(instance = cts_instance_parse(ispec, err, sizeof(err)))) {
