@@ -110,6 +110,7 @@ static json_t *bug_json(const struct cts_bug *b, const char *self)
 	json_object_set_new(o, "run", jint(b->run));
 	json_object_set_new(o, "steps", jint(b->steps));
 	json_object_set_new(o, "hits", jint(b->hits));
+	json_object_set_new(o, "preemptions", jint(b->preemptions));
 	if (b->schedule_path[0]) {
 		size_t n = strlen(self) + strlen(b->schedule_path) + 16;
 		char *cmd = cts_xmalloc(n);
@@ -193,6 +194,21 @@ static json_t *report_json(const struct cts_report_info *info, const struct cts_
 	/* complete = exhausted and nothing shared unseen (docs/report-format.md) */
 	json_object_set_new(root, "exhausted", json_boolean(res->exhausted));
 	json_object_set_new(root, "unseen", res->unseen[0] ? jstr(res->unseen) : json_null());
+	/* What the exploration exercised: the text summary's "covered" line. */
+	json_t *sum = json_object(), *ops = json_object();
+	int nreal = 0;
+	for (int i = 0; i < res->nbugs; i++)
+		nreal += res->bugs[i].kind != CTS_BUG_DIVERGED;
+	for (int op = 1; op < CTS_OP__COUNT; op++)
+		if (res->ops[op])
+			json_object_set_new(ops, cts_op_name((cts_op)op), jint(res->ops[op]));
+	json_object_set_new(sum, "runs", jint(res->runs));
+	json_object_set_new(sum, "distinct_bugs", json_integer(nreal));
+	json_object_set_new(sum, "races", json_integer(cts_race_count(res->races)));
+	json_object_set_new(sum, "inconclusive", jint(res->ninconclusive));
+	json_object_set_new(sum, "complete", json_boolean(res->complete));
+	json_object_set_new(sum, "operations", ops);
+	json_object_set_new(root, "summary", sum);
 	if (info->backend_json) {
 		json_t *t = json_loads(info->backend_json, 0, NULL);
 		if (t)
@@ -389,7 +405,11 @@ void cts_report_discard(struct cts_report_out *o)
 int cts_report_write(struct cts_report_out *o, const struct cts_report_info *info,
 		     const struct cts_explore_result *res, char *err, size_t errlen)
 {
-	json_t *root = report_json(info, res);
+	return cts_report_write_json(o, report_json(info, res), err, errlen);
+}
+
+int cts_report_write_json(struct cts_report_out *o, json_t *root, char *err, size_t errlen)
+{
 	FILE *f = o->fd < 0 ? stdout : fdopen(o->fd, "w");
 	int rc = -1;
 	struct stat sb;

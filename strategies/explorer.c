@@ -83,6 +83,10 @@ struct explorer {
 	uint32_t *confirm;
 	double start, last_progress;
 	bool progress_shown;
+	/* The run's last CTS_BUG_TRACE steps (by step % CTS_BUG_TRACE) and its
+	 * preemptions, kept for a bug's reports. */
+	struct cts_bug_step *ring;
+	uint64_t preempts;
 	bool inc_hidden_said;
 };
 
@@ -301,6 +305,18 @@ static void save_schedule(struct explorer *x, const char *name, const char *what
 	}
 }
 
+/* The exploration whose status line is on the terminal, for messages of
+ * other modules (cts_set_status_clear). */
+static struct explorer *progress_owner;
+
+static void clear_progress(struct explorer *x);
+
+static void clear_owner(void)
+{
+	if (progress_owner)
+		clear_progress(progress_owner);
+}
+
 static void clear_progress(struct explorer *x)
 {
 	if (x->progress_shown) {
@@ -309,22 +325,33 @@ static void clear_progress(struct explorer *x)
 	}
 }
 
+/* One status line, redrawn at most PROGRESS_HZ times a second and kept
+ * under 80 columns so that erasing it never leaves a wrapped half behind. */
+#define PROGRESS_HZ 4
+
 static void show_progress(struct explorer *x, bool force)
 {
 	double t = now();
-	if (!x->cfg->progress || (!force && t - x->last_progress < 0.25))
+	if (!x->cfg->progress || (!force && t - x->last_progress < 1.0 / PROGRESS_HZ))
 		return;
 	x->last_progress = t;
 	double el = t - x->start;
-	fprintf(x->cfg->log, "\r\033[K[cts] runs %" PRIu64 "  steps %" PRIu64 "  %.0f runs/s  bugs %d",
-		x->res->runs, x->res->steps, el > 0 ? (double)x->res->runs / el : 0.0,
-		x->res->nbugs);
+	char line[160];
+	size_t off = appendf(line, sizeof(line), 0, "[cts] %s %" PRIu64 " (%.0f/s)  bugs %d",
+			     x->cfg->systematic ? "schedules" : "runs", x->res->runs,
+			     el > 0 ? (double)x->res->runs / el : 0.0, x->res->nbugs);
 	if (x->res->ninconclusive)
-		fprintf(x->cfg->log, "  inconclusive %" PRIu64, x->res->ninconclusive);
+		off = appendf(line, sizeof(line), off, "  inconclusive %" PRIu64,
+			      x->res->ninconclusive);
+	off = appendf(line, sizeof(line), off, "  %.0fs", el);
 	if (x->cfg->time_limit > 0)
-		fprintf(x->cfg->log, "  %.0f/%.0fs", el, x->cfg->time_limit);
+		off = appendf(line, sizeof(line), off, ", %.0fs left",
+			      x->cfg->time_limit > el ? x->cfg->time_limit - el : 0.0);
 	else if (x->cfg->runs)
-		fprintf(x->cfg->log, "  (of %" PRIu64 ")", x->cfg->runs);
+		off = appendf(line, sizeof(line), off, " (of %" PRIu64 " runs)", x->cfg->runs);
+	if (off > 79)
+		line[79] = 0;
+	fprintf(x->cfg->log, "\r\033[K%s", line);
 	fflush(x->cfg->log);
 	x->progress_shown = true;
 }
@@ -368,6 +395,33 @@ static void report_bug(struct explorer *x, const struct cts_bug *bug)
 	fflush(log);
 }
 
+/* The bug's run as its reports draw it: its last steps, then where each
+ * live thread stood (blocked or not) when it ended. */
+static void keep_trace(struct explorer *x, struct cts_bug *bug)
+{
+	uint64_t first = bug->steps > CTS_BUG_TRACE ? bug->steps - CTS_BUG_TRACE : 0;
+	size_t cap = (size_t)(bug->steps - first) + (size_t)x->nlive;
+	int n = 0;
+
+	bug->preemptions = x->preempts;
+	bug->trace = cts_xcalloc(cap ? cap : 1, sizeof(*bug->trace));
+	for (uint64_t i = first; i < bug->steps; i++)
+		bug->trace[n++] = x->ring[i % CTS_BUG_TRACE];
+	for (int i = 0; i < x->nlive; i++) {
+		int t = x->live[i];
+		if (!x->alive[t] || (n && bug->trace[n - 1].ev.tid == t &&
+				     !(bug->kind == CTS_BUG_DEADLOCK || bug->kind == CTS_BUG_LIVELOCK)))
+			continue; /* the last step's thread stands where it ended, not at a next step */
+		struct cts_bug_step *p = &bug->trace[n++];
+		p->ev = x->pending[t];
+		p->ev.tid = t;
+		p->step = bug->steps;
+		p->pending = true;
+		p->blocked = !x->enabled[t] && !x->spinning[t];
+	}
+	bug->ntrace = n;
+}
+
 /* Keep one entry per distinct bug; true if this one is new. */
 static bool record_bug(struct explorer *x, struct cts_bug *bug)
 {
@@ -379,6 +433,7 @@ static bool record_bug(struct explorer *x, struct cts_bug *bug)
 		}
 	}
 	bug->hits = 1;
+	keep_trace(x, bug);
 	save_schedule(x, cts_bug_kind_name(bug->kind), bug->message, bug->schedule_path,
 		      sizeof(bug->schedule_path));
 	res->bugs = cts_xrealloc(res->bugs, ((size_t)res->nbugs + 1) * sizeof(*res->bugs));
@@ -695,6 +750,7 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 	cts_spin_reset(x->spin);
 	clear_threads(x);
 	x->confirming = false;
+	x->preempts = 0;
 	if (x->backend->ops->start(x->backend->be, st) != 0) {
 		snprintf(x->res->error, sizeof(x->res->error), "%s", st->message);
 		x->res->bad_input = st->bad_input;
@@ -773,6 +829,7 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 		}
 		cts_schedule_add(x->sched, c, x->pending[c].op, x->pending[c].obj);
 		struct cts_event done = x->pending[c];
+		bool preempt = last >= 0 && last != c && last < st->nthreads && x->enabled[last];
 		if (x->backend->ops->step(x->backend->be, st, c, give_up, &done) != 0) {
 			snprintf(x->res->error, sizeof(x->res->error), "%s", st->message);
 			x->res->bad_input = st->bad_input;
@@ -788,6 +845,13 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 				memset(x->confirm, 0, x->tcap * sizeof(*x->confirm));
 		}
 		s->ops->executed(s, &pt, &done);
+		x->ring[step % CTS_BUG_TRACE] = (struct cts_bug_step){
+			.ev = done, .step = step, .preempt = preempt,
+		};
+		x->ring[step % CTS_BUG_TRACE].ev.tid = c;
+		x->preempts += preempt;
+		if ((unsigned)done.op < CTS_OP__COUNT)
+			x->res->ops[done.op]++;
 		if (x->races) {
 			/* The read that ends a busy-wait reads from the write that
 			 * ended it: ad hoc synchronization (Tian et al., ISSTA 2008). */
@@ -798,6 +862,8 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 		}
 		step++;
 		last = c;
+		if (!(step & 4095))
+			show_progress(x, false); /* a long run moves the line too */
 	}
 	if (st->status == CTS_RUN_INTERRUPTED) {
 		*aborted = true;
@@ -973,6 +1039,11 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 	x.sched = cts_schedule_new();
 	x.st = cts_xcalloc(1, sizeof(*x.st));
 	x.spin = cts_spin_new(backend->ops->thread_state, backend->be);
+	x.ring = cts_xcalloc(CTS_BUG_TRACE, sizeof(*x.ring));
+	if (cfg->progress) {
+		progress_owner = &x;
+		cts_set_status_clear(clear_owner);
+	}
 	if (cfg->races)
 		x.races = cts_race_new();
 	cts_schedule_set(&x.sched->program, cfg->program);
@@ -1032,7 +1103,11 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 		}
 		show_progress(&x, false);
 	}
-	clear_progress(&x);
+	clear_progress(&x); /* the summary line takes its place */
+	if (progress_owner == &x) {
+		cts_set_status_clear(NULL);
+		progress_owner = NULL;
+	}
 	res->exhausted = !res->internal_error && strategy->ops->complete(strategy);
 	/* Exhausted only covers what the backend showed: say what it could not. */
 	int unseen = backend->ops->unseen ?
@@ -1041,6 +1116,7 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 	res->elapsed = now() - x.start;
 	res->races = x.races; /* for the report */
 	cts_spin_free(x.spin);
+	free(x.ring);
 	cts_schedule_free(x.sched);
 	cts_run_state_free(x.st);
 	free(x.st);
@@ -1050,6 +1126,8 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 
 void cts_explore_result_free(struct cts_explore_result *res)
 {
+	for (int i = 0; i < res->nbugs; i++)
+		free(res->bugs[i].trace);
 	free(res->bugs);
 	res->bugs = NULL;
 	res->nbugs = 0;
@@ -1058,4 +1136,26 @@ void cts_explore_result_free(struct cts_explore_result *res)
 	free(res->inconclusive);
 	res->inconclusive = NULL;
 	res->nlisted = 0;
+}
+
+char *cts_explore_ops_str(const struct cts_explore_result *res, char *buf, size_t len)
+{
+	bool done[CTS_OP__COUNT] = { false };
+	size_t off = 0;
+
+	buf[0] = 0;
+	for (;;) {
+		int best = -1;
+		for (int op = 1; op < CTS_OP__COUNT; op++)
+			if (!done[op] && res->ops[op] && (best < 0 || res->ops[op] > res->ops[best]))
+				best = op;
+		if (best < 0)
+			break;
+		done[best] = true;
+		off = appendf(buf, len, off, "%s%s %" PRIu64, off ? ", " : "",
+			      cts_op_name((cts_op)best), res->ops[best]);
+	}
+	if (!off)
+		appendf(buf, len, 0, "none");
+	return buf;
 }

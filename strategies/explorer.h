@@ -46,6 +46,19 @@ struct cts_inconclusive {
 const char *cts_bug_kind_name(enum cts_bug_kind k);
 const char *cts_inconclusive_kind_name(enum cts_inconclusive_kind k);
 
+/* One step of a bug's run, for the reports that draw it (SARIF, timeline):
+ * an executed step, or (pending) where a live thread stood at the end. */
+struct cts_bug_step {
+	struct cts_event ev;     /* ev.tid, ev.op, ev.obj, ev.pc */
+	uint64_t step;           /* index in the run's schedule */
+	bool pending;            /* not executed: where the thread stood at the end */
+	bool blocked;            /* pending and unable to run (a lock held, a join...) */
+	bool preempt;            /* a context switch away from a thread that could go on */
+};
+
+/* Executed steps kept per bug (the last ones of its run). */
+#define CTS_BUG_TRACE 512
+
 struct cts_bug {
 	enum cts_bug_kind kind;
 	uint64_t run;
@@ -55,6 +68,9 @@ struct cts_bug {
 	char detail[4096];       /* wait-for cycle, stacks: multi-line */
 	char schedule_path[512]; /* saved schedule, "" if none */
 	uint64_t hits;           /* runs that hit this same bug */
+	uint64_t preemptions;    /* in the whole run's schedule */
+	int ntrace;              /* the last executed steps, then each live thread's pending one */
+	struct cts_bug_step *trace; /* malloc'd for a recorded bug, NULL otherwise */
 };
 
 struct cts_explorer_config {
@@ -77,6 +93,7 @@ struct cts_explorer_config {
 	const char *self;         /* path of cts-trace, for replay commands */
 	const struct cts_schedule *options; /* run options to record in saved schedules, or NULL */
 	const char *check;        /* --check: shell command run after each run, NULL = none */
+	bool systematic;          /* progress says "schedules" (a search, not samples) */
 };
 
 struct cts_explore_result {
@@ -95,6 +112,7 @@ struct cts_explore_result {
 	bool bad_input;           /* the error is about the program (cannot exec it...) */
 	char error[512];
 	struct cts_race_detector *races; /* every race seen, NULL with races off */
+	uint64_t ops[CTS_OP__COUNT]; /* visible operations executed, per kind, over all runs */
 };
 
 struct cts_explorer;
@@ -103,6 +121,10 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 		struct cts_objmodel *model, struct cts_strategy *strategy,
 		struct cts_explore_result *res);
 void cts_explore_result_free(struct cts_explore_result *res);
+
+/* "lock 4, unlock 4, read 12": the visible operations executed, by kind,
+ * most frequent first ("none" if none). Returns buf. */
+char *cts_explore_ops_str(const struct cts_explore_result *res, char *buf, size_t len);
 
 /* Ask a running exploration to stop after the current run (signal-safe). */
 void cts_explore_interrupt(void);

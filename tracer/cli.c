@@ -17,6 +17,7 @@ enum {
 	O_BREAK, O_SUSPECTS, O_SUSPECTS_FROM, O_TRIES,
 	O_STATEMATCH,
 	O_WATCHBACKEND, O_CATCHSITES, O_CATCHWINDOW,
+	O_SARIF,
 };
 
 static const struct option opts[] = {
@@ -42,6 +43,7 @@ static const struct option opts[] = {
 	{ "trace-lib", required_argument, 0, O_TRACELIB },
 	{ "out", required_argument, 0, 'o' },
 	{ "report", required_argument, 0, O_REPORT },
+	{ "sarif", required_argument, 0, O_SARIF },
 	{ "replay", required_argument, 0, O_REPLAY },
 	{ "output", no_argument, 0, O_OUTPUT },
 	{ "no-fork-server", no_argument, 0, O_NOFORK },
@@ -233,6 +235,7 @@ static int one_option(struct cts_cli *c, int opt, const char *arg, char *err, si
 		return 0;
 	case 'o': return nonempty(arg, "--out", err, errlen) ?: (c->out_dir = arg, 0);
 	case O_REPORT: return nonempty(arg, "--report", err, errlen) ?: (c->report = arg, 0);
+	case O_SARIF: return nonempty(arg, "--sarif", err, errlen) ?: (c->sarif = arg, 0);
 	case O_REPLAY: return nonempty(arg, "--replay", err, errlen) ?: (c->replay = arg, 0);
 	case O_OUTPUT: c->output = true; return 0;
 	case O_NOFORK: c->no_fork_server = true; return 0;
