@@ -17,6 +17,8 @@
 #include "models/schedule.h"
 #include "strategies/active.h"
 #include "strategies/explorer.h"
+#include "strategies/minimize.h"
+#include "models/timeline.h"
 #include "strategies/spin.h"
 
 extern char **environ;
@@ -87,6 +89,11 @@ struct explorer {
 	 * preemptions, kept for a bug's reports. */
 	struct cts_bug_step *ring;
 	uint64_t preempts;
+	/* With --minimize: every step's event and preemption flag of the run. */
+	struct cts_event *evlog;
+	bool *plog;
+	size_t logcap;
+	bool minimizing;  /* a candidate's run: counted nowhere */
 	bool inc_hidden_said;
 };
 
@@ -385,14 +392,216 @@ static void report_bug(struct explorer *x, const struct cts_bug *bug)
 	}
 	fprintf(log, "cts-trace: BUG (%s) in run %" PRIu64 " after %" PRIu64 " steps: %s\n",
 		cts_bug_kind_name(bug->kind), bug->run, bug->steps, bug->message);
+	if (bug->headline[0])
+		fprintf(log, "  %s\n", bug->headline);
 	if (bug->detail[0])
 		fputs(bug->detail, log);
 	if (bug->schedule_path[0]) {
 		replay_cmd(x, bug, cmd, sizeof(cmd));
 		fprintf(log, "  schedule: %s\n", bug->schedule_path);
 		fprintf(log, "  replay:   %s\n", cmd);
+		if (bug->timeline_path[0])
+			fprintf(log, "  timeline: %s\n", bug->timeline_path);
+		if (bug->orig_path[0])
+			fprintf(log, "  minimized to %" PRIu64 " preemption%s; the original (%" PRIu64
+				") is %s\n", bug->preemptions, bug->preemptions == 1 ? "" : "s",
+				bug->original_preemptions, bug->orig_path);
 	}
 	fflush(log);
+}
+
+static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
+		   struct cts_inconclusive *inc, bool *aborted);
+
+/* ---- --minimize (strategies/minimize.h) ---------------------------------- */
+
+struct min_ctx {
+	struct explorer *x;
+	const struct cts_bug *target;
+};
+
+/* The run just done, as minimize.c sees runs. */
+static void run_as_min(struct explorer *x, struct cts_min_run *out)
+{
+	size_t n = x->sched->n;
+	out->n = n;
+	out->tids = cts_xmalloc((n ? n : 1) * sizeof(*out->tids));
+	out->preempt = cts_xcalloc(n ? n : 1, sizeof(*out->preempt));
+	out->ev = cts_xcalloc(n ? n : 1, sizeof(*out->ev));
+	for (size_t i = 0; i < n; i++) {
+		out->tids[i] = x->sched->steps[i].tid;
+		if (i < x->logcap) {
+			out->preempt[i] = x->plog[i];
+			out->ev[i] = x->evlog[i];
+		}
+	}
+}
+
+/* A candidate run: the guide strategy in place of the exploration's, no
+ * race detector (its races would be reported), nothing counted. */
+static int min_try(void *ctx, const int *tids, size_t n, struct cts_min_run *out)
+{
+	struct min_ctx *m = ctx;
+	struct explorer *x = m->x;
+	struct cts_strategy *saved = x->strategy, *g = cts_min_guide_create(tids, n);
+	struct cts_race_detector *races = x->races;
+	struct cts_bug bug = { .kind = CTS_BUG_NONE, .tid = -1 };
+	struct cts_inconclusive inc = { 0 };
+	bool aborted = false;
+
+	x->strategy = g;
+	x->races = NULL;
+	x->minimizing = true;
+	g->ops->begin_run(g, 0);
+	int r = one_run(x, x->res->runs, &bug, &inc, &aborted);
+	x->backend->ops->stop(x->backend->be, x->st);
+	out->infeasible = g->ops->diverged(g)[0] != 0;
+	x->strategy = saved;
+	x->races = races;
+	x->minimizing = false;
+	cts_strategy_destroy(g);
+	if (r != 0)
+		return -1;
+	out->same_bug = bug.kind == m->target->kind && strcmp(bug.message, m->target->message) == 0;
+	out->clean = bug.kind == CTS_BUG_NONE && !inc.kind && !aborted;
+	run_as_min(x, out);
+	return 0;
+}
+
+/* "thread 1's read of counter at counter.c:17" */
+static void pair_words(struct explorer *x, const struct cts_event *e, bool own, char *buf,
+		       size_t len)
+{
+	char where[256], var[200] = "";
+	describe_pc(x, e->pc, where, sizeof(where));
+	/* "inc+0x3 (counter.c:17)": the source line alone when there is one. */
+	char *open = strrchr(where, '('), *close = open ? strchr(open, ')') : NULL;
+	if (open && close) {
+		*close = 0;
+		memmove(where, open + 1, strlen(open + 1) + 1);
+	}
+	if (cts_op_is_range(e->op) && x->backend->ops->describe_data)
+		x->backend->ops->describe_data(x->backend->be, e->obj, var, sizeof(var));
+	if (own)
+		snprintf(buf, len, "its %s%s%s at %s", cts_op_name(e->op), var[0] ? " of " : "", var,
+			 where);
+	else
+		snprintf(buf, len, "thread %d's %s%s%s at %s", e->tid, cts_op_name(e->op),
+			 var[0] ? " of " : "", var, where);
+}
+
+/* Minimize the new bug's run in place: afterwards x->sched, the ring and
+ * the thread tables are those of the minimized run, re-run last. The
+ * original steps are left in *orig_steps for saving beside it. */
+static void minimize_bug(struct explorer *x, struct cts_bug *bug, struct cts_sched_step **orig_steps,
+			 size_t *orig_n)
+{
+	struct min_ctx ctx = { x, bug };
+	struct cts_min_budget budget = { x->cfg->min_runs, x->cfg->min_seconds };
+	struct cts_min_run orig, again;
+	struct cts_min_result res;
+
+	*orig_n = x->sched->n;
+	*orig_steps = cts_xmalloc((*orig_n ? *orig_n : 1) * sizeof(**orig_steps));
+	memcpy(*orig_steps, x->sched->steps, *orig_n * sizeof(**orig_steps));
+	run_as_min(x, &orig);
+	bug->original_preemptions = cts_min_run_preemptions(&orig);
+	if (cts_minimize(&orig, &budget, min_try, &ctx, &res) != 0 && !res.best.n) {
+		cts_min_result_free(&res);
+		return;
+	}
+	if (res.pair[0] >= 0) {
+		char a[400], b[400], c[400] = "";
+		bug->pair[0] = res.best.ev[res.pair[0]];
+		bug->pair[1] = res.best.ev[res.pair[1]];
+		bug->pair_step[0] = (uint64_t)res.pair[0];
+		bug->pair_step[1] = (uint64_t)res.pair[1];
+		bug->npair = 2;
+		pair_words(x, &bug->pair[0], false, a, sizeof(a));
+		pair_words(x, &bug->pair[1], false, b, sizeof(b));
+		if (res.pair_after >= 0) {
+			bug->pair[2] = res.best.ev[res.pair_after];
+			bug->pair_step[2] = (uint64_t)res.pair_after;
+			bug->npair = 3;
+			pair_words(x, &bug->pair[2], true, c, sizeof(c));
+			snprintf(bug->headline, sizeof(bug->headline),
+				 "the bug happens when %s comes between %s and %s", b, a, c);
+		} else {
+			snprintf(bug->headline, sizeof(bug->headline),
+				 "the bug happens when %s comes after %s (the other order runs clean)",
+				 b, a);
+		}
+	}
+	/* The minimized run once more, so the reports draw it. */
+	if (min_try(&ctx, res.best.tids, res.best.n, &again) == 0 && again.same_bug) {
+		bug->minimized = again.n != *orig_n ||
+				 memcmp(x->sched->steps, *orig_steps, *orig_n * sizeof(**orig_steps));
+		bug->steps = again.n;
+	} else {
+		/* Not the same bug again (the program did not repeat itself): the original. */
+		cts_min_run_free(&again);
+		struct cts_min_run o = { 0 };
+		int *tids = cts_xmalloc((*orig_n ? *orig_n : 1) * sizeof(*tids));
+		for (size_t i = 0; i < *orig_n; i++)
+			tids[i] = (*orig_steps)[i].tid;
+		min_try(&ctx, tids, *orig_n, &o);
+		cts_min_run_free(&o);
+		free(tids);
+		bug->npair = 0;
+		bug->headline[0] = 0;
+	}
+	cts_min_run_free(&again);
+	cts_min_result_free(&res);
+	if (cts_verbosity >= 2)
+		cts_error_msg("minimized in %d replay%s%s: %" PRIu64 " preemption%s (was %" PRIu64 ")",
+			      res.runs, res.runs == 1 ? "" : "s", res.cut ? " (budget spent)" : "",
+			      x->preempts, x->preempts == 1 ? "" : "s", bug->original_preemptions);
+}
+
+/* Save the original schedule beside the minimized KIND-N.sched as KIND-N.orig.sched. */
+static void save_original(struct explorer *x, struct cts_bug *bug, struct cts_sched_step *steps,
+			  size_t n)
+{
+	size_t len = strlen(bug->schedule_path);
+	if (!bug->minimized || len < 6 || len + 6 >= sizeof(bug->orig_path))
+		return;
+	snprintf(bug->orig_path, sizeof(bug->orig_path), "%.*s.orig.sched", (int)(len - 6),
+		 bug->schedule_path);
+	struct cts_sched_step *keep = x->sched->steps;
+	size_t keep_n = x->sched->n;
+	x->sched->steps = steps;
+	x->sched->n = n;
+	if (cts_schedule_save(x->sched, bug->orig_path) != 0) {
+		cts_perror_msg("cannot save %s", bug->orig_path);
+		bug->orig_path[0] = 0;
+	}
+	x->sched->steps = keep;
+	x->sched->n = keep_n;
+}
+
+static void replay_cmd(struct explorer *x, const struct cts_bug *bug, char *buf, size_t len);
+
+/* KIND-N.html beside KIND-N.sched (models/timeline.h). */
+static void write_timeline(struct explorer *x, struct cts_bug *bug)
+{
+	size_t len = strlen(bug->schedule_path);
+	char cmd[1600];
+	if (len < 6 || len + 1 > sizeof(bug->timeline_path))
+		return;
+	snprintf(bug->timeline_path, sizeof(bug->timeline_path), "%.*s.html", (int)(len - 6),
+		 bug->schedule_path);
+	replay_cmd(x, bug, cmd, sizeof(cmd));
+	if (cts_timeline_write(bug->timeline_path, bug, x->backend, cmd) != 0) {
+		cts_perror_msg("cannot write %s", bug->timeline_path);
+		bug->timeline_path[0] = 0;
+	}
+}
+
+static bool minimizable(const struct cts_explorer_config *cfg, enum cts_bug_kind k)
+{
+	/* A --check or race verdict needs what candidate runs leave out. */
+	return cfg->minimize && cfg->out_dir && k != CTS_BUG_DIVERGED && k != CTS_BUG_CHECK &&
+	       k != CTS_BUG_RACE && k != CTS_BUG_NONE;
 }
 
 /* The bug's run as its reports draw it: its last steps, then where each
@@ -433,9 +642,17 @@ static bool record_bug(struct explorer *x, struct cts_bug *bug)
 		}
 	}
 	bug->hits = 1;
+	struct cts_sched_step *orig = NULL;
+	size_t norig = 0;
+	bug->original_preemptions = x->preempts;
+	if (minimizable(x->cfg, bug->kind))
+		minimize_bug(x, bug, &orig, &norig);
 	keep_trace(x, bug);
 	save_schedule(x, cts_bug_kind_name(bug->kind), bug->message, bug->schedule_path,
 		      sizeof(bug->schedule_path));
+	save_original(x, bug, orig, norig);
+	free(orig);
+	write_timeline(x, bug);
 	res->bugs = cts_xrealloc(res->bugs, ((size_t)res->nbugs + 1) * sizeof(*res->bugs));
 	res->bugs[res->nbugs++] = *bug;
 	report_bug(x, bug);
@@ -850,8 +1067,19 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 		};
 		x->ring[step % CTS_BUG_TRACE].ev.tid = c;
 		x->preempts += preempt;
-		if ((unsigned)done.op < CTS_OP__COUNT)
+		if ((unsigned)done.op < CTS_OP__COUNT && !x->minimizing)
 			x->res->ops[done.op]++;
+		if (cfg->minimize) {
+			if (step >= x->logcap) {
+				size_t cap = cts_grow_cap(x->logcap, (size_t)step + 1);
+				x->evlog = cts_xgrow(x->evlog, x->logcap, cap, sizeof(*x->evlog));
+				x->plog = cts_xgrow(x->plog, x->logcap, cap, sizeof(*x->plog));
+				x->logcap = cap;
+			}
+			x->evlog[step] = done;
+			x->evlog[step].tid = c;
+			x->plog[step] = preempt;
+		}
 		if (x->races) {
 			/* The read that ends a busy-wait reads from the write that
 			 * ended it: ad hoc synchronization (Tian et al., ISSTA 2008). */
@@ -1117,6 +1345,8 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 	res->races = x.races; /* for the report */
 	cts_spin_free(x.spin);
 	free(x.ring);
+	free(x.evlog);
+	free(x.plog);
 	cts_schedule_free(x.sched);
 	cts_run_state_free(x.st);
 	free(x.st);

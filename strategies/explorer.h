@@ -68,7 +68,16 @@ struct cts_bug {
 	char detail[4096];       /* wait-for cycle, stacks: multi-line */
 	char schedule_path[512]; /* saved schedule, "" if none */
 	uint64_t hits;           /* runs that hit this same bug */
-	uint64_t preemptions;    /* in the whole run's schedule */
+	uint64_t preemptions;    /* in the whole run's schedule (the saved, minimized one) */
+	uint64_t original_preemptions; /* before --minimize (= preemptions without it) */
+	bool minimized;          /* the saved schedule is minimized; the original is beside it */
+	char orig_path[512];     /* the original schedule's file, "" if none */
+	int npair;               /* the critical pair: 2, 3 with the first thread's next
+	                          * conflicting step, 0 if none was found */
+	struct cts_event pair[3];
+	uint64_t pair_step[3];   /* their step indexes in the saved schedule */
+	char timeline_path[512]; /* the bug's HTML timeline, "" if none */
+	char headline[1024];     /* the critical pair in words, "" if none */
 	int ntrace;              /* the last executed steps, then each live thread's pending one */
 	struct cts_bug_step *trace; /* malloc'd for a recorded bug, NULL otherwise */
 };
@@ -94,6 +103,9 @@ struct cts_explorer_config {
 	const struct cts_schedule *options; /* run options to record in saved schedules, or NULL */
 	const char *check;        /* --check: shell command run after each run, NULL = none */
 	bool systematic;          /* progress says "schedules" (a search, not samples) */
+	bool minimize;            /* minimize each new bug's schedule before saving it */
+	int min_runs;             /* ...within this many replays */
+	double min_seconds;       /* ...and this much wall time */
 };
 
 struct cts_explore_result {

@@ -17,7 +17,7 @@ enum {
 	O_BREAK, O_SUSPECTS, O_SUSPECTS_FROM, O_TRIES,
 	O_STATEMATCH,
 	O_WATCHBACKEND, O_CATCHSITES, O_CATCHWINDOW,
-	O_SARIF,
+	O_SARIF, O_MINIMIZE, O_NOMINIMIZE,
 };
 
 static const struct option opts[] = {
@@ -44,6 +44,8 @@ static const struct option opts[] = {
 	{ "out", required_argument, 0, 'o' },
 	{ "report", required_argument, 0, O_REPORT },
 	{ "sarif", required_argument, 0, O_SARIF },
+	{ "minimize", no_argument, 0, O_MINIMIZE },
+	{ "no-minimize", no_argument, 0, O_NOMINIMIZE },
 	{ "replay", required_argument, 0, O_REPLAY },
 	{ "output", no_argument, 0, O_OUTPUT },
 	{ "no-fork-server", no_argument, 0, O_NOFORK },
@@ -236,6 +238,8 @@ static int one_option(struct cts_cli *c, int opt, const char *arg, char *err, si
 	case 'o': return nonempty(arg, "--out", err, errlen) ?: (c->out_dir = arg, 0);
 	case O_REPORT: return nonempty(arg, "--report", err, errlen) ?: (c->report = arg, 0);
 	case O_SARIF: return nonempty(arg, "--sarif", err, errlen) ?: (c->sarif = arg, 0);
+	case O_MINIMIZE: c->no_minimize = false; return 0;
+	case O_NOMINIMIZE: c->no_minimize = true; return 0;
 	case O_REPLAY: return nonempty(arg, "--replay", err, errlen) ?: (c->replay = arg, 0);
 	case O_OUTPUT: c->output = true; return 0;
 	case O_NOFORK: c->no_fork_server = true; return 0;
