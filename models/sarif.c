@@ -211,6 +211,12 @@ static json_t *bug_result(const struct cts_report_info *info, const struct cts_b
 	json_object_set_new(props, "run", json_integer((json_int_t)b->run));
 	json_object_set_new(props, "steps", json_integer((json_int_t)b->steps));
 	json_object_set_new(props, "preemptions", json_integer((json_int_t)b->preemptions));
+	json_object_set_new(props, "original_preemptions",
+			    json_integer((json_int_t)b->original_preemptions));
+	if (b->headline[0])
+		json_object_set_new(props, "critical_pair", jstr(b->headline));
+	if (b->timeline_path[0])
+		json_object_set_new(props, "timeline", jstr(b->timeline_path));
 	if (b->detail[0])
 		json_object_set_new(props, "detail", jstr(b->detail));
 	if (b->schedule_path[0]) {

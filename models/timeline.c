@@ -122,8 +122,12 @@ static void put_step(FILE *f, const struct cts_bug *b, const struct cts_backend 
 		"<text class=\"label\" x=\"%d\" y=\"%d\">", x, y, LANE_W - 12, ROW_H - 4, x + 6,
 		y + ROW_H - 9);
 	/* SVG text does not wrap: long labels are cut, the title has it all. */
-	if (strlen(label) > 40)
-		strcpy(label + 37, "...");
+	if (strlen(label) > 36) {
+		size_t k = 33;
+		while (k > 0 && ((unsigned char)label[k] & 0xc0) == 0x80)
+			k--; /* not inside a UTF-8 sequence */
+		strcpy(label + k, "...");
+	}
 	put_esc(f, label);
 	fprintf(f, "</text></g>\n");
 	if (s->preempt)
@@ -159,6 +163,7 @@ static void put_page(FILE *f, const struct cts_bug *b, const struct cts_backend 
 	      ".step.failing rect{fill:#f7b5b5;stroke:#c00;stroke-width:2}\n"
 	      ".step.blocked rect{fill:#ddd;stroke:#888;stroke-dasharray:4 2}\n"
 	      ".step.pending rect{fill:#fff;stroke:#888;stroke-dasharray:2 2}\n"
+	      ".step.blocked.failing rect{stroke:#c00}\n"
 	      ".preempt path{fill:#c00}.stepno{font:10px monospace;fill:#777}\n"
 	      ".legend span{display:inline-block;padding:1px 6px;margin-right:6px;border:1px solid #888}\n"
 	      "</style></head>\n<body>\n<h1>", f);
