@@ -412,6 +412,7 @@ static void report_bug(struct explorer *x, const struct cts_bug *bug)
 
 static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 		   struct cts_inconclusive *inc, bool *aborted);
+static void keep_trace(struct explorer *x, struct cts_bug *bug);
 
 /* ---- --minimize (strategies/minimize.h) ---------------------------------- */
 
@@ -449,6 +450,10 @@ static int min_try(void *ctx, const int *tids, size_t n, struct cts_min_run *out
 	struct cts_inconclusive inc = { 0 };
 	bool aborted = false;
 
+	if (interrupted) {
+		cts_strategy_destroy(g);
+		return -1;
+	}
 	x->strategy = g;
 	x->races = NULL;
 	x->minimizing = true;
@@ -506,10 +511,7 @@ static void minimize_bug(struct explorer *x, struct cts_bug *bug, struct cts_sch
 	memcpy(*orig_steps, x->sched->steps, *orig_n * sizeof(**orig_steps));
 	run_as_min(x, &orig);
 	bug->original_preemptions = cts_min_run_preemptions(&orig);
-	if (cts_minimize(&orig, &budget, min_try, &ctx, &res) != 0 && !res.best.n) {
-		cts_min_result_free(&res);
-		return;
-	}
+	cts_minimize(&orig, &budget, min_try, &ctx, &res);
 	if (res.pair[0] >= 0) {
 		char a[400], b[400], c[400] = "";
 		bug->pair[0] = res.best.ev[res.pair[0]];
@@ -532,21 +534,22 @@ static void minimize_bug(struct explorer *x, struct cts_bug *bug, struct cts_sch
 				 b, a);
 		}
 	}
-	/* The minimized run once more, so the reports draw it. */
-	if (min_try(&ctx, res.best.tids, res.best.n, &again) == 0 && again.same_bug) {
+	/* The minimized run once more, so the reports draw it (when no
+	 * candidate ran, x->sched is still the original's). */
+	memset(&again, 0, sizeof(again));
+	if (res.runs && min_try(&ctx, res.best.tids, res.best.n, &again) == 0 && again.same_bug) {
 		bug->minimized = again.n != *orig_n ||
 				 memcmp(x->sched->steps, *orig_steps, *orig_n * sizeof(**orig_steps));
 		bug->steps = again.n;
-	} else {
-		/* Not the same bug again (the program did not repeat itself): the original. */
-		cts_min_run_free(&again);
-		struct cts_min_run o = { 0 };
-		int *tids = cts_xmalloc((*orig_n ? *orig_n : 1) * sizeof(*tids));
+		free(bug->trace);
+		keep_trace(x, bug);
+	} else if (res.runs) {
+		/* Interrupted, or not the same bug again (the program does not repeat
+		 * itself): the original schedule and its trace, kept from before. */
+		cts_schedule_clear_steps(x->sched);
 		for (size_t i = 0; i < *orig_n; i++)
-			tids[i] = (*orig_steps)[i].tid;
-		min_try(&ctx, tids, *orig_n, &o);
-		cts_min_run_free(&o);
-		free(tids);
+			cts_schedule_add(x->sched, (*orig_steps)[i].tid, (*orig_steps)[i].op,
+					 (*orig_steps)[i].obj);
 		bug->npair = 0;
 		bug->headline[0] = 0;
 	}
@@ -555,7 +558,8 @@ static void minimize_bug(struct explorer *x, struct cts_bug *bug, struct cts_sch
 	if (cts_verbosity >= 2)
 		cts_error_msg("minimized in %d replay%s%s: %" PRIu64 " preemption%s (was %" PRIu64 ")",
 			      res.runs, res.runs == 1 ? "" : "s", res.cut ? " (budget spent)" : "",
-			      x->preempts, x->preempts == 1 ? "" : "s", bug->original_preemptions);
+			      bug->preemptions, bug->preemptions == 1 ? "" : "s",
+			      bug->original_preemptions);
 }
 
 /* Save the original schedule beside the minimized KIND-N.sched as KIND-N.orig.sched. */
@@ -645,9 +649,9 @@ static bool record_bug(struct explorer *x, struct cts_bug *bug)
 	struct cts_sched_step *orig = NULL;
 	size_t norig = 0;
 	bug->original_preemptions = x->preempts;
+	keep_trace(x, bug);
 	if (minimizable(x->cfg, bug->kind))
 		minimize_bug(x, bug, &orig, &norig);
-	keep_trace(x, bug);
 	save_schedule(x, cts_bug_kind_name(bug->kind), bug->message, bug->schedule_path,
 		      sizeof(bug->schedule_path));
 	save_original(x, bug, orig, norig);

@@ -105,7 +105,7 @@ static void usage(FILE *f)
 "      --sarif FILE      write the bugs and races as SARIF 2.1.0 (- = standard output)\n"
 "      --no-minimize     save each bug's schedule as found; by default (--minimize)\n"
 "                        it is first reduced to fewer preemptions by replaying\n"
-"                        candidates (at most 100 replays, 10 s), the original kept\n"
+"                        candidates (at most 100 replays, 5 s), the original kept\n"
 "                        beside it as KIND-N.orig.sched, and the critical pair named\n"
 "      --replay FILE     re-run a saved schedule exactly and check it matches; the\n"
 "                        run options it records apply unless given here (these win)\n"
@@ -618,7 +618,7 @@ int main(int argc, char **argv)
 		/* The status line: on a terminal, not over the program's own output. */
 		.progress = cts_verbosity >= 1 && isatty(2) && !cli.replay && !cli.output,
 		.log = stderr, .systematic = systematic,
-		.minimize = !cli.no_minimize, .min_runs = 100, .min_seconds = 10,
+		.minimize = !cli.no_minimize, .min_runs = 100, .min_seconds = 5,
 		.races = catching ? races - CTS_RACES_FAIL : races, .races_catch = catching,
 		.self = self_path(argv[0]), .options = options,
 		.check = cli.check,
