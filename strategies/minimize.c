@@ -27,8 +27,8 @@ static int guide_choose(struct cts_strategy *s, const struct cts_sched_point *pt
 		int t = g->tids[pt->step];
 		if (t < pt->nthreads && pt->enabled[t])
 			return t;
-		if (t < pt->nthreads && pt->outside && pt->outside[t])
-			return CTS_CHOOSE_WAIT;
+		/* A thread in the kernel (outside) is not waited for: a candidate
+		 * that needs it now is infeasible, which never stalls. */
 		g->infeasible = true;
 		return CTS_CHOOSE_STOP;
 	}
