@@ -19,7 +19,7 @@ PROVE   ?= prove
 JOBS    ?= 2
 
 DEB_PKGS := libcapstone-dev libdw-dev libelf-dev libseccomp-dev libjansson-dev \
-            clang libclang-rt-14-dev
+            clang libclang-rt-14-dev python3-jsonschema chromium
 DEB_HDRS := /usr/include/capstone/capstone.h /usr/include/elfutils/libdwfl.h \
             /usr/include/gelf.h /usr/include/seccomp.h /usr/include/jansson.h
 # What the tests need besides the build: compilers and libraries of the

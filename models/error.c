@@ -6,9 +6,17 @@
 #include "models/error.h"
 
 int cts_verbosity = 1;
+static void (*status_clear)(void);
+
+void cts_set_status_clear(void (*clear)(void))
+{
+	status_clear = clear;
+}
 
 static void vmsg(const char *fmt, va_list ap, int err)
 {
+	if (status_clear)
+		status_clear();
 	fputs("cts-trace: ", stderr);
 	vfprintf(stderr, fmt, ap);
 	if (err)
@@ -42,6 +50,8 @@ void cts_info_msg(const char *fmt, ...)
 	if (cts_verbosity < 1)
 		return;
 	int saved = errno;
+	if (status_clear)
+		status_clear();
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -55,6 +65,8 @@ void cts_debug_msg(const char *fmt, ...)
 	if (cts_verbosity < 3)
 		return;
 	int saved = errno;
+	if (status_clear)
+		status_clear();
 	va_start(ap, fmt);
 	fputs("cts-debug: ", stderr);
 	vfprintf(stderr, fmt, ap);

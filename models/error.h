@@ -13,6 +13,10 @@ __attribute__((format(printf, 1, 2))) void cts_info_msg(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void cts_debug_msg(const char *fmt, ...);
 __attribute__((format(printf, 2, 3), noreturn)) void cts_die(int status, const char *fmt, ...);
 
+/* A status line on the terminal (the explorer's progress) is erased by
+ * clear before any message is printed; NULL: none. */
+void cts_set_status_clear(void (*clear)(void));
+
 void *cts_xmalloc(size_t n);
 void *cts_xcalloc(size_t n, size_t size);
 void *cts_xrealloc(void *p, size_t n);

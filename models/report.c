@@ -105,7 +105,8 @@ static json_t *jint(uint64_t v)
 
 /* ---- content -------------------------------------------------------------- */
 
-static json_t *bug_json(const struct cts_bug *b, const char *self)
+static json_t *bug_json(const struct cts_bug *b, const char *self,
+			const struct cts_backend *info_backend)
 {
 	json_t *o = json_object();
 	json_object_set_new(o, "kind", jstr(cts_bug_kind_name(b->kind)));
@@ -117,6 +118,31 @@ static json_t *bug_json(const struct cts_bug *b, const char *self)
 	json_object_set_new(o, "hits", jint(b->hits));
 	if (b->instance[0])
 		json_object_set_new(o, "instance", jstr(b->instance));
+	json_object_set_new(o, "preemptions", jint(b->preemptions));
+	json_object_set_new(o, "original_preemptions", jint(b->original_preemptions));
+	json_object_set_new(o, "original_schedule", b->orig_path[0] ? jstr(b->orig_path) : json_null());
+	json_object_set_new(o, "timeline", b->timeline_path[0] ? jstr(b->timeline_path) : json_null());
+	if (b->npair) {
+		json_t *cp = json_object(), *ev = json_array();
+		for (int i = 0; i < b->npair; i++) {
+			json_t *e = json_object();
+			char where[512] = "";
+			const struct cts_backend *be = info_backend;
+			if (be && be->ops->describe_pc)
+				be->ops->describe_pc(be->be, b->pair[i].pc, where, sizeof(where));
+			json_object_set_new(e, "thread", json_integer(b->pair[i].tid));
+			json_object_set_new(e, "op", jstr(cts_op_name(b->pair[i].op)));
+			json_object_set_new(e, "object", jhex(b->pair[i].obj));
+			json_object_set_new(e, "pc", jhex(b->pair[i].pc));
+			json_object_set_new(e, "location", where[0] ? jstr(where) : json_null());
+			json_array_append_new(ev, e);
+		}
+		json_object_set_new(cp, "events", ev);
+		json_object_set_new(cp, "headline", jstr(b->headline));
+		json_object_set_new(o, "critical_pair", cp);
+	} else {
+		json_object_set_new(o, "critical_pair", json_null());
+	}
 	if (b->schedule_path[0]) {
 		size_t n = strlen(self) + strlen(b->schedule_path) + 16;
 		char *cmd = cts_xmalloc(n);
@@ -200,6 +226,21 @@ static json_t *report_json(const struct cts_report_info *info, const struct cts_
 	/* complete = exhausted and nothing shared unseen (docs/report-format.md) */
 	json_object_set_new(root, "exhausted", json_boolean(res->exhausted));
 	json_object_set_new(root, "unseen", res->unseen[0] ? jstr(res->unseen) : json_null());
+	/* What the exploration exercised: the text summary's "covered" line. */
+	json_t *sum = json_object(), *ops = json_object();
+	int nreal = 0;
+	for (int i = 0; i < res->nbugs; i++)
+		nreal += res->bugs[i].kind != CTS_BUG_DIVERGED;
+	for (int op = 1; op < CTS_OP__COUNT; op++)
+		if (res->ops[op])
+			json_object_set_new(ops, cts_op_name((cts_op)op), jint(res->ops[op]));
+	json_object_set_new(sum, "runs", jint(res->runs));
+	json_object_set_new(sum, "distinct_bugs", json_integer(nreal));
+	json_object_set_new(sum, "races", json_integer(cts_race_count(res->races)));
+	json_object_set_new(sum, "inconclusive", jint(res->ninconclusive));
+	json_object_set_new(sum, "complete", json_boolean(res->complete));
+	json_object_set_new(sum, "operations", ops);
+	json_object_set_new(root, "summary", sum);
 	if (info->backend_json)
 		json_object_set(root, "tracer", info->backend_json);
 	if (info->strategy_json)
@@ -224,7 +265,8 @@ static json_t *report_json(const struct cts_report_info *info, const struct cts_
 			    res->internal_error ? jstr(res->error) : json_null());
 	for (int i = 0; i < res->nbugs; i++)
 		json_array_append_new(bugs, bug_json(&res->bugs[i],
-						     info->self ? info->self : "cts-trace"));
+						     info->self ? info->self : "cts-trace",
+						     info->backend));
 	json_object_set_new(root, "bugs", bugs);
 	json_t *inc = json_object(), *incl = json_array();
 	json_object_set_new(inc, "count", jint(res->ninconclusive));

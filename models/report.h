@@ -47,13 +47,15 @@ struct cts_report_out *cts_report_open(const char *path, char *err, size_t errle
 int cts_report_write(struct cts_report_out *out, const struct cts_report_info *info,
 		     const struct cts_explore_result *res, char *err, size_t errlen);
 
-/* No report after all: close, remove the temporary file, free. NULL is fine. */
-void cts_report_discard(struct cts_report_out *out);
-
-/* A report built elsewhere (cts-trace merge): written and closed like
- * cts_report_write; takes the reference to root. */
+/* Write root (its reference is taken) the same way and close; out is freed
+ * either way. For other JSON documents opened with cts_report_open (SARIF) and
+ * reports built elsewhere (cts-trace merge). */
+struct json_t;
 int cts_report_write_json(struct cts_report_out *out, struct json_t *root, char *err,
 			  size_t errlen);
+
+/* No report after all: close, remove the temporary file, free. NULL is fine. */
+void cts_report_discard(struct cts_report_out *out);
 
 /* In a forked worker: close this process's copy and free, leaving the file
  * (and its temporary) to the process that opened it. NULL is fine. */

@@ -83,6 +83,9 @@ struct cts_backend_ops {
 	void (*describe_pc)(void *be, uint64_t pc, char *buf, size_t len);
 	/* Optional: data address -> "symbol+off", "" if unknown. */
 	void (*describe_data)(void *be, uint64_t addr, char *buf, size_t len);
+	/* Optional: pc -> source file (as the debug info records it) and line,
+	 * for reports that link to the source (SARIF). 0, or -1 if unknown. */
+	int (*source_pc)(void *be, uint64_t pc, char *file, size_t len, int *line);
 	/* Optional: how many things the runs so far may have missed (calls into
 	 * untraced code with pointers to shared memory); buf says which. */
 	int (*unseen)(void *be, char *buf, size_t len);

@@ -18,6 +18,8 @@
 #include "models/schedule.h"
 #include "strategies/active.h"
 #include "strategies/explorer.h"
+#include "strategies/minimize.h"
+#include "models/timeline.h"
 #include "strategies/spin.h"
 #include "strategies/tiles.h"
 #include "strategies/split.h"
@@ -91,6 +93,15 @@ struct explorer {
 	uint32_t *confirm;
 	double start, last_progress;
 	bool progress_shown;
+	/* The run's last CTS_BUG_TRACE steps (by step % CTS_BUG_TRACE) and its
+	 * preemptions, kept for a bug's reports. */
+	struct cts_bug_step *ring;
+	uint64_t preempts;
+	/* With --minimize: every step's event and preemption flag of the run. */
+	struct cts_event *evlog;
+	bool *plog;
+	size_t logcap;
+	bool minimizing;  /* a candidate's run: counted nowhere */
 	bool inc_hidden_said;
 };
 
@@ -309,6 +320,18 @@ static void save_schedule(struct explorer *x, const char *name, const char *what
 	}
 }
 
+/* The exploration whose status line is on the terminal, for messages of
+ * other modules (cts_set_status_clear). */
+static struct explorer *progress_owner;
+
+static void clear_progress(struct explorer *x);
+
+static void clear_owner(void)
+{
+	if (progress_owner)
+		clear_progress(progress_owner);
+}
+
 static void clear_progress(struct explorer *x)
 {
 	if (x->progress_shown) {
@@ -317,22 +340,33 @@ static void clear_progress(struct explorer *x)
 	}
 }
 
+/* One status line, redrawn at most PROGRESS_HZ times a second and kept
+ * under 80 columns so that erasing it never leaves a wrapped half behind. */
+#define PROGRESS_HZ 4
+
 static void show_progress(struct explorer *x, bool force)
 {
 	double t = now();
-	if (!x->cfg->progress || (!force && t - x->last_progress < 0.25))
+	if (!x->cfg->progress || (!force && t - x->last_progress < 1.0 / PROGRESS_HZ))
 		return;
 	x->last_progress = t;
 	double el = t - x->start;
-	fprintf(x->cfg->log, "\r\033[K[cts] runs %" PRIu64 "  steps %" PRIu64 "  %.0f runs/s  bugs %d",
-		x->res->runs, x->res->steps, el > 0 ? (double)x->res->runs / el : 0.0,
-		x->res->nbugs);
+	char line[160];
+	size_t off = appendf(line, sizeof(line), 0, "[cts] %s %" PRIu64 " (%.0f/s)  bugs %d",
+			     x->cfg->systematic ? "schedules" : "runs", x->res->runs,
+			     el > 0 ? (double)x->res->runs / el : 0.0, x->res->nbugs);
 	if (x->res->ninconclusive)
-		fprintf(x->cfg->log, "  inconclusive %" PRIu64, x->res->ninconclusive);
+		off = appendf(line, sizeof(line), off, "  inconclusive %" PRIu64,
+			      x->res->ninconclusive);
+	off = appendf(line, sizeof(line), off, "  %.0fs", el);
 	if (x->cfg->time_limit > 0)
-		fprintf(x->cfg->log, "  %.0f/%.0fs", el, x->cfg->time_limit);
+		off = appendf(line, sizeof(line), off, ", %.0fs left",
+			      x->cfg->time_limit > el ? x->cfg->time_limit - el : 0.0);
 	else if (x->cfg->runs)
-		fprintf(x->cfg->log, "  (of %" PRIu64 ")", x->cfg->runs);
+		off = appendf(line, sizeof(line), off, " (of %" PRIu64 " runs)", x->cfg->runs);
+	if (off > 79)
+		line[79] = 0;
+	fprintf(x->cfg->log, "\r\033[K%s", line);
 	fflush(x->cfg->log);
 	x->progress_shown = true;
 }
@@ -366,16 +400,249 @@ static void report_bug(struct explorer *x, const struct cts_bug *bug)
 	}
 	fprintf(log, "cts-trace: BUG (%s) in run %" PRIu64 " after %" PRIu64 " steps: %s\n",
 		cts_bug_kind_name(bug->kind), bug->run, bug->steps, bug->message);
+	if (bug->headline[0])
+		fprintf(log, "  %s\n", bug->headline);
 	if (bug->detail[0])
 		fputs(bug->detail, log);
 	if (bug->schedule_path[0]) {
 		replay_cmd(x, bug, cmd, sizeof(cmd));
 		fprintf(log, "  schedule: %s\n", bug->schedule_path);
 		fprintf(log, "  replay:   %s\n", cmd);
+		if (bug->timeline_path[0])
+			fprintf(log, "  timeline: %s\n", bug->timeline_path);
+		if (bug->orig_path[0])
+			fprintf(log, "  minimized to %" PRIu64 " preemption%s; the original (%" PRIu64
+				") is %s\n", bug->preemptions, bug->preemptions == 1 ? "" : "s",
+				bug->original_preemptions, bug->orig_path);
 	}
 	if (bug->instance[0])
 		fprintf(log, "  instance: %s (--instance re-searches it alone)\n", bug->instance);
 	fflush(log);
+}
+
+static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
+		   struct cts_inconclusive *inc, bool *aborted);
+static void keep_trace(struct explorer *x, struct cts_bug *bug);
+
+/* ---- --minimize (strategies/minimize.h) ---------------------------------- */
+
+struct min_ctx {
+	struct explorer *x;
+	const struct cts_bug *target;
+};
+
+/* The run just done, as minimize.c sees runs. */
+static void run_as_min(struct explorer *x, struct cts_min_run *out)
+{
+	size_t n = x->sched->n;
+	out->n = n;
+	out->tids = cts_xmalloc((n ? n : 1) * sizeof(*out->tids));
+	out->preempt = cts_xcalloc(n ? n : 1, sizeof(*out->preempt));
+	out->ev = cts_xcalloc(n ? n : 1, sizeof(*out->ev));
+	for (size_t i = 0; i < n; i++) {
+		out->tids[i] = x->sched->steps[i].tid;
+		if (i < x->logcap) {
+			out->preempt[i] = x->plog[i];
+			out->ev[i] = x->evlog[i];
+		}
+	}
+}
+
+/* A candidate run: the guide strategy in place of the exploration's, no
+ * race detector (its races would be reported), nothing counted. */
+static int min_try(void *ctx, const int *tids, size_t n, struct cts_min_run *out)
+{
+	struct min_ctx *m = ctx;
+	struct explorer *x = m->x;
+	struct cts_strategy *saved = x->strategy, *g = cts_min_guide_create(tids, n);
+	struct cts_race_detector *races = x->races;
+	struct cts_bug bug = { .kind = CTS_BUG_NONE, .tid = -1 };
+	struct cts_inconclusive inc = { 0 };
+	bool aborted = false;
+
+	if (interrupted) {
+		cts_strategy_destroy(g);
+		return -1;
+	}
+	x->strategy = g;
+	x->races = NULL;
+	x->minimizing = true;
+	g->ops->begin_run(g, 0);
+	int r = one_run(x, x->res->runs, &bug, &inc, &aborted);
+	x->backend->ops->stop(x->backend->be, x->st);
+	out->infeasible = g->ops->diverged(g)[0] != 0;
+	x->strategy = saved;
+	x->races = races;
+	x->minimizing = false;
+	cts_strategy_destroy(g);
+	if (r != 0)
+		return -1;
+	out->same_bug = bug.kind == m->target->kind && strcmp(bug.message, m->target->message) == 0;
+	out->clean = bug.kind == CTS_BUG_NONE && !inc.kind && !aborted;
+	run_as_min(x, out);
+	return 0;
+}
+
+/* "thread 1's read of counter at counter.c:17" */
+static void pair_words(struct explorer *x, const struct cts_event *e, bool own, char *buf,
+		       size_t len)
+{
+	char where[256], var[200] = "";
+	describe_pc(x, e->pc, where, sizeof(where));
+	/* "inc+0x3 (counter.c:17)": the source line alone when there is one. */
+	char *open = strrchr(where, '('), *close = open ? strchr(open, ')') : NULL;
+	if (open && close) {
+		*close = 0;
+		memmove(where, open + 1, strlen(open + 1) + 1);
+	}
+	if (cts_op_is_range(e->op) && x->backend->ops->describe_data)
+		x->backend->ops->describe_data(x->backend->be, e->obj, var, sizeof(var));
+	if (own)
+		snprintf(buf, len, "its %s%s%s at %s", cts_op_name(e->op), var[0] ? " of " : "", var,
+			 where);
+	else
+		snprintf(buf, len, "thread %d's %s%s%s at %s", e->tid, cts_op_name(e->op),
+			 var[0] ? " of " : "", var, where);
+}
+
+/* Minimize the new bug's run in place: afterwards x->sched, the ring and
+ * the thread tables are those of the minimized run, re-run last. The
+ * original steps are left in *orig_steps for saving beside it. */
+static void minimize_bug(struct explorer *x, struct cts_bug *bug, struct cts_sched_step **orig_steps,
+			 size_t *orig_n)
+{
+	struct min_ctx ctx = { x, bug };
+	struct cts_min_budget budget = { x->cfg->min_runs, x->cfg->min_seconds };
+	struct cts_min_run orig, again;
+	struct cts_min_result res;
+
+	*orig_n = x->sched->n;
+	*orig_steps = cts_xmalloc((*orig_n ? *orig_n : 1) * sizeof(**orig_steps));
+	memcpy(*orig_steps, x->sched->steps, *orig_n * sizeof(**orig_steps));
+	run_as_min(x, &orig);
+	bug->original_preemptions = cts_min_run_preemptions(&orig);
+	cts_minimize(&orig, &budget, min_try, &ctx, &res);
+	if (res.pair[0] >= 0) {
+		char a[400], b[400], c[400] = "";
+		bug->pair[0] = res.best.ev[res.pair[0]];
+		bug->pair[1] = res.best.ev[res.pair[1]];
+		bug->pair_step[0] = (uint64_t)res.pair[0];
+		bug->pair_step[1] = (uint64_t)res.pair[1];
+		bug->npair = 2;
+		pair_words(x, &bug->pair[0], false, a, sizeof(a));
+		pair_words(x, &bug->pair[1], false, b, sizeof(b));
+		if (res.pair_after >= 0) {
+			bug->pair[2] = res.best.ev[res.pair_after];
+			bug->pair_step[2] = (uint64_t)res.pair_after;
+			bug->npair = 3;
+			pair_words(x, &bug->pair[2], true, c, sizeof(c));
+			snprintf(bug->headline, sizeof(bug->headline),
+				 "the bug happens when %s comes between %s and %s", b, a, c);
+		} else {
+			snprintf(bug->headline, sizeof(bug->headline),
+				 "the bug happens when %s comes after %s (the other order runs clean)",
+				 b, a);
+		}
+	}
+	/* The minimized run once more, so the reports draw it (when no
+	 * candidate ran, x->sched is still the original's). */
+	memset(&again, 0, sizeof(again));
+	if (res.runs && min_try(&ctx, res.best.tids, res.best.n, &again) == 0 && again.same_bug) {
+		bug->minimized = again.n != *orig_n ||
+				 memcmp(x->sched->steps, *orig_steps, *orig_n * sizeof(**orig_steps));
+		bug->steps = again.n;
+		free(bug->trace);
+		keep_trace(x, bug);
+	} else if (res.runs) {
+		/* Interrupted, or not the same bug again (the program does not repeat
+		 * itself): the original schedule and its trace, kept from before. */
+		cts_schedule_clear_steps(x->sched);
+		for (size_t i = 0; i < *orig_n; i++)
+			cts_schedule_add(x->sched, (*orig_steps)[i].tid, (*orig_steps)[i].op,
+					 (*orig_steps)[i].obj);
+		bug->npair = 0;
+		bug->headline[0] = 0;
+	}
+	cts_min_run_free(&again);
+	cts_min_result_free(&res);
+	if (cts_verbosity >= 2)
+		cts_error_msg("minimized in %d replay%s%s: %" PRIu64 " preemption%s (was %" PRIu64 ")",
+			      res.runs, res.runs == 1 ? "" : "s", res.cut ? " (budget spent)" : "",
+			      bug->preemptions, bug->preemptions == 1 ? "" : "s",
+			      bug->original_preemptions);
+}
+
+/* Save the original schedule beside the minimized KIND-N.sched as KIND-N.orig.sched. */
+static void save_original(struct explorer *x, struct cts_bug *bug, struct cts_sched_step *steps,
+			  size_t n)
+{
+	size_t len = strlen(bug->schedule_path);
+	if (!bug->minimized || len < 6 || len + 6 >= sizeof(bug->orig_path))
+		return;
+	snprintf(bug->orig_path, sizeof(bug->orig_path), "%.*s.orig.sched", (int)(len - 6),
+		 bug->schedule_path);
+	struct cts_sched_step *keep = x->sched->steps;
+	size_t keep_n = x->sched->n;
+	x->sched->steps = steps;
+	x->sched->n = n;
+	if (cts_schedule_save(x->sched, bug->orig_path) != 0) {
+		cts_perror_msg("cannot save %s", bug->orig_path);
+		bug->orig_path[0] = 0;
+	}
+	x->sched->steps = keep;
+	x->sched->n = keep_n;
+}
+
+static void replay_cmd(struct explorer *x, const struct cts_bug *bug, char *buf, size_t len);
+
+/* KIND-N.html beside KIND-N.sched (models/timeline.h). */
+static void write_timeline(struct explorer *x, struct cts_bug *bug)
+{
+	size_t len = strlen(bug->schedule_path);
+	char cmd[1600];
+	if (len < 6 || len + 1 > sizeof(bug->timeline_path))
+		return;
+	snprintf(bug->timeline_path, sizeof(bug->timeline_path), "%.*s.html", (int)(len - 6),
+		 bug->schedule_path);
+	replay_cmd(x, bug, cmd, sizeof(cmd));
+	if (cts_timeline_write(bug->timeline_path, bug, x->backend, cmd) != 0) {
+		cts_perror_msg("cannot write %s", bug->timeline_path);
+		bug->timeline_path[0] = 0;
+	}
+}
+
+static bool minimizable(const struct cts_explorer_config *cfg, enum cts_bug_kind k)
+{
+	/* A --check or race verdict needs what candidate runs leave out. */
+	return cfg->minimize && cfg->out_dir && k != CTS_BUG_DIVERGED && k != CTS_BUG_CHECK &&
+	       k != CTS_BUG_RACE && k != CTS_BUG_NONE;
+}
+
+/* The bug's run as its reports draw it: its last steps, then where each
+ * live thread stood (blocked or not) when it ended. */
+static void keep_trace(struct explorer *x, struct cts_bug *bug)
+{
+	uint64_t first = bug->steps > CTS_BUG_TRACE ? bug->steps - CTS_BUG_TRACE : 0;
+	size_t cap = (size_t)(bug->steps - first) + (size_t)x->nlive;
+	int n = 0;
+
+	bug->preemptions = x->preempts;
+	bug->trace = cts_xcalloc(cap ? cap : 1, sizeof(*bug->trace));
+	for (uint64_t i = first; i < bug->steps; i++)
+		bug->trace[n++] = x->ring[i % CTS_BUG_TRACE];
+	for (int i = 0; i < x->nlive; i++) {
+		int t = x->live[i];
+		if (!x->alive[t] || (n && bug->trace[n - 1].ev.tid == t &&
+				     !(bug->kind == CTS_BUG_DEADLOCK || bug->kind == CTS_BUG_LIVELOCK)))
+			continue; /* the last step's thread stands where it ended, not at a next step */
+		struct cts_bug_step *p = &bug->trace[n++];
+		p->ev = x->pending[t];
+		p->ev.tid = t;
+		p->step = bug->steps;
+		p->pending = true;
+		p->blocked = !x->enabled[t] && !x->spinning[t];
+	}
+	bug->ntrace = n;
 }
 
 /* Keep one entry per distinct bug; true if this one is new. */
@@ -393,8 +660,17 @@ static bool record_bug(struct explorer *x, struct cts_bug *bug)
 	    cts_instance_format(x->cfg->instance, bug->instance, sizeof(bug->instance)) >=
 	    (int)sizeof(bug->instance))
 		bug->instance[0] = 0;   /* too long to quote here: the schedule file has it */
+	struct cts_sched_step *orig = NULL;
+	size_t norig = 0;
+	bug->original_preemptions = x->preempts;
+	keep_trace(x, bug);
+	if (minimizable(x->cfg, bug->kind))
+		minimize_bug(x, bug, &orig, &norig);
 	save_schedule(x, cts_bug_kind_name(bug->kind), bug->message, bug->schedule_path,
 		      sizeof(bug->schedule_path));
+	save_original(x, bug, orig, norig);
+	free(orig);
+	write_timeline(x, bug);
 	res->bugs = cts_xrealloc(res->bugs, ((size_t)res->nbugs + 1) * sizeof(*res->bugs));
 	res->bugs[res->nbugs++] = *bug;
 	report_bug(x, bug);
@@ -712,6 +988,7 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 	x->confirming = false;
 	if (cfg->instance)
 		cts_instance_begin_run(cfg->instance);
+	x->preempts = 0;
 	if (x->backend->ops->start(x->backend->be, st) != 0) {
 		snprintf(x->res->error, sizeof(x->res->error), "%s", st->message);
 		x->res->bad_input = st->bad_input;
@@ -794,6 +1071,7 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 		}
 		cts_schedule_add(x->sched, c, x->pending[c].op, x->pending[c].obj);
 		struct cts_event done = x->pending[c];
+		bool preempt = last >= 0 && last != c && last < st->nthreads && x->enabled[last];
 		if (x->backend->ops->step(x->backend->be, st, c, give_up, &done) != 0) {
 			snprintf(x->res->error, sizeof(x->res->error), "%s", st->message);
 			x->res->bad_input = st->bad_input;
@@ -812,6 +1090,24 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 		s->ops->executed(s, &pt, &done);
 		if (cfg->instance)
 			cts_instance_executed(cfg->instance, c, done.op);
+		x->ring[step % CTS_BUG_TRACE] = (struct cts_bug_step){
+			.ev = done, .step = step, .preempt = preempt,
+		};
+		x->ring[step % CTS_BUG_TRACE].ev.tid = c;
+		x->preempts += preempt;
+		if ((unsigned)done.op < CTS_OP__COUNT && !x->minimizing)
+			x->res->ops[done.op]++;
+		if (cfg->minimize) {
+			if (step >= x->logcap) {
+				size_t cap = cts_grow_cap(x->logcap, (size_t)step + 1);
+				x->evlog = cts_xgrow(x->evlog, x->logcap, cap, sizeof(*x->evlog));
+				x->plog = cts_xgrow(x->plog, x->logcap, cap, sizeof(*x->plog));
+				x->logcap = cap;
+			}
+			x->evlog[step] = done;
+			x->evlog[step].tid = c;
+			x->plog[step] = preempt;
+		}
 		if (x->races) {
 			/* The read that ends a busy-wait reads from the write that
 			 * ended it: ad hoc synchronization (Tian et al., ISSTA 2008). */
@@ -822,6 +1118,8 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 		}
 		step++;
 		last = c;
+		if (!(step & 4095))
+			show_progress(x, false); /* a long run moves the line too */
 	}
 	if (st->status == CTS_RUN_INTERRUPTED) {
 		*aborted = true;
@@ -1009,6 +1307,11 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 	x.sched = cts_schedule_new();
 	x.st = cts_xcalloc(1, sizeof(*x.st));
 	x.spin = cts_spin_new(backend->ops->thread_state, backend->be);
+	x.ring = cts_xcalloc(CTS_BUG_TRACE, sizeof(*x.ring));
+	if (cfg->progress) {
+		progress_owner = &x;
+		cts_set_status_clear(clear_owner);
+	}
 	if (cfg->races)
 		x.races = cts_race_new();
 	cts_schedule_set(&x.sched->program, cfg->program);
@@ -1093,7 +1396,11 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 		}
 		show_progress(&x, false);
 	}
-	clear_progress(&x);
+	clear_progress(&x); /* the summary line takes its place */
+	if (progress_owner == &x) {
+		cts_set_status_clear(NULL);
+		progress_owner = NULL;
+	}
 	res->exhausted = !res->internal_error && strategy->ops->complete(strategy);
 	/* Exhausted only covers what the backend showed: say what it could not. */
 	int unseen = backend->ops->unseen ?
@@ -1102,6 +1409,9 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 	res->elapsed = now() - x.start;
 	res->races = x.races; /* for the report */
 	cts_spin_free(x.spin);
+	free(x.ring);
+	free(x.evlog);
+	free(x.plog);
 	cts_schedule_free(x.sched);
 	cts_run_state_free(x.st);
 	free(x.st);
@@ -1111,6 +1421,8 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 
 void cts_explore_result_free(struct cts_explore_result *res)
 {
+	for (int i = 0; i < res->nbugs; i++)
+		free(res->bugs[i].trace);
 	free(res->bugs);
 	res->bugs = NULL;
 	res->nbugs = 0;
@@ -1119,4 +1431,26 @@ void cts_explore_result_free(struct cts_explore_result *res)
 	free(res->inconclusive);
 	res->inconclusive = NULL;
 	res->nlisted = 0;
+}
+
+char *cts_explore_ops_str(const struct cts_explore_result *res, char *buf, size_t len)
+{
+	bool done[CTS_OP__COUNT] = { false };
+	size_t off = 0;
+
+	buf[0] = 0;
+	for (;;) {
+		int best = -1;
+		for (int op = 1; op < CTS_OP__COUNT; op++)
+			if (!done[op] && res->ops[op] && (best < 0 || res->ops[op] > res->ops[best]))
+				best = op;
+		if (best < 0)
+			break;
+		done[best] = true;
+		off = appendf(buf, len, off, "%s%s %" PRIu64, off ? ", " : "",
+			      cts_op_name((cts_op)best), res->ops[best]);
+	}
+	if (!off)
+		appendf(buf, len, 0, "none");
+	return buf;
 }

@@ -49,6 +49,19 @@ struct cts_inconclusive {
 const char *cts_bug_kind_name(enum cts_bug_kind k);
 const char *cts_inconclusive_kind_name(enum cts_inconclusive_kind k);
 
+/* One step of a bug's run, for the reports that draw it (SARIF, timeline):
+ * an executed step, or (pending) where a live thread stood at the end. */
+struct cts_bug_step {
+	struct cts_event ev;     /* ev.tid, ev.op, ev.obj, ev.pc */
+	uint64_t step;           /* index in the run's schedule */
+	bool pending;            /* not executed: where the thread stood at the end */
+	bool blocked;            /* pending and unable to run (a lock held, a join...) */
+	bool preempt;            /* a context switch away from a thread that could go on */
+};
+
+/* Executed steps kept per bug (the last ones of its run). */
+#define CTS_BUG_TRACE 512
+
 struct cts_bug {
 	enum cts_bug_kind kind;
 	uint64_t run;
@@ -59,6 +72,18 @@ struct cts_bug {
 	char schedule_path[512]; /* saved schedule, "" if none */
 	uint64_t hits;           /* runs that hit this same bug */
 	char instance[512];      /* --instance spec of the run (strategies/tiles.h), "" if none */
+	uint64_t preemptions;    /* in the whole run's schedule (the saved, minimized one) */
+	uint64_t original_preemptions; /* before --minimize (= preemptions without it) */
+	bool minimized;          /* the saved schedule is minimized; the original is beside it */
+	char orig_path[512];     /* the original schedule's file, "" if none */
+	int npair;               /* the critical pair: 2, 3 with the first thread's next
+	                          * conflicting step, 0 if none was found */
+	struct cts_event pair[3];
+	uint64_t pair_step[3];   /* their step indexes in the saved schedule */
+	char timeline_path[512]; /* the bug's HTML timeline, "" if none */
+	char headline[1024];     /* the critical pair in words, "" if none */
+	int ntrace;              /* the last executed steps, then each live thread's pending one */
+	struct cts_bug_step *trace; /* malloc'd for a recorded bug, NULL otherwise */
 };
 
 struct cts_explorer_config {
@@ -87,6 +112,10 @@ struct cts_explorer_config {
 	struct cts_coverage *coverage; /* --coverage, --strategy map: fed every run, or NULL */
 	struct cts_split *split;  /* --jobs/--shard: the runs or subtrees this process
 	                           * takes (strategies/split.h); NULL = all */
+	bool systematic;          /* progress says "schedules" (a search, not samples) */
+	bool minimize;            /* minimize each new bug's schedule before saving it */
+	int min_runs;             /* ...within this many replays */
+	double min_seconds;       /* ...and this much wall time */
 };
 
 struct cts_explore_result {
@@ -105,6 +134,7 @@ struct cts_explore_result {
 	bool bad_input;           /* the error is about the program (cannot exec it...) */
 	char error[512];
 	struct cts_race_detector *races; /* every race seen, NULL with races off */
+	uint64_t ops[CTS_OP__COUNT]; /* visible operations executed, per kind, over all runs */
 };
 
 struct cts_explorer;
@@ -113,6 +143,10 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 		struct cts_objmodel *model, struct cts_strategy *strategy,
 		struct cts_explore_result *res);
 void cts_explore_result_free(struct cts_explore_result *res);
+
+/* "lock 4, unlock 4, read 12": the visible operations executed, by kind,
+ * most frequent first ("none" if none). Returns buf. */
+char *cts_explore_ops_str(const struct cts_explore_result *res, char *buf, size_t len);
 
 /* Ask a running exploration to stop after the current run (signal-safe). */
 void cts_explore_interrupt(void);

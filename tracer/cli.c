@@ -22,6 +22,7 @@ enum {
 	O_INSTANCE, O_INSTANCES, O_TILE, O_TILESPER,
 	O_COVERAGE, O_COVERAGEPLOT,
 	O_JOBS, O_SHARD, O_SPLITDEPTH,
+	O_SARIF, O_MINIMIZE, O_NOMINIMIZE,
 };
 
 static const struct option opts[] = {
@@ -47,6 +48,9 @@ static const struct option opts[] = {
 	{ "trace-lib", required_argument, 0, O_TRACELIB },
 	{ "out", required_argument, 0, 'o' },
 	{ "report", required_argument, 0, O_REPORT },
+	{ "sarif", required_argument, 0, O_SARIF },
+	{ "minimize", no_argument, 0, O_MINIMIZE },
+	{ "no-minimize", no_argument, 0, O_NOMINIMIZE },
 	{ "replay", required_argument, 0, O_REPLAY },
 	{ "output", no_argument, 0, O_OUTPUT },
 	{ "no-fork-server", no_argument, 0, O_NOFORK },
@@ -273,6 +277,9 @@ static int one_option(struct cts_cli *c, int opt, const char *arg, char *err, si
 		return 0;
 	case 'o': return nonempty(arg, "--out", err, errlen) ?: (c->out_dir = arg, 0);
 	case O_REPORT: return nonempty(arg, "--report", err, errlen) ?: (c->report = arg, 0);
+	case O_SARIF: return nonempty(arg, "--sarif", err, errlen) ?: (c->sarif = arg, 0);
+	case O_MINIMIZE: c->no_minimize = false; return 0;
+	case O_NOMINIMIZE: c->no_minimize = true; return 0;
 	case O_REPLAY: return nonempty(arg, "--replay", err, errlen) ?: (c->replay = arg, 0);
 	case O_OUTPUT: c->output = true; return 0;
 	case O_NOFORK: c->no_fork_server = true; return 0;

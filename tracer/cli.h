@@ -44,6 +44,8 @@ struct cts_cli {
 	int ntrace_libs;
 	const char *out_dir;           /* "cts-out" unless -o */
 	const char *report;            /* NULL, a path, or "-" for stdout */
+	const char *sarif;             /* --sarif: NULL, a path, or "-" */
+	bool no_minimize;              /* --no-minimize: save bugs' schedules as found */
 	const char *replay;            /* schedule file, NULL */
 	int verbosity;                 /* 0 quiet, 1 normal, 2 -v, 3 -d */
 	const char *state_match;       /* --state-match: NULL, "petri", "petri-writes" */

@@ -13,7 +13,9 @@
 #include "models/error.h"
 #include "models/map.h"
 #include "models/objmodel.h"
+#include "models/race.h"
 #include "models/report.h"
+#include "models/sarif.h"
 #include "models/schedule.h"
 #include "models/suspects.h"
 #include "strategies/active.h"
@@ -149,8 +151,14 @@ static void usage(FILE *f)
 "      --hapset-save FILE  write the learned sets as JSON at the end\n"
 "Output:\n"
 "  -o, --out DIR         where bug schedules are saved as KIND-N.sched, never over an\n"
-"                        existing file (default ./cts-out)\n"
+"                        existing file (default ./cts-out), each with a timeline of\n"
+"                        its run, KIND-N.html (HTML and SVG, no network)\n"
 "      --report FILE     write a JSON report (- = standard output)\n"
+"      --sarif FILE      write the bugs and races as SARIF 2.1.0 (- = standard output)\n"
+"      --no-minimize     save each bug's schedule as found; by default (--minimize)\n"
+"                        it is first reduced to fewer preemptions by replaying\n"
+"                        candidates (at most 100 replays, 5 s), the original kept\n"
+"                        beside it as KIND-N.orig.sched, and the critical pair named\n"
 "      --replay FILE     re-run a saved schedule exactly and check it matches; the\n"
 "                        run options it records apply unless given here (these win)\n"
 "      --output          let the program's stdout/stderr through (default with --replay)\n"
@@ -514,7 +522,7 @@ int main(int argc, char **argv)
 	struct cts_strategy *strat = NULL;
 	struct cts_objmodel *model = NULL;
 	struct cts_tracer *tracer = NULL;
-	struct cts_report_out *report = NULL;
+	struct cts_report_out *report = NULL, *sarif = NULL;
 	struct out_dir od = { .ncreated = 0 };
 	struct cts_suspects *suspects = NULL, *breaks = NULL;
 	struct cts_instance *instance = NULL;
@@ -591,7 +599,8 @@ int main(int argc, char **argv)
 	int races = cli.races >= 0 ? cli.races : mode == CTS_MODE_SYNC ? 0 : 1;
 
 	/* Every output is checked before exploring. */
-	if (cli.report && !(report = cts_report_open(cli.report, err, sizeof(err)))) {
+	if ((cli.report && !(report = cts_report_open(cli.report, err, sizeof(err)))) ||
+	    (cli.sarif && !(sarif = cts_report_open(cli.sarif, err, sizeof(err))))) {
 		cts_error_msg("%s", err);
 		status = EXIT_USAGE;
 		goto out;
@@ -834,7 +843,10 @@ int main(int argc, char **argv)
 		.program = path, .argv = prog_argv, .mode = mode_name,
 		.strategy_desc = strategy_desc(&cli, sched, desc, sizeof(desc)),
 		.quiet = cts_verbosity == 0, .verbose = cts_verbosity >= 2,
-		.progress = cts_verbosity >= 1 && isatty(2) && !cli.replay && !worker, .log = stderr,
+		/* The status line: on a terminal, not over the program's own output. */
+		.progress = cts_verbosity >= 1 && isatty(2) && !cli.replay && !worker && !cli.output,
+		.log = stderr, .systematic = systematic,
+		.minimize = !cli.no_minimize, .min_runs = 100, .min_seconds = 5,
 		.races = catching ? races - CTS_RACES_FAIL : races, .races_catch = catching,
 		.self = self_path(argv[0]), .options = options,
 		.check = cli.check, .instance = instance, .coverage = coverage, .split = split,
@@ -942,6 +954,19 @@ int main(int argc, char **argv)
 			if (res.unseen[0])
 				fprintf(stderr, "cts-trace: not seen: %s (--trace-lib shows inside a "
 					"library)\n", res.unseen);
+			/* What the exploration exercised, so a clean verdict can be weighed. */
+			char ops[1024], incs[64] = "all runs completed";
+			int nraces = cts_race_count(res.races);
+			if (res.ninconclusive + div)
+				snprintf(incs, sizeof(incs), "%" PRIu64 " inconclusive",
+					 res.ninconclusive + div);
+			fprintf(stderr, "cts-trace: covered: %" PRIu64 " %s, %d distinct bug%s, %d race%s, "
+				"%s, %s; visible operations: %s\n", res.runs,
+				systematic ? "schedules" : "runs", nreal, nreal == 1 ? "" : "s", nraces,
+				nraces == 1 ? "" : "s", incs,
+				!systematic ? "sampled (not a complete search)" :
+				res.complete ? "search complete" : "search not complete",
+				cts_explore_ops_str(&res, ops, sizeof(ops)));
 		}
 		status = nreal ? EXIT_BUG :
 			 cli.fail_on_inconclusive && (res.ninconclusive || div) ? EXIT_INCONCLUSIVE :
@@ -1021,7 +1046,7 @@ int main(int argc, char **argv)
 	}
 	if (split)
 		shard_json = cts_split_json(split, runs, cli.max_steps, cli.timeout);
-	if (report) {
+	if (report || sarif) {
 		struct cts_report_info ri = {
 			.program = path, .argv = prog_argv, .strategy = desc, .mode = mode_name,
 			.races = cts_cli_races_name(races), .seed = cli.seed, .self = ecfg.self,
@@ -1033,11 +1058,17 @@ int main(int argc, char **argv)
 			.hapset_json = hapset_json,
 			.coverage_json = coverage_json,
 		};
-		struct cts_report_out *r = report;
-		report = NULL;
-		if (cts_report_write(r, &ri, &res, err, sizeof(err)) != 0) {
+		struct cts_report_out *r = report, *sr = sarif;
+		report = sarif = NULL;
+		/* A bug found, an interruption or an internal error says more. */
+		if (r && cts_report_write(r, &ri, &res, err, sizeof(err)) != 0) {
 			cts_error_msg("%s", err);
-			/* A bug found, an interruption or an internal error says more. */
+			if (status == EXIT_CLEAN)
+				status = EXIT_USAGE;
+		}
+		if (sr && cts_report_write_json(sr, cts_sarif_json(&ri, &res, CTS_VERSION), err,
+						sizeof(err)) != 0) {
+			cts_error_msg("%s", err);
 			if (status == EXIT_CLEAN)
 				status = EXIT_USAGE;
 		}
@@ -1050,6 +1081,7 @@ out:
 		status = EXIT_INTERRUPTED;
 	}
 	cts_report_discard(report);
+	cts_report_discard(sarif);
 	finish_out_dir(&od);
 	cts_tracer_free(tracer);
 	cts_strategy_destroy(strat);

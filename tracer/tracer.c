@@ -347,6 +347,17 @@ static void tr_caught(void *be, struct cts_race_detector *d)
 	cts_catch_caught(be, d);
 }
 
+static int tr_source_pc(void *be, uint64_t pc, char *file, size_t len, int *line)
+{
+	struct cts_tracer *tr = be;
+	struct cts_srcloc loc;
+	if (!tr->sym || cts_sym_pc(tr->sym, pc, &loc) != 0 || !loc.file || loc.line <= 0)
+		return -1;
+	snprintf(file, len, "%s", loc.file);
+	*line = loc.line;
+	return 0;
+}
+
 static int tr_unseen(void *be, char *buf, size_t len)
 {
 	return cts_tr_libcalls_unseen(be, buf, len);
@@ -372,6 +383,7 @@ static const struct cts_backend_ops tracer_ops = {
 	.stop = tr_stop,
 	.describe_pc = tr_describe_pc,
 	.describe_data = tr_describe_data,
+	.source_pc = tr_source_pc,
 	.unseen = tr_unseen,
 	.thread_state = cts_tr_thread_state,
 	.caught = tr_caught,

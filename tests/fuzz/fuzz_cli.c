@@ -16,7 +16,9 @@ static void check(const struct cts_cli *c)
 	struct cts_watch_spec w;
 	char err[256];
 
-	if (!c->replay && (!c->prog_argv || c->prog_argc < 1 || !c->prog_argv[0]))
+	if (!c->replay && !c->attach_pid && (!c->prog_argv || c->prog_argc < 1 || !c->prog_argv[0]))
+		abort(); /* a program, a schedule or -p PID */
+	if (c->attach_pid && (c->prog_argv || c->replay))
 		abort();
 	if (c->prog_argv && c->prog_argv[c->prog_argc])
 		abort(); /* argv stays NULL-terminated */

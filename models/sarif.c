@@ -1,0 +1,304 @@
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "models/error.h"
+#include "models/race.h"
+#include "models/sarif.h"
+
+/* Threads drawn per result, and steps per thread (the last ones). */
+#define FLOW_THREADS 16
+#define FLOW_STEPS 32
+
+static const struct {
+	const char *id, *text;
+} rules[] = {
+	{ "crash", "A thread was killed by a fatal signal" },
+	{ "assert", "An assertion failed" },
+	{ "deadlock", "Threads wait for each other forever" },
+	{ "livelock", "Every live thread spins without progress or is blocked" },
+	{ "exit-status", "The program exited with a non-zero status (--fail-on-exit)" },
+	{ "race", "Two threads access the same memory, at least one writes, unordered" },
+	{ "wrong-output", "The --check command rejected the run's output" },
+	{ "atomicity-violation", "A read-then-write under a lock was interleaved by another writer" },
+};
+
+static json_t *jstr(const char *s)
+{
+	char *clean = cts_report_utf8(s);
+	json_t *j = json_string(clean);
+	free(clean);
+	return j ? j : json_string("");
+}
+
+static json_t *text(const char *s)
+{
+	return json_pack("{s:o}", "text", jstr(s));
+}
+
+static int rule_index(const char *id)
+{
+	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
+		if (strcmp(rules[i].id, id) == 0)
+			return (int)i;
+	return -1;
+}
+
+static const char *bug_rule(enum cts_bug_kind k)
+{
+	return k == CTS_BUG_CHECK ? "wrong-output" : cts_bug_kind_name(k);
+}
+
+/* A file name as a URI reference: absolute paths get file://, every byte
+ * outside the unreserved set and '/' is percent-encoded (so any bytes do). */
+static json_t *file_uri(const char *file)
+{
+	size_t n = strlen(file);
+	char *u = cts_xmalloc(n * 3 + 8), *q = u;
+	if (file[0] == '/')
+		q += sprintf(q, "file://");
+	for (const unsigned char *p = (const unsigned char *)file; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		    strchr("-._~/", *p))
+			*q++ = (char)*p;
+		else
+			q += sprintf(q, "%%%02X", *p);
+	}
+	*q = 0;
+	json_t *j = json_string(u);
+	free(u);
+	return j;
+}
+
+/* A location: the source line when the symbolizer knows it, the pc otherwise. */
+static json_t *pc_location(const struct cts_backend *be, uint64_t pc, const char *msg)
+{
+	char file[1024], where[512] = "";
+	int line = 0;
+	json_t *phys;
+
+	if (be && be->ops->source_pc && be->ops->source_pc(be->be, pc, file, sizeof(file), &line) == 0)
+		phys = json_pack("{s:{s:o},s:{s:i}}", "artifactLocation", "uri", file_uri(file),
+				 "region", "startLine", line);
+	else
+		phys = json_pack("{s:{s:I}}", "address", "absoluteAddress",
+				 (json_int_t)(pc > INT64_MAX ? INT64_MAX : pc));
+	json_t *loc = json_pack("{s:o}", "physicalLocation", phys);
+	if (be && be->ops->describe_pc)
+		be->ops->describe_pc(be->be, pc, where, sizeof(where));
+	/* "func+0x12 (file.c:34)": the function's name alone. */
+	where[strcspn(where, "+ ")] = 0;
+	if (where[0] && strncmp(where, "0x", 2) != 0)
+		json_object_set_new(loc, "logicalLocations",
+				    json_pack("[{s:o,s:s}]", "name", jstr(where), "kind", "function"));
+	if (msg)
+		json_object_set_new(loc, "message", text(msg));
+	return loc;
+}
+
+char *cts_sarif_step_text(const struct cts_backend *be, const struct cts_event *ev, char *buf,
+			  size_t len)
+{
+	char obj[256] = "";
+	const char *op = cts_op_name(ev->op);
+
+	switch (ev->op) {
+	case CTS_OP_CREATE:
+	case CTS_OP_JOIN:
+	case CTS_OP_CANCEL:
+		if (ev->target >= 0)
+			snprintf(buf, len, "%s thread %d", op, ev->target);
+		else
+			snprintf(buf, len, "%s", op);
+		return buf;
+	case CTS_OP_START:
+	case CTS_OP_THREAD_EXIT:
+	case CTS_OP_PROC_EXIT:
+	case CTS_OP_YIELD:
+	case CTS_OP_SLEEP:
+		snprintf(buf, len, "%s", op);
+		return buf;
+	default:
+		break;
+	}
+	if (ev->fn)
+		snprintf(obj, sizeof(obj), "%s ", ev->fn);
+	if (ev->obj && be && be->ops->describe_data)
+		be->ops->describe_data(be->be, ev->obj, obj + strlen(obj), sizeof(obj) - strlen(obj));
+	if (!obj[0] || obj[strlen(obj) - 1] == ' ')
+		snprintf(obj + strlen(obj), sizeof(obj) - strlen(obj), "0x%" PRIx64, ev->obj);
+	snprintf(buf, len, "%s %s", op, obj);
+	return buf;
+}
+
+/* One threadFlow per thread of the bug's trace, its last FLOW_STEPS steps
+ * in execution order (the schedule's step index). */
+static json_t *bug_flows(const struct cts_backend *be, const struct cts_bug *b)
+{
+	int tids[FLOW_THREADS], nt = 0;
+	json_t *flows = json_array();
+
+	for (int i = 0; i < b->ntrace && nt < FLOW_THREADS; i++) {
+		int t = b->trace[i].ev.tid, k;
+		for (k = 0; k < nt && tids[k] != t; k++)
+			;
+		if (k == nt)
+			tids[nt++] = t;
+	}
+	for (int k = 0; k < nt; k++) {
+		int count = 0, skip;
+		for (int i = 0; i < b->ntrace; i++)
+			count += b->trace[i].ev.tid == tids[k];
+		skip = count > FLOW_STEPS ? count - FLOW_STEPS : 0;
+		json_t *locs = json_array();
+		for (int i = 0; i < b->ntrace; i++) {
+			const struct cts_bug_step *s = &b->trace[i];
+			if (s->ev.tid != tids[k] || skip-- > 0)
+				continue;
+			char what[320], msg[400];
+			cts_sarif_step_text(be, &s->ev, what, sizeof(what));
+			snprintf(msg, sizeof(msg), "thread %d %s%s%s", tids[k],
+				 s->pending ? (s->blocked ? "blocked at " : "stands at ") : "", what,
+				 s->preempt ? " (after a preemption)" : "");
+			json_t *tfl = json_pack("{s:I}", "executionOrder", (json_int_t)s->step + 1);
+			json_object_set_new(tfl, "location", s->ev.pc ?
+					    pc_location(be, s->ev.pc, msg) :
+					    json_pack("{s:o}", "message", text(msg)));
+			json_array_append_new(locs, tfl);
+		}
+		char id[32];
+		snprintf(id, sizeof(id), "thread %d", tids[k]);
+		json_array_append_new(flows, json_pack("{s:s,s:o}", "id", id, "locations", locs));
+	}
+	return flows;
+}
+
+/* Where the result points: the failing thread's last step, the blocked
+ * threads' steps of a deadlock, or the run's last step. */
+static json_t *bug_locations(const struct cts_backend *be, const struct cts_bug *b)
+{
+	json_t *locs = json_array();
+	for (int i = b->ntrace - 1; i >= 0 && b->tid >= 0; i--)
+		if (b->trace[i].ev.tid == b->tid && b->trace[i].ev.pc) {
+			json_array_append_new(locs, pc_location(be, b->trace[i].ev.pc, NULL));
+			return locs;
+		}
+	for (int i = 0; i < b->ntrace; i++)
+		if (b->trace[i].pending && b->trace[i].blocked && b->trace[i].ev.pc)
+			json_array_append_new(locs, pc_location(be, b->trace[i].ev.pc, NULL));
+	for (int i = b->ntrace - 1; i >= 0 && !json_array_size(locs); i--)
+		if (b->trace[i].ev.pc)
+			json_array_append_new(locs, pc_location(be, b->trace[i].ev.pc, NULL));
+	return locs;
+}
+
+static json_t *result(const char *rule, const char *level, const char *message)
+{
+	return json_pack("{s:s,s:i,s:s,s:o}", "ruleId", rule, "ruleIndex", rule_index(rule),
+			 "level", level, "message", text(message));
+}
+
+static json_t *bug_result(const struct cts_report_info *info, const struct cts_bug *b)
+{
+	json_t *r = result(bug_rule(b->kind), "error", b->message);
+	json_t *props = json_object();
+
+	json_object_set_new(r, "locations", bug_locations(info->backend, b));
+	if (b->ntrace)
+		json_object_set_new(r, "codeFlows", json_pack("[{s:o}]", "threadFlows",
+							       bug_flows(info->backend, b)));
+	json_object_set_new(props, "run", json_integer((json_int_t)b->run));
+	json_object_set_new(props, "steps", json_integer((json_int_t)b->steps));
+	json_object_set_new(props, "preemptions", json_integer((json_int_t)b->preemptions));
+	json_object_set_new(props, "original_preemptions",
+			    json_integer((json_int_t)b->original_preemptions));
+	if (b->headline[0])
+		json_object_set_new(props, "critical_pair", jstr(b->headline));
+	if (b->timeline_path[0])
+		json_object_set_new(props, "timeline", jstr(b->timeline_path));
+	if (b->detail[0])
+		json_object_set_new(props, "detail", jstr(b->detail));
+	if (b->schedule_path[0]) {
+		const char *self = info->self ? info->self : "cts-trace";
+		size_t n = strlen(self) + strlen(b->schedule_path) + 16;
+		char *cmd = cts_xmalloc(n);
+		snprintf(cmd, n, "%s --replay %s", self, b->schedule_path);
+		json_object_set_new(props, "schedule", jstr(b->schedule_path));
+		json_object_set_new(props, "replay", jstr(cmd));
+		free(cmd);
+	}
+	json_object_set_new(r, "properties", props);
+	return r;
+}
+
+struct race_ctx {
+	const struct cts_report_info *info;
+	json_t *results;
+	const char *level;
+};
+
+static int race_result(const struct cts_race *rc, void *arg)
+{
+	struct race_ctx *c = arg;
+	const struct cts_backend *be = c->info->backend;
+	char var[256] = "", a[512] = "", b[512] = "", msg[1400], m1[160], m2[160];
+
+	if (be && be->ops->describe_data)
+		be->ops->describe_data(be->be, rc->addr, var, sizeof(var));
+	if (!var[0])
+		snprintf(var, sizeof(var), "0x%" PRIx64, rc->addr);
+	if (be && be->ops->describe_pc) {
+		be->ops->describe_pc(be->be, rc->pc1, a, sizeof(a));
+		be->ops->describe_pc(be->be, rc->pc2, b, sizeof(b));
+	}
+	snprintf(msg, sizeof(msg), "data race on %s (%u bytes): thread %d %s at %s vs thread %d %s "
+		 "at %s", var, rc->size, rc->tid1, cts_op_name(rc->op1), a[0] ? a : "?", rc->tid2,
+		 cts_op_name(rc->op2), b[0] ? b : "?");
+	snprintf(m1, sizeof(m1), "thread %d %s %s", rc->tid1, cts_op_name(rc->op1), var);
+	snprintf(m2, sizeof(m2), "thread %d %s %s", rc->tid2, cts_op_name(rc->op2), var);
+	json_t *r = result("race", c->level, msg);
+	json_object_set_new(r, "locations", json_pack("[o]", pc_location(be, rc->pc2, NULL)));
+	json_t *f1 = json_pack("{s:s,s:[{s:o,s:i}]}", "id", "first access", "locations", "location",
+			       pc_location(be, rc->pc1, m1), "executionOrder", 1);
+	json_t *f2 = json_pack("{s:s,s:[{s:o,s:i}]}", "id", "second access", "locations",
+			       "location", pc_location(be, rc->pc2, m2), "executionOrder", 2);
+	json_object_set_new(r, "codeFlows", json_pack("[{s:[o,o]}]", "threadFlows", f1, f2));
+	json_object_set_new(r, "properties",
+			    json_pack("{s:I,s:I,s:b}", "first_run", (json_int_t)rc->run, "runs",
+				      (json_int_t)rc->runs, "plain", rc->plain));
+	json_array_append_new(c->results, r);
+	return 0;
+}
+
+json_t *cts_sarif_json(const struct cts_report_info *info, const struct cts_explore_result *res,
+		       const char *version)
+{
+	json_t *rl = json_array(), *results = json_array(), *args = json_array();
+
+	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
+		json_array_append_new(rl, json_pack("{s:s,s:s,s:{s:s}}", "id", rules[i].id, "name",
+						    rules[i].id, "shortDescription", "text",
+						    rules[i].text));
+	for (int i = 0; i < res->nbugs; i++)
+		if (res->bugs[i].kind != CTS_BUG_DIVERGED && res->bugs[i].kind != CTS_BUG_NONE)
+			json_array_append_new(results, bug_result(info, &res->bugs[i]));
+	/* With --races fail a race is an error (it is also a bug above). */
+	struct race_ctx rc = { info, results,
+			       info->races && strstr(info->races, "fail") ? "error" : "warning" };
+	cts_race_each(res->races, race_result, &rc);
+	for (int i = 1; info->argv && info->argv[0] && info->argv[i]; i++)
+		json_array_append_new(args, jstr(info->argv[i]));
+	json_t *inv = json_pack("{s:b,s:{s:o,s:o}}", "executionSuccessful", !res->internal_error,
+				"properties", "program", jstr(info->program), "arguments", args);
+	json_t *driver = json_pack("{s:s,s:s,s:o}", "name", "cts-trace", "version", version,
+				   "rules", rl);
+	json_t *run = json_pack("{s:{s:o},s:[o],s:o}", "tool", "driver", driver, "invocations", inv,
+				"results", results);
+	json_object_set_new(run, "properties",
+			    json_pack("{s:I,s:b,s:o}", "runs", (json_int_t)res->runs, "complete",
+				      res->complete, "strategy", jstr(info->strategy)));
+	return json_pack("{s:s,s:s,s:[o]}", "$schema",
+			 "https://json.schemastore.org/sarif-2.1.0.json", "version", "2.1.0", "runs",
+			 run);
+}

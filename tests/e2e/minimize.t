@@ -1,0 +1,67 @@
+#!/bin/bash
+# timeout: 400
+# --minimize (the default): a bug's saved schedule has no more preemptions
+# than the run that found it, the original is kept beside it, every
+# minimized schedule replays the bug 10 times out of 10, counter's lost
+# update minimizes to its one preemption, and the critical pair is named.
+. "$(dirname "$0")/lib.sh"
+plan 30
+
+# Bug programs: seeds where random's first hit has more preemptions than needed.
+for pk in counter:assert:3 check_then_act:assert:3 cas_stack:assert:3 deadlock:deadlock:3; do
+	IFS=: read -r p kind seed <<< "$pk"
+	"$CTS" -q -n 300 --seed "$seed" -o "$T/$p" --report "$T/$p.json" -- "$PROG/$p" 2>/dev/null
+	is $? 1 "$p: bug found"
+	pre=$(jq -r '.bugs[0].preemptions' "$T/$p.json")
+	orig=$(jq -r '.bugs[0].original_preemptions' "$T/$p.json")
+	[ "$pre" -le "$orig" ]
+	ok $? "$p: minimized schedule has $pre preemptions <= the original's $orig"
+	f="$T/$p/$kind-1.sched"
+	if [ "$pre" -lt "$orig" ]; then
+		[ -s "$T/$p/$kind-1.orig.sched" ] && [ "$(jq -r '.bugs[0].original_schedule' "$T/$p.json")" = "$T/$p/$kind-1.orig.sched" ]
+		ok $? "$p: the original kept beside it as $kind-1.orig.sched"
+	else
+		ok 0 "$p: nothing to keep (the original was minimal already)"
+	fi
+	good=0
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		r=$("$CTS" --replay "$f" 2>&1)
+		[ $? -eq 1 ] && printf '%s' "$r" | grep -q "BUG ($kind)" && good=$((good + 1))
+	done
+	is "$good" 10 "$p: the minimized schedule replays the bug 10/10"
+done
+
+# counter's lost update needs exactly one preemption.
+is "$(jq -r '.bugs[0].preemptions' "$T/counter.json")" 1 "counter: minimized to 1 preemption"
+is "$(jq -r '.bugs[0].original_preemptions > 1' "$T/counter.json")" true "counter: from more than 1"
+like "$(jq -r '.bugs[0].critical_pair.headline' "$T/counter.json")" \
+	"^the bug happens when thread ([12])'s write of counter at counter.c:18 comes between thread [12]'s read of counter at counter.c:17 and its write of counter at counter.c:18$" \
+	"counter: the critical pair as the headline"
+is "$(jq -r '.bugs[0].critical_pair.events | map(.thread) | (.[0] == .[2]) and (.[0] != .[1])' "$T/counter.json")" true \
+	"counter: the pair's threads (read and write of one, the other's write between)"
+out=$("$CTS" -n 300 --seed 3 -o "$T/c2" -- "$PROG/counter" 2>&1)
+like "$out" "BUG \(assert\).*
+  the bug happens when thread" "counter: the headline printed right under the bug"
+like "$out" "minimized to 1 preemption; the original \([0-9]+\) is .*assert-1.orig.sched" \
+	"counter: says where the original is"
+
+# The budget bounds the work: minimization of a long run stays within it.
+out=$("$CTS" -v -n 300 --seed 3 -o "$T/c3" -- "$PROG/cas_stack" 2>&1)
+n=$(printf '%s\n' "$out" | sed -n 's/.*minimized in \([0-9]*\) replay.*/\1/p')
+[ -n "$n" ] && [ "$n" -le 100 ]
+ok $? "cas_stack: minimized within the budget of 100 replays ($n)"
+
+# --no-minimize: the schedule as found, nothing beside it.
+"$CTS" -q --no-minimize -n 300 --seed 3 -o "$T/nm" --report "$T/nm.json" -- "$PROG/counter" 2>/dev/null
+is $? 1 "--no-minimize: bug found"
+is "$(jq -r '.bugs[0].preemptions == .bugs[0].original_preemptions' "$T/nm.json")" true \
+	"--no-minimize: preemptions as found"
+[ ! -e "$T/nm/assert-1.orig.sched" ]
+ok $? "--no-minimize: no .orig.sched"
+is "$(jq -r '.bugs[0].critical_pair' "$T/nm.json")" null "--no-minimize: no critical pair"
+
+# The twin stays clean (no bug: nothing to minimize).
+"$CTS" -q -n 100 --seed 3 -o "$T/ok" -- "$PROG/counter_ok"
+is $? 0 "counter_ok: clean"
+
+done_testing

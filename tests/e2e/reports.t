@@ -1,0 +1,137 @@
+#!/bin/bash
+# timeout: 300
+# Bug reports people act on: the summary of what was covered, the progress
+# line on a terminal (and nowhere else), SARIF 2.1.0 checked against the
+# schema in tests/schema, and JSON that parses whatever bytes the program's
+# path and arguments hold.
+. "$(dirname "$0")/lib.sh"
+plan 40
+
+SCHEMA="$TOP/tests/schema/sarif-schema-2.1.0.json"
+
+# validate FILE: prints "valid" or the first schema errors (draft 4, formats checked).
+validate() {
+	python3 - "$SCHEMA" "$1" <<'EOF'
+import json, sys
+import jsonschema
+schema = json.load(open(sys.argv[1]))
+doc = json.load(open(sys.argv[2]))
+v = jsonschema.Draft4Validator(schema, format_checker=jsonschema.FormatChecker())
+errs = list(v.iter_errors(doc))
+for e in errs[:5]:
+    print(list(e.path), e.message[:200])
+print("valid" if not errs else "invalid")
+EOF
+}
+
+# --- the summary: counter's lost update under dfs (break mode sees the accesses)
+out=$("$CTS" -s dfs -o "$T/out" --report "$T/c.json" --sarif "$T/c.sarif" -- "$PROG/counter" 2>&1)
+is $? 1 "counter: bug found (exit 1)"
+like "$out" "covered: [0-9]+ schedules, 1 distinct bug, [1-9][0-9]* races?, all runs completed, search not complete" \
+	"summary: schedules, distinct bugs, races, inconclusive, completeness"
+like "$out" "visible operations: .*read [0-9]+.*" "summary: visible operations per kind"
+is "$(jq -r '.summary.distinct_bugs' "$T/c.json")" 1 "report summary: distinct_bugs"
+is "$(jq -r '.summary.runs == .runs' "$T/c.json")" true "report summary: runs"
+is "$(jq -r '(.summary.operations.read > 0) and (.summary.operations.write > 0) and (.summary.operations.create == 2 * .runs)' "$T/c.json")" \
+	true "report summary: operations per kind (2 creates a run)"
+is "$(jq -r '.summary.races == (.races | length)' "$T/c.json")" true "report summary: races count"
+is "$(jq -r '.bugs[0].preemptions >= 1' "$T/c.json")" true "report: the bug's preemptions (a lost update needs one)"
+
+# The twin: clean, and the summary says a complete search found nothing.
+out=$("$CTS" -s dpor --report "$T/ok.json" -- "$PROG/counter_ok" 2>&1)
+is $? 0 "counter_ok: clean under dpor"
+like "$out" "covered: [0-9]+ schedules, 0 distinct bugs, 0 races, all runs completed, search complete; visible operations: .*lock [0-9]+" \
+	"counter_ok summary: complete, no bugs, locks seen"
+is "$(jq -r '.summary.complete' "$T/ok.json")" true "counter_ok report: complete"
+out=$("$CTS" -n 5 -- "$PROG/counter_ok" 2>&1)
+like "$out" "covered: 5 runs, .* sampled \(not a complete search\)" "random: sampled, not complete"
+out=$("$CTS" -q -n 5 -- "$PROG/counter_ok" 2>&1)
+is "$out" "" "-q: no summary"
+
+# --- SARIF
+is "$(validate "$T/c.sarif" | tail -n 1)" valid "SARIF of counter validates against the 2.1.0 schema"
+is "$(jq -r '.version' "$T/c.sarif")" 2.1.0 "SARIF version"
+is "$(jq -r '[.runs[0].results[].ruleId] | map(select(. == "assert")) | length' "$T/c.sarif")" 1 \
+	"SARIF: one assert result"
+is "$(jq -r '([.runs[0].results[] | select(.ruleId == "race")] | length) == ([(input).races[]] | length)' "$T/c.sarif" "$T/c.json")" \
+	true "SARIF: one race result per race of the report"
+is "$(jq -r '.runs[0].results[] | select(.ruleId == "assert") | .properties.replay' "$T/c.sarif")" \
+	"$(jq -r '.bugs[0].replay' "$T/c.json")" "SARIF: the replay command"
+flows=$(jq -r '.runs[0].results[] | select(.ruleId == "assert") | .codeFlows[0].threadFlows[].id' "$T/c.sarif" | tr '\n' ' ')
+is "$flows" "thread 0 thread 1 thread 2 " "SARIF: one threadFlow per thread"
+like "$(jq -r '.runs[0].results[] | select(.ruleId == "assert") | .codeFlows[0].threadFlows[1].locations[] | .location.physicalLocation | "\(.artifactLocation.uri):\(.region.startLine)"' "$T/c.sarif" | tr '\n' ' ')" \
+	"counter.c:17 .*counter.c:18" "SARIF: thread 1's read at counter.c:17 and write at counter.c:18"
+like "$(jq -r '.runs[0].results[] | select(.ruleId == "race") | .codeFlows[0].threadFlows[].locations[0].location.message.text' "$T/c.sarif")" \
+	"thread [12] (read|write) counter" "SARIF race: each access's thread, op and variable"
+is "$(jq -r '[.runs[0].tool.driver.rules[].id] | index("deadlock") != null and index("wrong-output") != null' "$T/c.sarif")" \
+	true "SARIF: a rule per kind"
+
+out=$("$CTS" -n 500 -o "$T/out" --sarif "$T/d.sarif" -- "$PROG/deadlock" 2>&1)
+is $? 1 "deadlock: found"
+is "$(validate "$T/d.sarif" | tail -n 1)" valid "SARIF of a deadlock validates"
+is "$(jq -r '.runs[0].results[0].ruleId' "$T/d.sarif")" deadlock "SARIF: deadlock rule"
+like "$(jq -r '.runs[0].results[0].codeFlows[0].threadFlows[].locations[].location.message.text' "$T/d.sarif")" \
+	"blocked at lock" "SARIF deadlock: the blocked threads shown as blocked"
+"$CTS" -q -n 5 --sarif "$T/clean.sarif" -- "$PROG/deadlock_ok"
+is "$(validate "$T/clean.sarif" | tail -n 1)" valid "SARIF of a clean run validates"
+is "$(jq -r '.runs[0].results | length' "$T/clean.sarif")" 0 "SARIF of a clean run: no results"
+out=$("$CTS" -q -n 5 --sarif "$T/nodir/x.sarif" -- "$PROG/deadlock_ok" 2>&1)
+is $? 2 "--sarif not writable: exit 2 before exploring"
+
+# --- invalid UTF-8 in the program's path and an argument: the JSON still parses
+bad=$(printf 'prog-\377\376')
+cp "$PROG/counter" "$T/$bad"
+"$CTS" -q -s dfs -o "$T/out" --report "$T/u.json" --sarif "$T/u.sarif" -- "$T/$bad" "$(printf 'arg\300\257')" 2>/dev/null
+is $? 1 "invalid UTF-8 program name: bug found"
+python3 -c 'import json, sys; [json.load(open(f, encoding="utf-8")) for f in sys.argv[1:]]' "$T/u.json" "$T/u.sarif"
+ok $? "invalid UTF-8: report and SARIF parse as strict UTF-8 JSON"
+like "$(jq -r '.program, .args[0]' "$T/u.json" | tr '\n' ' ')" "prog-�� arg�� " "invalid UTF-8: bytes shown as U+FFFD"
+is "$(validate "$T/u.sarif" | tail -n 1)" valid "invalid UTF-8: SARIF validates"
+
+# --- progress: one refreshing line on a terminal, erased before any other line
+# pty RUN-ARGS...: the output cts-trace writes to a terminal (stdout and stderr).
+pty() {
+	python3 - "$@" <<'EOF'
+import os, pty, sys
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sys.argv[1], sys.argv[1:])
+out = b""
+while True:
+    try:
+        d = os.read(fd, 4096)
+    except OSError:
+        break
+    if not d:
+        break
+    out += d
+os.waitpid(pid, 0)
+sys.stdout.buffer.write(out)
+EOF
+}
+# clean_lines: every line of the output as a terminal shows it once the
+# carriage returns and erases are done; the status line must be gone.
+clean_lines() {
+	python3 -c 'import sys
+for line in sys.stdin.buffer.read().split(b"\n"):
+    print(line.split(b"\r\x1b[K")[-1].replace(b"\r", b"").decode("utf-8", "replace"))'
+}
+out=$(pty "$CTS" -n 40 -- "$PROG/counter_ok" | od -c | tr -s ' ' | tr -d '\n')
+like "$out" '\\r 033 \[ K \[ c t s \] r u n s' "terminal: the status line is drawn"
+pty "$CTS" -n 40 -- "$PROG/counter_ok" > "$T/tty.out"
+like "$(clean_lines < "$T/tty.out" | grep -c '\[cts\]')" "^0$" "terminal: the status line is erased before the summary"
+like "$(clean_lines < "$T/tty.out")" "covered: 40 runs" "terminal: the summary follows"
+like "$(tr '\r' '\n' < "$T/tty.out" | grep '\[cts\]' | head -n 1)" "runs [0-9]+ \([0-9]+/s\)  bugs 0  [0-9]+s \(of 40 runs\)" \
+	"terminal: runs, runs/s, bugs, elapsed"
+pty "$CTS" -n 40 -t 100 -s dfs -- "$PROG/counter_ok" > "$T/tty2.out"
+like "$(tr '\r' '\n' < "$T/tty2.out" | grep '\[cts\]' | head -n 1)" "schedules [0-9]+ .*s, [0-9]+s left" \
+	"terminal, dfs with --time: schedules and time left"
+out=$(pty "$CTS" -q -n 50 -- "$PROG/counter_ok")
+is "$out" "" "terminal with -q: nothing at all"
+pty "$CTS" -v -n 30 -- "$PROG/counter_ok" > "$T/tty3.out"
+is "$(clean_lines < "$T/tty3.out" | grep -c '^run [0-9]*: ')" 30 "terminal with -v: one line per run"
+is "$(clean_lines < "$T/tty3.out" | grep -c '\[cts\]')" 0 "terminal with -v: no status line left in any line"
+out=$("$CTS" -n 50 -- "$PROG/counter_ok" 2>&1)
+like "$(printf '%s' "$out" | grep -c '\[cts\]')" "^0$" "not a terminal: no status line"
+
+done_testing
