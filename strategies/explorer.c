@@ -1389,6 +1389,15 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 			}
 		} else if (inc.kind) {
 			record_inconclusive(&x, &inc);
+		} else if (aborted) {
+			/* Killed before its end: no exit status, no output to judge. */
+			res->ncut++;
+			if (cfg->verbose && !cfg->quiet) {
+				clear_progress(&x);
+				fprintf(cfg->log, "run %" PRIu64 ": %" PRIu64 " steps, cut by the search "
+					"(its schedules from here on are covered by other runs)\n", run,
+					bug.steps);
+			}
 		} else if (cfg->verbose && !cfg->quiet) {
 			clear_progress(&x);
 			fprintf(cfg->log, "run %" PRIu64 ": %" PRIu64 " steps, exit %d\n", run, bug.steps,

@@ -128,6 +128,8 @@ struct cts_explore_result {
 	int nbugs;
 	struct cts_bug *bugs;     /* distinct bugs found (malloc'd) */
 	uint64_t ninconclusive;   /* runs cut short without a verdict */
+	uint64_t ncut;            /* runs the strategy cut short as redundant (a DPOR
+	                           * sleep set, a bound): the program did not finish */
 	int nlisted;              /* the first of them (at most CTS_INCONCLUSIVE_LISTED) */
 	struct cts_inconclusive *inconclusive;
 	bool internal_error;

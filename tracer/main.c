@@ -955,18 +955,21 @@ int main(int argc, char **argv)
 				fprintf(stderr, "cts-trace: not seen: %s (--trace-lib shows inside a "
 					"library)\n", res.unseen);
 			/* What the exploration exercised, so a clean verdict can be weighed. */
-			char ops[1024], incs[64] = "all runs completed";
+			char ops[1024], incs[64] = "all runs completed", cut[96] = "";
+			if (res.ncut) /* the search's own cuts: killed as redundant, not unjudged */
+				snprintf(cut, sizeof(cut), "; %" PRIu64 " run%s cut short as redundant by "
+					 "the search", res.ncut, res.ncut == 1 ? "" : "s");
 			int nraces = cts_race_count(res.races);
 			if (res.ninconclusive + div)
 				snprintf(incs, sizeof(incs), "%" PRIu64 " inconclusive",
 					 res.ninconclusive + div);
 			fprintf(stderr, "cts-trace: covered: %" PRIu64 " %s, %d distinct bug%s, %d race%s, "
-				"%s, %s; visible operations: %s\n", res.runs,
+				"%s, %s; visible operations: %s%s\n", res.runs,
 				systematic ? "schedules" : "runs", nreal, nreal == 1 ? "" : "s", nraces,
 				nraces == 1 ? "" : "s", incs,
 				!systematic ? "sampled (not a complete search)" :
 				res.complete ? "search complete" : "search not complete",
-				cts_explore_ops_str(&res, ops, sizeof(ops)));
+				cts_explore_ops_str(&res, ops, sizeof(ops)), cut);
 		}
 		status = nreal ? EXIT_BUG :
 			 cli.fail_on_inconclusive && (res.ninconclusive || div) ? EXIT_INCONCLUSIVE :
