@@ -377,8 +377,12 @@ static void merge(struct cts_explore_result *tot, struct cts_explore_result *par
 		}
 		tot->bugs = cts_xrealloc(tot->bugs, ((size_t)tot->nbugs + 1) * sizeof(*tot->bugs));
 		tot->bugs[tot->nbugs++] = *b;
+		b->trace = NULL; /* the total owns it now */
 	}
 	tot->ninconclusive += part->ninconclusive;
+	tot->ncut += part->ncut;
+	for (size_t op = 0; op < sizeof(tot->ops) / sizeof(tot->ops[0]); op++)
+		tot->ops[op] += part->ops[op];
 	for (int i = 0; i < part->nlisted && tot->nlisted < CTS_INCONCLUSIVE_LISTED; i++) {
 		tot->inconclusive = cts_xrealloc(tot->inconclusive, ((size_t)tot->nlisted + 1) *
 						 sizeof(*tot->inconclusive));
