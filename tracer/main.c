@@ -1077,7 +1077,6 @@ int main(int argc, char **argv)
 		}
 	}
 	cts_explore_result_free(&res);
-	free(hapset_json);
 out:
 	if (got_signal && !explored) {
 		cts_error_msg("interrupted before exploring");
