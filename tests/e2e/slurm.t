@@ -23,6 +23,15 @@ S=$T/slurm
 mkdir -p "$S/state" "$S/spool" "$S/munge" && chmod 700 "$S/munge"
 pids=()
 stop_daemons() {
+	# Jobs still running (a failed check) leave slurmstepd daemons behind
+	# the slurmd that started them: cancel them on this cluster first.
+	if [ -n "${SLURM_CONF:-}" ] && [ -f "$SLURM_CONF" ]; then
+		timeout 10 scancel --quiet --full --user=root 2>/dev/null
+		for _ in $(seq 30); do
+			[ -z "$(timeout 5 squeue -h -o %i 2>/dev/null)" ] && break
+			sleep 0.2
+		done
+	fi
 	for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; done
 	for p in "${pids[@]}"; do
 		for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
