@@ -898,7 +898,8 @@ static void record(struct cts_petri *n, uint32_t t, uint32_t lnew, size_t nout, 
 			n->outcap *= 2;
 		n->outs = cts_xrealloc(n->outs, n->outcap * sizeof(*n->outs));
 	}
-	memcpy(&n->outs[n->nouts], n->obuf, nout * sizeof(*n->obuf));
+	if (nout) /* a transition with no outputs: outs may not exist yet */
+		memcpy(&n->outs[n->nouts], n->obuf, nout * sizeof(*n->obuf));
 	ti->out = n->nouts;
 	ti->nout = (uint32_t)nout;
 	ti->lnew = lnew;

@@ -187,7 +187,7 @@ bool cts_instance_may_preempt(const struct cts_instance *in, int thread, uint64_
 	if (s->all)
 		return true;
 	uint64_t tile = point / in->tile;
-	return bsearch(&tile, s->tiles, s->n, sizeof(*s->tiles), cmp_u64) != NULL;
+	return s->n && bsearch(&tile, s->tiles, s->n, sizeof(*s->tiles), cmp_u64) != NULL;
 }
 
 static void fit(struct cts_instance *in, int thread)
