@@ -158,7 +158,9 @@ for img in pause32 pause64static; do
 	end_bg "$ip"
 done
 
-"$PROG/attach_deadlock_ok" &
+# attach_idle: the correct twin of attach_deadlock (same locks, one order),
+# idling in condition waits for ever.
+"$PROG/attach_idle" &
 ok_pid=$!
 bg="$bg $ok_pid"
 wait_all_futex "$ok_pid"

@@ -2,7 +2,7 @@
  * Bug: thread 1 takes a then b, thread 2 takes b then a; a barrier between
  * the two takes makes the inversion certain natively, so the process is
  * deadlocked (for ever) when cts attaches to it. Main joins thread 1.
- * Twin attach_deadlock_ok.c: both threads take a then b. */
+ * Twin attach_idle.c: both threads take a then b, then idle for ever. */
 #include <pthread.h>
 #include <stdio.h>
 

@@ -1,7 +1,9 @@
-/* attach_deadlock_ok.c — twin of attach_deadlock.c: both threads take a then
- * b, so no deadlock; each then waits on a condition variable nobody signals
- * (the process idles with every thread asleep, as the buggy one does, but
- * with no wait-for cycle: attaching finds nothing). */
+/* attach_idle.c — the correct twin of attach_deadlock.c for attach mode:
+ * both threads take a then b, so no deadlock; each then waits on a condition
+ * variable nobody signals (the process idles with every thread asleep, as the
+ * buggy one does, but with no wait-for cycle: attaching finds nothing).
+ * Launched, it never ends on purpose, so it is not named *_ok: every *_ok
+ * program must finish clean under `cts-trace`. */
 #include <pthread.h>
 #include <stdio.h>
 
