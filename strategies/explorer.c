@@ -91,6 +91,9 @@ struct explorer {
 	 * steps that changed nothing). */
 	bool confirming;
 	uint32_t *confirm;
+	/* The spinners have all had SPIN_CONFIRM turns while a thread is in the
+	 * kernel: the run loop waits for it before the next turn. */
+	bool spin_wait;
 	double start, last_progress;
 	bool progress_shown;
 	/* The run's last CTS_BUG_TRACE steps (by step % CTS_BUG_TRACE) and its
@@ -853,6 +856,7 @@ static int collect(struct explorer *x, bool *give_up, bool *livelock)
 	int n = 0, spinners = 0;
 
 	*give_up = *livelock = false;
+	x->spin_wait = false;
 	x->noutside = 0;
 	update_live(x);
 	for (int i = 0; i < x->nlive; i++) {
@@ -907,24 +911,30 @@ static int collect(struct explorer *x, bool *give_up, bool *livelock)
 		}
 	}
 	*give_up = n > 0;
-	/* A thread in the kernel may yet write what the spinners wait for:
-	 * the run loop waits for it first. */
-	if (n || !spinners || x->noutside)
+	if (n || !spinners)
 		return n;
-	bool proven = x->backend->ops->thread_state != NULL;
+	bool proven = x->backend->ops->thread_state != NULL, confirmed = true;
 	int pick = -1;
 	for (int i = 0; i < x->nlive; i++) {
 		int t = x->live[i];
 		if (!x->spinning[t])
 			continue;
-		proven = proven && cts_spin_proven(x->spin, t) && x->confirm[t] >= SPIN_CONFIRM;
+		confirmed = confirmed && x->confirm[t] >= SPIN_CONFIRM;
+		proven = proven && cts_spin_proven(x->spin, t);
 		if (pick < 0 || x->confirm[t] < x->confirm[pick])
 			pick = t;
 	}
-	if (proven) {
+	if (proven && confirmed) {
+		/* With a thread in the kernel the run loop first waits for it: a
+		 * livelock only if it cannot come back. */
 		*livelock = true;
 		return 0;
 	}
+	/* A thread in the kernel may write what the spinners wait for, or sleep
+	 * until they move on (a signal thread in sigwait that main wakes at its
+	 * exit): the spinners take turns, which are steps, and once they have
+	 * all had their turns the run loop waits for the kernel between turns. */
+	x->spin_wait = confirmed && x->noutside;
 	x->confirming = true;
 	x->spinning[pick] = false;
 	x->enabled[pick] = true;
@@ -997,9 +1007,11 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 	while (st->status == CTS_RUN_ACTIVE) {
 		bool give_up, livelock;
 		int n = collect(x, &give_up, &livelock);
-		if ((n == 0 || give_up) && x->noutside && x->backend->ops->wait) {
+		if ((n == 0 || give_up || x->spin_wait) && x->noutside && x->backend->ops->wait) {
 			/* Threads in the kernel may still come back: wait for them
 			 * (briefly if a timed wait could give up instead). */
+			if (cts_verbosity >= 3)
+				debug_point(x, run, step);
 			int w = x->backend->ops->wait(x->backend->be, st, give_up ? OUTSIDE_GRACE_S : 0);
 			if (w < 0) {
 				snprintf(x->res->error, sizeof(x->res->error), "%s", st->message);

@@ -2,7 +2,8 @@
 # timeout: 600
 # One small program per class of correct code that real programs are made of
 # (issue 8): a thread blocked in read(2) on a pipe, a sigwait(3) thread woken
-# by pthread_kill(3), poll(2) on an eventfd, a sense-reversing barrier with
+# by pthread_kill(3), a sigwait(3) thread never woken while main exits
+# (pbzip2's shape), poll(2) on an eventfd, a sense-reversing barrier with
 # sched_yield() spinning, a CAS-retry lock-free stack, a TAS spinlock with
 # `pause`, a raw-futex mutex and a long loop of 200,000 shared reads.
 #
@@ -41,6 +42,7 @@ EOF
 PROGRAMS='
 pipe_handoff   .*      10 20000  sync  random 100 assert
 sigwait_thread .*      10 20000  sync  random 100 assert
+sigwait_exit   .*      10 20000  sync  random 100 assert
 poll_eventfd   .*      10 20000  sync  random 100 assert
 sense_barrier  slot    10 20000  sync  random 100 assert
 cas_stack      -       10 20000  break random 100 assert
