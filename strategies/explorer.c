@@ -1049,19 +1049,32 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 		if (cts_verbosity >= 3)
 			debug_point(x, run, step);
 		int c = s->ops->choose(s, &pt);
+		const char *why = NULL;
 		if (c == CTS_CHOOSE_WAIT && x->noutside && x->backend->ops->wait) {
-			if (x->backend->ops->wait(x->backend->be, st, 0) < 0) {
+			/* The wait ends at a thread's return, the run's timeout or
+			 * ^C/SIGTERM; 0 with the run still active: nothing can
+			 * bring the thread back, so the schedule cannot go on. */
+			int w = x->backend->ops->wait(x->backend->be, st, 0);
+			if (w < 0) {
 				snprintf(x->res->error, sizeof(x->res->error), "%s", st->message);
 				return -1;
 			}
-			continue;
+			if (w > 0 || st->status != CTS_RUN_ACTIVE)
+				continue;
+			why = "the schedule has a thread come back from the kernel, but nothing "
+			      "can wake it here";
 		}
 		if (c == CTS_CHOOSE_WAIT)
-			c = CTS_CHOOSE_DIVERGED; /* a backend that cannot wait */
+			c = CTS_CHOOSE_DIVERGED; /* a backend that cannot wait, or no use */
 		if (c == CTS_CHOOSE_DIVERGED) {
 			bug->kind = CTS_BUG_DIVERGED;
-			snprintf(bug->message, sizeof(bug->message), "replay diverged: %s",
-				 s->ops->diverged ? s->ops->diverged(s) : "schedule does not match");
+			if (why)
+				snprintf(bug->message, sizeof(bug->message), "replay diverged: step %"
+					 PRIu64 ": %s", step, why);
+			else
+				snprintf(bug->message, sizeof(bug->message), "replay diverged: %s",
+					 s->ops->diverged ? s->ops->diverged(s) :
+					 "schedule does not match");
 			*aborted = true;
 			break;
 		}

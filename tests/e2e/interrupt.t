@@ -1,0 +1,86 @@
+#!/bin/bash
+# timeout: 120
+# SIGINT and SIGTERM end cts-trace at once in every wait, with status 130
+# and no process of the program left behind: a replay waiting for a thread
+# the schedule has come back from the kernel, a dpor search waiting for a
+# thread asleep on a socket.  A replay waiting for a thread nothing can wake
+# (its pipe is the program's own and nobody writes it) is a divergence
+# (status 2) at once, not a wait for ever.
+. "$(dirname "$0")/lib.sh"
+
+# wait_asleep PID: poll (up to 10 s) until a traced child of PID has a
+# thread asleep in the kernel (state S): cts-trace is waiting for it.
+wait_asleep() {
+	local i c
+	for i in $(seq 200); do
+		for c in $(pgrep -P "$1"); do
+			grep -qs '^State:.*S (sleeping)' /proc/"$c"/task/*/status && return 0
+		done
+		sleep 0.05
+	done
+	return 1
+}
+
+# interrupt SIG DESCRIPTION ARGS...: cts-trace ARGS in the background, SIG
+# once it waits; it must exit 130 within 3 s with nothing left behind.
+interrupt() {
+	local sig=$1 what=$2 pid kids t0 t1 rc gone
+	shift 2
+	# A background job of a script starts with SIGINT ignored, which
+	# cts-trace respects: give it back its default first.
+	env --default-signal=INT "$CTS" "$@" >/dev/null 2>"$T/err" &
+	pid=$!
+	wait_asleep "$pid"
+	ok $? "$what: cts-trace waits for a thread asleep in the kernel"
+	kids=$(pgrep -P "$pid" | tr '\n' ' ')
+	t0=$(date +%s%N)
+	kill -"$sig" "$pid"
+	# bash's wait returns at once on exit; the 3 s are checked below.
+	wait "$pid"
+	rc=$?
+	t1=$(date +%s%N)
+	is "$rc" 130 "$what: $sig ends it with status 130"
+	ok $(((t1 - t0) / 1000000 < 3000 ? 0 : 1)) "$what: within 3 s ($(((t1 - t0) / 1000000)) ms)"
+	gone=yes
+	for k in $kids; do
+		[ -d /proc/"$k" ] && [ "$(awk '/^State:/ { print $2 }' /proc/"$k"/status)" != Z ] &&
+			gone=no
+	done
+	is "$gone $(leftovers sock_reader)" "yes no" "$what: no process of the program left"
+}
+
+# The reader's read returns at step 4 in this schedule, before main wrote:
+# the replay waits for the world (--timeout 0: no limit).
+cat >"$T/wait.sched" <<EOS
+cts-schedule 1
+program $PROG/sock_reader
+mode sync
+timeout 0
+steps 5
+0 0 start 0x0
+1 0 create 0x0
+2 1 start 0x0
+3 1 io 0x4
+4 1 io_return 0x4
+end
+EOS
+interrupt TERM "replay" --replay "$T/wait.sched"
+interrupt INT "replay" --replay "$T/wait.sched"
+interrupt TERM "dpor" -m sync -s dpor --timeout 0 -o "$T/o" -- "$PROG/sock_reader" wait
+
+# pipe_handoff_ok: the worker reads its pipe before main wrote it (the
+# first 5 steps of a recorded run, seed 1), then the schedule has the read
+# return at once.  The pipe is the program's own and nobody can write it
+# now: nothing can wake the worker.
+"$CTS" -m sync -n 1 --max-steps 5 -o "$T/r" -- "$PROG/pipe_handoff_ok" >/dev/null 2>&1
+last=$(sed -n '/^4 /p' "$T/r/inconclusive-1.sched")
+is "$last" "4 1 io 0x3" "recorded: the worker's read is step 4"
+sed -e 's/^steps 5$/steps 6/' -e 's/^end$/5 1 io_return 0x3\nend/' \
+	-e 's/^max-steps .*/max-steps 100/' -e 's/^timeout .*/timeout 0/' \
+	"$T/r/inconclusive-1.sched" >"$T/stuck.sched"
+out=$(timeout -k 2 20 "$CTS" --replay "$T/stuck.sched" 2>&1 >/dev/null)
+rc=$?
+is "$rc" 2 "replay waiting for a thread nothing can wake: divergence, status 2"
+like "$out" "replay diverged: step 5: .*nothing can wake it" "said so"
+is "$(leftovers pipe_handoff_ok)" no "no process of the program left"
+done_testing
