@@ -58,6 +58,8 @@ struct cts_access_state {
 	struct cts_mapping *maps;    /* snapshot of the current run's mappings */
 	size_t nmaps, last_map;
 	pid_t maps_pid;
+	int maps_fd;                 /* /proc/maps_fd_pid/maps, kept open for the run */
+	pid_t maps_fd_pid;
 	struct watch watch[4];
 	int nwatch;
 	bool hw;                     /* watches use debug registers */
@@ -104,6 +106,7 @@ int cts_access_init(struct cts_tracer *tr, char *err, size_t errlen)
 		}
 	}
 	a->scan_needed = tr->cfg.mode != CTS_MODE_SYNC;
+	a->maps_fd = -1;
 	tr->acc = a;
 	return 0;
 }
@@ -117,6 +120,8 @@ void cts_access_fini(struct cts_tracer *tr)
 		free(tr->bps && tr->bps[i].addr ? tr->bps[i].insn : NULL);
 	cts_disasm_free(a->dis);
 	free(a->maps);
+	if (a->maps_fd >= 0)
+		close(a->maps_fd);
 	free(a->log);
 	free(a);
 	tr->acc = NULL;
@@ -130,7 +135,24 @@ static int refresh_maps(struct cts_tracer *tr)
 	a->nmaps = 0;
 	a->last_map = 0;
 	a->maps_pid = tr->pid;
-	return cts_maps_read(tr->pid, &a->maps, &a->nmaps);
+	/* New threads' stacks refresh it a few times a run: one pread each. */
+	for (int tries = 0; tries < 2; tries++) {
+		if (a->maps_fd < 0 || a->maps_fd_pid != tr->pid) {
+			char path[64];
+			if (a->maps_fd >= 0)
+				close(a->maps_fd);
+			snprintf(path, sizeof(path), "/proc/%d/maps", (int)tr->pid);
+			a->maps_fd = open(path, O_RDONLY | O_CLOEXEC);
+			a->maps_fd_pid = tr->pid;
+			if (a->maps_fd < 0)
+				return -1;
+		}
+		if (cts_maps_read_fd(a->maps_fd, &a->maps, &a->nmaps) == 0)
+			return 0;
+		close(a->maps_fd); /* an earlier process's, its pid reused: open it again */
+		a->maps_fd = -1;
+	}
+	return -1;
 }
 
 static const struct cts_mapping *mapping_of(struct cts_tracer *tr, uint64_t addr)

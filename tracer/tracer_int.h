@@ -184,6 +184,7 @@ struct cts_tracer {
 	uint64_t stub_base;         /* where it is mapped in every run, 0 none */
 	uint8_t *stub_code;         /* its bytes, written at every launch */
 	size_t stub_len;
+	uint64_t stub_syscall;      /* syscall; int3 in it (the fork server's clone), 0 none */
 	struct cts_stub *stubs;     /* per stub: entry, trap, instruction offsets */
 	int nstubs;
 	bool no_stubs;              /* CTS_NO_STUBS, or the page could not be made */
