@@ -87,6 +87,10 @@ struct thread {
 	uint32_t acc_size;
 	bool acc_capture;          /* read the written value after the step */
 	uint64_t acc_written;
+	/* the value read when it was held, still memory's if no thread has
+	 * stopped or run since (access.c, emulate: no second read) */
+	bool acc_val_ok;
+	uint64_t acc_val, acc_val_stops;
 	bool probe_requested;      /* SIGSTOP sent: probe it for a spin loop */
 	bool probing;              /* single-stepping a spin probe */
 	int probe_left;
