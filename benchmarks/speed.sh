@@ -17,7 +17,13 @@
 #       fork+exec+wait loop of the same program, sync and break, goal >= 1.0x
 # Writes results/speed.md (results/quick/speed.md in quick mode): the table,
 # which goals are met, the commands and the raw data.  SPEED_NOTE, if set, is
-# added to the file (what changed since the previous measurement).
+# added to the file (what changed since the previous measurement).  The
+# previous table and what the file had under "## Earlier measurements" are
+# kept there, below the new raw data.
+# SPEED_GOALS: the goals to measure, e.g. SPEED_GOALS="G4" (default
+# "G1 G2 G3 G4"); the others are left out of the table. SPEED_G4_PROGS: the
+# G4 programs (default all four), e.g. SPEED_G4_PROGS=bounded_buffer_ok.
+#   SPEED_GOALS=G4 sh benchmarks/speed.sh full    # G4 alone: ~2 minutes
 SCRIPT=speed
 . "$(dirname "$0")/lib.sh"
 bench_init "$@"
@@ -42,7 +48,15 @@ par_sum 65536 4194304"
 	G4_BUDGET=2
 	LIMIT=150
 fi
-G4_PROGS="deadlock_ok bank3_ok bounded_buffer_ok counter_ok"
+G4_PROGS=${SPEED_G4_PROGS:-deadlock_ok bank3_ok bounded_buffer_ok counter_ok}
+GOALS=${SPEED_GOALS:-G1 G2 G3 G4}
+for g in $GOALS; do
+	case $g in G1|G2|G3|G4) ;; *) die "SPEED_GOALS: unknown goal $g (G1 G2 G3 G4)" ;; esac
+done
+goal() { case " $GOALS " in *" $1 "*) return 0 ;; esac; return 1; }
+goal G1 || G1=""
+G4_RUN=$G4_PROGS
+goal G4 || G4_RUN=""
 # one run, no per-run time limit short of the script's own (a traced run that
 # hits it is an infinite ratio)
 CTS_OPTS="-q -n 1 -s random --seed 1 --max-steps 1000000000 --timeout $((LIMIT - 5))"
@@ -105,6 +119,7 @@ rep=1
 while [ $rep -le $REPS ]; do
 	log "repetition $rep/$REPS"
 	printf '%s\n' "$G1" | while read -r p n big; do
+		[ -n "$p" ] || continue
 		nat_big=$(wall "$BIN/$p" "$big")
 		nat=$(wall "$BIN/$p" $((2 * n)))
 		rm -f "$R"
@@ -114,11 +129,12 @@ while [ $rep -le $REPS ]; do
 		echo "G1 $p $n $rep $nat_big $nat $cts1 $cts2 $(json "$R" .steps) $(json "$R" .tracer.breakpoint_hits) $big" >>"$DATA"
 	done
 	for m in sync break; do
+		goal G2 || break
 		rm -f "$R"
 		t=$(wall "$CTS" $CTS_OPTS -m $m --report "$R" -o "$SCRATCH/out" "$BIN/sync_heavy" "$G2_ITERS")
 		echo "G2 sync_heavy $m $rep $t $(json "$R" .steps) $(json "$R" .tracer.breakpoint_hits)" >>"$DATA"
 	done
-	for p in $G4_PROGS; do
+	for p in $G4_RUN; do
 		for m in sync break; do
 			nat=$("$SCRATCH/forkloop" "$G4_BUDGET" "$BIN/$p")
 			rm -f "$R"
@@ -132,6 +148,7 @@ while [ $rep -le $REPS ]; do
 done
 # G3: exact counts, one run per size and mode (strace slows the run, not the count).
 for m in sync break; do
+	goal G3 || break
 	for n in $G3_SMALL $G3_BIG; do
 		rm -f "$R" "$SCRATCH/strace"
 		timeout -k 5 "$LIMIT" strace -c -o "$SCRATCH/strace" "$CTS" $CTS_OPTS -m $m --report "$R" \
@@ -169,8 +186,10 @@ verdict() { # VALUE OP LIMIT -> met / not met
 	printf 'Ratios are median (min–max) over %s interleaved repetitions; each ratio is computed within one repetition (native and traced run back to back), so load from other users of the machine hits both sides alike. ' "$REPS"
 	printf 'A traced run that hits the %s s limit counts as an infinite ratio.\n\n' "$LIMIT"
 	[ -n "${SPEED_NOTE:-}" ] && printf '%s\n\n' "$SPEED_NOTE"
+	[ "$GOALS" != "G1 G2 G3 G4" ] && printf 'Goals measured in this run: %s (SPEED_GOALS); the others were not.\n\n' "$GOALS"
 	printf '| goal | measurement | ratio | target | verdict |\n|---|---|---:|---:|---|\n'
 	printf '%s\n' "$G1" | while read -r p n big; do
+		[ -n "$p" ] || continue
 		steps=$(awk -v p="$p" -v n="$n" '$1 == "G1" && $2 == p && $3 == n { print $9 }' "$DATA" | stats | cut -d' ' -f1)
 		printf '| G1 break, compute-heavy | %s %s (measured; %s visible steps): cts-trace -m break -n 1 / native wall | %s | (info) | - |\n' \
 			"$p" $((2 * n)) "$steps" "$(fmt_ratio $(g1 "$p" "$n" measured | stats))"
@@ -178,18 +197,21 @@ verdict() { # VALUE OP LIMIT -> met / not met
 		printf '| G1 break, compute-heavy | %s %s (native size; cts-trace extrapolated from %s and %s) / native wall | %s | ≤ 10× | %s |\n' \
 			"$p" "$big" "$n" $((2 * n)) "$(fmt_ratio "$@")" "$(verdict "$1" le 10)"
 	done
+	if goal G2; then
 	set -- $(awk '$1 == "G2" { k = $4; if ($5 != "-" && $6 > 0) { if ($3 == "sync") s[k] = $5 / $6; else b[k] = $5 / $6 } }
 		END { for (k in b) if (k in s) printf "%.4f\n", b[k] / s[k] }' "$DATA" | stats)
 	printf '| G2 break vs sync, sync-heavy | sync_heavy %s: (break wall / steps) / (sync wall / steps) | %s | ≤ 2× | %s |\n' \
 		"$G2_ITERS" "$(fmt_ratio "$@")" "$(verdict "$1" le 2)"
+	fi
 	for m in sync break; do
+		goal G3 || break
 		per=$(awk -v m="$m" -v a="$G3_SMALL" -v b="$G3_BIG" '$1 == "G3" && $3 == m { c[$4] = $5; s[$4] = $6 }
 			END { if (c[a] == "-" || c[b] == "-" || s[b] == s[a]) print "-"; else printf "%.2f", (c[b] - c[a]) / (s[b] - s[a]) }' "$DATA")
 		if [ $m = sync ]; then tgt="≤ 3" v=$(verdict "$per" le 3); else tgt="(info)" v="-"; fi
 		printf '| G3 syscalls per event (%s) | sync_heavy %s vs %s iterations: Δ syscalls of cts-trace / Δ visible steps | %s | %s | %s |\n' \
 			"$m" "$G3_SMALL" "$G3_BIG" "$per" "$tgt" "$v"
 	done
-	for p in $G4_PROGS; do
+	for p in $G4_RUN; do
 		for m in sync break; do
 			set -- $(awk -v p="$p" -v m="$m" '$1 == "G4" && $2 == p && $3 == m && $5 != "-" && $6 != "-" && $5 > 0 { printf "%.4f\n", $6 / $5 }' "$DATA" | stats)
 			bugs=$(awk -v p="$p" -v m="$m" '$1 == "G4" && $2 == p && $3 == m && $7 != 0 && $7 != "-"' "$DATA" | wc -l)
@@ -211,6 +233,13 @@ verdict() { # VALUE OP LIMIT -> met / not met
 	printf '# G3 sync_heavy mode n syscalls steps calls_by_name\n# G4 prog mode rep native_runs_per_s cts_runs_per_s bugs\n'
 	cat "$DATA"
 	printf '```\n'
+	# earlier measurements: the previous table first, then what was kept before
+	if [ -f "$RESULTS" ]; then
+		printf '\n## Earlier measurements (kept for the per-trick before/after counts and the written reasons)\n\n'
+		printf '### The previous run of speed.sh (moved here by the next one)\n\n'
+		awk 'NR == 1 { next } /^## (Earlier measurements|Commands)/ { exit } { sub(/^#/, "###"); print }' "$RESULTS"
+		awk 'on && /^## Commands/ { exit } on { print } /^## Earlier measurements/ { on = 1 }' "$RESULTS"
+	fi
 } >"$SCRATCH/table.md"
 publish
 cat "$RESULTS" | sed -n '/^| goal/,/^$/p' >&2

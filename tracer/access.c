@@ -58,6 +58,8 @@ struct cts_access_state {
 	struct cts_mapping *maps;    /* snapshot of the current run's mappings */
 	size_t nmaps, last_map;
 	pid_t maps_pid;
+	int maps_fd;                 /* /proc/maps_fd_pid/maps, kept open for the run */
+	pid_t maps_fd_pid;
 	struct watch watch[4];
 	int nwatch;
 	bool hw;                     /* watches use debug registers */
@@ -104,6 +106,7 @@ int cts_access_init(struct cts_tracer *tr, char *err, size_t errlen)
 		}
 	}
 	a->scan_needed = tr->cfg.mode != CTS_MODE_SYNC;
+	a->maps_fd = -1;
 	tr->acc = a;
 	return 0;
 }
@@ -117,6 +120,8 @@ void cts_access_fini(struct cts_tracer *tr)
 		free(tr->bps && tr->bps[i].addr ? tr->bps[i].insn : NULL);
 	cts_disasm_free(a->dis);
 	free(a->maps);
+	if (a->maps_fd >= 0)
+		close(a->maps_fd);
 	free(a->log);
 	free(a);
 	tr->acc = NULL;
@@ -130,7 +135,24 @@ static int refresh_maps(struct cts_tracer *tr)
 	a->nmaps = 0;
 	a->last_map = 0;
 	a->maps_pid = tr->pid;
-	return cts_maps_read(tr->pid, &a->maps, &a->nmaps);
+	/* New threads' stacks refresh it a few times a run: one pread each. */
+	for (int tries = 0; tries < 2; tries++) {
+		if (a->maps_fd < 0 || a->maps_fd_pid != tr->pid) {
+			char path[64];
+			if (a->maps_fd >= 0)
+				close(a->maps_fd);
+			snprintf(path, sizeof(path), "/proc/%d/maps", (int)tr->pid);
+			a->maps_fd = open(path, O_RDONLY | O_CLOEXEC);
+			a->maps_fd_pid = tr->pid;
+			if (a->maps_fd < 0)
+				return -1;
+		}
+		if (cts_maps_read_fd(a->maps_fd, &a->maps, &a->nmaps) == 0)
+			return 0;
+		close(a->maps_fd); /* an earlier process's, its pid reused: open it again */
+		a->maps_fd = -1;
+	}
+	return -1;
 }
 
 static const struct cts_mapping *mapping_of(struct cts_tracer *tr, uint64_t addr)
@@ -766,6 +788,16 @@ bool cts_access_traced_pc(const struct cts_tracer *tr, uint64_t pc)
 	return traced_pc(tr->acc, pc);
 }
 
+static bool others_stopped(const struct cts_tracer *tr, const struct thread *th)
+{
+	for (int i = 0; i < tr->nlive; i++) {
+		const struct thread *t = tr->live[i];
+		if (t != th && t->state != TH_HELD && t->state != TH_DEAD)
+			return false;
+	}
+	return true;
+}
+
 /* Classify the access th is about to make; fills ev, true if it is shared. */
 static bool classify(struct cts_tracer *tr, struct thread *th, const struct cts_insn *in,
 		     uint64_t pc, struct cts_event *ev)
@@ -804,9 +836,24 @@ static bool classify(struct cts_tracer *tr, struct thread *th, const struct cts_
 	ev->obj = addr;
 	ev->size = (uint32_t)(size > UINT32_MAX ? UINT32_MAX : size);
 	ev->pc = pc;
-	if (size <= 8)
-		cts_mem_read(th->tid, addr, &ev->value, size);
+	th->acc_val_ok = false;
+	if (size <= 8 && cts_mem_read(th->tid, addr, &ev->value, size) == 0) {
+		th->acc_val = ev->value;
+		th->acc_val_stops = tr->stats.stops;
+		th->acc_val_ok = others_stopped(tr, th);
+	}
 	return true;
+}
+
+/* May the value th read at its hold stand for memory now? Yes while no
+ * other thread of the run can have run or stopped since: each is held or
+ * gone, and no stop came (a thread resumed since is running or has
+ * stopped; a new one, not yet stopped, may be writing its tid words). */
+static bool held_value_valid(const struct cts_tracer *tr, const struct thread *th,
+			     uint64_t addr, uint32_t size)
+{
+	return th->acc_val_ok && th->acc_val_stops == tr->stats.stops && addr == th->acc_addr &&
+	       size == th->acc_size && others_stopped(tr, th);
 }
 
 /* Perform the plain move displaced by breakpoint b (th is held on it) in
@@ -828,16 +875,23 @@ static int emulate(struct cts_tracer *tr, struct thread *th, struct bp *b, bool 
 		 * except on memory another process maps too. A store the CPU
 		 * would fault on is left to the CPU (ptrace could force it). */
 		const struct cts_mapping *m = mapping_of(tr, addr);
-		if (!m || (in->writes && m->perms[1] != 'w') || m->perms[3] == 's' ||
-		    cts_mem_read(th->tid, addr, &val, in->size) != 0 ||
-		    cts_disasm_emulate(in, &r, &addr, &out, &val) != 0)
+		if (!m || (in->writes && m->perms[1] != 'w') || m->perms[3] == 's')
+			return 0;
+		if (held_value_valid(tr, th, addr, in->size))
+			val = th->acc_val;
+		else if (cts_mem_read(th->tid, addr, &val, in->size) != 0)
+			return 0;
+		if (cts_disasm_emulate(in, &r, &addr, &out, &val) != 0)
 			return 0;
 		if (in->writes && cts_mem_write_data(th->tid, addr, &out, in->size) != 0)
 			return 0;
 	} else if (in->emu == CTS_EMU_LOAD) {
 		/* A load the CPU would fault on is left to the CPU. */
-		if (cts_mem_read(th->tid, addr, &val, in->size) != 0 ||
-		    cts_disasm_emulate(in, &r, &addr, &out, &val) != 0)
+		if (held_value_valid(tr, th, addr, in->size))
+			val = th->acc_val;
+		else if (cts_mem_read(th->tid, addr, &val, in->size) != 0)
+			return 0;
+		if (cts_disasm_emulate(in, &r, &addr, &out, &val) != 0)
 			return 0;
 	} else if (in->emu != CTS_EMU_MOV_IMM) {
 		size_t n = in->emu == CTS_EMU_PUSH ? 8 : in->size;
@@ -891,6 +945,7 @@ static int on_access(struct cts_tracer *tr, struct thread *th, uint64_t pc, stru
 	const struct cts_insn *in = decode_at(tr, th, pc, b);
 	struct cts_event ev;
 
+	th->acc_val_ok = false;
 	if (!in || !cts_disasm_may_share(in))
 		return cts_access_step_over(tr, th, b, false);
 	bool shared = classify(tr, th, in, pc, &ev);

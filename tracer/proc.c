@@ -114,6 +114,69 @@ int cts_mem_read_str(pid_t tid, uint64_t addr, char *buf, size_t len)
 	return got ? 0 : -1;
 }
 
+/* One line of /proc/PID/maps; false if it is not one. */
+static bool maps_line(char *line, struct cts_mapping *mp)
+{
+	unsigned long long lo, hi, off;
+	int pos = 0;
+	memset(mp, 0, sizeof(*mp));
+	if (sscanf(line, "%llx-%llx %4s %llx %*s %*s %n", &lo, &hi, mp->perms, &off, &pos) < 4)
+		return false;
+	mp->lo = lo;
+	mp->hi = hi;
+	mp->off = off;
+	if (pos > 0) {
+		char *p = line + pos;
+		p[strcspn(p, "\n")] = 0;
+		snprintf(mp->path, sizeof(mp->path), "%s", p);
+	}
+	return true;
+}
+
+int cts_maps_read_fd(int fd, struct cts_mapping **out, size_t *n)
+{
+	size_t len = 0, bufcap = 65536;
+	char *buf = cts_xmalloc(bufcap);
+	for (;;) {
+		if (bufcap - len < 8192)
+			buf = cts_xrealloc(buf, bufcap *= 2);
+		ssize_t r = pread(fd, buf + len, bufcap - len - 1, (off_t)len);
+		if (r < 0) {
+			free(buf);
+			return -1;
+		}
+		len += (size_t)r;
+		/* x86-64's last line: no read of the end after it */
+		static const char last[] = "[vsyscall]\n";
+		if (r == 0 || (len >= sizeof(last) - 1 &&
+			       memcmp(buf + len - (sizeof(last) - 1), last, sizeof(last) - 1) == 0))
+			break;
+	}
+	if (!len) {
+		free(buf);
+		return -1;
+	}
+	buf[len] = 0;
+	size_t cap = 64, cnt = 0;
+	struct cts_mapping *m = cts_xmalloc(cap * sizeof(*m));
+	for (char *line = buf, *next; *line; line = next) {
+		char *nl = strchr(line, '\n');
+		next = nl ? nl + 1 : line + strlen(line);
+		if (nl)
+			*nl = 0; /* one line at a time, as fgets gives them */
+		struct cts_mapping mp;
+		if (!maps_line(line, &mp))
+			continue;
+		if (cnt == cap)
+			m = cts_xrealloc(m, (cap *= 2) * sizeof(*m));
+		m[cnt++] = mp;
+	}
+	free(buf);
+	*out = m;
+	*n = cnt;
+	return 0;
+}
+
 int cts_maps_read(pid_t pid, struct cts_mapping **out, size_t *n)
 {
 	char path[64], line[512];
@@ -124,19 +187,9 @@ int cts_maps_read(pid_t pid, struct cts_mapping **out, size_t *n)
 	size_t cap = 64, cnt = 0;
 	struct cts_mapping *m = cts_xmalloc(cap * sizeof(*m));
 	while (fgets(line, sizeof(line), f)) {
-		struct cts_mapping mp = { 0 };
-		unsigned long long lo, hi, off;
-		int pos = 0;
-		if (sscanf(line, "%llx-%llx %4s %llx %*s %*s %n", &lo, &hi, mp.perms, &off, &pos) < 4)
+		struct cts_mapping mp;
+		if (!maps_line(line, &mp))
 			continue;
-		mp.lo = lo;
-		mp.hi = hi;
-		mp.off = off;
-		if (pos > 0) {
-			char *p = line + pos;
-			p[strcspn(p, "\n")] = 0;
-			snprintf(mp.path, sizeof(mp.path), "%s", p);
-		}
 		if (cnt == cap)
 			m = cts_xrealloc(m, (cap *= 2) * sizeof(*m));
 		m[cnt++] = mp;

@@ -23,6 +23,9 @@ struct cts_mapping {
 
 /* Parse /proc/PID/maps into a malloc'd array. */
 int cts_maps_read(pid_t pid, struct cts_mapping **out, size_t *n);
+/* The same from an open /proc/PID/maps, read again from its start (pread):
+ * one system call where the process has few mappings. */
+int cts_maps_read_fd(int fd, struct cts_mapping **out, size_t *n);
 /* AT_ENTRY from /proc/PID/auxv, 0 on failure. */
 uint64_t cts_auxv_entry(pid_t pid);
 

@@ -54,8 +54,10 @@ void cts_tr_stop_server(struct cts_tracer *tr);
 
 /* sync.c: libc entry points */
 int cts_tr_sync_resolve(struct cts_tracer *tr, const char *libc_path, uint64_t libc_base);
-/* May the entry point of syncfns[fn] trap out of line (not assert, exit)? */
+/* May the entry point of syncfns[fn] trap out of line (not assert)? Are
+ * libc's own calls to it let through (its stub skips the trap for them)? */
 bool cts_tr_sync_stubbable(int fn);
+bool cts_tr_sync_internal_ok(int fn);
 int cts_tr_on_sync_bp(struct cts_tracer *tr, struct thread *th, struct bp *b);
 int cts_tr_step_over_at(struct cts_tracer *tr, struct thread *th, uint64_t addr);
 void cts_tr_enter_call(struct thread *th);

@@ -45,9 +45,14 @@ pid_t cts_tr_fork_from_server(struct cts_tracer *tr)
 	uint8_t saved[3];
 	int status;
 	bool child_stopped = false, server_back = false;
+	/* The stub page has syscall; int3 of its own: no text to patch and
+	 * put back in the server and the child (and no copy of main's page). */
+	bool patch = !tr->stub_syscall;
 
-	if (cts_mem_read(srv, r.rip, saved, 3) != 0 || cts_mem_write(srv, r.rip, code, 3) != 0)
+	if (patch && (cts_mem_read(srv, r.rip, saved, 3) != 0 || cts_mem_write(srv, r.rip, code, 3) != 0))
 		return -1;
+	if (!patch)
+		r.rip = tr->stub_syscall;
 	r.rax = SYS_clone;
 	r.rdi = CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID | CLONE_PARENT | SIGCHLD;
 	r.rsi = 0;
@@ -84,10 +89,12 @@ pid_t cts_tr_fork_from_server(struct cts_tracer *tr)
 			goto fail;
 		}
 	}
-	cts_mem_write(srv, tr->server_regs.rip, saved, 3);
+	if (patch)
+		cts_mem_write(srv, tr->server_regs.rip, saved, 3);
 	ptrace(PTRACE_SETREGS, srv, 0, &tr->server_regs);
 	/* The child is a copy made mid-injection: put main back in it too. */
-	cts_mem_write(child, tr->server_regs.rip, saved, 3);
+	if (patch)
+		cts_mem_write(child, tr->server_regs.rip, saved, 3);
 	ptrace(PTRACE_SETREGS, child, 0, &tr->server_regs);
 	long opts = PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXIT |
 		    PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACESECCOMP | PTRACE_O_TRACEFORK |
@@ -98,7 +105,8 @@ pid_t cts_tr_fork_from_server(struct cts_tracer *tr)
 	setpgid(child, child);
 	return child;
 fail:
-	cts_mem_write(srv, tr->server_regs.rip, saved, 3);
+	if (patch)
+		cts_mem_write(srv, tr->server_regs.rip, saved, 3);
 	ptrace(PTRACE_SETREGS, srv, 0, &tr->server_regs);
 	if (child > 0) {
 		kill(child, SIGKILL);

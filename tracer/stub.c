@@ -38,13 +38,19 @@
 #include "tracer/proc.h"
 #include "tracer/run_int.h"
 
-#define SLOT 64            /* bytes per stub */
-#define TRAP_OFF 4         /* the int3, after mov (%rsp),%r11 */
+#define SLOT 128           /* bytes per stub */
+#define HEAD 4             /* mov (%rsp),%r11 */
 #define MAX_INSNS 8
+/* After the stubs: syscall; int3 (the fork server's clone), then the
+ * libc/ld.so text ranges the filters compare the return address with. */
+#define AUX_SYSCALL 0
+#define AUX_RANGES 16
+#define AUX_LEN (AUX_RANGES + 4 * 16)
 
 struct cts_stub {
 	uint64_t entry, code;  /* the entry point; its stub */
 	size_t used;           /* bytes of the entry point the jmp displaces */
+	uint8_t trap_off;      /* the int3 */
 	int n;                 /* displaced instructions: offsets in libc and in the stub */
 	uint8_t old_off[MAX_INSNS], new_off[MAX_INSNS];
 };
@@ -152,9 +158,12 @@ static bool text_branch_into(const struct text *t, uint64_t lo, uint64_t hi)
 	return a < t->n && t->targets[a] < hi;
 }
 
-/* Build the stub of entry point b at code (slot k); false if it cannot have one. */
+/* Build the stub of entry point b at code (slot k); false if it cannot have
+ * one. ranges: where the libc/ld.so text ranges are in the page (0: no
+ * filter). */
 static bool make_stub(struct cts_tracer *tr, struct cts_disasm *d, const struct text *t,
-		      struct bp *b, uint64_t code, uint8_t *slot, struct cts_stub *s)
+		      struct bp *b, uint64_t code, uint8_t *slot, uint64_t ranges,
+		      struct cts_stub *s)
 {
 	uint8_t bytes[32];
 	size_t used = 0;
@@ -163,9 +172,29 @@ static bool make_stub(struct cts_tracer *tr, struct cts_disasm *d, const struct 
 	if (to_stub < INT32_MIN || to_stub > INT32_MAX ||
 	    cts_mem_read(tr->pid, b->addr, bytes, sizeof(bytes)) != 0)
 		return false;
-	static const uint8_t head[TRAP_OFF + 1] = { 0x4C, 0x8B, 0x1C, 0x24, 0xCC };
+	static const uint8_t head[HEAD] = { 0x4C, 0x8B, 0x1C, 0x24 };
 	memcpy(slot, head, sizeof(head));
-	size_t o = TRAP_OFF + 1;
+	size_t o = HEAD;
+	if (ranges && cts_tr_sync_internal_ok(b->fn)) {
+		/* libc's own calls (its locks) go past the int3: the tracer would
+		 * let them through anyway (sync.c), here without a stop. Flags
+		 * are scratch at a call (the ABI keeps only DF). */
+		size_t skip = HEAD + (size_t)tr->nlibc_ranges * 18 + 1;
+		for (int i = 0; i < tr->nlibc_ranges; i++) {
+			for (int k = 0; k < 2; k++) { /* cmp lo/hi(%rip),%r11; jb */
+				int32_t rel = (int32_t)((int64_t)(ranges + (uint64_t)(16 * i + 8 * k)) -
+						      (int64_t)(code + o + 7));
+				slot[o] = 0x4C, slot[o + 1] = 0x3B, slot[o + 2] = 0x1D;
+				memcpy(slot + o + 3, &rel, 4);
+				size_t to = k ? skip : o + 18;
+				slot[o + 7] = 0x72;
+				slot[o + 8] = (uint8_t)(to - (o + 9));
+				o += 9;
+			}
+		}
+	}
+	s->trap_off = (uint8_t)o;
+	slot[o++] = 0xCC;
 	/* One instruction at a time, to know where each one went. */
 	s->n = 0;
 	while (used < 5) {
@@ -240,7 +269,7 @@ static int stubs_build(struct cts_tracer *tr, const struct user_regs_struct *reg
 	}
 	if (t.n)
 		qsort(t.targets, t.n, sizeof(*t.targets), cmp_u64);
-	size_t len = ((size_t)cand * SLOT + 4095) & ~(size_t)4095;
+	size_t len = ((size_t)cand * SLOT + AUX_LEN + 4095) & ~(size_t)4095;
 	uint64_t hint = lowest != UINT64_MAX && lowest > (1u << 24) ? (lowest - (1u << 22) - len) & ~4095ull : 0;
 	uint64_t base = inject_mmap(tr->pid, regs, hint, len, MAP_PRIVATE | MAP_ANONYMOUS);
 	if (!base) {
@@ -252,6 +281,17 @@ static int stubs_build(struct cts_tracer *tr, const struct user_regs_struct *reg
 	tr->stub_code = cts_xcalloc(1, len);
 	memset(tr->stub_code, 0xCC, len);
 	tr->stubs = cts_xcalloc((size_t)cand, sizeof(*tr->stubs));
+	uint64_t aux = base + (uint64_t)cand * SLOT, ranges = 0;
+	static const uint8_t sys[3] = { 0x0f, 0x05, 0xcc }; /* syscall; int3 */
+	memcpy(tr->stub_code + (aux - base) + AUX_SYSCALL, sys, sizeof(sys));
+	tr->stub_syscall = aux + AUX_SYSCALL;
+	if (tr->nlibc_ranges > 0 && tr->nlibc_ranges <= 4) {
+		ranges = aux + AUX_RANGES;
+		for (int i = 0; i < tr->nlibc_ranges; i++) {
+			memcpy(tr->stub_code + (ranges - base) + 16 * i, &tr->libc_lo[i], 8);
+			memcpy(tr->stub_code + (ranges - base) + 16 * i + 8, &tr->libc_hi[i], 8);
+		}
+	}
 	/* Collect first: adding the traps may grow (move) the table. */
 	uint64_t *entries = cts_xcalloc((size_t)cand, sizeof(*entries));
 	int ne = 0;
@@ -263,13 +303,13 @@ static int stubs_build(struct cts_tracer *tr, const struct user_regs_struct *reg
 		struct bp *b = cts_tr_bp_find(tr, entries[i]);
 		uint64_t code = base + (uint64_t)tr->nstubs * SLOT;
 		struct cts_stub *s = &tr->stubs[tr->nstubs];
-		if (!b || !make_stub(tr, d, &t, b, code, tr->stub_code + (code - base), s)) {
+		if (!b || !make_stub(tr, d, &t, b, code, tr->stub_code + (code - base), ranges, s)) {
 			if (b)
 				cts_debug_msg("stubs: entry 0x%" PRIx64 " keeps a plain int3", b->addr);
 			continue;
 		}
 		int fn = b->fn;
-		struct bp *trap = cts_tr_bp_add(tr, code + TRAP_OFF, BP_SYNC, fn);
+		struct bp *trap = cts_tr_bp_add(tr, code + s->trap_off, BP_SYNC, fn);
 		trap->entry = entries[i];
 		trap->orig = 0xCC;
 		tr->nstubs++;
@@ -320,7 +360,7 @@ uint64_t cts_tr_stub_orig_pc(const struct cts_tracer *tr, uint64_t pc)
 		return 0;
 	const struct cts_stub *s = &tr->stubs[k];
 	uint64_t off = pc - s->code;
-	if (off <= TRAP_OFF + 1)
+	if (off <= (uint64_t)s->trap_off + 1)
 		return s->entry;
 	for (int i = s->n - 1; i >= 0; i--)
 		if (off >= s->new_off[i])
@@ -336,4 +376,5 @@ void cts_tr_stubs_free(struct cts_tracer *tr)
 	tr->stubs = NULL;
 	tr->nstubs = 0;
 	tr->stub_base = 0;
+	tr->stub_syscall = 0;
 }

@@ -195,8 +195,12 @@ void cts_tr_enter_call(struct thread *th)
 
 bool cts_tr_sync_stubbable(int fn)
 {
-	return fn >= 0 && fn < NSYNCFN && !(syncfns[fn].flags & F_ASSERT) &&
-	       syncfns[fn].op != CTS_OP_PROC_EXIT;
+	return fn >= 0 && fn < NSYNCFN && !(syncfns[fn].flags & F_ASSERT);
+}
+
+bool cts_tr_sync_internal_ok(int fn)
+{
+	return fn >= 0 && fn < NSYNCFN && (syncfns[fn].flags & F_INTERNAL_OK);
 }
 
 /* Resolve the table's entry points in libc and create their breakpoints. */

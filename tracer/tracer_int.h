@@ -87,6 +87,10 @@ struct thread {
 	uint32_t acc_size;
 	bool acc_capture;          /* read the written value after the step */
 	uint64_t acc_written;
+	/* the value read when it was held, still memory's if no thread has
+	 * stopped or run since (access.c, emulate: no second read) */
+	bool acc_val_ok;
+	uint64_t acc_val, acc_val_stops;
 	bool probe_requested;      /* SIGSTOP sent: probe it for a spin loop */
 	bool probing;              /* single-stepping a spin probe */
 	int probe_left;
@@ -184,6 +188,7 @@ struct cts_tracer {
 	uint64_t stub_base;         /* where it is mapped in every run, 0 none */
 	uint8_t *stub_code;         /* its bytes, written at every launch */
 	size_t stub_len;
+	uint64_t stub_syscall;      /* syscall; int3 in it (the fork server's clone), 0 none */
 	struct cts_stub *stubs;     /* per stub: entry, trap, instruction offsets */
 	int nstubs;
 	bool no_stubs;              /* CTS_NO_STUBS, or the page could not be made */
