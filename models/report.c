@@ -120,6 +120,8 @@ static json_t *bug_json(const struct cts_bug *b, const char *self,
 		json_object_set_new(o, "instance", jstr(b->instance));
 	json_object_set_new(o, "preemptions", jint(b->preemptions));
 	json_object_set_new(o, "original_preemptions", jint(b->original_preemptions));
+	json_object_set_new(o, "threads", json_integer(b->threads));
+	json_object_set_new(o, "original_threads", json_integer(b->original_threads));
 	json_object_set_new(o, "original_schedule", b->orig_path[0] ? jstr(b->orig_path) : json_null());
 	json_object_set_new(o, "timeline", b->timeline_path[0] ? jstr(b->timeline_path) : json_null());
 	if (b->npair) {

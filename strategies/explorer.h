@@ -49,6 +49,16 @@ struct cts_inconclusive {
 const char *cts_bug_kind_name(enum cts_bug_kind k);
 const char *cts_inconclusive_kind_name(enum cts_inconclusive_kind k);
 
+/* Frames of a step's call stack kept for the timeline. */
+#define CTS_STACK_MAX 8
+
+/* A step's call stack, innermost first: the op's pc, then each caller's
+ * call site (return address - 1). n = 0: none was taken. */
+struct cts_bug_stack {
+	int n;
+	uint64_t pc[CTS_STACK_MAX];
+};
+
 /* One step of a bug's run, for the reports that draw it (SARIF, timeline):
  * an executed step, or (pending) where a live thread stood at the end. */
 struct cts_bug_step {
@@ -57,6 +67,7 @@ struct cts_bug_step {
 	bool pending;            /* not executed: where the thread stood at the end */
 	bool blocked;            /* pending and unable to run (a lock held, a join...) */
 	bool preempt;            /* a context switch away from a thread that could go on */
+	struct cts_bug_stack stack; /* taken in a minimized bug's last re-run, else n = 0 */
 };
 
 /* Executed steps kept per bug (the last ones of its run). */
@@ -74,6 +85,8 @@ struct cts_bug {
 	char instance[512];      /* --instance spec of the run (strategies/tiles.h), "" if none */
 	uint64_t preemptions;    /* in the whole run's schedule (the saved, minimized one) */
 	uint64_t original_preemptions; /* before --minimize (= preemptions without it) */
+	int threads;             /* threads with a step in the saved schedule, 0 if not counted */
+	int original_threads;    /* the same before --minimize */
 	bool minimized;          /* the saved schedule is minimized; the original is beside it */
 	char orig_path[512];     /* the original schedule's file, "" if none */
 	int npair;               /* the critical pair: 2, 3 with the first thread's next
@@ -114,8 +127,8 @@ struct cts_explorer_config {
 	                           * takes (strategies/split.h); NULL = all */
 	bool systematic;          /* progress says "schedules" (a search, not samples) */
 	bool minimize;            /* minimize each new bug's schedule before saving it */
-	int min_runs;             /* ...within this many replays */
-	double min_seconds;       /* ...and this much wall time */
+	int min_runs;             /* ...within this many replays (never time: the
+	                           * result must not depend on the machine's load) */
 };
 
 struct cts_explore_result {

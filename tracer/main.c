@@ -846,7 +846,7 @@ int main(int argc, char **argv)
 		/* The status line: on a terminal, not over the program's own output. */
 		.progress = cts_verbosity >= 1 && isatty(2) && !cli.replay && !worker && !cli.output,
 		.log = stderr, .systematic = systematic,
-		.minimize = !cli.no_minimize, .min_runs = 100, .min_seconds = 5,
+		.minimize = !cli.no_minimize, .min_runs = 100,
 		.races = catching ? races - CTS_RACES_FAIL : races, .races_catch = catching,
 		.self = self_path(argv[0]), .options = options,
 		.check = cli.check, .instance = instance, .coverage = coverage, .split = split,
