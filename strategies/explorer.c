@@ -415,7 +415,13 @@ static void report_bug(struct explorer *x, const struct cts_bug *bug)
 		fprintf(log, "  replay:   %s\n", cmd);
 		if (bug->timeline_path[0])
 			fprintf(log, "  timeline: %s\n", bug->timeline_path);
-		if (bug->orig_path[0])
+		if (bug->orig_path[0] && bug->threads < bug->original_threads)
+			fprintf(log, "  minimized to %" PRIu64 " preemption%s and %d thread%s; the original "
+				"(%" PRIu64 " and %d) is %s\n", bug->preemptions,
+				bug->preemptions == 1 ? "" : "s", bug->threads,
+				bug->threads == 1 ? "" : "s", bug->original_preemptions,
+				bug->original_threads, bug->orig_path);
+		else if (bug->orig_path[0])
 			fprintf(log, "  minimized to %" PRIu64 " preemption%s; the original (%" PRIu64
 				") is %s\n", bug->preemptions, bug->preemptions == 1 ? "" : "s",
 				bug->original_preemptions, bug->orig_path);

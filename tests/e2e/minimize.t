@@ -5,7 +5,7 @@
 # minimized schedule replays the bug 10 times out of 10, counter's lost
 # update minimizes to its one preemption, and the critical pair is named.
 . "$(dirname "$0")/lib.sh"
-plan 37
+plan 36
 
 # Bug programs: seeds where random's first hit has more preemptions than needed.
 for pk in counter:assert:3 check_then_act:assert:3 cas_stack:assert:3 deadlock:deadlock:3; do
@@ -63,8 +63,10 @@ is "$(jq -r '.bugs[0].critical_pair' "$T/nm.json")" null "--no-minimize: no crit
 # Threads the bug does not need: bystanders' two workers (threads 1 and 2)
 # run beside the lost update of threads 3 and 4; the minimized schedule
 # leaves their steps out (main joins them after the check).
-"$CTS" -q -m sync -n 300 --seed 1 -o "$T/by" --report "$T/by.json" -- "$PROG/bystanders" 2>/dev/null
+out=$("$CTS" -m sync -n 300 --seed 1 -o "$T/by" --report "$T/by.json" -- "$PROG/bystanders" 2>&1)
 is $? 1 "bystanders: bug found"
+like "$out" "minimized to [0-9]+ preemptions? and 3 threads; the original \([0-9]+ and 5\) is" \
+	"bystanders: says it dropped the two workers"
 th=$(jq -r '.bugs[0].threads' "$T/by.json")
 oth=$(jq -r '.bugs[0].original_threads' "$T/by.json")
 [ "$th" -lt "$oth" ]
