@@ -102,6 +102,9 @@ struct cts_backend_ops {
 	void (*caught)(void *be, struct cts_race_detector *d);
 	/* Optional: held thread tid's calling context (cts_context_fn). */
 	int (*context)(void *be, int tid, int k, uint64_t *ret);
+	/* Optional, for reports: the same, unwound also where context stops short
+	 * (a thread held in a trap stub at a call's entry). */
+	int (*stack)(void *be, int tid, int k, uint64_t *ret);
 };
 
 struct cts_backend {

@@ -106,6 +106,8 @@ struct explorer {
 	bool want_stacks;
 	struct cts_bug_stack *stacks;
 	size_t stackcap;
+	struct cts_bug_stack *pstacks;  /* by thread: where it stood at the end */
+	int npstacks;
 	bool minimizing;  /* a candidate's run: counted nowhere */
 	bool inc_hidden_said;
 };
@@ -457,8 +459,18 @@ static void record_step(struct explorer *x, uint64_t step, const struct cts_even
 	x->rec_pre[i] = preempt;
 }
 
-/* Held thread c's call stack before step: its pending op's pc, then each
- * caller's call site (return address - 1), as far as the backend unwinds. */
+/* Held thread c's call stack: its pending op's pc, then each caller's call
+ * site (return address - 1), as far as the backend unwinds. */
+static void fill_stack(struct explorer *x, int c, struct cts_bug_stack *s)
+{
+	uint64_t ret[CTS_STACK_MAX - 1];
+	memset(s, 0, sizeof(*s));
+	s->pc[s->n++] = x->pending[c].pc;
+	int k = x->backend->ops->stack(x->backend->be, c, CTS_STACK_MAX - 1, ret);
+	for (int i = 0; i < k && ret[i]; i++)
+		s->pc[s->n++] = ret[i] - 1;
+}
+
 static void take_stack(struct explorer *x, uint64_t step, int c)
 {
 	if (step >= x->stackcap) {
@@ -466,13 +478,19 @@ static void take_stack(struct explorer *x, uint64_t step, int c)
 		x->stacks = cts_xgrow(x->stacks, x->stackcap, cap, sizeof(*x->stacks));
 		x->stackcap = cap;
 	}
-	struct cts_bug_stack *s = &x->stacks[step];
-	uint64_t ret[CTS_STACK_MAX - 1];
-	memset(s, 0, sizeof(*s));
-	s->pc[s->n++] = x->pending[c].pc;
-	int k = x->backend->ops->context(x->backend->be, c, CTS_STACK_MAX - 1, ret);
-	for (int i = 0; i < k && ret[i]; i++)
-		s->pc[s->n++] = ret[i] - 1;
+	fill_stack(x, c, &x->stacks[step]);
+}
+
+/* Where each live thread stands at the end of the report run, while it is
+ * still held (a deadlock's blocked threads; a dead process gives pcs only). */
+static void take_pending_stacks(struct explorer *x)
+{
+	free(x->pstacks);
+	x->npstacks = x->st->nthreads;
+	x->pstacks = cts_xcalloc((size_t)x->npstacks + 1, sizeof(*x->pstacks));
+	for (int i = 0; i < x->nlive; i++)
+		if (x->alive[x->live[i]])
+			fill_stack(x, x->live[i], &x->pstacks[x->live[i]]);
 }
 
 /* ---- --minimize (strategies/minimize.h) ---------------------------------- */
@@ -520,6 +538,8 @@ static int min_try(void *ctx, const int *tids, size_t n, struct cts_min_run *out
 	x->minimizing = true;
 	g->ops->begin_run(g, 0);
 	int r = one_run(x, x->res->runs, &bug, &inc, &aborted);
+	if (x->want_stacks)
+		take_pending_stacks(x);
 	x->backend->ops->stop(x->backend->be, x->st);
 	out->infeasible = g->ops->diverged(g)[0] != 0;
 	x->strategy = saved;
@@ -598,7 +618,7 @@ static void minimize_bug(struct explorer *x, struct cts_bug *bug, struct cts_sch
 	/* The minimized run once more, so the reports draw it with its call
 	 * stacks (when nothing ran, x->sched is still the original's). */
 	memset(&again, 0, sizeof(again));
-	x->want_stacks = x->backend->ops->context != NULL;
+	x->want_stacks = x->backend->ops->stack != NULL;
 	int rr = (res.runs || x->want_stacks) ? min_try(&ctx, res.best.tids, res.best.n, &again) : -1;
 	x->want_stacks = false;
 	if (rr == 0 && again.same_bug) {
@@ -620,8 +640,10 @@ static void minimize_bug(struct explorer *x, struct cts_bug *bug, struct cts_sch
 		bug->headline[0] = 0;
 	}
 	free(x->stacks);  /* this run's: no later bug's trace may take them */
-	x->stacks = NULL;
+	free(x->pstacks);
+	x->stacks = x->pstacks = NULL;
 	x->stackcap = 0;
+	x->npstacks = 0;
 	cts_min_run_free(&again);
 	cts_min_result_free(&res);
 	if (cts_verbosity >= 2)
@@ -709,6 +731,8 @@ static void keep_trace(struct explorer *x, struct cts_bug *bug)
 		p->step = bug->steps;
 		p->pending = true;
 		p->blocked = !x->enabled[t] && !x->spinning[t];
+		if (t < x->npstacks)
+			p->stack = x->pstacks[t];
 	}
 	bug->ntrace = n;
 }

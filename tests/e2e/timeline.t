@@ -6,7 +6,7 @@
 # highlighted, preemptions, blocked threads) and whose screenshot is saved in
 # the test output directory (CTS_TEST_OUT, default tests/out).
 . "$(dirname "$0")/lib.sh"
-plan 18
+plan 19
 
 OUTDIR=${CTS_TEST_OUT:-$TOP/tests/out}
 mkdir -p "$OUTDIR"
@@ -37,7 +37,7 @@ elif ! dom "$h" > "$T/c.dom" || ! grep -q 'data-rendered-steps' "$T/c.dom"; then
 	why="chromium does not run here"
 fi
 if [ -n "$why" ]; then
-	for i in $(seq 14); do ok 0 "timeline in Chromium # skip $why"; done
+	for i in $(seq 15); do ok 0 "timeline in Chromium # skip $why"; done
 	done_testing
 fi
 
@@ -71,5 +71,9 @@ dom "$hd" > "$T/d.dom"
 [ "$(grep -o 'class="step[a-z ]* blocked' "$T/d.dom" | wc -l)" -ge 2 ]
 ok $? "deadlock: the blocked threads shown as blocked"
 like "$(cat "$T/d.dom")" '>blocked: lock ' "deadlock: labelled blocked at their lock"
+# Sync mode holds a thread in a trap stub at the call's entry: its stack is
+# unwound from the caller (tracer.c tr_stack), so it still has the callers.
+like "$(tr '\n' ' ' < "$T/d.dom")" 'class="step[a-z ]* blocked" data-thread="[12]" data-step="[0-9]+" data-op="lock" data-frames="[2-8]"[^>]* stack: #0 t[12]\+0x[0-9a-f]+ \(deadlock\.c:[0-9]+\) #1 ' \
+	"deadlock: a blocked thread's call stack (sync mode, held in a stub)"
 
 done_testing
