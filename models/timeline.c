@@ -80,7 +80,7 @@ static bool is_failing(const struct cts_bug *b, int i)
 	return true;
 }
 
-static void put_step(FILE *f, const struct cts_bug *b, const struct cts_backend *be, int i,
+static void put_step(FILE *f, const struct cts_bug *b, const struct cts_describer *be, int i,
 		     int lane, int row)
 {
 	const struct cts_bug_step *s = &b->trace[i];
@@ -89,8 +89,8 @@ static void put_step(FILE *f, const struct cts_bug *b, const struct cts_backend 
 	int ncls = 0;
 
 	cts_sarif_step_text(be, &s->ev, what, sizeof(what));
-	if (s->ev.pc && be && be->ops->describe_pc)
-		be->ops->describe_pc(be->be, s->ev.pc, where, sizeof(where));
+	if (s->ev.pc && be && be->describe_pc)
+		be->describe_pc(be->be, s->ev.pc, where, sizeof(where));
 	const char *line = where[0] ? source_of(where, src, sizeof(src)) : "";
 	snprintf(label, sizeof(label), "%s%s%s%s", s->pending ? (s->blocked ? "blocked: " :
 								  "stands at: ") : "",
@@ -106,8 +106,8 @@ static void put_step(FILE *f, const struct cts_bug *b, const struct cts_backend 
 	size_t off = strlen(detail);
 	for (int k = 0; k < s->stack.n && off < sizeof(detail); k++) {
 		char fr[512] = "";
-		if (be && be->ops->describe_pc)
-			be->ops->describe_pc(be->be, s->stack.pc[k], fr, sizeof(fr));
+		if (be && be->describe_pc)
+			be->describe_pc(be->be, s->stack.pc[k], fr, sizeof(fr));
 		off += (size_t)snprintf(detail + off, sizeof(detail) - off, "%s#%d %s", k ? "\n" :
 					"\nstack:\n", k, fr[0] ? fr : "?");
 		if (!fr[0] && off < sizeof(detail))
@@ -147,7 +147,7 @@ static void put_step(FILE *f, const struct cts_bug *b, const struct cts_backend 
 			s->step, LEFT - 14, y + (ROW_H - 4) / 2 - 6);
 }
 
-static void put_page(FILE *f, const struct cts_bug *b, const struct cts_backend *be,
+static void put_page(FILE *f, const struct cts_bug *b, const struct cts_describer *be,
 		     const char *replay_cmd)
 {
 	int *tids = cts_xmalloc(((size_t)b->ntrace + 1) * sizeof(*tids)), nt = 0, nexec = 0;
@@ -235,7 +235,7 @@ static void put_page(FILE *f, const struct cts_bug *b, const struct cts_backend 
 	free(tids);
 }
 
-int cts_timeline_write(const char *path, const struct cts_bug *bug, const struct cts_backend *be,
+int cts_timeline_write(const char *path, const struct cts_bug *bug, const struct cts_describer *be,
 		       const char *replay_cmd)
 {
 	size_t n = strlen(path) + 16;

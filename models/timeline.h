@@ -8,10 +8,10 @@
 #define CTS_TIMELINE_H
 
 #include <stddef.h>
-#include "strategies/explorer.h"
+#include "models/bug.h"
 
 /* Write bug's timeline to path (replaced atomically). 0, or -1 with errno. */
-int cts_timeline_write(const char *path, const struct cts_bug *bug, const struct cts_backend *be,
+int cts_timeline_write(const char *path, const struct cts_bug *bug, const struct cts_describer *be,
 		       const char *replay_cmd);
 
 #endif

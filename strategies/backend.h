@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "models/bug.h"
 #include "models/event.h"
 
 struct cts_objmodel;
@@ -111,5 +112,8 @@ struct cts_backend {
 	const struct cts_backend_ops *ops;
 	void *be;
 };
+
+/* What the reports use of b (models/bug.h): its naming functions. */
+struct cts_describer cts_backend_describer(const struct cts_backend *b);
 
 #endif

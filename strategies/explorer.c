@@ -38,24 +38,6 @@ bool cts_explore_interrupted(void)
 	return interrupted;
 }
 
-static const char *const bug_names[] = {
-	[CTS_BUG_NONE] = "none",         [CTS_BUG_CRASH] = "crash",
-	[CTS_BUG_ASSERT] = "assert",     [CTS_BUG_DEADLOCK] = "deadlock",
-	[CTS_BUG_LIVELOCK] = "livelock", [CTS_BUG_EXIT] = "exit-status",
-	[CTS_BUG_RACE] = "race",         [CTS_BUG_CHECK] = "check",
-	[CTS_BUG_DIVERGED] = "divergence",
-};
-
-const char *cts_bug_kind_name(enum cts_bug_kind k)
-{
-	return (unsigned)k < sizeof(bug_names) / sizeof(bug_names[0]) ? bug_names[k] : "?";
-}
-
-const char *cts_inconclusive_kind_name(enum cts_inconclusive_kind k)
-{
-	return k == CTS_INC_STEPS ? "max-steps" : k == CTS_INC_TIMEOUT ? "timeout" : "?";
-}
-
 static double now(void)
 {
 	struct timespec ts;
@@ -688,7 +670,8 @@ static void write_timeline(struct explorer *x, struct cts_bug *bug)
 	snprintf(bug->timeline_path, sizeof(bug->timeline_path), "%.*s.html", (int)(len - 6),
 		 bug->schedule_path);
 	replay_cmd(x, bug, cmd, sizeof(cmd));
-	if (cts_timeline_write(bug->timeline_path, bug, x->backend, cmd) != 0) {
+	struct cts_describer d = cts_backend_describer(x->backend);
+	if (cts_timeline_write(bug->timeline_path, bug, &d, cmd) != 0) {
 		cts_perror_msg("cannot write %s", bug->timeline_path);
 		bug->timeline_path[0] = 0;
 	}

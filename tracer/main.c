@@ -1050,10 +1050,11 @@ int main(int argc, char **argv)
 	if (split)
 		shard_json = cts_split_json(split, runs, cli.max_steps, cli.timeout);
 	if (report || sarif) {
+		struct cts_describer describer = cts_backend_describer(&backend);
 		struct cts_report_info ri = {
 			.program = path, .argv = prog_argv, .strategy = desc, .mode = mode_name,
 			.races = cts_cli_races_name(races), .seed = cli.seed, .self = ecfg.self,
-			.backend_json = stats_json, .backend = &backend,
+			.backend_json = stats_json, .backend = &describer,
 			.suspects = suspects, .breaks = breaks,
 			.strategy_json = petri_json,
 			.watch_json = watch_json, .catch_json = catch_json, .shard = shard_json,
