@@ -1501,6 +1501,7 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 	free(x.rec_ev);
 	free(x.rec_pre);
 	free(x.stacks);
+	free(x.pstacks);
 	cts_schedule_free(x.sched);
 	cts_run_state_free(x.st);
 	free(x.st);
