@@ -8,7 +8,7 @@
 #include "models/error.h"
 #include "models/map.h"
 #include "models/vclock.h"
-#include "strategies/strategy.h"  /* cts_splitmix64 */
+#include "models/rng.h"
 
 /* ---- a set of fixed-size keys (u64 words) with a value each ---------------- */
 

@@ -106,7 +106,7 @@ static json_t *jint(uint64_t v)
 /* ---- content -------------------------------------------------------------- */
 
 static json_t *bug_json(const struct cts_bug *b, const char *self,
-			const struct cts_backend *info_backend)
+			const struct cts_describer *info_backend)
 {
 	json_t *o = json_object();
 	json_object_set_new(o, "kind", jstr(cts_bug_kind_name(b->kind)));
@@ -120,6 +120,8 @@ static json_t *bug_json(const struct cts_bug *b, const char *self,
 		json_object_set_new(o, "instance", jstr(b->instance));
 	json_object_set_new(o, "preemptions", jint(b->preemptions));
 	json_object_set_new(o, "original_preemptions", jint(b->original_preemptions));
+	json_object_set_new(o, "threads", json_integer(b->threads));
+	json_object_set_new(o, "original_threads", json_integer(b->original_threads));
 	json_object_set_new(o, "original_schedule", b->orig_path[0] ? jstr(b->orig_path) : json_null());
 	json_object_set_new(o, "timeline", b->timeline_path[0] ? jstr(b->timeline_path) : json_null());
 	if (b->npair) {
@@ -127,9 +129,9 @@ static json_t *bug_json(const struct cts_bug *b, const char *self,
 		for (int i = 0; i < b->npair; i++) {
 			json_t *e = json_object();
 			char where[512] = "";
-			const struct cts_backend *be = info_backend;
-			if (be && be->ops->describe_pc)
-				be->ops->describe_pc(be->be, b->pair[i].pc, where, sizeof(where));
+			const struct cts_describer *be = info_backend;
+			if (be && be->describe_pc)
+				be->describe_pc(be->be, b->pair[i].pc, where, sizeof(where));
 			json_object_set_new(e, "thread", json_integer(b->pair[i].tid));
 			json_object_set_new(e, "op", jstr(cts_op_name(b->pair[i].op)));
 			json_object_set_new(e, "object", jhex(b->pair[i].obj));
@@ -158,16 +160,16 @@ static json_t *bug_json(const struct cts_bug *b, const char *self,
 }
 
 struct race_ctx {
-	const struct cts_backend *backend;
+	const struct cts_describer *backend;
 	json_t *list;
 };
 
-static json_t *access_json(const struct cts_backend *be, int tid, cts_op op, uint64_t pc)
+static json_t *access_json(const struct cts_describer *be, int tid, cts_op op, uint64_t pc)
 {
 	char where[512] = "";
 	json_t *o = json_object();
-	if (be && be->ops->describe_pc)
-		be->ops->describe_pc(be->be, pc, where, sizeof(where));
+	if (be && be->describe_pc)
+		be->describe_pc(be->be, pc, where, sizeof(where));
 	json_object_set_new(o, "thread", json_integer(tid));
 	json_object_set_new(o, "op", jstr(cts_op_name(op)));
 	json_object_set_new(o, "write", json_boolean(cts_op_is_write(op)));
@@ -181,8 +183,8 @@ static int race_json(const struct cts_race *r, void *arg)
 	struct race_ctx *c = arg;
 	char var[256] = "";
 	json_t *o = json_object(), *acc = json_array();
-	if (c->backend && c->backend->ops->describe_data)
-		c->backend->ops->describe_data(c->backend->be, r->addr, var, sizeof(var));
+	if (c->backend && c->backend->describe_data)
+		c->backend->describe_data(c->backend->be, r->addr, var, sizeof(var));
 	json_object_set_new(o, "address", jhex(r->addr));
 	json_object_set_new(o, "size", json_integer(r->size));
 	json_object_set_new(o, "variable", var[0] ? jstr(var) : json_null());
@@ -199,10 +201,10 @@ static int race_json(const struct cts_race *r, void *arg)
 
 static void report_describe(void *ctx, uint64_t pc, char *buf, size_t len)
 {
-	const struct cts_backend *be = ctx;
+	const struct cts_describer *be = ctx;
 	buf[0] = 0;
-	if (be && be->ops->describe_pc)
-		be->ops->describe_pc(be->be, pc, buf, len);
+	if (be && be->describe_pc)
+		be->describe_pc(be->be, pc, buf, len);
 }
 
 static json_t *report_json(const struct cts_report_info *info, const struct cts_explore_result *res)

@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 #include "models/suspects.h"
-#include "strategies/explorer.h"
+#include "models/bug.h"
 
 struct json_t;
 
@@ -31,7 +31,7 @@ struct cts_report_info {
 	struct json_t *instances_json; /* --instance/--instances (strategies/tiles.h) */
 	struct json_t *hapset_json;    /* HaPSet coverage (strategies/hapset.h) */
 	struct json_t *coverage_json;  /* --coverage series and totals */
-	const struct cts_backend *backend; /* optional: names the pcs and variables of races */
+	const struct cts_describer *backend; /* optional: names pcs and variables (cts_backend_describer) */
 	const struct cts_suspects *suspects; /* active testing: suspects and confirmations, or NULL */
 	const struct cts_suspects *breaks;   /* --break groups and their hits, or NULL */
 	struct json_t *shard;     /* --jobs/--shard: the slice of the work, or NULL (borrowed) */

@@ -72,21 +72,21 @@ static json_t *file_uri(const char *file)
 }
 
 /* A location: the source line when the symbolizer knows it, the pc otherwise. */
-static json_t *pc_location(const struct cts_backend *be, uint64_t pc, const char *msg)
+static json_t *pc_location(const struct cts_describer *be, uint64_t pc, const char *msg)
 {
 	char file[1024], where[512] = "";
 	int line = 0;
 	json_t *phys;
 
-	if (be && be->ops->source_pc && be->ops->source_pc(be->be, pc, file, sizeof(file), &line) == 0)
+	if (be && be->source_pc && be->source_pc(be->be, pc, file, sizeof(file), &line) == 0)
 		phys = json_pack("{s:{s:o},s:{s:i}}", "artifactLocation", "uri", file_uri(file),
 				 "region", "startLine", line);
 	else
 		phys = json_pack("{s:{s:I}}", "address", "absoluteAddress",
 				 (json_int_t)(pc > INT64_MAX ? INT64_MAX : pc));
 	json_t *loc = json_pack("{s:o}", "physicalLocation", phys);
-	if (be && be->ops->describe_pc)
-		be->ops->describe_pc(be->be, pc, where, sizeof(where));
+	if (be && be->describe_pc)
+		be->describe_pc(be->be, pc, where, sizeof(where));
 	/* "func+0x12 (file.c:34)": the function's name alone. */
 	where[strcspn(where, "+ ")] = 0;
 	if (where[0] && strncmp(where, "0x", 2) != 0)
@@ -97,7 +97,7 @@ static json_t *pc_location(const struct cts_backend *be, uint64_t pc, const char
 	return loc;
 }
 
-char *cts_sarif_step_text(const struct cts_backend *be, const struct cts_event *ev, char *buf,
+char *cts_sarif_step_text(const struct cts_describer *be, const struct cts_event *ev, char *buf,
 			  size_t len)
 {
 	char obj[256] = "";
@@ -124,8 +124,8 @@ char *cts_sarif_step_text(const struct cts_backend *be, const struct cts_event *
 	}
 	if (ev->fn)
 		snprintf(obj, sizeof(obj), "%s ", ev->fn);
-	if (ev->obj && be && be->ops->describe_data)
-		be->ops->describe_data(be->be, ev->obj, obj + strlen(obj), sizeof(obj) - strlen(obj));
+	if (ev->obj && be && be->describe_data)
+		be->describe_data(be->be, ev->obj, obj + strlen(obj), sizeof(obj) - strlen(obj));
 	if (!obj[0] || obj[strlen(obj) - 1] == ' ')
 		snprintf(obj + strlen(obj), sizeof(obj) - strlen(obj), "0x%" PRIx64, ev->obj);
 	snprintf(buf, len, "%s %s", op, obj);
@@ -134,7 +134,7 @@ char *cts_sarif_step_text(const struct cts_backend *be, const struct cts_event *
 
 /* One threadFlow per thread of the bug's trace, its last FLOW_STEPS steps
  * in execution order (the schedule's step index). */
-static json_t *bug_flows(const struct cts_backend *be, const struct cts_bug *b)
+static json_t *bug_flows(const struct cts_describer *be, const struct cts_bug *b)
 {
 	int tids[FLOW_THREADS], nt = 0;
 	json_t *flows = json_array();
@@ -176,7 +176,7 @@ static json_t *bug_flows(const struct cts_backend *be, const struct cts_bug *b)
 
 /* Where the result points: the failing thread's last step, the blocked
  * threads' steps of a deadlock, or the run's last step. */
-static json_t *bug_locations(const struct cts_backend *be, const struct cts_bug *b)
+static json_t *bug_locations(const struct cts_describer *be, const struct cts_bug *b)
 {
 	json_t *locs = json_array();
 	for (int i = b->ntrace - 1; i >= 0 && b->tid >= 0; i--)
@@ -241,16 +241,16 @@ struct race_ctx {
 static int race_result(const struct cts_race *rc, void *arg)
 {
 	struct race_ctx *c = arg;
-	const struct cts_backend *be = c->info->backend;
+	const struct cts_describer *be = c->info->backend;
 	char var[256] = "", a[512] = "", b[512] = "", msg[1400], m1[160], m2[160];
 
-	if (be && be->ops->describe_data)
-		be->ops->describe_data(be->be, rc->addr, var, sizeof(var));
+	if (be && be->describe_data)
+		be->describe_data(be->be, rc->addr, var, sizeof(var));
 	if (!var[0])
 		snprintf(var, sizeof(var), "0x%" PRIx64, rc->addr);
-	if (be && be->ops->describe_pc) {
-		be->ops->describe_pc(be->be, rc->pc1, a, sizeof(a));
-		be->ops->describe_pc(be->be, rc->pc2, b, sizeof(b));
+	if (be && be->describe_pc) {
+		be->describe_pc(be->be, rc->pc1, a, sizeof(a));
+		be->describe_pc(be->be, rc->pc2, b, sizeof(b));
 	}
 	snprintf(msg, sizeof(msg), "data race on %s (%u bytes): thread %d %s at %s vs thread %d %s "
 		 "at %s", var, rc->size, rc->tid1, cts_op_name(rc->op1), a[0] ? a : "?", rc->tid2,

@@ -19,7 +19,7 @@ struct json_t *cts_sarif_json(const struct cts_report_info *info,
 
 /* A step as people read it: "read counter", "lock m1", "create thread 2",
  * the object named by the backend when it can. Returns buf. */
-char *cts_sarif_step_text(const struct cts_backend *be, const struct cts_event *ev, char *buf,
+char *cts_sarif_step_text(const struct cts_describer *be, const struct cts_event *ev, char *buf,
 			  size_t len);
 
 #endif

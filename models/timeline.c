@@ -80,17 +80,17 @@ static bool is_failing(const struct cts_bug *b, int i)
 	return true;
 }
 
-static void put_step(FILE *f, const struct cts_bug *b, const struct cts_backend *be, int i,
+static void put_step(FILE *f, const struct cts_bug *b, const struct cts_describer *be, int i,
 		     int lane, int row)
 {
 	const struct cts_bug_step *s = &b->trace[i];
-	char what[320], where[512] = "", src[512], label[600], detail[1400];
+	char what[320], where[512] = "", src[512], label[600], detail[1400 + CTS_STACK_MAX * 540];
 	const char *cls[4];
 	int ncls = 0;
 
 	cts_sarif_step_text(be, &s->ev, what, sizeof(what));
-	if (s->ev.pc && be && be->ops->describe_pc)
-		be->ops->describe_pc(be->be, s->ev.pc, where, sizeof(where));
+	if (s->ev.pc && be && be->describe_pc)
+		be->describe_pc(be->be, s->ev.pc, where, sizeof(where));
 	const char *line = where[0] ? source_of(where, src, sizeof(src)) : "";
 	snprintf(label, sizeof(label), "%s%s%s%s", s->pending ? (s->blocked ? "blocked: " :
 								  "stands at: ") : "",
@@ -103,6 +103,17 @@ static void put_step(FILE *f, const struct cts_bug *b, const struct cts_backend 
 		 s->preempt ? "\npreemption: the thread that ran before could have gone on" : "",
 		 is_critical(b, s) ? "\ncritical pair: flipped with its partner, the bug goes away" :
 				     "");
+	size_t off = strlen(detail);
+	for (int k = 0; k < s->stack.n && off < sizeof(detail); k++) {
+		char fr[512] = "";
+		if (be && be->describe_pc)
+			be->describe_pc(be->be, s->stack.pc[k], fr, sizeof(fr));
+		off += (size_t)snprintf(detail + off, sizeof(detail) - off, "%s#%d %s", k ? "\n" :
+					"\nstack:\n", k, fr[0] ? fr : "?");
+		if (!fr[0] && off < sizeof(detail))
+			off += (size_t)snprintf(detail + off, sizeof(detail) - off, " 0x%" PRIx64,
+						s->stack.pc[k]);
+	}
 	if (is_critical(b, s))
 		cls[ncls++] = "critical";
 	if (is_failing(b, i))
@@ -113,8 +124,8 @@ static void put_step(FILE *f, const struct cts_bug *b, const struct cts_backend 
 	fprintf(f, "<g class=\"step");
 	for (int k = 0; k < ncls; k++)
 		fprintf(f, " %s", cls[k]);
-	fprintf(f, "\" data-thread=\"%d\" data-step=\"%" PRIu64 "\" data-op=\"%s\" data-detail=\"",
-		s->ev.tid, s->step, cts_op_name(s->ev.op));
+	fprintf(f, "\" data-thread=\"%d\" data-step=\"%" PRIu64 "\" data-op=\"%s\" data-frames=\"%d\" "
+		"data-detail=\"", s->ev.tid, s->step, cts_op_name(s->ev.op), s->stack.n);
 	put_esc(f, detail);
 	fprintf(f, "\"><title>");
 	put_esc(f, detail);
@@ -136,7 +147,7 @@ static void put_step(FILE *f, const struct cts_bug *b, const struct cts_backend 
 			s->step, LEFT - 14, y + (ROW_H - 4) / 2 - 6);
 }
 
-static void put_page(FILE *f, const struct cts_bug *b, const struct cts_backend *be,
+static void put_page(FILE *f, const struct cts_bug *b, const struct cts_describer *be,
 		     const char *replay_cmd)
 {
 	int *tids = cts_xmalloc(((size_t)b->ntrace + 1) * sizeof(*tids)), nt = 0, nexec = 0;
@@ -187,7 +198,7 @@ static void put_page(FILE *f, const struct cts_bug *b, const struct cts_backend 
 	fputs("</code></p>\n<p class=\"legend\"><span style=\"background:#ffd27f\">critical pair"
 	      "</span><span style=\"background:#f7b5b5\">failing</span><span style=\"background:#ddd\">"
 	      "blocked at the end</span><span style=\"color:#c00\">&#9654; preemption</span>"
-	      " Click a step for its details.</p>\n<div id=\"wrap\">\n", f);
+	      " Click a step for its details and call stack.</p>\n<div id=\"wrap\">\n", f);
 	fprintf(f, "<svg id=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
 		"height=\"%d\" viewBox=\"0 0 %d %d\">\n", width, height, width, height);
 	for (int k = 0; k < nt; k++)
@@ -224,7 +235,7 @@ static void put_page(FILE *f, const struct cts_bug *b, const struct cts_backend 
 	free(tids);
 }
 
-int cts_timeline_write(const char *path, const struct cts_bug *bug, const struct cts_backend *be,
+int cts_timeline_write(const char *path, const struct cts_bug *bug, const struct cts_describer *be,
 		       const char *replay_cmd)
 {
 	size_t n = strlen(path) + 16;

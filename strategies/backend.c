@@ -44,3 +44,10 @@ void cts_run_state_free(struct cts_run_state *st)
 	st->tcap = 0;
 	st->nthreads = 0;
 }
+
+struct cts_describer cts_backend_describer(const struct cts_backend *b)
+{
+	return (struct cts_describer){ .be = b->be, .describe_pc = b->ops->describe_pc,
+				       .describe_data = b->ops->describe_data,
+				       .source_pc = b->ops->source_pc };
+}

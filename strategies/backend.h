@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "models/bug.h"
 #include "models/event.h"
 
 struct cts_objmodel;
@@ -102,11 +103,17 @@ struct cts_backend_ops {
 	void (*caught)(void *be, struct cts_race_detector *d);
 	/* Optional: held thread tid's calling context (cts_context_fn). */
 	int (*context)(void *be, int tid, int k, uint64_t *ret);
+	/* Optional, for reports: the same, unwound also where context stops short
+	 * (a thread held in a trap stub at a call's entry). */
+	int (*stack)(void *be, int tid, int k, uint64_t *ret);
 };
 
 struct cts_backend {
 	const struct cts_backend_ops *ops;
 	void *be;
 };
+
+/* What the reports use of b (models/bug.h): its naming functions. */
+struct cts_describer cts_backend_describer(const struct cts_backend *b);
 
 #endif

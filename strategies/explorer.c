@@ -38,24 +38,6 @@ bool cts_explore_interrupted(void)
 	return interrupted;
 }
 
-static const char *const bug_names[] = {
-	[CTS_BUG_NONE] = "none",         [CTS_BUG_CRASH] = "crash",
-	[CTS_BUG_ASSERT] = "assert",     [CTS_BUG_DEADLOCK] = "deadlock",
-	[CTS_BUG_LIVELOCK] = "livelock", [CTS_BUG_EXIT] = "exit-status",
-	[CTS_BUG_RACE] = "race",         [CTS_BUG_CHECK] = "check",
-	[CTS_BUG_DIVERGED] = "divergence",
-};
-
-const char *cts_bug_kind_name(enum cts_bug_kind k)
-{
-	return (unsigned)k < sizeof(bug_names) / sizeof(bug_names[0]) ? bug_names[k] : "?";
-}
-
-const char *cts_inconclusive_kind_name(enum cts_inconclusive_kind k)
-{
-	return k == CTS_INC_STEPS ? "max-steps" : k == CTS_INC_TIMEOUT ? "timeout" : "?";
-}
-
 static double now(void)
 {
 	struct timespec ts;
@@ -96,14 +78,21 @@ struct explorer {
 	bool spin_wait;
 	double start, last_progress;
 	bool progress_shown;
-	/* The run's last CTS_BUG_TRACE steps (by step % CTS_BUG_TRACE) and its
-	 * preemptions, kept for a bug's reports. */
-	struct cts_bug_step *ring;
+	/* The run's record, one per step, that the minimizer and a bug's
+	 * reports (JSON, SARIF, timeline) all read through rec_index: every
+	 * step when bugs are minimized, else the last CTS_BUG_TRACE (a ring). */
+	struct cts_event *rec_ev;  /* the executed event, ev.tid its thread */
+	bool *rec_pre;             /* the step was a preemption */
+	size_t reccap;
+	bool rec_whole;            /* indexed by step, not step % CTS_BUG_TRACE */
 	uint64_t preempts;
-	/* With --minimize: every step's event and preemption flag of the run. */
-	struct cts_event *evlog;
-	bool *plog;
-	size_t logcap;
+	/* A bug's report run (the minimized run re-run last): each step's call
+	 * stack, by step, innermost frame first. */
+	bool want_stacks;
+	struct cts_bug_stack *stacks;
+	size_t stackcap;
+	struct cts_bug_stack *pstacks;  /* by thread: where it stood at the end */
+	int npstacks;
 	bool minimizing;  /* a candidate's run: counted nowhere */
 	bool inc_hidden_said;
 };
@@ -413,7 +402,13 @@ static void report_bug(struct explorer *x, const struct cts_bug *bug)
 		fprintf(log, "  replay:   %s\n", cmd);
 		if (bug->timeline_path[0])
 			fprintf(log, "  timeline: %s\n", bug->timeline_path);
-		if (bug->orig_path[0])
+		if (bug->orig_path[0] && bug->threads < bug->original_threads)
+			fprintf(log, "  minimized to %" PRIu64 " preemption%s and %d thread%s; the original "
+				"(%" PRIu64 " and %d) is %s\n", bug->preemptions,
+				bug->preemptions == 1 ? "" : "s", bug->threads,
+				bug->threads == 1 ? "" : "s", bug->original_preemptions,
+				bug->original_threads, bug->orig_path);
+		else if (bug->orig_path[0])
 			fprintf(log, "  minimized to %" PRIu64 " preemption%s; the original (%" PRIu64
 				") is %s\n", bug->preemptions, bug->preemptions == 1 ? "" : "s",
 				bug->original_preemptions, bug->orig_path);
@@ -427,6 +422,62 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 		   struct cts_inconclusive *inc, bool *aborted);
 static void keep_trace(struct explorer *x, struct cts_bug *bug);
 
+/* ---- the run's record ------------------------------------------------------ */
+
+static size_t rec_index(const struct explorer *x, uint64_t step)
+{
+	return x->rec_whole ? (size_t)step : (size_t)(step % CTS_BUG_TRACE);
+}
+
+static void record_step(struct explorer *x, uint64_t step, const struct cts_event *done, int c,
+			bool preempt)
+{
+	size_t i = rec_index(x, step);
+	if (i >= x->reccap) {
+		size_t cap = x->rec_whole ? cts_grow_cap(x->reccap, i + 1) : CTS_BUG_TRACE;
+		x->rec_ev = cts_xgrow(x->rec_ev, x->reccap, cap, sizeof(*x->rec_ev));
+		x->rec_pre = cts_xgrow(x->rec_pre, x->reccap, cap, sizeof(*x->rec_pre));
+		x->reccap = cap;
+	}
+	x->rec_ev[i] = *done;
+	x->rec_ev[i].tid = c;
+	x->rec_pre[i] = preempt;
+}
+
+/* Held thread c's call stack: its pending op's pc, then each caller's call
+ * site (return address - 1), as far as the backend unwinds. */
+static void fill_stack(struct explorer *x, int c, struct cts_bug_stack *s)
+{
+	uint64_t ret[CTS_STACK_MAX - 1];
+	memset(s, 0, sizeof(*s));
+	s->pc[s->n++] = x->pending[c].pc;
+	int k = x->backend->ops->stack(x->backend->be, c, CTS_STACK_MAX - 1, ret);
+	for (int i = 0; i < k && ret[i]; i++)
+		s->pc[s->n++] = ret[i] - 1;
+}
+
+static void take_stack(struct explorer *x, uint64_t step, int c)
+{
+	if (step >= x->stackcap) {
+		size_t cap = cts_grow_cap(x->stackcap, (size_t)step + 1);
+		x->stacks = cts_xgrow(x->stacks, x->stackcap, cap, sizeof(*x->stacks));
+		x->stackcap = cap;
+	}
+	fill_stack(x, c, &x->stacks[step]);
+}
+
+/* Where each live thread stands at the end of the report run, while it is
+ * still held (a deadlock's blocked threads; a dead process gives pcs only). */
+static void take_pending_stacks(struct explorer *x)
+{
+	free(x->pstacks);
+	x->npstacks = x->st->nthreads;
+	x->pstacks = cts_xcalloc((size_t)x->npstacks + 1, sizeof(*x->pstacks));
+	for (int i = 0; i < x->nlive; i++)
+		if (x->alive[x->live[i]])
+			fill_stack(x, x->live[i], &x->pstacks[x->live[i]]);
+}
+
 /* ---- --minimize (strategies/minimize.h) ---------------------------------- */
 
 struct min_ctx {
@@ -434,7 +485,7 @@ struct min_ctx {
 	const struct cts_bug *target;
 };
 
-/* The run just done, as minimize.c sees runs. */
+/* The run just done, as minimize.c sees runs (the record is whole). */
 static void run_as_min(struct explorer *x, struct cts_min_run *out)
 {
 	size_t n = x->sched->n;
@@ -444,9 +495,9 @@ static void run_as_min(struct explorer *x, struct cts_min_run *out)
 	out->ev = cts_xcalloc(n ? n : 1, sizeof(*out->ev));
 	for (size_t i = 0; i < n; i++) {
 		out->tids[i] = x->sched->steps[i].tid;
-		if (i < x->logcap) {
-			out->preempt[i] = x->plog[i];
-			out->ev[i] = x->evlog[i];
+		if (i < x->reccap) {
+			out->preempt[i] = x->rec_pre[i];
+			out->ev[i] = x->rec_ev[i];
 		}
 	}
 }
@@ -472,6 +523,8 @@ static int min_try(void *ctx, const int *tids, size_t n, struct cts_min_run *out
 	x->minimizing = true;
 	g->ops->begin_run(g, 0);
 	int r = one_run(x, x->res->runs, &bug, &inc, &aborted);
+	if (x->want_stacks)
+		take_pending_stacks(x);
 	x->backend->ops->stop(x->backend->be, x->st);
 	out->infeasible = g->ops->diverged(g)[0] != 0;
 	x->strategy = saved;
@@ -508,14 +561,14 @@ static void pair_words(struct explorer *x, const struct cts_event *e, bool own, 
 			 var[0] ? " of " : "", var, where);
 }
 
-/* Minimize the new bug's run in place: afterwards x->sched, the ring and
- * the thread tables are those of the minimized run, re-run last. The
- * original steps are left in *orig_steps for saving beside it. */
+/* Minimize the new bug's run in place: afterwards x->sched, the record and
+ * the thread tables are those of the minimized run, re-run last (with call
+ * stacks). The original steps are left in *orig_steps for saving beside it. */
 static void minimize_bug(struct explorer *x, struct cts_bug *bug, struct cts_sched_step **orig_steps,
 			 size_t *orig_n)
 {
 	struct min_ctx ctx = { x, bug };
-	struct cts_min_budget budget = { x->cfg->min_runs, x->cfg->min_seconds };
+	struct cts_min_config mcfg = { x->cfg->min_runs, bug->tid };
 	struct cts_min_run orig, again;
 	struct cts_min_result res;
 
@@ -524,7 +577,7 @@ static void minimize_bug(struct explorer *x, struct cts_bug *bug, struct cts_sch
 	memcpy(*orig_steps, x->sched->steps, *orig_n * sizeof(**orig_steps));
 	run_as_min(x, &orig);
 	bug->original_preemptions = cts_min_run_preemptions(&orig);
-	cts_minimize(&orig, &budget, min_try, &ctx, &res);
+	cts_minimize(&orig, &mcfg, min_try, &ctx, &res);
 	if (res.pair[0] >= 0) {
 		char a[400], b[400], c[400] = "";
 		bug->pair[0] = res.best.ev[res.pair[0]];
@@ -547,16 +600,21 @@ static void minimize_bug(struct explorer *x, struct cts_bug *bug, struct cts_sch
 				 b, a);
 		}
 	}
-	/* The minimized run once more, so the reports draw it (when no
-	 * candidate ran, x->sched is still the original's). */
+	/* The minimized run once more, so the reports draw it with its call
+	 * stacks (when nothing ran, x->sched is still the original's). */
 	memset(&again, 0, sizeof(again));
-	if (res.runs && min_try(&ctx, res.best.tids, res.best.n, &again) == 0 && again.same_bug) {
+	x->want_stacks = x->backend->ops->stack != NULL;
+	int rr = (res.runs || x->want_stacks) ? min_try(&ctx, res.best.tids, res.best.n, &again) : -1;
+	x->want_stacks = false;
+	if (rr == 0 && again.same_bug) {
 		bug->minimized = again.n != *orig_n ||
 				 memcmp(x->sched->steps, *orig_steps, *orig_n * sizeof(**orig_steps));
 		bug->steps = again.n;
+		bug->threads = cts_min_run_threads(&again);
+		bug->original_threads = res.original_threads;
 		free(bug->trace);
 		keep_trace(x, bug);
-	} else if (res.runs) {
+	} else if (res.runs || rr == 0) {
 		/* Interrupted, or not the same bug again (the program does not repeat
 		 * itself): the original schedule and its trace, kept from before. */
 		cts_schedule_clear_steps(x->sched);
@@ -566,13 +624,20 @@ static void minimize_bug(struct explorer *x, struct cts_bug *bug, struct cts_sch
 		bug->npair = 0;
 		bug->headline[0] = 0;
 	}
+	free(x->stacks);  /* this run's: no later bug's trace may take them */
+	free(x->pstacks);
+	x->stacks = x->pstacks = NULL;
+	x->stackcap = 0;
+	x->npstacks = 0;
 	cts_min_run_free(&again);
 	cts_min_result_free(&res);
 	if (cts_verbosity >= 2)
-		cts_error_msg("minimized in %d replay%s%s: %" PRIu64 " preemption%s (was %" PRIu64 ")",
+		cts_error_msg("minimized in %d replay%s%s: %" PRIu64 " preemption%s (was %" PRIu64
+			      "), %d thread%s scheduled (was %d)",
 			      res.runs, res.runs == 1 ? "" : "s", res.cut ? " (budget spent)" : "",
 			      bug->preemptions, bug->preemptions == 1 ? "" : "s",
-			      bug->original_preemptions);
+			      bug->original_preemptions, bug->threads, bug->threads == 1 ? "" : "s",
+			      bug->original_threads);
 }
 
 /* Save the original schedule beside the minimized KIND-N.sched as KIND-N.orig.sched. */
@@ -608,7 +673,8 @@ static void write_timeline(struct explorer *x, struct cts_bug *bug)
 	snprintf(bug->timeline_path, sizeof(bug->timeline_path), "%.*s.html", (int)(len - 6),
 		 bug->schedule_path);
 	replay_cmd(x, bug, cmd, sizeof(cmd));
-	if (cts_timeline_write(bug->timeline_path, bug, x->backend, cmd) != 0) {
+	struct cts_describer d = cts_backend_describer(x->backend);
+	if (cts_timeline_write(bug->timeline_path, bug, &d, cmd) != 0) {
 		cts_perror_msg("cannot write %s", bug->timeline_path);
 		bug->timeline_path[0] = 0;
 	}
@@ -631,8 +697,15 @@ static void keep_trace(struct explorer *x, struct cts_bug *bug)
 
 	bug->preemptions = x->preempts;
 	bug->trace = cts_xcalloc(cap ? cap : 1, sizeof(*bug->trace));
-	for (uint64_t i = first; i < bug->steps; i++)
-		bug->trace[n++] = x->ring[i % CTS_BUG_TRACE];
+	for (uint64_t i = first; i < bug->steps; i++) {
+		struct cts_bug_step *b = &bug->trace[n++];
+		size_t k = rec_index(x, i);
+		b->ev = x->rec_ev[k];
+		b->step = i;
+		b->preempt = x->rec_pre[k];
+		if (i < x->stackcap)
+			b->stack = x->stacks[i];
+	}
 	for (int i = 0; i < x->nlive; i++) {
 		int t = x->live[i];
 		if (!x->alive[t] || (n && bug->trace[n - 1].ev.tid == t &&
@@ -644,8 +717,26 @@ static void keep_trace(struct explorer *x, struct cts_bug *bug)
 		p->step = bug->steps;
 		p->pending = true;
 		p->blocked = !x->enabled[t] && !x->spinning[t];
+		if (t < x->npstacks)
+			p->stack = x->pstacks[t];
 	}
 	bug->ntrace = n;
+}
+
+/* Threads with a step in the run's schedule. */
+static int sched_threads(const struct explorer *x)
+{
+	bool *seen = cts_xcalloc((size_t)x->st->nthreads + 1, sizeof(*seen));
+	int n = 0;
+	for (size_t i = 0; i < x->sched->n; i++) {
+		int t = x->sched->steps[i].tid;
+		if (t >= 0 && t < x->st->nthreads && !seen[t]) {
+			seen[t] = true;
+			n++;
+		}
+	}
+	free(seen);
+	return n;
 }
 
 /* Keep one entry per distinct bug; true if this one is new. */
@@ -666,6 +757,7 @@ static bool record_bug(struct explorer *x, struct cts_bug *bug)
 	struct cts_sched_step *orig = NULL;
 	size_t norig = 0;
 	bug->original_preemptions = x->preempts;
+	bug->threads = bug->original_threads = sched_threads(x);
 	keep_trace(x, bug);
 	if (minimizable(x->cfg, bug->kind))
 		minimize_bug(x, bug, &orig, &norig);
@@ -1095,6 +1187,8 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 			return -1;
 		}
 		cts_schedule_add(x->sched, c, x->pending[c].op, x->pending[c].obj);
+		if (x->want_stacks)
+			take_stack(x, step, c);
 		struct cts_event done = x->pending[c];
 		bool preempt = last >= 0 && last != c && last < st->nthreads && x->enabled[last];
 		if (x->backend->ops->step(x->backend->be, st, c, give_up, &done) != 0) {
@@ -1115,24 +1209,10 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 		s->ops->executed(s, &pt, &done);
 		if (cfg->instance)
 			cts_instance_executed(cfg->instance, c, done.op);
-		x->ring[step % CTS_BUG_TRACE] = (struct cts_bug_step){
-			.ev = done, .step = step, .preempt = preempt,
-		};
-		x->ring[step % CTS_BUG_TRACE].ev.tid = c;
+		record_step(x, step, &done, c, preempt);
 		x->preempts += preempt;
 		if ((unsigned)done.op < CTS_OP__COUNT && !x->minimizing)
 			x->res->ops[done.op]++;
-		if (cfg->minimize) {
-			if (step >= x->logcap) {
-				size_t cap = cts_grow_cap(x->logcap, (size_t)step + 1);
-				x->evlog = cts_xgrow(x->evlog, x->logcap, cap, sizeof(*x->evlog));
-				x->plog = cts_xgrow(x->plog, x->logcap, cap, sizeof(*x->plog));
-				x->logcap = cap;
-			}
-			x->evlog[step] = done;
-			x->evlog[step].tid = c;
-			x->plog[step] = preempt;
-		}
 		if (x->races) {
 			/* The read that ends a busy-wait reads from the write that
 			 * ended it: ad hoc synchronization (Tian et al., ISSTA 2008). */
@@ -1332,7 +1412,7 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 	x.sched = cts_schedule_new();
 	x.st = cts_xcalloc(1, sizeof(*x.st));
 	x.spin = cts_spin_new(backend->ops->thread_state, backend->be);
-	x.ring = cts_xcalloc(CTS_BUG_TRACE, sizeof(*x.ring));
+	x.rec_whole = cfg->minimize && cfg->out_dir;
 	if (cfg->progress) {
 		progress_owner = &x;
 		cts_set_status_clear(clear_owner);
@@ -1443,9 +1523,10 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 	res->elapsed = now() - x.start;
 	res->races = x.races; /* for the report */
 	cts_spin_free(x.spin);
-	free(x.ring);
-	free(x.evlog);
-	free(x.plog);
+	free(x.rec_ev);
+	free(x.rec_pre);
+	free(x.stacks);
+	free(x.pstacks);
 	cts_schedule_free(x.sched);
 	cts_run_state_free(x.st);
 	free(x.st);

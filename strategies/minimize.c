@@ -1,6 +1,5 @@
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "models/error.h"
 #include "strategies/minimize.h"
 
@@ -114,25 +113,29 @@ void cts_min_result_free(struct cts_min_result *res)
 	cts_min_run_free(&res->best);
 }
 
-static double now(void)
+int cts_min_run_threads(const struct cts_min_run *r)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	int n = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		size_t j = 0;
+		while (j < i && r->tids[j] != r->tids[i])
+			j++;
+		n += j == i;
+	}
+	return n;
 }
 
 struct mini {
-	const struct cts_min_budget *budget;
+	const struct cts_min_config *cfg;
 	cts_min_try_fn fn;
 	void *ctx;
 	struct cts_min_result *res;
-	double start;
 	bool failed;
 };
 
 static bool spent(struct mini *m)
 {
-	if (m->res->runs >= m->budget->max_runs || now() - m->start >= m->budget->max_seconds) {
+	if (m->res->runs >= m->cfg->max_runs) {
 		m->res->cut = true;
 		return true;
 	}
@@ -213,6 +216,68 @@ static void reduce(struct mini *m)
 	}
 }
 
+/* ---- threads the bug does not need ---------------------------------------- */
+
+static size_t steps_of(const struct cts_min_run *r, int t)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->n; i++)
+		n += r->tids[i] == t;
+	return n;
+}
+
+/* b without thread t's steps from its k-th on (the guide then runs t only
+ * where it must: when nothing else can go on before the bug). */
+static size_t without_tail(const struct cts_min_run *b, int t, size_t k, int *out)
+{
+	size_t n = 0, seen = 0;
+	for (size_t i = 0; i < b->n; i++)
+		if (b->tids[i] != t || seen++ < k)
+			out[n++] = b->tids[i];
+	return n;
+}
+
+/* For each thread but the failing one, lowest number first: drop all its
+ * steps, else the shortest tail of them found by bisection (the number of
+ * steps kept, in log2 replays). A candidate is taken when its run is the
+ * same bug with fewer steps of the thread and no more preemptions. */
+static void drop_threads(struct mini *m)
+{
+	int maxt = -1;
+	for (size_t i = 0; i < m->res->best.n; i++)
+		if (m->res->best.tids[i] > maxt)
+			maxt = m->res->best.tids[i];
+	for (int t = 0; t <= maxt && !spent(m); t++) {
+		struct cts_min_run *b = &m->res->best, keep = { 0 };
+		size_t mt = steps_of(b, t), lo = 0, hi = mt, k = 0;
+		uint64_t bp = cts_min_run_preemptions(b);
+		if (!mt || t == m->cfg->fail_tid)
+			continue;
+		int *cand = cts_xmalloc((b->n + 1) * sizeof(*cand));
+		/* Smallest k whose cut reproduces; k = mt (no cut) does. */
+		while (lo < hi) {
+			struct cts_min_run r;
+			if (!attempt(m, cand, without_tail(b, t, k, cand), &r))
+				break;
+			if (r.same_bug && !r.infeasible && cts_min_run_preemptions(&r) <= bp &&
+			    steps_of(&r, t) < mt) {
+				cts_min_run_free(&keep);
+				keep = r;
+				hi = k;
+			} else {
+				cts_min_run_free(&r);
+				lo = k + 1;
+			}
+			k = lo + (hi - lo) / 2;
+		}
+		free(cand);
+		if (keep.n) {
+			cts_min_run_free(b);
+			*b = keep;
+		}
+	}
+}
+
 /* ---- the critical pair ---------------------------------------------------- */
 
 static bool pairable(const struct cts_event *e)
@@ -266,17 +331,19 @@ static void critical_pair(struct mini *m)
 	free(cand);
 }
 
-int cts_minimize(struct cts_min_run *orig, const struct cts_min_budget *budget, cts_min_try_fn fn,
+int cts_minimize(struct cts_min_run *orig, const struct cts_min_config *cfg, cts_min_try_fn fn,
 		 void *ctx, struct cts_min_result *res)
 {
-	struct mini m = { .budget = budget, .fn = fn, .ctx = ctx, .res = res, .start = now() };
+	struct mini m = { .cfg = cfg, .fn = fn, .ctx = ctx, .res = res };
 
 	memset(res, 0, sizeof(*res));
 	res->best = *orig;
 	memset(orig, 0, sizeof(*orig));
 	res->original_preemptions = cts_min_run_preemptions(&res->best);
+	res->original_threads = cts_min_run_threads(&res->best);
 	res->pair[0] = res->pair[1] = res->pair_after = -1;
 	reduce(&m);
+	drop_threads(&m);
 	critical_pair(&m);
 	return m.failed ? -1 : 0;
 }

@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 #include "models/event.h"
+#include "models/rng.h"   /* cts_splitmix64 seeds cts_rng */
 
 struct cts_schedule;
 struct cts_active_options;
@@ -142,8 +143,5 @@ struct cts_rng { uint64_t s[4]; };
 void cts_rng_seed(struct cts_rng *r, uint64_t seed);
 uint64_t cts_rng_next(struct cts_rng *r);
 uint64_t cts_rng_below(struct cts_rng *r, uint64_t n); /* uniform in [0, n) */
-/* splitmix64 (Steele, Lea, Flood 2014): the next value of a simple fixed
- * sequence from *state; seeds cts_rng, and serves the tracer's own streams. */
-uint64_t cts_splitmix64(uint64_t *state);
 
 #endif

@@ -846,7 +846,7 @@ int main(int argc, char **argv)
 		/* The status line: on a terminal, not over the program's own output. */
 		.progress = cts_verbosity >= 1 && isatty(2) && !cli.replay && !worker && !cli.output,
 		.log = stderr, .systematic = systematic,
-		.minimize = !cli.no_minimize, .min_runs = 100, .min_seconds = 5,
+		.minimize = !cli.no_minimize, .min_runs = 100,
 		.races = catching ? races - CTS_RACES_FAIL : races, .races_catch = catching,
 		.self = self_path(argv[0]), .options = options,
 		.check = cli.check, .instance = instance, .coverage = coverage, .split = split,
@@ -1050,10 +1050,11 @@ int main(int argc, char **argv)
 	if (split)
 		shard_json = cts_split_json(split, runs, cli.max_steps, cli.timeout);
 	if (report || sarif) {
+		struct cts_describer describer = cts_backend_describer(&backend);
 		struct cts_report_info ri = {
 			.program = path, .argv = prog_argv, .strategy = desc, .mode = mode_name,
 			.races = cts_cli_races_name(races), .seed = cli.seed, .self = ecfg.self,
-			.backend_json = stats_json, .backend = &backend,
+			.backend_json = stats_json, .backend = &describer,
 			.suspects = suspects, .breaks = breaks,
 			.strategy_json = petri_json,
 			.watch_json = watch_json, .catch_json = catch_json, .shard = shard_json,

@@ -375,6 +375,25 @@ static int tr_context(void *be, int tid, int k, uint64_t *ret)
 	return cts_ctx_capture(tr->ctx, tr->pid, th->tid, &th->regs, th->pending.pc, k, ret);
 }
 
+/* A held thread's call stack for reports: as tr_context, but a thread held
+ * in a stub at a library call's entry (stub.c), where no CFI describes the
+ * frame, is unwound from its caller: the return address on top of its stack
+ * (checked against the call site) and the caller's registers at the return. */
+static int tr_stack(void *be, int tid, int k, uint64_t *ret)
+{
+	struct cts_tracer *tr = be;
+	struct thread *th = cts_tr_by_num(tr, tid);
+	int n = tr_context(be, tid, k, ret);
+	uint64_t ra = 0;
+	if (n != 0 || !th->pending.pc || cts_mem_read(th->tid, th->regs.rsp, &ra, 8) != 0 ||
+	    ra - 1 != th->pending.pc)
+		return n;
+	struct user_regs_struct r = th->regs;
+	r.rip = ra;
+	r.rsp += 8;
+	return cts_ctx_capture(tr->ctx, tr->pid, th->tid, &r, ra, k, ret);
+}
+
 static const struct cts_backend_ops tracer_ops = {
 	.name = "ptrace",
 	.start = tr_start,
@@ -388,6 +407,7 @@ static const struct cts_backend_ops tracer_ops = {
 	.thread_state = cts_tr_thread_state,
 	.caught = tr_caught,
 	.context = tr_context,
+	.stack = tr_stack,
 };
 
 struct cts_backend cts_tracer_backend(struct cts_tracer *t)

@@ -5,7 +5,7 @@
 # minimized schedule replays the bug 10 times out of 10, counter's lost
 # update minimizes to its one preemption, and the critical pair is named.
 . "$(dirname "$0")/lib.sh"
-plan 30
+plan 36
 
 # Bug programs: seeds where random's first hit has more preemptions than needed.
 for pk in counter:assert:3 check_then_act:assert:3 cas_stack:assert:3 deadlock:deadlock:3; do
@@ -59,6 +59,40 @@ is "$(jq -r '.bugs[0].preemptions == .bugs[0].original_preemptions' "$T/nm.json"
 [ ! -e "$T/nm/assert-1.orig.sched" ]
 ok $? "--no-minimize: no .orig.sched"
 is "$(jq -r '.bugs[0].critical_pair' "$T/nm.json")" null "--no-minimize: no critical pair"
+
+# Threads the bug does not need: bystanders' two workers (threads 1 and 2)
+# run beside the lost update of threads 3 and 4; the minimized schedule
+# leaves their steps out (main joins them after the check).
+out=$("$CTS" -m sync -n 300 --seed 1 -o "$T/by" --report "$T/by.json" -- "$PROG/bystanders" 2>&1)
+is $? 1 "bystanders: bug found"
+like "$out" "minimized to [0-9]+ preemptions? and 3 threads; the original \([0-9]+ and 5\) is" \
+	"bystanders: says it dropped the two workers"
+th=$(jq -r '.bugs[0].threads' "$T/by.json")
+oth=$(jq -r '.bugs[0].original_threads' "$T/by.json")
+[ "$th" -lt "$oth" ]
+ok $? "bystanders: fewer threads scheduled ($th, was $oth)"
+innocent() { awk '$1 ~ /^[0-9]+$/ && ($2 == 1 || $2 == 2)' "$1" | wc -l; }
+n=$(innocent "$T/by/assert-1.sched")
+o=$(innocent "$T/by/assert-1.orig.sched")
+[ "$n" -lt "$o" ]
+ok $? "bystanders: the workers' steps $n in the minimized schedule, $o in the original"
+good=0
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	"$CTS" --replay "$T/by/assert-1.sched" 2>&1 | grep -q "BUG (assert)" && good=$((good + 1))
+done
+is "$good" 10 "bystanders: the minimized schedule replays the bug 10/10"
+"$CTS" -q -m sync -n 100 --seed 1 -o "$T/byok" -- "$PROG/bystanders_ok"
+is $? 0 "bystanders_ok: clean"
+
+# The budget counts replays, never time: the same bug minimizes to the same
+# schedule however loaded the machine is.
+"$CTS" -q -m sync -n 300 --seed 1 -o "$T/by2" -- "$PROG/bystanders" 2>/dev/null
+cmp -s "$T/by/assert-1.sched" "$T/by2/assert-1.sched"
+ok $? "bystanders: minimized twice, byte-identical schedules"
+"$CTS" -q -n 300 --seed 3 -o "$T/c4" -- "$PROG/cas_stack" 2>/dev/null
+"$CTS" -q -n 300 --seed 3 -o "$T/c5" -- "$PROG/cas_stack" 2>/dev/null
+cmp -s "$T/c4/assert-1.sched" "$T/c5/assert-1.sched"
+ok $? "cas_stack (budget spent): minimized twice, byte-identical schedules"
 
 # The twin stays clean (no bug: nothing to minimize).
 "$CTS" -q -n 100 --seed 3 -o "$T/ok" -- "$PROG/counter_ok"

@@ -6,7 +6,7 @@
 # highlighted, preemptions, blocked threads) and whose screenshot is saved in
 # the test output directory (CTS_TEST_OUT, default tests/out).
 . "$(dirname "$0")/lib.sh"
-plan 16
+plan 19
 
 OUTDIR=${CTS_TEST_OUT:-$TOP/tests/out}
 mkdir -p "$OUTDIR"
@@ -37,7 +37,7 @@ elif ! dom "$h" > "$T/c.dom" || ! grep -q 'data-rendered-steps' "$T/c.dom"; then
 	why="chromium does not run here"
 fi
 if [ -n "$why" ]; then
-	for i in $(seq 12); do ok 0 "timeline in Chromium # skip $why"; done
+	for i in $(seq 15); do ok 0 "timeline in Chromium # skip $why"; done
 	done_testing
 fi
 
@@ -48,9 +48,16 @@ ok $? "Chromium laid out every step ($rendered of $steps with a size)"
 is "$(sed -n 's/.*data-lanes="\([0-9]*\)".*/\1/p' "$T/c.dom")" 3 "counter: one lane per thread (3)"
 like "$(tr -d '\n' < "$T/c.dom")" '>thread 0</text>.*>thread 1</text>.*>thread 2</text>' "lanes titled by thread"
 like "$(cat "$T/c.dom")" '>read counter · counter.c:17</text>' "label: kind, object and source line"
-like "$(cat "$T/c.dom")" 'data-op="write" data-detail="step [0-9]+ · thread [12] · write counter' "a step's details (hover title and side panel)"
+like "$(cat "$T/c.dom")" 'data-op="write" data-frames="[0-9]+" data-detail="step [0-9]+ · thread [12] · write counter' "a step's details (hover title and side panel)"
 is "$(grep -o 'class="step critical' "$T/c.dom" | wc -l)" 3 "the critical pair highlighted (with the first thread's write after it)"
 is "$(grep -o 'class="step[a-z ]* failing' "$T/c.dom" | wc -l)" 1 "the failing step highlighted"
+# Call stacks (taken in the minimized run's last re-run): each critical step
+# has at least two frames, each "function (file:line)".
+frames=$(grep -o 'class="step critical[^"]*" [^>]*data-frames="[0-9]*"' "$T/c.dom" | sed 's/.*data-frames="//; s/"//')
+[ "$(printf '%s\n' $frames | wc -l)" -eq 3 ] && [ "$(printf '%s\n' $frames | awk '$1 < 2' | wc -l)" -eq 0 ]
+ok $? "the critical pair's steps carry call stacks of 2 or more frames ($(echo $frames))"
+like "$(tr '\n' ' ' < "$T/c.dom")" 'class="step critical[^>]* stack: #0 inc\+0x[0-9a-f]+ \(counter\.c:1[78]\) #1 [a-z_0-9]+' \
+	"a critical step's stack in the DOM: function and file:line per frame"
 [ "$(grep -o 'class="preempt"' "$T/c.dom" | wc -l)" -ge 1 ]
 ok $? "preemptions marked"
 like "$(cat "$T/c.dom")" '<div id="panel">step [0-9]+ · thread 0' "side panel shows the failing step's details"
@@ -64,5 +71,9 @@ dom "$hd" > "$T/d.dom"
 [ "$(grep -o 'class="step[a-z ]* blocked' "$T/d.dom" | wc -l)" -ge 2 ]
 ok $? "deadlock: the blocked threads shown as blocked"
 like "$(cat "$T/d.dom")" '>blocked: lock ' "deadlock: labelled blocked at their lock"
+# Sync mode holds a thread in a trap stub at the call's entry: its stack is
+# unwound from the caller (tracer.c tr_stack), so it still has the callers.
+like "$(tr '\n' ' ' < "$T/d.dom")" 'class="step[a-z ]* blocked" data-thread="[12]" data-step="[0-9]+" data-op="lock" data-frames="[2-8]"[^>]* stack: #0 t[12]\+0x[0-9a-f]+ \(deadlock\.c:[0-9]+\) #1 ' \
+	"deadlock: a blocked thread's call stack (sync mode, held in a stub)"
 
 done_testing

@@ -74,9 +74,6 @@ static void fake_data(void *be, uint64_t addr, char *buf, size_t len)
 	snprintf(buf, len, addr == 0x1000 ? "shared" : "");
 }
 
-static const struct cts_backend_ops fake_ops = {
-	.name = "fake", .describe_pc = fake_pc, .describe_data = fake_data,
-};
 
 static uint64_t STEP;
 
@@ -129,7 +126,7 @@ static void test_report_content(void)
 	struct cts_explore_result res = { .runs = 3, .steps = 21, .elapsed = 0.0125, .nbugs = 1,
 					  .bugs = &bug, .races = d };
 	char *argv[] = { "/bin/prog\xff", "a\xfe", "", NULL };
-	struct cts_backend be = { .ops = &fake_ops, .be = NULL };
+	struct cts_describer be = { .describe_pc = fake_pc, .describe_data = fake_data };
 	json_t *stats = json_pack("{si}", "stops", 5);
 	struct cts_report_info info = {
 		.program = argv[0], .argv = argv, .strategy = "random seed=1", .mode = "break",

@@ -1,0 +1,56 @@
+/* bystanders_ok.c — bystanders.c with the fix: deposit() reads and writes the
+ * balance in one critical section, so no update is lost; the two workers
+ * count under their own mutexes as there. Clean on every schedule.
+ * Bug twin: bystanders.c. */
+#include <assert.h>
+#include <pthread.h>
+
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static int balance;
+
+struct worker {
+	pthread_mutex_t lock;
+	int count;
+};
+
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+
+	for (int i = 0; i < 4; i++) {
+		pthread_mutex_lock(&w->lock);
+		w->count++;
+		pthread_mutex_unlock(&w->lock);
+	}
+	return NULL;
+}
+
+static void *deposit(void *arg)
+{
+	int tmp;
+
+	pthread_mutex_lock(&m);
+	tmp = balance;
+	balance = tmp + 1;
+	pthread_mutex_unlock(&m);
+	return arg;
+}
+
+int main(void)
+{
+	static struct worker w[2] = { { PTHREAD_MUTEX_INITIALIZER, 0 },
+				      { PTHREAD_MUTEX_INITIALIZER, 0 } };
+	pthread_t wt[2], a, b;
+
+	pthread_create(&wt[0], NULL, work, &w[0]);
+	pthread_create(&wt[1], NULL, work, &w[1]);
+	pthread_create(&a, NULL, deposit, NULL);
+	pthread_create(&b, NULL, deposit, NULL);
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	assert(balance == 2);
+	pthread_join(wt[0], NULL);
+	pthread_join(wt[1], NULL);
+	assert(w[0].count == 4 && w[1].count == 4);
+	return 0;
+}
