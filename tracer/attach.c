@@ -24,8 +24,10 @@
 #include <sys/syscall.h>
 #include <sys/user.h>
 #include <sys/wait.h>
+#include <jansson.h>
 #include "models/error.h"
 #include "models/objmodel.h"
+#include "models/report.h"
 #include "models/symbolize.h"
 #include "strategies/strategy.h"
 #include "tracer/attach.h"
@@ -44,6 +46,7 @@ struct attach_cfg {
 	uint64_t max_steps;      /* pct's hint of the session's length */
 	uint64_t max_threads;
 	const char *out_dir;     /* where the observed schedule is written */
+	const char *report;      /* --report FILE, or NULL */
 };
 
 enum { EXIT_CLEAN = 0, EXIT_BUG = 1, EXIT_USAGE = 2, EXIT_INTERNAL = 3, EXIT_INTERRUPTED = 130 };
@@ -94,6 +97,11 @@ struct att {
 	size_t nmaps;
 	FILE *log;
 	char log_path[512];
+	/* --report: the diagnosis at attach, operations scheduled, the clock */
+	json_t *diag;
+	uint64_t ops[CTS_OP__COUNT];
+	double t_start;
+	char error[512];        /* an internal error, for the report */
 };
 
 static struct att_th *X(struct att *a, const struct thread *th)
@@ -1155,6 +1163,32 @@ static const char *kind_op(enum wait_kind k)
 	}
 }
 
+/* The diagnosis at attach for --report: one object per thread. */
+static void diag_json(struct att *a, const struct waitinfo *w)
+{
+	char what[256], where[256];
+	for (int i = 0; i < a->tr->nlive; i++) {
+		struct thread *th = a->tr->live[i];
+		const struct waitinfo *wi = &w[th->num];
+		if (th->state == TH_DEAD)
+			continue;
+		json_t *o = json_object();
+		json_object_set_new(o, "thread", json_integer(th->num));
+		json_object_set_new(o, "tid", json_integer(th->tid));
+		json_object_set_new(o, "blocked", json_boolean(wi->kind != W_NONE));
+		if (wi->kind != W_NONE) {
+			what_phrase(wi, what, sizeof(what));
+			describe_pc(a, wi->at ? wi->at : th->regs.rip, where, sizeof(where));
+			json_object_set_new(o, "in", cts_report_jstr(kind_op(wi->kind)));
+			json_object_set_new(o, "location", cts_report_jstr(where));
+			json_object_set_new(o, "waits_for", cts_report_jstr(what));
+			json_object_set_new(o, "holder", wi->holder >= 0 ? json_integer(wi->holder) :
+							 json_null());
+		}
+		json_array_append_new(a->diag, o);
+	}
+}
+
 /* Every thread stopped: what each waits for, and a wait-for cycle among
  * lock waiters and joiners (a deadlock in progress: the bug). print: the
  * per-thread lines at -v or when there is a cycle. */
@@ -1179,6 +1213,8 @@ static bool diagnose(struct att *a, bool print)
 		if (edged)
 			edge[th->num] = w[th->num].holder;
 	}
+	if (a->diag && !a->controlling && !json_array_size(a->diag))
+		diag_json(a, w);
 	int start = -1;
 	for (int s = 0; s < n && start < 0; s++) {
 		if (edge[s] < 0)
@@ -1441,6 +1477,8 @@ static bool time_up(struct att *a, double t0)
 static int step(struct att *a, struct thread *th)
 {
 	a->steps++;
+	if (th->at != AT_START && th->pending.op > 0 && th->pending.op < CTS_OP__COUNT)
+		a->ops[th->pending.op]++;
 	log_step(a, th);
 	a->cur = th;
 	int rc;
@@ -1577,9 +1615,95 @@ static void print_bug(struct att *a)
 		fputs(a->bug_detail, stderr);
 }
 
+/* --report: the launch-mode schema (docs/report-format.md) with one run,
+ * no replayable schedule, and an "attach" object: the pid, the diagnosis
+ * at attach, the schedule observed and why it cannot be replayed. */
+static int write_report(struct att *a, struct cts_report_out *out, int status)
+{
+	struct cts_explore_result res = {
+		.runs = 1, .steps = a->steps, .elapsed = cts_tr_now_s() - a->t_start,
+		.internal_error = status == EXIT_INTERNAL,
+	};
+	struct cts_bug bug = { .kind = CTS_BUG_NONE, .tid = -1, .hits = 1 };
+	char desc[128], err[512], exe_link[64];
+	snprintf(res.unseen, sizeof(res.unseen), "attach mode: what process %d did before cts "
+		 "attached and after it detached; plain memory accesses", (int)a->pid);
+	snprintf(res.error, sizeof(res.error), "%s", a->error[0] ? a->error : "internal error");
+	memcpy(res.ops, a->ops, sizeof(res.ops));
+	if (a->bug) {
+		static const struct { const char *name; enum cts_bug_kind kind; } kinds[] = {
+			{ "crash", CTS_BUG_CRASH }, { "assert", CTS_BUG_ASSERT },
+			{ "deadlock", CTS_BUG_DEADLOCK }, { "race", CTS_BUG_RACE },
+		};
+		for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+			if (strcmp(a->bug_kind, kinds[i].name) == 0)
+				bug.kind = kinds[i].kind;
+		bug.steps = a->steps;
+		bug.tid = a->bug_th ? a->bug_th->num : -1;
+		snprintf(bug.message, sizeof(bug.message), "%s", a->bug_head);
+		snprintf(bug.detail, sizeof(bug.detail), "%s", a->bug_detail ? a->bug_detail : "");
+		res.bugs = &bug;
+		res.nbugs = 1;
+	}
+	if (strcmp(a->cfg->strategy, "pct") == 0)
+		snprintf(desc, sizeof(desc), "pct seed=%" PRIu64 " depth=%d", a->cfg->seed,
+			 a->cfg->depth);
+	else
+		snprintf(desc, sizeof(desc), "%s seed=%" PRIu64, a->cfg->strategy, a->cfg->seed);
+	json_t *att = json_object();
+	json_object_set_new(att, "pid", json_integer(a->pid));
+	json_object_set_new(att, "time_limit", json_real(a->cfg->time_limit));
+	json_object_set_new(att, "threads", json_integer(a->tr ? a->tr->nlive : 0));
+	json_object_set_new(att, "diagnosis", a->diag ? json_incref(a->diag) : json_array());
+	json_object_set_new(att, "schedule_observed", a->log && a->steps ?
+			    cts_report_jstr(a->log_path) : json_null());
+	json_object_set_new(att, "replayable", json_false());
+	json_object_set_new(att, "note", cts_report_jstr(
+		"a live process cannot be replayed from its start: the schedule observed is for "
+		"reading, not for --replay"));
+	json_object_set_new(att, "ended", a->gone ? cts_report_jstr(a->gone_how) : json_null());
+	/* the arguments from /proc/PID/cmdline, while the process is there */
+	char cmd[4096], *argv[64] = { a->exe };
+	snprintf(exe_link, sizeof(exe_link), "/proc/%d/cmdline", (int)a->pid);
+	FILE *f = fopen(exe_link, "re");
+	size_t len = f ? fread(cmd, 1, sizeof(cmd) - 1, f) : 0;
+	if (f)
+		fclose(f);
+	cmd[len] = 0;
+	int argc = 0;
+	for (size_t i = 0; i < len && argc < 62; i += strlen(cmd + i) + 1)
+		if (argc++ > 0)
+			argv[argc - 1] = cmd + i;
+	argv[argc > 0 ? argc : 1] = NULL;
+	/* the launch report's tracer counters: what attach mode counts of them */
+	struct cts_tracer_stats ts = { 0 };
+	if (a->tr)
+		cts_tracer_get_stats(a->tr, &ts);
+	json_t *stats = json_pack("{sIsIsIsIsIsIsIsI}",
+				  "stops", (json_int_t)ts.stops, "breakpoint_hits",
+				  (json_int_t)ts.bp_hits, "emulated", (json_int_t)ts.emulated,
+				  "internal_lock_calls", (json_int_t)ts.internal_skips,
+				  "futex_calls", (json_int_t)ts.futex_calls,
+				  "shared_accesses", (json_int_t)ts.accesses,
+				  "local_accesses", (json_int_t)ts.local_accesses,
+				  "retired_breakpoints", (json_int_t)ts.retired);
+	struct cts_report_info ri = {
+		.program = a->exe, .argv = argv, .strategy = desc, .mode = "sync", .races = "off",
+		.seed = a->cfg->seed, .self = "cts-trace", .attach_json = att,
+		.backend_json = stats,
+	};
+	int rc = cts_report_write(out, &ri, &res, err, sizeof(err));
+	json_decref(stats);
+	json_decref(att);
+	if (rc != 0)
+		cts_error_msg("%s", err);
+	return rc;
+}
+
 static int attach_run(const struct attach_cfg *cfg)
 {
-	struct att a = { .cfg = cfg, .pid = cfg->pid };
+	struct att a = { .cfg = cfg, .pid = cfg->pid, .t_start = cts_tr_now_s() };
+	struct cts_report_out *report = NULL;
 	char err[768];
 	int status = EXIT_CLEAN;
 	bool bad = false, seized = false;
@@ -1601,6 +1725,15 @@ static int attach_run(const struct attach_cfg *cfg)
 	if (!strat) {
 		cts_error_msg("%s", err);
 		return EXIT_USAGE;
+	}
+	/* checked before the process is touched */
+	if (cfg->report) {
+		if (!(report = cts_report_open(cfg->report, err, sizeof(err)))) {
+			cts_error_msg("%s", err);
+			cts_strategy_destroy(strat);
+			return EXIT_USAGE;
+		}
+		a.diag = json_array();
 	}
 	a.model = cts_objmodel_new(true);
 	char exe_link[64];
@@ -1726,6 +1859,10 @@ out:
 	}
 	if (seized && cts_verbosity >= 1 && !a.gone)
 		cts_error_msg("detached from process %d", (int)a.pid);
+	/* a write error says more than "clean" only */
+	if (report && write_report(&a, report, status) != 0 && status == EXIT_CLEAN)
+		status = EXIT_USAGE;
+	json_decref(a.diag);
 	if (a.tr) {
 		a.tr->pid = 0; /* not ours to kill */
 		cts_tracer_free(a.tr);
@@ -1754,8 +1891,8 @@ int cts_attach_main(const struct cts_cli *cli)
 	else if (cli->nwatch)
 		no = "--watch (not yet)";
 	else if (cli->check || cli->nbreaks || cli->suspects_out || cli->suspects_from ||
-		 cli->state_match || cli->report)
-		no = "--check, --break, --suspects, --state-match and --report (not yet)";
+		 cli->state_match)
+		no = "--check, --break, --suspects and --state-match (not yet)";
 	else if (cli->jobs > 1 || cli->nshards || cli->instance || cli->instances ||
 		 cli->coverage || cli->guide || cli->hapset_load || cli->hapset_save ||
 		 cli->no_cutoffs)
@@ -1768,7 +1905,7 @@ int cts_attach_main(const struct cts_cli *cli)
 		.pid = (pid_t)cli->attach_pid, .time_limit = cli->time_limit,
 		.strategy = cli->strategy, .seed = cli->seed, .depth = (int)cli->depth,
 		.max_steps = cli->max_steps, .max_threads = cli->max_threads,
-		.out_dir = cli->out_dir,
+		.out_dir = cli->out_dir, .report = cli->report,
 	};
 	/* CTS_ATTACH_CYCLES=N: N sessions in a row, each a whole attach,
 	 * control and detach, without N start-ups of cts-trace (the attach
