@@ -137,39 +137,12 @@ static void detail(struct att *a, const char *fmt, ...)
 
 /* ---- checking the target ---------------------------------------------------- */
 
-/* A "Key:\tvalue" line of /proc/PID/status, as a number; -1 if absent. */
-static long status_field(pid_t pid, const char *key, char *state, size_t slen)
-{
-	char path[64], line[256];
-	size_t klen = strlen(key);
-	long v = -1;
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, key, klen) != 0 || line[klen] != ':')
-			continue;
-		const char *p = line + klen + 1;
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (state) {
-			snprintf(state, slen, "%s", p);
-			state[strcspn(state, "\n")] = 0;
-		}
-		v = strtol(p, NULL, 10);
-		break;
-	}
-	fclose(f);
-	return v;
-}
-
 static bool is_ancestor(pid_t pid)
 {
 	for (pid_t p = getppid(); p > 1;) {
 		if (p == pid)
 			return true;
-		long pp = status_field(p, "PPid", NULL, 0);
+		long pp = cts_proc_status_field(p, "PPid", NULL, 0);
 		if (pp <= 0 || pp == p)
 			break;
 		p = (pid_t)pp;
@@ -204,7 +177,7 @@ static int check_target(pid_t *pidp, char *exe, size_t exelen, char *err, size_t
 		snprintf(err, errlen, "process %d is cts-trace itself", (int)pid);
 		return -1;
 	}
-	long tgid = status_field(pid, "Tgid", NULL, 0);
+	long tgid = cts_proc_status_field(pid, "Tgid", NULL, 0);
 	if (tgid <= 0) {
 		snprintf(err, errlen, "no such process: %d", (int)pid);
 		return -1;
@@ -223,14 +196,14 @@ static int check_target(pid_t *pidp, char *exe, size_t exelen, char *err, size_t
 			 "while we stop it)", (int)pid);
 		return -1;
 	}
-	status_field(pid, "State", state, sizeof(state));
-	long nthreads = status_field(pid, "Threads", NULL, 0);
+	cts_proc_status_field(pid, "State", state, sizeof(state));
+	long nthreads = cts_proc_status_field(pid, "Threads", NULL, 0);
 	if ((state[0] == 'Z' || state[0] == 'X') && nthreads <= 1) {
 		snprintf(err, errlen, "process %d is a zombie (it has exited; its parent has not "
 			 "reaped it): nothing to attach to", (int)pid);
 		return -1;
 	}
-	long tracer = status_field(pid, "TracerPid", NULL, 0);
+	long tracer = cts_proc_status_field(pid, "TracerPid", NULL, 0);
 	if (tracer > 0) {
 		comm_of((pid_t)tracer, tracer_comm, sizeof(tracer_comm));
 		snprintf(err, errlen, "process %d is already traced by process %ld (%s): a process "
@@ -522,7 +495,7 @@ static int att_event(struct att *a, long timeout_us)
 	if (!th) {
 		if (ev.kind == CTS_WEV_EXITED || ev.kind == CTS_WEV_KILLED)
 			return 1;
-		long tgid = status_field(tid, "Tgid", NULL, 0);
+		long tgid = cts_proc_status_field(tid, "Tgid", NULL, 0);
 		if (tgid != a->pid) {
 			release_child(a, tid, false); /* a fork child, before its fork event */
 			return 1;
@@ -787,12 +760,12 @@ static int seize_all(struct att *a, char *err, size_t errlen, bool *bad)
 				int e = errno;
 				if (e == ESRCH)
 					continue; /* gone meanwhile */
-				if (e == EPERM && status_field(tids[i], "TracerPid", NULL, 0) == getpid()) {
+				if (e == EPERM && cts_proc_status_field(tids[i], "TracerPid", NULL, 0) == getpid()) {
 					/* attached by the kernel already: a clone of a seized thread */
 				} else if (pass == 0 && i == 0) {
 					*bad = true;
 					if (e == EPERM) {
-						long t = status_field(a->pid, "TracerPid", NULL, 0);
+						long t = cts_proc_status_field(a->pid, "TracerPid", NULL, 0);
 						if (t > 0)
 							snprintf(err, errlen, "process %d is already traced by "
 								 "process %ld", (int)a->pid, t);
