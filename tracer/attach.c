@@ -1686,11 +1686,6 @@ static int attach_run(const struct attach_cfg *cfg)
 		cts_error_msg("%s", err);
 		return EXIT_USAGE;
 	}
-	if (strcmp(cfg->strategy, "random") != 0 && strcmp(cfg->strategy, "pct") != 0) {
-		cts_error_msg("-p: the schedule of a live process is driven by random or pct, not %s",
-			      cfg->strategy);
-		return EXIT_USAGE;
-	}
 	struct cts_strategy_config scfg = {
 		.seed = cfg->seed, .depth = cfg->depth, .max_steps = cfg->max_steps,
 	};
@@ -1856,22 +1851,10 @@ out:
 
 int cts_attach_main(const struct cts_cli *cli)
 {
-	const char *no = NULL;
-	if (cli->mode && strcmp(cli->mode, "sync") != 0)
-		no = "--mode break/step (int3 on every access of live text; attach mode is sync)";
-	else if (cli->races > 0)
-		no = "--races";
-	else if (cli->nwatch)
-		no = "--watch (not yet)";
-	else if (cli->check || cli->nbreaks || cli->suspects_out || cli->suspects_from ||
-		 cli->state_match)
-		no = "--check, --break, --suspects and --state-match (not yet)";
-	else if (cli->jobs > 1 || cli->nshards || cli->instance || cli->instances ||
-		 cli->coverage || cli->guide || cli->hapset_load || cli->hapset_save ||
-		 cli->no_cutoffs)
-		no = "--jobs, --shard, --instance(s), --coverage, --guide, --hapset-* and --no-cutoffs";
-	if (no) {
-		cts_error_msg("-p: %s cannot be used in attach mode", no);
+	char err[256];
+	/* which options go with -p: tracer/cli.c's table */
+	if (cts_cli_check(cli, err, sizeof(err)) != 0) {
+		cts_error_msg("%s", err);
 		return EXIT_USAGE;
 	}
 	struct attach_cfg cfg = {
