@@ -1649,17 +1649,7 @@ static int write_report(struct att *a, struct cts_report_out *out, int status)
 			argv[argc - 1] = cmd + i;
 	argv[argc > 0 ? argc : 1] = NULL;
 	/* the launch report's tracer counters: what attach mode counts of them */
-	struct cts_tracer_stats ts = { 0 };
-	if (a->tr)
-		cts_tracer_get_stats(a->tr, &ts);
-	json_t *stats = json_pack("{sIsIsIsIsIsIsIsI}",
-				  "stops", (json_int_t)ts.stops, "breakpoint_hits",
-				  (json_int_t)ts.bp_hits, "emulated", (json_int_t)ts.emulated,
-				  "internal_lock_calls", (json_int_t)ts.internal_skips,
-				  "futex_calls", (json_int_t)ts.futex_calls,
-				  "shared_accesses", (json_int_t)ts.accesses,
-				  "local_accesses", (json_int_t)ts.local_accesses,
-				  "retired_breakpoints", (json_int_t)ts.retired);
+	json_t *stats = a->tr ? cts_tracer_stats_json(a->tr) : json_object();
 	struct cts_report_info ri = {
 		.program = a->exe, .argv = argv, .strategy = desc, .mode = "sync", .races = "off",
 		.seed = a->cfg->seed, .self = "cts-trace", .attach_json = att,

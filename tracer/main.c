@@ -864,14 +864,7 @@ int main(int argc, char **argv)
 	watch_json = cts_tracer_watch_json(tracer);
 	catch_json = cts_tracer_catch_json(tracer, res.races);
 	cts_tracer_get_stats(tracer, &ts);
-	stats_json = json_pack("{sIsIsIsIsIsIsIsI}",
-			       "stops", (json_int_t)ts.stops, "breakpoint_hits", (json_int_t)ts.bp_hits,
-			       "emulated", (json_int_t)ts.emulated,
-			       "internal_lock_calls", (json_int_t)ts.internal_skips,
-			       "futex_calls", (json_int_t)ts.futex_calls,
-			       "shared_accesses", (json_int_t)ts.accesses,
-			       "local_accesses", (json_int_t)ts.local_accesses,
-			       "retired_breakpoints", (json_int_t)ts.retired);
+	stats_json = cts_tracer_stats_json(tracer);
 	if (cts_verbosity >= 2) {
 		char *text = json_dumps(stats_json, JSON_COMPACT);
 		fprintf(stderr, "cts-trace: tracer counters %s (%.0f breakpoint hits/s)\n",

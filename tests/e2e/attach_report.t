@@ -7,28 +7,8 @@
 # a clean session each come out as the text output says.
 # timeout: 120
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/attach_lib.sh"
 
-bg=""
-cleanup() {
-	for p in $bg; do kill -9 "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-tracer_of() { sed -n 's/^TracerPid:\t//p' "/proc/$1/status" 2>/dev/null; }
-nthreads() { ls "/proc/$1/task" 2>/dev/null | wc -l; }
-# Wait (up to 10 s) until every thread of $1 (3 or more) is asleep in futex(2).
-wait_all_futex() {
-	for _ in $(seq 200); do
-		local all=1
-		for s in /proc/"$1"/task/*/syscall; do
-			[ "$(cut -d' ' -f1 "$s" 2>/dev/null)" = 202 ] || all=0
-		done
-		[ "$all" = 1 ] && [ "$(nthreads "$1")" -ge 3 ] && return 0
-		sleep 0.05
-	done
-	return 1
-}
 # The top-level members of a launched run's report, for comparison.
 "$CTS" -q -s random --runs 2 --report "$T/launch.json" -o lo -- "$PROG/counter_ok" >/dev/null 2>&1
 launch_keys=$(jq -c 'keys' "$T/launch.json")
