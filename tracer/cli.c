@@ -496,7 +496,7 @@ static const struct cli_rule {
 } rules[] = {
 	/* option                 given        refused in/with                   strategies */
 	{ "--mode break/step",    g_mode,      CTX_ATTACH,                      NULL, NULL },
-	{ "--races",              g_races,     CTX_ATTACH,                      NULL, NULL },
+	{ "--races",              g_races,     CTX_ATTACH,                      NULL, "not yet" },
 	{ "--watch",              g_watch,     CTX_ATTACH,                      NULL, "not yet" },
 	{ "--check",              g_check,     CTX_ATTACH,                      NULL, "not yet" },
 	{ "--break",              g_break,     CTX_ATTACH | CTX_SPLIT,          NULL, "not yet" },
