@@ -9,7 +9,7 @@
 # alive until it meets a leftover int3 (documented); job-control stops stay.
 # timeout: 500
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/attach_lib.sh"
+. "$TOP/tests/e2e/attach_lib.sh"
 
 # The letters of every thread's state, e.g. "TTTT".
 states() { for t in /proc/"$1"/task/*/stat; do sed 's/.*) \(.\).*/\1/' "$t"; done | tr -d '\n'; }

@@ -7,7 +7,7 @@
 # a clean session each come out as the text output says.
 # timeout: 120
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/attach_lib.sh"
+. "$TOP/tests/e2e/attach_lib.sh"
 
 # The top-level members of a launched run's report, for comparison.
 "$CTS" -q -s random --runs 2 --report "$T/launch.json" -o lo -- "$PROG/counter_ok" >/dev/null 2>&1
