@@ -264,6 +264,8 @@ static json_t *report_json(const struct cts_report_info *info, const struct cts_
 		json_object_set(root, "hapset", info->hapset_json);
 	if (info->coverage_json)
 		json_object_set(root, "coverage", info->coverage_json);
+	if (info->attach_json)
+		json_object_set(root, "attach", info->attach_json);
 	json_object_set_new(root, "internal_error",
 			    res->internal_error ? jstr(res->error) : json_null());
 	for (int i = 0; i < res->nbugs; i++)

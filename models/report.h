@@ -31,6 +31,7 @@ struct cts_report_info {
 	struct json_t *instances_json; /* --instance/--instances (strategies/tiles.h) */
 	struct json_t *hapset_json;    /* HaPSet coverage (strategies/hapset.h) */
 	struct json_t *coverage_json;  /* --coverage series and totals */
+	struct json_t *attach_json;    /* -p PID: the attach session (tracer/attach.c) */
 	const struct cts_describer *backend; /* optional: names pcs and variables (cts_backend_describer) */
 	const struct cts_suspects *suspects; /* active testing: suspects and confirmations, or NULL */
 	const struct cts_suspects *breaks;   /* --break groups and their hits, or NULL */

@@ -24,8 +24,10 @@
 #include <sys/syscall.h>
 #include <sys/user.h>
 #include <sys/wait.h>
+#include <jansson.h>
 #include "models/error.h"
 #include "models/objmodel.h"
+#include "models/report.h"
 #include "models/symbolize.h"
 #include "strategies/strategy.h"
 #include "tracer/attach.h"
@@ -44,6 +46,7 @@ struct attach_cfg {
 	uint64_t max_steps;      /* pct's hint of the session's length */
 	uint64_t max_threads;
 	const char *out_dir;     /* where the observed schedule is written */
+	const char *report;      /* --report FILE, or NULL */
 };
 
 enum { EXIT_CLEAN = 0, EXIT_BUG = 1, EXIT_USAGE = 2, EXIT_INTERNAL = 3, EXIT_INTERRUPTED = 130 };
@@ -94,6 +97,11 @@ struct att {
 	size_t nmaps;
 	FILE *log;
 	char log_path[512];
+	/* --report: the diagnosis at attach, operations scheduled, the clock */
+	json_t *diag;
+	uint64_t ops[CTS_OP__COUNT];
+	double t_start;
+	char error[512];        /* an internal error, for the report */
 };
 
 static struct att_th *X(struct att *a, const struct thread *th)
@@ -129,39 +137,12 @@ static void detail(struct att *a, const char *fmt, ...)
 
 /* ---- checking the target ---------------------------------------------------- */
 
-/* A "Key:\tvalue" line of /proc/PID/status, as a number; -1 if absent. */
-static long status_field(pid_t pid, const char *key, char *state, size_t slen)
-{
-	char path[64], line[256];
-	size_t klen = strlen(key);
-	long v = -1;
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, key, klen) != 0 || line[klen] != ':')
-			continue;
-		const char *p = line + klen + 1;
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (state) {
-			snprintf(state, slen, "%s", p);
-			state[strcspn(state, "\n")] = 0;
-		}
-		v = strtol(p, NULL, 10);
-		break;
-	}
-	fclose(f);
-	return v;
-}
-
 static bool is_ancestor(pid_t pid)
 {
 	for (pid_t p = getppid(); p > 1;) {
 		if (p == pid)
 			return true;
-		long pp = status_field(p, "PPid", NULL, 0);
+		long pp = cts_proc_status_field(p, "PPid", NULL, 0);
 		if (pp <= 0 || pp == p)
 			break;
 		p = (pid_t)pp;
@@ -196,7 +177,7 @@ static int check_target(pid_t *pidp, char *exe, size_t exelen, char *err, size_t
 		snprintf(err, errlen, "process %d is cts-trace itself", (int)pid);
 		return -1;
 	}
-	long tgid = status_field(pid, "Tgid", NULL, 0);
+	long tgid = cts_proc_status_field(pid, "Tgid", NULL, 0);
 	if (tgid <= 0) {
 		snprintf(err, errlen, "no such process: %d", (int)pid);
 		return -1;
@@ -215,14 +196,14 @@ static int check_target(pid_t *pidp, char *exe, size_t exelen, char *err, size_t
 			 "while we stop it)", (int)pid);
 		return -1;
 	}
-	status_field(pid, "State", state, sizeof(state));
-	long nthreads = status_field(pid, "Threads", NULL, 0);
+	cts_proc_status_field(pid, "State", state, sizeof(state));
+	long nthreads = cts_proc_status_field(pid, "Threads", NULL, 0);
 	if ((state[0] == 'Z' || state[0] == 'X') && nthreads <= 1) {
 		snprintf(err, errlen, "process %d is a zombie (it has exited; its parent has not "
 			 "reaped it): nothing to attach to", (int)pid);
 		return -1;
 	}
-	long tracer = status_field(pid, "TracerPid", NULL, 0);
+	long tracer = cts_proc_status_field(pid, "TracerPid", NULL, 0);
 	if (tracer > 0) {
 		comm_of((pid_t)tracer, tracer_comm, sizeof(tracer_comm));
 		snprintf(err, errlen, "process %d is already traced by process %ld (%s): a process "
@@ -514,7 +495,7 @@ static int att_event(struct att *a, long timeout_us)
 	if (!th) {
 		if (ev.kind == CTS_WEV_EXITED || ev.kind == CTS_WEV_KILLED)
 			return 1;
-		long tgid = status_field(tid, "Tgid", NULL, 0);
+		long tgid = cts_proc_status_field(tid, "Tgid", NULL, 0);
 		if (tgid != a->pid) {
 			release_child(a, tid, false); /* a fork child, before its fork event */
 			return 1;
@@ -779,12 +760,12 @@ static int seize_all(struct att *a, char *err, size_t errlen, bool *bad)
 				int e = errno;
 				if (e == ESRCH)
 					continue; /* gone meanwhile */
-				if (e == EPERM && status_field(tids[i], "TracerPid", NULL, 0) == getpid()) {
+				if (e == EPERM && cts_proc_status_field(tids[i], "TracerPid", NULL, 0) == getpid()) {
 					/* attached by the kernel already: a clone of a seized thread */
 				} else if (pass == 0 && i == 0) {
 					*bad = true;
 					if (e == EPERM) {
-						long t = status_field(a->pid, "TracerPid", NULL, 0);
+						long t = cts_proc_status_field(a->pid, "TracerPid", NULL, 0);
 						if (t > 0)
 							snprintf(err, errlen, "process %d is already traced by "
 								 "process %ld", (int)a->pid, t);
@@ -1155,6 +1136,32 @@ static const char *kind_op(enum wait_kind k)
 	}
 }
 
+/* The diagnosis at attach for --report: one object per thread. */
+static void diag_json(struct att *a, const struct waitinfo *w)
+{
+	char what[256], where[256];
+	for (int i = 0; i < a->tr->nlive; i++) {
+		struct thread *th = a->tr->live[i];
+		const struct waitinfo *wi = &w[th->num];
+		if (th->state == TH_DEAD)
+			continue;
+		json_t *o = json_object();
+		json_object_set_new(o, "thread", json_integer(th->num));
+		json_object_set_new(o, "tid", json_integer(th->tid));
+		json_object_set_new(o, "blocked", json_boolean(wi->kind != W_NONE));
+		if (wi->kind != W_NONE) {
+			what_phrase(wi, what, sizeof(what));
+			describe_pc(a, wi->at ? wi->at : th->regs.rip, where, sizeof(where));
+			json_object_set_new(o, "in", cts_report_jstr(kind_op(wi->kind)));
+			json_object_set_new(o, "location", cts_report_jstr(where));
+			json_object_set_new(o, "waits_for", cts_report_jstr(what));
+			json_object_set_new(o, "holder", wi->holder >= 0 ? json_integer(wi->holder) :
+							 json_null());
+		}
+		json_array_append_new(a->diag, o);
+	}
+}
+
 /* Every thread stopped: what each waits for, and a wait-for cycle among
  * lock waiters and joiners (a deadlock in progress: the bug). print: the
  * per-thread lines at -v or when there is a cycle. */
@@ -1179,6 +1186,8 @@ static bool diagnose(struct att *a, bool print)
 		if (edged)
 			edge[th->num] = w[th->num].holder;
 	}
+	if (a->diag && !a->controlling && !json_array_size(a->diag))
+		diag_json(a, w);
 	int start = -1;
 	for (int s = 0; s < n && start < 0; s++) {
 		if (edge[s] < 0)
@@ -1441,6 +1450,8 @@ static bool time_up(struct att *a, double t0)
 static int step(struct att *a, struct thread *th)
 {
 	a->steps++;
+	if (th->at != AT_START && th->pending.op > 0 && th->pending.op < CTS_OP__COUNT)
+		a->ops[th->pending.op]++;
 	log_step(a, th);
 	a->cur = th;
 	int rc;
@@ -1577,9 +1588,85 @@ static void print_bug(struct att *a)
 		fputs(a->bug_detail, stderr);
 }
 
+/* --report: the launch-mode schema (docs/report-format.md) with one run,
+ * no replayable schedule, and an "attach" object: the pid, the diagnosis
+ * at attach, the schedule observed and why it cannot be replayed. */
+static int write_report(struct att *a, struct cts_report_out *out, int status)
+{
+	struct cts_explore_result res = {
+		.runs = 1, .steps = a->steps, .elapsed = cts_tr_now_s() - a->t_start,
+		.internal_error = status == EXIT_INTERNAL,
+	};
+	struct cts_bug bug = { .kind = CTS_BUG_NONE, .tid = -1, .hits = 1 };
+	char desc[128], err[512], exe_link[64];
+	snprintf(res.unseen, sizeof(res.unseen), "attach mode: what process %d did before cts "
+		 "attached and after it detached; plain memory accesses", (int)a->pid);
+	snprintf(res.error, sizeof(res.error), "%s", a->error[0] ? a->error : "internal error");
+	memcpy(res.ops, a->ops, sizeof(res.ops));
+	if (a->bug) {
+		static const struct { const char *name; enum cts_bug_kind kind; } kinds[] = {
+			{ "crash", CTS_BUG_CRASH }, { "assert", CTS_BUG_ASSERT },
+			{ "deadlock", CTS_BUG_DEADLOCK }, { "race", CTS_BUG_RACE },
+		};
+		for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+			if (strcmp(a->bug_kind, kinds[i].name) == 0)
+				bug.kind = kinds[i].kind;
+		bug.steps = a->steps;
+		bug.tid = a->bug_th ? a->bug_th->num : -1;
+		snprintf(bug.message, sizeof(bug.message), "%s", a->bug_head);
+		snprintf(bug.detail, sizeof(bug.detail), "%s", a->bug_detail ? a->bug_detail : "");
+		res.bugs = &bug;
+		res.nbugs = 1;
+	}
+	if (strcmp(a->cfg->strategy, "pct") == 0)
+		snprintf(desc, sizeof(desc), "pct seed=%" PRIu64 " depth=%d", a->cfg->seed,
+			 a->cfg->depth);
+	else
+		snprintf(desc, sizeof(desc), "%s seed=%" PRIu64, a->cfg->strategy, a->cfg->seed);
+	json_t *att = json_object();
+	json_object_set_new(att, "pid", json_integer(a->pid));
+	json_object_set_new(att, "time_limit", json_real(a->cfg->time_limit));
+	json_object_set_new(att, "threads", json_integer(a->tr ? a->tr->nlive : 0));
+	json_object_set_new(att, "diagnosis", a->diag ? json_incref(a->diag) : json_array());
+	json_object_set_new(att, "schedule_observed", a->log && a->steps ?
+			    cts_report_jstr(a->log_path) : json_null());
+	json_object_set_new(att, "replayable", json_false());
+	json_object_set_new(att, "note", cts_report_jstr(
+		"a live process cannot be replayed from its start: the schedule observed is for "
+		"reading, not for --replay"));
+	json_object_set_new(att, "ended", a->gone ? cts_report_jstr(a->gone_how) : json_null());
+	/* the arguments from /proc/PID/cmdline, while the process is there */
+	char cmd[4096], *argv[64] = { a->exe };
+	snprintf(exe_link, sizeof(exe_link), "/proc/%d/cmdline", (int)a->pid);
+	FILE *f = fopen(exe_link, "re");
+	size_t len = f ? fread(cmd, 1, sizeof(cmd) - 1, f) : 0;
+	if (f)
+		fclose(f);
+	cmd[len] = 0;
+	int argc = 0;
+	for (size_t i = 0; i < len && argc < 62; i += strlen(cmd + i) + 1)
+		if (argc++ > 0)
+			argv[argc - 1] = cmd + i;
+	argv[argc > 0 ? argc : 1] = NULL;
+	/* the launch report's tracer counters: what attach mode counts of them */
+	json_t *stats = a->tr ? cts_tracer_stats_json(a->tr) : json_object();
+	struct cts_report_info ri = {
+		.program = a->exe, .argv = argv, .strategy = desc, .mode = "sync", .races = "off",
+		.seed = a->cfg->seed, .self = "cts-trace", .attach_json = att,
+		.backend_json = stats,
+	};
+	int rc = cts_report_write(out, &ri, &res, err, sizeof(err));
+	json_decref(stats);
+	json_decref(att);
+	if (rc != 0)
+		cts_error_msg("%s", err);
+	return rc;
+}
+
 static int attach_run(const struct attach_cfg *cfg)
 {
-	struct att a = { .cfg = cfg, .pid = cfg->pid };
+	struct att a = { .cfg = cfg, .pid = cfg->pid, .t_start = cts_tr_now_s() };
+	struct cts_report_out *report = NULL;
 	char err[768];
 	int status = EXIT_CLEAN;
 	bool bad = false, seized = false;
@@ -1589,11 +1676,6 @@ static int attach_run(const struct attach_cfg *cfg)
 		cts_error_msg("%s", err);
 		return EXIT_USAGE;
 	}
-	if (strcmp(cfg->strategy, "random") != 0 && strcmp(cfg->strategy, "pct") != 0) {
-		cts_error_msg("-p: the schedule of a live process is driven by random or pct, not %s",
-			      cfg->strategy);
-		return EXIT_USAGE;
-	}
 	struct cts_strategy_config scfg = {
 		.seed = cfg->seed, .depth = cfg->depth, .max_steps = cfg->max_steps,
 	};
@@ -1601,6 +1683,15 @@ static int attach_run(const struct attach_cfg *cfg)
 	if (!strat) {
 		cts_error_msg("%s", err);
 		return EXIT_USAGE;
+	}
+	/* checked before the process is touched */
+	if (cfg->report) {
+		if (!(report = cts_report_open(cfg->report, err, sizeof(err)))) {
+			cts_error_msg("%s", err);
+			cts_strategy_destroy(strat);
+			return EXIT_USAGE;
+		}
+		a.diag = json_array();
 	}
 	a.model = cts_objmodel_new(true);
 	char exe_link[64];
@@ -1726,6 +1817,10 @@ out:
 	}
 	if (seized && cts_verbosity >= 1 && !a.gone)
 		cts_error_msg("detached from process %d", (int)a.pid);
+	/* a write error says more than "clean" only */
+	if (report && write_report(&a, report, status) != 0 && status == EXIT_CLEAN)
+		status = EXIT_USAGE;
+	json_decref(a.diag);
 	if (a.tr) {
 		a.tr->pid = 0; /* not ours to kill */
 		cts_tracer_free(a.tr);
@@ -1746,29 +1841,17 @@ out:
 
 int cts_attach_main(const struct cts_cli *cli)
 {
-	const char *no = NULL;
-	if (cli->mode && strcmp(cli->mode, "sync") != 0)
-		no = "--mode break/step (int3 on every access of live text; attach mode is sync)";
-	else if (cli->races > 0)
-		no = "--races";
-	else if (cli->nwatch)
-		no = "--watch (not yet)";
-	else if (cli->check || cli->nbreaks || cli->suspects_out || cli->suspects_from ||
-		 cli->state_match || cli->report)
-		no = "--check, --break, --suspects, --state-match and --report (not yet)";
-	else if (cli->jobs > 1 || cli->nshards || cli->instance || cli->instances ||
-		 cli->coverage || cli->guide || cli->hapset_load || cli->hapset_save ||
-		 cli->no_cutoffs)
-		no = "--jobs, --shard, --instance(s), --coverage, --guide, --hapset-* and --no-cutoffs";
-	if (no) {
-		cts_error_msg("-p: %s cannot be used in attach mode", no);
+	char err[256];
+	/* which options go with -p: tracer/cli.c's table */
+	if (cts_cli_check(cli, err, sizeof(err)) != 0) {
+		cts_error_msg("%s", err);
 		return EXIT_USAGE;
 	}
 	struct attach_cfg cfg = {
 		.pid = (pid_t)cli->attach_pid, .time_limit = cli->time_limit,
 		.strategy = cli->strategy, .seed = cli->seed, .depth = (int)cli->depth,
 		.max_steps = cli->max_steps, .max_threads = cli->max_threads,
-		.out_dir = cli->out_dir,
+		.out_dir = cli->out_dir, .report = cli->report,
 	};
 	/* CTS_ATTACH_CYCLES=N: N sessions in a row, each a whole attach,
 	 * control and detach, without N start-ups of cts-trace (the attach

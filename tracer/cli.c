@@ -440,3 +440,118 @@ enum cts_cli_status cts_cli_parse(int argc, char **argv, struct cts_cli *c, char
 	}
 	return CTS_CLI_RUN;
 }
+
+/* ---- which options go with which sessions and strategies ----------------------
+ * One row per option (or group of options refused together): where it is
+ * refused, and the strategies it needs. main.c (launch, --replay) and
+ * attach.c (-p) check the same table; a new option, or a combination made
+ * legal, is one row or one bit here. */
+
+/* What a session is, from its command line. */
+enum {
+	CTX_ATTACH = 1 << 0,   /* -p PID */
+	CTX_REPLAY = 1 << 1,   /* --replay */
+	CTX_SPLIT = 1 << 2,    /* --jobs N, --shard I/N, --split-depth */
+	CTX_STATE = 1 << 3,    /* --state-match */
+};
+
+static const char *const ctx_phrase[] = {
+	"in attach mode", "with --replay", "with --jobs, --shard or --split-depth",
+	"with --state-match",
+};
+
+static bool g_mode(const struct cts_cli *c) { return c->mode && strcmp(c->mode, "sync") != 0; }
+static bool g_races(const struct cts_cli *c) { return c->races > 0; }
+static bool g_watch(const struct cts_cli *c) { return c->nwatch > 0; }
+static bool g_check(const struct cts_cli *c) { return c->check != NULL; }
+static bool g_break(const struct cts_cli *c) { return c->nbreaks > 0; }
+static bool g_active(const struct cts_cli *c)
+{
+	return c->suspects_out || c->suspects_from || c->tries;
+}
+static bool g_state(const struct cts_cli *c) { return c->state_match != NULL; }
+static bool g_cutoffs(const struct cts_cli *c) { return c->no_cutoffs; }
+static bool g_split(const struct cts_cli *c)
+{
+	return c->jobs > 1 || c->nshards || c->split_depth_given;
+}
+static bool g_inst(const struct cts_cli *c) { return c->instance || c->instances; }
+static bool g_coverage(const struct cts_cli *c) { return c->coverage; }
+static bool g_guide(const struct cts_cli *c) { return c->guide != NULL; }
+static bool g_hapset(const struct cts_cli *c)
+{
+	return c->hapset_load || c->hapset_save || c->hapset_learn_given;
+}
+static bool g_attach(const struct cts_cli *c) { return c->attach_pid != 0; }
+
+#define SYSTEMATIC "dfs dpor pcb idb"
+#define FUZZERS "racefuzzer deadlockfuzzer atomfuzzer"
+
+static const struct cli_rule {
+	const char *option;      /* as the message names it */
+	bool (*given)(const struct cts_cli *c);
+	unsigned refused;        /* CTX_* where it cannot be used */
+	const char *strategies;  /* the -s it needs (not checked with --replay), NULL = any */
+	const char *note;        /* appended to the message, or NULL */
+} rules[] = {
+	/* option                 given        refused in/with                   strategies */
+	{ "--mode break/step",    g_mode,      CTX_ATTACH,                      NULL, NULL },
+	{ "--races",              g_races,     CTX_ATTACH,                      NULL, "not yet" },
+	{ "--watch",              g_watch,     CTX_ATTACH,                      NULL, "not yet" },
+	{ "--check",              g_check,     CTX_ATTACH,                      NULL, "not yet" },
+	{ "--break",              g_break,     CTX_ATTACH | CTX_SPLIT,          NULL, "not yet" },
+	{ "--tries, --suspects and --suspects-from", g_active, CTX_ATTACH,    FUZZERS, NULL },
+	{ "--state-match",        g_state,     CTX_ATTACH | CTX_SPLIT,          NULL, "not yet" },
+	{ "--no-cutoffs",         g_cutoffs,   CTX_ATTACH,                      NULL, NULL },
+	{ "--jobs, --shard and --split-depth", g_split, CTX_ATTACH | CTX_REPLAY,
+	  "random pct " SYSTEMATIC, NULL },
+	{ "--instance and --instances", g_inst, CTX_ATTACH | CTX_SPLIT | CTX_STATE,
+	  "random pct " SYSTEMATIC, NULL },
+	{ "--coverage",           g_coverage,  CTX_ATTACH | CTX_SPLIT,          NULL, "not yet" },
+	{ "--guide hapset",       g_guide,     CTX_ATTACH | CTX_SPLIT,          "dpor pcb idb", NULL },
+	{ "--hapset-load, --hapset-save and --hapset-learn", g_hapset, CTX_ATTACH, NULL, NULL },
+	{ "-p (attach mode)",     g_attach,    0,                              "random pct", NULL },
+};
+
+/* Is name one of the space-separated words of list? */
+static bool in_list(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = list; (p = strstr(p, name)) != NULL; p += n)
+		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == 0))
+			return true;
+	return false;
+}
+
+int cts_cli_check(const struct cts_cli *c, char *err, size_t errlen)
+{
+	unsigned ctx = (c->attach_pid ? CTX_ATTACH : 0) | (c->replay ? CTX_REPLAY : 0) |
+		       (g_split(c) ? CTX_SPLIT : 0) | (g_state(c) ? CTX_STATE : 0);
+	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+		const struct cli_rule *r = &rules[i];
+		if (!r->given(c))
+			continue;
+		unsigned hit = r->refused & ctx;
+		if (hit) {
+			size_t k = 0;
+			while (!(hit & (1u << k)))
+				k++;
+			return bad(err, errlen, "%s cannot be used %s%s%s%s", r->option, ctx_phrase[k],
+				   r->note ? " (" : "", r->note ? r->note : "", r->note ? ")" : "");
+		}
+		if (r->strategies && !c->replay && !in_list(r->strategies, c->strategy)) {
+			char list[160];
+			size_t n = 0;
+			for (const char *p = r->strategies; *p && n + 3 < sizeof(list); p++) {
+				if (*p == ' ')
+					list[n++] = ',';
+				list[n++] = *p;
+			}
+			list[n] = 0;
+			return bad(err, errlen, "%s go%s with -s %s only, not with -s %.64s", r->option,
+				   strchr(r->option, ',') || strstr(r->option, " and ") ? "" : "es",
+				   list, c->strategy);
+		}
+	}
+	return 0;
+}

@@ -106,4 +106,10 @@ enum cts_races {
 /* "off", "report", "fail", "catch", "catch-fail". */
 const char *cts_cli_races_name(int races);
 
+/* Which options go with the session the command line asks for (launch,
+ * --replay, -p, --jobs/--shard, --state-match) and with its strategy: one
+ * table in cli.c. 0, or -1 with a one-line usage error in err (exit 2).
+ * With --replay, call it once c->strategy is the schedule file's. */
+int cts_cli_check(const struct cts_cli *c, char *err, size_t errlen);
+
 #endif

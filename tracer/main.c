@@ -141,7 +141,8 @@ static void usage(FILE *f)
 "                        for (a deadlock in progress is a bug), run it one thread at a\n"
 "                        time for --time seconds (0: until a bug, its end or ^C), then\n"
 "                        detach leaving it as it was; the schedule observed goes to\n"
-"                        OUT/attach-PID-N.txt (not replayable). Sync mode only\n"
+"                        OUT/attach-PID-N.txt (not replayable; --report says so,\n"
+"                        with the diagnosis). Sync mode only\n"
 "HaPSet-guided search (strategy hapset; --guide hapset with dpor, pcb, idb):\n"
 "      --guide hapset    a backtrack point only for an order no good run has shown\n"
 "                        (the statement pair is not in the learned HaPSets); every\n"
@@ -576,6 +577,12 @@ int main(int argc, char **argv)
 		cli.strategy = "replay";
 		cli.output = true;
 	}
+	/* which options go with this session and strategy: tracer/cli.c's table */
+	if (cts_cli_check(&cli, err, sizeof(err)) != 0) {
+		cts_error_msg("%s", err);
+		status = EXIT_USAGE;
+		goto out;
+	}
 	bool catching = cli.races == CTS_RACES_CATCH || cli.races == CTS_RACES_CATCH_FAIL;
 	const char *mode_name = cli.mode ? cli.mode : catching ? "sync" : "break";
 	if (catching && strcmp(mode_name, "sync") != 0) {
@@ -663,12 +670,6 @@ int main(int argc, char **argv)
 		.tries = cli.tries, .suspects = suspects, .preloaded = cli.suspects_from != NULL,
 		.breaks = breaks, .describe_pc = active_describe, .describe_ctx = &active_be,
 	};
-	if ((cli.suspects_from || cli.suspects_out || cli.tries) && !fuzzer && !cli.replay) {
-		cts_error_msg("--tries, --suspects and --suspects-from go with racefuzzer, "
-			      "deadlockfuzzer or atomfuzzer");
-		status = EXIT_USAGE;
-		goto out;
-	}
 	if (mode == CTS_MODE_SYNC && cli.state_match && !cli.replay && cts_verbosity >= 1)
 		cts_error_msg("warning: in sync mode plain memory accesses are invisible, so Petri-net "
 			      "state matching covers lock-level state only (use --mode break)");
@@ -679,12 +680,6 @@ int main(int argc, char **argv)
 		.save = cli.hapset_save, .describe_pc = active_describe, .describe_ctx = &active_be,
 	};
 	bool hapset_wanted = !cli.replay && (cli.guide || strcmp(cli.strategy, "hapset") == 0);
-	if (!cli.replay && cli.guide && strcmp(cli.strategy, "dpor") && strcmp(cli.strategy, "pcb") &&
-	    strcmp(cli.strategy, "idb")) {
-		cts_error_msg("--guide hapset works with dpor, pcb and idb, not '%s'", cli.strategy);
-		status = EXIT_USAGE;
-		goto out;
-	}
 	if (!cli.replay && !hapset_wanted &&
 	    (cli.hapset_load || cli.hapset_save || cli.hapset_learn_given)) {
 		cts_error_msg("--hapset-load, --hapset-save and --hapset-learn go with "
@@ -710,15 +705,7 @@ int main(int argc, char **argv)
 		size_t k = 0;
 		while (k < 6 && strcmp(cli.strategy, splits[k]) != 0)
 			k++;
-		bool sys = k >= 2;
-		if (cli.replay || k == 6 || cli.nbreaks || cli.state_match || cli.instance ||
-		    cli.instances || cli.coverage || cli.guide) {
-			cts_error_msg("--jobs, --shard and --split-depth go with random, pct, dfs, dpor, "
-				      "pcb and idb, not with --replay, the fuzzers, --break, "
-				      "--state-match, --instance(s), --coverage or --guide (not yet)");
-			status = EXIT_USAGE;
-			goto out;
-		}
+		bool sys = k >= 2; /* cts_cli_check let only those six through */
 		split = cts_split_new(sys ? CTS_WORK_SUBTREE : CTS_WORK_RUNS, (unsigned)cli.shard,
 				      (unsigned)cli.nshards, (unsigned)cli.jobs,
 				      (unsigned)cli.split_depth);
@@ -749,11 +736,6 @@ int main(int argc, char **argv)
 	const char *ispec = cli.replay ? sched->instance : cli.instance;
 	if (ispec && !(instance = cts_instance_parse(ispec, err, sizeof(err)))) {
 		cts_error_msg("%s%s", cli.replay ? "schedule file: " : "", err);
-		status = EXIT_USAGE;
-		goto out;
-	}
-	if ((instance || cli.instances) && (fuzzer || cli.state_match)) {
-		cts_error_msg("--instance and --instances go with random, pct, dfs, dpor, pcb and idb");
 		status = EXIT_USAGE;
 		goto out;
 	}
@@ -882,14 +864,7 @@ int main(int argc, char **argv)
 	watch_json = cts_tracer_watch_json(tracer);
 	catch_json = cts_tracer_catch_json(tracer, res.races);
 	cts_tracer_get_stats(tracer, &ts);
-	stats_json = json_pack("{sIsIsIsIsIsIsIsI}",
-			       "stops", (json_int_t)ts.stops, "breakpoint_hits", (json_int_t)ts.bp_hits,
-			       "emulated", (json_int_t)ts.emulated,
-			       "internal_lock_calls", (json_int_t)ts.internal_skips,
-			       "futex_calls", (json_int_t)ts.futex_calls,
-			       "shared_accesses", (json_int_t)ts.accesses,
-			       "local_accesses", (json_int_t)ts.local_accesses,
-			       "retired_breakpoints", (json_int_t)ts.retired);
+	stats_json = cts_tracer_stats_json(tracer);
 	if (cts_verbosity >= 2) {
 		char *text = json_dumps(stats_json, JSON_COMPACT);
 		fprintf(stderr, "cts-trace: tracer counters %s (%.0f breakpoint hits/s)\n",

@@ -245,17 +245,47 @@ char cts_proc_state(pid_t tid)
 	return p && p[1] == ' ' ? p[2] : 0;
 }
 
+/* The value of the "Key:" line of a /proc/PID/status text (after the
+ * colon and blanks), NULL if there is none; anchored at a line start. */
+static const char *status_value(const char *buf, const char *key)
+{
+	size_t klen = strlen(key);
+	for (const char *p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (strncmp(p, key, klen) != 0 || p[klen] != ':')
+			continue;
+		p += klen + 1;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		return p;
+	}
+	return NULL;
+}
+
+long cts_proc_status_field(pid_t pid, const char *key, char *text, size_t len)
+{
+	char path[64], buf[4096];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (read_small(path, buf, sizeof(buf)) <= 0)
+		return -1;
+	const char *v = status_value(buf, key);
+	if (!v)
+		return -1;
+	if (text && len)
+		snprintf(text, len, "%.*s", (int)strcspn(v, "\n"), v);
+	return strtol(v, NULL, 10);
+}
+
 int cts_proc_sigstate(pid_t tid, struct cts_sigstate *ss)
 {
 	static const struct {
 		const char *key;
 		size_t off;
 	} fields[] = {
-		{ "SigPnd:", offsetof(struct cts_sigstate, pnd) },
-		{ "ShdPnd:", offsetof(struct cts_sigstate, shd) },
-		{ "SigBlk:", offsetof(struct cts_sigstate, blk) },
-		{ "SigIgn:", offsetof(struct cts_sigstate, ign) },
-		{ "SigCgt:", offsetof(struct cts_sigstate, cgt) },
+		{ "SigPnd", offsetof(struct cts_sigstate, pnd) },
+		{ "ShdPnd", offsetof(struct cts_sigstate, shd) },
+		{ "SigBlk", offsetof(struct cts_sigstate, blk) },
+		{ "SigIgn", offsetof(struct cts_sigstate, ign) },
+		{ "SigCgt", offsetof(struct cts_sigstate, cgt) },
 	};
 	char path[64], buf[4096];
 	int found = 0;
@@ -264,11 +294,10 @@ int cts_proc_sigstate(pid_t tid, struct cts_sigstate *ss)
 		return -1;
 	memset(ss, 0, sizeof(*ss));
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
-		const char *p = strstr(buf, fields[i].key);
+		const char *p = status_value(buf, fields[i].key);
 		if (!p)
 			continue;
-		*(uint64_t *)((char *)ss + fields[i].off) =
-			strtoull(p + strlen(fields[i].key), NULL, 16);
+		*(uint64_t *)((char *)ss + fields[i].off) = strtoull(p, NULL, 16);
 		found++;
 	}
 	return found == 5 ? 0 : -1;

@@ -33,6 +33,11 @@ uint64_t cts_auxv_entry(pid_t pid);
  * wait, 't' traced stop, 'Z'...), 0 if it is gone. */
 char cts_proc_state(pid_t tid);
 
+/* The "Key:" line of /proc/PID/status (key without the colon) as a decimal
+ * number, -1 if the file or the line is missing; text (if not NULL) gets
+ * the value as written ("S (sleeping)"). */
+long cts_proc_status_field(pid_t pid, const char *key, char *text, size_t len);
+
 /* A thread's signal masks from /proc/TID/status; bit n-1 is signal n. */
 struct cts_sigstate {
 	uint64_t pnd;   /* pending for the thread */

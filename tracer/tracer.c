@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/time.h>
 #include <sys/user.h>
+#include <jansson.h>
 #include "models/error.h"
 #include "models/symbolize.h"
 #include "tracer/context.h"
@@ -475,6 +476,18 @@ void cts_tracer_free(struct cts_tracer *tr)
 void cts_tracer_get_stats(const struct cts_tracer *t, struct cts_tracer_stats *out)
 {
 	*out = t->stats;
+}
+
+struct json_t *cts_tracer_stats_json(const struct cts_tracer *t)
+{
+	const struct cts_tracer_stats *s = &t->stats;
+	return json_pack("{sIsIsIsIsIsIsIsI}", "stops", (json_int_t)s->stops,
+			 "breakpoint_hits", (json_int_t)s->bp_hits, "emulated", (json_int_t)s->emulated,
+			 "internal_lock_calls", (json_int_t)s->internal_skips,
+			 "futex_calls", (json_int_t)s->futex_calls,
+			 "shared_accesses", (json_int_t)s->accesses,
+			 "local_accesses", (json_int_t)s->local_accesses,
+			 "retired_breakpoints", (json_int_t)s->retired);
 }
 
 struct json_t *cts_tracer_watch_json(const struct cts_tracer *t)

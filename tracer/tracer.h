@@ -67,6 +67,11 @@ struct cts_tracer_stats {
 };
 void cts_tracer_get_stats(const struct cts_tracer *t, struct cts_tracer_stats *out);
 
+/* The report's "tracer" counters (docs/report-format.md): a new jansson
+ * object. */
+struct json_t;
+struct json_t *cts_tracer_stats_json(const struct cts_tracer *t);
+
 /* --watch for the report: {"backend", "watches", "hits_total", "hits"} as a
  * jansson object (a new reference), NULL without --watch. */
 struct json_t;

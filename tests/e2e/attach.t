@@ -9,18 +9,8 @@
 # alive until it meets a leftover int3 (documented); job-control stops stay.
 # timeout: 500
 . "$(dirname "$0")/lib.sh"
+. "$TOP/tests/e2e/attach_lib.sh"
 
-bg=""
-cleanup() {
-	for p in $bg; do kill -9 "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-
-state() { sed -n 's/^State:\t\(.\).*/\1/p' "/proc/$1/status" 2>/dev/null; }
-tracer_of() { sed -n 's/^TracerPid:\t//p' "/proc/$1/status" 2>/dev/null; }
-nthreads() { ls "/proc/$1/task" 2>/dev/null | wc -l; }
 # The letters of every thread's state, e.g. "TTTT".
 states() { for t in /proc/"$1"/task/*/stat; do sed 's/.*) \(.\).*/\1/' "$t"; done | tr -d '\n'; }
 # md5 of libc's executable text in process $1 (where the int3s go).
@@ -36,18 +26,6 @@ libc_text() {
 cpu_of_children() {
 	times >"$T/times"
 	CPU=$(sed -n 2p "$T/times" | awk '{ n = 0; for (i = 1; i <= 2; i++) { split($i, p, "m"); n += p[1] * 60 + p[2] } print n }')
-}
-# Wait (up to 10 s) until every thread of $1 is asleep in futex(2).
-wait_all_futex() {
-	for _ in $(seq 200); do
-		local all=1
-		for s in /proc/"$1"/task/*/syscall; do
-			[ "$(cut -d' ' -f1 "$s" 2>/dev/null)" = 202 ] || all=0
-		done
-		[ "$all" = 1 ] && [ "$(nthreads "$1")" -ge 3 ] && return 0
-		sleep 0.05
-	done
-	return 1
 }
 # Wait (up to 20 s) for a line in a file.
 wait_line() {

@@ -227,5 +227,31 @@ os.execv(sys.argv[1], sys.argv[1:])' "$CTS" -n 100 -- "$PROG/deadlock_ok" 2>&1)
 is $? 130 "SIGTERM during start-up: exit 130"
 like "$out" "interrupted" "SIGTERM during start-up: says so"
 
+# Which options go with which session and strategy: one table (tracer/cli.c),
+# one message shape, exit 2 before anything runs or is attached to.
+combo() { # WANT-REGEX DESCRIPTION ARGS...
+	local want=$1 what=$2
+	shift 2
+	out=$("$CTS" "$@" 2>&1)
+	is "$? $(printf '%s\n' "$out" | wc -l)" "2 1" "$what: exit 2, one line"
+	like "$out" "$want" "$what: says which and why"
+}
+combo "--break cannot be used with --jobs, --shard or --split-depth" "--break with --jobs" \
+	--jobs 2 --break f -- "$PROG/deadlock_ok"
+combo "--jobs, --shard and --split-depth go with -s random, pct, dfs, dpor, pcb, idb only, not with -s map" \
+	"--shard with map" --shard 1/2 -s map -- "$PROG/deadlock_ok"
+combo "--jobs, --shard and --split-depth cannot be used with --replay" "--split-depth with --replay" \
+	--split-depth 2 --replay "$T/out/deadlock-1.sched"
+combo "--instance and --instances go with -s random, pct, dfs, dpor, pcb, idb only, not with -s racefuzzer" \
+	"--instances with a fuzzer" -s racefuzzer --instances 2 -- "$PROG/deadlock_ok"
+combo "--tries, --suspects and --suspects-from go with -s racefuzzer" "--tries with random" \
+	--tries 3 -- "$PROG/deadlock_ok"
+combo "--guide hapset goes with -s dpor, pcb, idb only, not with -s pct" "--guide with pct" \
+	-s pct --guide hapset -- "$PROG/deadlock_ok"
+combo "--state-match cannot be used in attach mode" "-p with --state-match" -p $$ --state-match petri
+combo "-p \(attach mode\) goes with -s random, pct only, not with -s dpor" "-p with dpor" -p $$ -s dpor
+"$CTS" -q -s dpor --jobs 2 -o "$T/jd" -- "$PROG/deadlock_ok" >/dev/null 2>&1
+is $? 0 "a legal combination (dpor with --jobs) runs"
+
 is "$(leftovers deadlock)" no "no traced process left behind"
 done_testing

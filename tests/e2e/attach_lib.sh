@@ -1,0 +1,25 @@
+# Helpers of the attach-mode tests (attach*.t), sourced after lib.sh:
+# background processes killed at the end, and what /proc says of a process.
+bg=""
+cleanup() {
+	for p in $bg; do kill -9 "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+state() { sed -n 's/^State:\t\(.\).*/\1/p' "/proc/$1/status" 2>/dev/null; }
+tracer_of() { sed -n 's/^TracerPid:\t//p' "/proc/$1/status" 2>/dev/null; }
+nthreads() { ls "/proc/$1/task" 2>/dev/null | wc -l; }
+# Wait (up to 10 s) until every thread of $1 (3 or more) is asleep in futex(2).
+wait_all_futex() {
+	for _ in $(seq 200); do
+		local all=1
+		for s in /proc/"$1"/task/*/syscall; do
+			[ "$(cut -d' ' -f1 "$s" 2>/dev/null)" = 202 ] || all=0
+		done
+		[ "$all" = 1 ] && [ "$(nthreads "$1")" -ge 3 ] && return 0
+		sleep 0.05
+	done
+	return 1
+}

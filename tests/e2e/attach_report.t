@@ -1,0 +1,82 @@
+#!/bin/bash
+# Attach mode's JSON report (--report with -p PID): the launch-mode schema
+# (every top-level member a launched run's report has) plus "attach": the
+# pid, the diagnosis at attach, the schedule observed (not replayable, and
+# the report says so). An unwritable report is a usage error before the
+# process is touched; a deadlock in progress, a bug found under control and
+# a clean session each come out as the text output says.
+# timeout: 120
+. "$(dirname "$0")/lib.sh"
+. "$TOP/tests/e2e/attach_lib.sh"
+
+# The top-level members of a launched run's report, for comparison.
+"$CTS" -q -s random --runs 2 --report "$T/launch.json" -o lo -- "$PROG/counter_ok" >/dev/null 2>&1
+launch_keys=$(jq -c 'keys' "$T/launch.json")
+same_schema() { jq -c --argjson k "$launch_keys" '($k - keys) == [] and has("attach")' "$1"; }
+
+"$PROG/attach_deadlock" &
+d=$!
+bg="$bg $d"
+wait_all_futex "$d"
+
+# ---- an unwritable report: exit 2, nothing touched --------------------------------
+out=$("$CTS" -p "$d" --report "$T/no/such/dir/r.json" -o o 2>&1); rc=$?
+is "$rc" 2 "unwritable report: exit 2"
+is "$(printf '%s\n' "$out" | wc -l)" 1 "unwritable report: one line"
+is "$(tracer_of "$d")" 0 "unwritable report: the process untouched"
+
+# ---- a deadlock in progress -------------------------------------------------------
+"$CTS" -q -p "$d" --time 10 -o o --report "$T/d.json" 2>/dev/null; rc=$?
+is "$rc" 1 "deadlock in progress: exit 1"
+is "$(same_schema "$T/d.json")" true "deadlock: the launch-mode report's members, and attach"
+is "$(jq -r '.attach.pid' "$T/d.json")" "$d" "deadlock: the pid"
+is "$(jq -r '.attach.replayable' "$T/d.json")" false "deadlock: not replayable"
+like "$(jq -r '.attach.note' "$T/d.json")" "cannot be replayed from its start" "deadlock: says why"
+is "$(jq -r '[.bugs[] | .kind] | join(",")' "$T/d.json")" deadlock "deadlock: one bug, a deadlock"
+like "$(jq -r '.bugs[0].message' "$T/d.json")" "already in progress when cts attached" \
+	"deadlock: the message says it was in progress"
+like "$(jq -r '.bugs[0].detail' "$T/d.json")" "cycle: thread 1 -> thread 2 -> thread 1" \
+	"deadlock: the cycle in the detail"
+is "$(jq -r '.bugs[0].schedule, .bugs[0].replay' "$T/d.json" | tr '\n' ' ')" "null null " \
+	"deadlock: no replay command"
+is "$(jq -r '.summary.distinct_bugs' "$T/d.json")" 1 "deadlock: summary"
+is "$(jq -r '.attach.diagnosis | length' "$T/d.json")" 3 "deadlock: the diagnosis has every thread"
+is "$(jq -r '.attach.diagnosis[] | select(.thread == 1) | "\(.in) \(.holder)"' "$T/d.json")" "lock 2" \
+	"deadlock: thread 1 waits in lock for thread 2"
+like "$(jq -r '.attach.diagnosis[] | select(.thread == 1) | .location' "$T/d.json")" \
+	"t1\+0x[0-9a-f]+ \(attach_deadlock.c:17\)" "deadlock: the waiter's source line"
+is "$(jq -r '.attach.diagnosis[] | select(.thread == 0) | "\(.in) \(.holder)"' "$T/d.json")" "join 1" \
+	"deadlock: the main thread joins thread 1"
+is "$(tracer_of "$d") $(nthreads "$d")" "0 3" "deadlock: detached, threads all there"
+
+# ---- a bug under control ---------------------------------------------------------
+"$PROG/attach_race" 2>/dev/null &
+r=$!
+bg="$bg $r"
+sleep 0.1 # its threads started (no schedule depends on it)
+"$CTS" -q -p "$r" --time 60 -o o --report "$T/r.json" 2>/dev/null; rc=$?
+is "$rc" 1 "bug under control: exit 1"
+is "$(same_schema "$T/r.json")" true "bug under control: the launch-mode report's members"
+is "$(jq -r '.bugs[0].kind' "$T/r.json")" assert "bug under control: an assert"
+like "$(jq -r '.bugs[0].message' "$T/r.json")" "assertion 'x == v' failed at attach_race.c:29" \
+	"bug under control: its message"
+is "$(jq -r '.bugs[0].thread' "$T/r.json")" 1 "bug under control: the thread"
+sched=$(jq -r '.attach.schedule_observed' "$T/r.json")
+is "$sched" "o/attach-$r-1.txt" "bug under control: the schedule observed"
+is "$(grep -vc '^#' "$sched")" "$(jq -r '.steps' "$T/r.json")" "bug under control: one line a step"
+is "$(jq -r '(.summary.operations.lock // 0) > 0' "$T/r.json")" true "bug under control: locks counted"
+wait "$r" 2>/dev/null
+
+"$PROG/attach_race_ok" &
+r=$!
+bg="$bg $r"
+sleep 0.1
+"$CTS" -q -p "$r" --time 1 -o o --report - 2>/dev/null >"$T/ok.json"; rc=$?
+is "$rc" 0 "twin, report on stdout: exit 0"
+is "$(same_schema "$T/ok.json")" true "twin: the launch-mode report's members"
+is "$(jq -r '.bugs | length' "$T/ok.json")" 0 "twin: no bug"
+is "$(jq -r '.steps > 0 and .runs == 1' "$T/ok.json")" true "twin: one session, scheduled"
+is "$(jq -r '[.attach.diagnosis[] | .tid] | length' "$T/ok.json")" 3 "twin: every thread diagnosed"
+is "$(tracer_of "$r") $(nthreads "$r")" "0 3" "twin: detached, threads all there"
+
+done_testing
