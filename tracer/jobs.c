@@ -31,6 +31,7 @@ struct cts_jobs {
 };
 
 static volatile sig_atomic_t bug_signalled;
+static struct cts_split *worker_split; /* a worker's, for on_stop */
 
 static void on_bug(int sig)
 {
@@ -61,10 +62,14 @@ static void pin_worker(unsigned w)
 	}
 }
 
-/* A worker: another one found a bug, end this search now. */
+/* A worker: another one found a bug, end this search now. The parent tells
+ * every worker, the one that found it too: that one goes on to finish its
+ * bug's report (minimization) and ends by itself. */
 static void on_stop(int sig)
 {
 	(void)sig;
+	if (worker_split && cts_split_found_here(worker_split))
+		return;
 	cts_explore_interrupt();
 	cts_tracer_interrupt();
 }
@@ -128,6 +133,7 @@ int cts_jobs_fork(struct cts_jobs *j)
 			pin_worker(w);
 			report_path(j, w, j->path, sizeof(j->path));
 			cts_split_set_worker(j->split, w);
+			worker_split = j->split;
 			return (int)w;
 		}
 		j->pids[w] = pid;
@@ -179,10 +185,12 @@ void cts_jobs_wait(struct cts_jobs *j, volatile sig_atomic_t *stop, struct cts_j
 			j->status[w] = st;
 			stopped[w] = told_bug || told_stop;
 			alive--;
-			if (WIFEXITED(st) && WEXITSTATUS(st) == 1) {
+			/* Not a stop for the others by itself: with --keep-going a
+			 * worker that found bugs ends with 1 when its work is done
+			 * (the others were stopped early, before their runs). A
+			 * worker stopping at a bug has set the shared stop flag. */
+			if (WIFEXITED(st) && WEXITSTATUS(st) == 1)
 				o->bug = true;
-				bug_signalled = 1; /* in case its signal came before we looked */
-			}
 		}
 	}
 	/* Merge what the workers wrote. */
