@@ -10,8 +10,10 @@
 #      that owns no run (--shard 2/2 -n 1), a shard that makes one run, and
 #      for a systematic search the walk runs (runs cut where another shard's
 #      subtree starts) per shard of 8.
-# Instances (--instance, after the tiles branch is merged): INSTANCE_ARGS
-# adds a row per strategy with those options when cts-trace knows --instance.
+#  (3) an instances row: --instances over relay_ok (random inside each
+#      instance), the same instances with 1 and 2 jobs (instances searched
+#      and runs equal, checked); INSTANCE_ARGS replaces its options.
+# Counts (runs, instances) are exact; times depend on the machine's load.
 SCRIPT=jobs
 . "$(dirname "$0")/lib.sh"
 bench_init "$@"
@@ -25,6 +27,7 @@ fi
 build_bench deadlock_ok
 build_bench lost_update_ok
 build_bench bank3_ok
+build_bench relay_ok
 DATA=$SCRATCH/data
 : >"$DATA"
 
@@ -36,7 +39,8 @@ timed() {
 	t0=$(now)
 	run_cts 600 -q -j "$j" --report "$r" -o "$SCRATCH/out" "$@" >/dev/null 2>&1
 	t1=$(now)
-	printf '%s %s %s %s\n' "$label" "$j" "$(fsub "$t1" "$t0")" "$(json "$r" .runs)" >>"$DATA"
+	printf '%s %s %s %s\n' "$label" "$j" "$(fsub "$t1" "$t0")" \
+		"$(json "$r" .runs)$(jq -r 'if .instances then "/\(.instances.searched)i" else "" end' "$r")" >>"$DATA"
 }
 
 ROWS="random|-m sync -s random -n $RUNS -- $BIN/deadlock_ok
@@ -44,10 +48,8 @@ pct|-m sync -s pct -n $RUNS -- $BIN/deadlock_ok
 random-break|-m break -s random -n $((RUNS / 3)) -- $BIN/lost_update_ok
 dfs|-m sync -s dfs -- $BIN/deadlock_ok
 dpor-split|-m break -s dpor --split-depth 4 -- $BIN/bank3_ok"
-if [ -n "${INSTANCE_ARGS:-}" ] && "$CTS" --help | grep -q -- --instance; then
-	ROWS="$ROWS
-instances|$INSTANCE_ARGS"
-fi
+ROWS="$ROWS
+instances|${INSTANCE_ARGS:--m sync -s random -n $((RUNS / 30)) --instances 20 --tile 2 --tiles-per-thread 2 -- $BIN/relay_ok 12 2}"
 
 log "mode $BENCH_MODE: $REPS repetitions of each row with 1 and 2 jobs"
 for rep in $(seq 1 $REPS); do
@@ -97,7 +99,7 @@ sumed() { awk -v k="$1" '$1 == k { print $2 }' "$SU" | stats; }
 			"$(mmm %.2f "$m1" "$a1" "$b1")" "$(mmm %.2f "$m2" "$a2" "$b2")" \
 			"$(awk -v a="$m1" -v b="$m2" 'BEGIN { printf "%.2f", a / b }')"
 	done
-	printf '\nPlain dpor on bank3_ok (no split): %s runs; with --split-depth 4: the runs above.\n\n' "$plain_dpor"
+	printf '\nPlain dpor on bank3_ok (no split): %s runs; with --split-depth 4: the runs above. The instances row: relay_ok 12 2, --instances 20 (random inside each instance, `-n` runs each; runs/instances searched listed as R/Ni); its first run is made by both workers (one counts it).\n\n' "$plain_dpor"
 	printf '## Start-up of a shard run (deadlock_ok, sync mode)\n\n| what | seconds, median (min–max) |\n| --- | --- |\n'
 	for k in native version empty one; do
 		set -- $(sumed $k)

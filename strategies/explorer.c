@@ -1418,7 +1418,7 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 		cts_set_status_clear(clear_owner);
 	}
 	if (cfg->races)
-		x.races = cts_race_new();
+		x.races = cfg->race_detector ? cfg->race_detector : cts_race_new();
 	cts_schedule_set(&x.sched->program, cfg->program);
 	if (cfg->argv && cfg->argv[0]) {
 		int argc = 0;
@@ -1476,22 +1476,22 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 			.aborted = aborted || inc.kind,
 		};
 		strategy->ops->end_run(strategy, &sum);
-		if (cfg->split && cts_split_foreign(cfg->split)) {
-			cts_split_count_foreign(cfg->split); /* its owner counts and judges it */
+		/* a walk run (its owner counts and judges it), or past -n's total */
+		if (cfg->split && !cts_split_count_run(cfg->split, cfg->runs))
 			continue;
-		}
 		res->runs++;
 		res->steps += bug.steps;
 		if (bug.kind == CTS_BUG_NONE)
 			coverage_row(&x, run);
 		if (bug.kind != CTS_BUG_NONE) {
+			bool stop = cfg->stop_on_bug || bug.kind == CTS_BUG_DIVERGED;
+			/* the other workers stop now, not after this bug's minimization */
+			if (stop && cfg->split)
+				cts_split_found_bug(cfg->split);
 			record_bug(&x, &bug);
 			coverage_row(&x, run);  /* after its bug is counted */
-			if (cfg->stop_on_bug || bug.kind == CTS_BUG_DIVERGED) {
-				if (cfg->split)
-					cts_split_found_bug(cfg->split);
+			if (stop)
 				break;
-			}
 		} else if (inc.kind) {
 			record_inconclusive(&x, &inc);
 		} else if (aborted) {
@@ -1521,7 +1521,7 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 		     backend->ops->unseen(backend->be, res->unseen, sizeof(res->unseen)) : 0;
 	res->complete = res->exhausted && unseen == 0;
 	res->elapsed = now() - x.start;
-	res->races = x.races; /* for the report */
+	res->races = cfg->race_detector ? NULL : x.races; /* for the report */
 	cts_spin_free(x.spin);
 	free(x.rec_ev);
 	free(x.rec_pre);

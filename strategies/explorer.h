@@ -40,6 +40,10 @@ struct cts_explorer_config {
 	/* Every run restricted to this instance (strategies/tiles.h), or NULL. */
 	struct cts_instance *instance;
 	uint64_t run_base;        /* added to the run numbers reported (--instances) */
+	/* With races on: the detector to go on with (--instances: one for all the
+	 * instances, so each race is reported once with every run that saw it);
+	 * the caller owns it and res->races stays NULL. NULL: a fresh one. */
+	struct cts_race_detector *race_detector;
 	struct cts_coverage *coverage; /* --coverage, --strategy map: fed every run, or NULL */
 	struct cts_split *split;  /* --jobs/--shard: the runs or subtrees this process
 	                           * takes (strategies/split.h); NULL = all */

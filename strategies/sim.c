@@ -9,6 +9,7 @@
 #include <string.h>
 #include "models/error.h"
 #include "models/objmodel.h"
+#include "strategies/explorer.h"
 #include "strategies/sim.h"
 
 #define NAME_MAX_LEN 48
@@ -1367,4 +1368,17 @@ bool cts_sim_set_const(struct cts_sim *sim, const char *name, int64_t value)
 		return false;
 	sim->consts[i].v = value;
 	return true;
+}
+
+int cts_sim_explore(struct cts_sim *sim, const struct cts_explorer_config *cfg,
+		    struct cts_strategy *strategy, struct cts_explore_result *res)
+{
+	struct cts_explorer_config c = *cfg;
+	struct cts_objmodel *m = cts_objmodel_new(false);
+	struct cts_backend be = cts_sim_backend(sim, m);
+	if (!c.log)
+		c.log = stderr;
+	int rc = cts_explore(&c, &be, m, strategy, res);
+	cts_objmodel_free(m);
+	return rc;
 }

@@ -50,6 +50,9 @@
 
 struct cts_sim;
 struct cts_objmodel;
+struct cts_explorer_config;
+struct cts_explore_result;
+struct cts_strategy;
 
 /* NULL on a syntax error, with "line N: why" in err. */
 struct cts_sim *cts_sim_parse(const char *text, char *err, size_t errlen);
@@ -66,5 +69,12 @@ bool cts_sim_set_const(struct cts_sim *sim, const char *name, int64_t value);
  * the last run left there. */
 uint64_t cts_sim_addr(const struct cts_sim *sim, const char *name, int64_t index);
 int64_t cts_sim_value(const struct cts_sim *sim, const char *name, int64_t index);
+
+/* For tests: one exploration of the script by strategy (not destroyed) with
+ * its own object model, as cts_explore(cfg) does it; cfg's log NULL means
+ * stderr. res is the caller's (cts_explore_result_free); cts_explore's
+ * status, with a failure's reason also in res->error. */
+int cts_sim_explore(struct cts_sim *sim, const struct cts_explorer_config *cfg,
+		    struct cts_strategy *strategy, struct cts_explore_result *res);
 
 #endif

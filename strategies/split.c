@@ -8,6 +8,7 @@
 /* Shared by every worker of one process group. */
 struct shared {
 	uint64_t next;   /* the next shard-local item nobody has claimed */
+	uint64_t counted; /* CTS_WORK_SUBTREE: runs counted by every worker */
 	int stop;        /* a worker found a bug */
 	pid_t parent;
 };
@@ -19,7 +20,8 @@ struct cts_split {
 	uint64_t target;     /* shard-local item this worker claimed, not yet reached */
 	bool have_target;
 	bool foreign;
-	uint64_t foreign_runs, items;
+	volatile sig_atomic_t found_here; /* this process called found_bug */
+	uint64_t foreign_runs, items, over_runs;
 };
 
 static const char *const kind_names[] = {
@@ -57,6 +59,11 @@ void cts_split_set_worker(struct cts_split *s, unsigned worker)
 	s->worker = worker;
 }
 
+bool cts_split_first(const struct cts_split *s)
+{
+	return s->shard == 1 && s->worker == 0;
+}
+
 enum cts_work_kind cts_split_kind(const struct cts_split *s)
 {
 	return s->kind;
@@ -76,6 +83,11 @@ void cts_split_set_parent(struct cts_split *s, pid_t parent)
 static uint64_t take(struct cts_split *s)
 {
 	return __atomic_fetch_add(&s->sh->next, 1, __ATOMIC_SEQ_CST);
+}
+
+bool cts_split_found_here(const struct cts_split *s)
+{
+	return s->found_here != 0;
 }
 
 bool cts_split_stopped(const struct cts_split *s)
@@ -98,12 +110,24 @@ bool cts_split_next_item(struct cts_split *s, uint64_t limit, struct cts_work_it
 	return true;
 }
 
+uint64_t cts_split_share(const struct cts_split *s, uint64_t limit)
+{
+	if (!limit || s->kind != CTS_WORK_SUBTREE)
+		return limit;
+	return limit / s->nshards + (s->shard - 1 < limit % s->nshards);
+}
+
 bool cts_split_next_run(struct cts_split *s, uint64_t limit, uint64_t n, uint64_t counted,
 			uint64_t *run)
 {
 	struct cts_work_item it;
 	if (cts_split_stopped(s))
 		return false;
+	if (s->kind == CTS_WORK_SUBTREE) {
+		*run = n;
+		return !limit || __atomic_load_n(&s->sh->counted, __ATOMIC_SEQ_CST) <
+				 cts_split_share(s, limit);
+	}
 	if (s->kind != CTS_WORK_RUNS) {
 		*run = n;
 		return !limit || counted < limit;
@@ -142,9 +166,21 @@ bool cts_split_foreign(const struct cts_split *s)
 	return s->foreign;
 }
 
-void cts_split_count_foreign(struct cts_split *s)
+bool cts_split_count_run(struct cts_split *s, uint64_t limit)
 {
-	s->foreign_runs++;
+	if (s->foreign) {
+		s->foreign_runs++; /* its owner counts and judges it */
+		return false;
+	}
+	if (s->kind != CTS_WORK_SUBTREE || !limit)
+		return true;
+	/* Workers check the total before a run and claim a place in it after:
+	 * one that ends past the limit drops its run, so exactly the share
+	 * is counted. */
+	if (__atomic_add_fetch(&s->sh->counted, 1, __ATOMIC_SEQ_CST) <= cts_split_share(s, limit))
+		return true;
+	s->over_runs++;
+	return false;
 }
 
 uint64_t cts_split_foreign_runs(const struct cts_split *s)
@@ -159,6 +195,7 @@ uint64_t cts_split_items(const struct cts_split *s)
 
 void cts_split_found_bug(struct cts_split *s)
 {
+	s->found_here = 1;
 	__atomic_store_n(&s->sh->stop, 1, __ATOMIC_SEQ_CST);
 	if (s->jobs > 1 && s->sh->parent > 0)
 		kill(s->sh->parent, SIGUSR1);
@@ -184,5 +221,6 @@ json_t *cts_split_json(const struct cts_split *s, uint64_t runs_limit, uint64_t 
 	json_object_set_new(o, "jobs", json_integer(s->jobs));
 	json_object_set_new(o, "items", jint(s->items));
 	json_object_set_new(o, "walk_runs", jint(s->foreign_runs));
+	json_object_set_new(o, "dropped_runs", jint(s->over_runs));
 	return o;
 }

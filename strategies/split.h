@@ -3,7 +3,8 @@
  * numbers 0, 1, 2...: the run numbers of random and pct (run i keeps the seed
  * it has in a single-process search), or the subtrees of a systematic search
  * (the schedules that agree on their first `depth` branching choices, numbered
- * in the order the single-process search meets them), or later instances.
+ * in the order the single-process search meets them), or the instance
+ * numbers of --instances.
  * Shard I of N owns the items i with i mod N = I-1; the workers of one
  * process group (--jobs) share a counter in shared memory and each claims the
  * next owned item it has not handed out: a queue without a server. */
@@ -19,13 +20,12 @@
 enum cts_work_kind {
 	CTS_WORK_RUNS,      /* a run number (random, pct) */
 	CTS_WORK_SUBTREE,   /* a subtree of the systematic search */
-	CTS_WORK_INSTANCE,  /* an instance (--instance SPEC): not yet wired */
+	CTS_WORK_INSTANCE,  /* an instance number of --instances (strategies/tiles.h) */
 };
 
 struct cts_work_item {
 	enum cts_work_kind kind;
 	uint64_t index;        /* global item number */
-	const char *instance;  /* CTS_WORK_INSTANCE: its spec */
 };
 
 struct cts_split;
@@ -39,19 +39,30 @@ void cts_split_free(struct cts_split *s);
 
 /* In a forked worker: its number (0-based). */
 void cts_split_set_worker(struct cts_split *s, unsigned worker);
+/* Shard 1's first (or only) worker: the one process of the whole search that
+ * counts work every process repeats (the first run of --instances). */
+bool cts_split_first(const struct cts_split *s);
 enum cts_work_kind cts_split_kind(const struct cts_split *s);
 unsigned cts_split_depth(const struct cts_split *s);
 
-/* The explorer, before each run: false to stop (another worker found a bug,
- * or no item is left). CTS_WORK_RUNS: *run = the next run number this worker
- * takes (below limit, 0 = none); otherwise *run = n and the limit applies
- * to counted runs. */
+/* -n N is a total, for every kind of work (0 = none):
+ * - CTS_WORK_RUNS: run numbers 0..N-1, spread over shards and workers;
+ * - CTS_WORK_SUBTREE: shard I of C counts at most its share of N (N/C, one
+ *   more for the first N mod C shards), its workers together; only runs of
+ *   its own subtrees count (walk runs do not), so the shards together count
+ *   at most N, exactly N when the search has that many;
+ * - CTS_WORK_INSTANCE: the limit of each instance's search, as alone.
+ * The explorer, before each run: false to stop (another worker found a bug,
+ * or no item is left, or the runs are used up). CTS_WORK_RUNS: *run = the
+ * next run number this worker takes; otherwise *run = n. */
 bool cts_split_next_run(struct cts_split *s, uint64_t limit, uint64_t n, uint64_t counted,
 			uint64_t *run);
+/* This process's share of a -n limit (above). */
+uint64_t cts_split_share(const struct cts_split *s, uint64_t limit);
 
 /* CTS_WORK_RUNS, CTS_WORK_INSTANCE: the next item this process takes, its
  * number below limit (0 = none); false when none is left or a worker found
- * a bug. An instance's spec is for the caller to fill from its number. */
+ * a bug. An instance's spec is for the caller to draw from its number. */
 bool cts_split_next_item(struct cts_split *s, uint64_t limit, struct cts_work_item *it);
 
 /* CTS_WORK_SUBTREE, from the search: item `index` (met in order, each once)
@@ -62,8 +73,11 @@ bool cts_split_claim(struct cts_split *s, uint64_t index);
  * explorer neither counts nor judges it. */
 void cts_split_set_foreign(struct cts_split *s, bool foreign);
 bool cts_split_foreign(const struct cts_split *s);
-/* The explorer: a foreign run ended (counted for the report). */
-void cts_split_count_foreign(struct cts_split *s);
+/* The explorer, at the end of a run: true if it counts (and is judged).
+ * False for a foreign run (counted as a walk run) and for a subtree run that
+ * ended when the workers' total had reached the share of limit (dropped:
+ * two workers started the last run at once; the next check stops them). */
+bool cts_split_count_run(struct cts_split *s, uint64_t limit);
 uint64_t cts_split_foreign_runs(const struct cts_split *s);
 /* Items this process explored. */
 uint64_t cts_split_items(const struct cts_split *s);
@@ -72,6 +86,9 @@ uint64_t cts_split_items(const struct cts_split *s);
  * told with SIGUSR1 and interrupts the others' runs). */
 void cts_split_found_bug(struct cts_split *s);
 bool cts_split_stopped(const struct cts_split *s);
+/* This process found the bug (its minimization is not to be interrupted by
+ * the stop it caused; async-signal-safe). */
+bool cts_split_found_here(const struct cts_split *s);
 /* The process that forks the workers (signalled by cts_split_found_bug). */
 void cts_split_set_parent(struct cts_split *s, pid_t parent);
 

@@ -9,6 +9,7 @@
 #include "models/error.h"
 #include "models/race.h"
 #include "strategies/explorer.h"
+#include "strategies/split.h"
 #include "strategies/strategy.h"
 #include "strategies/tiles.h"
 
@@ -390,12 +391,6 @@ static void merge(struct cts_explore_result *tot, struct cts_explore_result *par
 	}
 	if (!tot->unseen[0])
 		snprintf(tot->unseen, sizeof(tot->unseen), "%s", part->unseen);
-	/* The races the last instance's detector saw (each was reported as found). */
-	if (part->races) {
-		struct cts_race_detector *r = tot->races;
-		tot->races = part->races;
-		part->races = r;
-	}
 	if (part->internal_error) {
 		tot->internal_error = true;
 		tot->bad_input = part->bad_input;
@@ -412,6 +407,7 @@ static int search_one(const struct cts_instances_config *ic, uint64_t seed,
 	struct cts_strategy_config sc = *ic->scfg;
 	char err[256];
 	sc.seed = seed;
+	sc.split = NULL; /* an instance is one work item, searched whole */
 	struct cts_strategy *s = cts_strategy_create(ic->strategy, &sc, err, sizeof(err));
 	if (!s) {
 		memset(part, 0, sizeof(*part));
@@ -436,13 +432,33 @@ int cts_explore_instances(const struct cts_instances_config *ic,
 
 	memset(res, 0, sizeof(*res));
 	memset(stats, 0, sizeof(*stats));
-	/* The first run, unrestricted, counts each thread's points. */
+	/* One race detector for every instance: a race is reported once, with
+	 * the runs of all instances that saw it. */
+	if (cfg->races)
+		res->races = c.race_detector = cts_race_new();
+	/* Under a split the explorer gets it only to stop at once when this
+	 * process finds a bug or another one did (a CTS_WORK_INSTANCE split
+	 * hands out no runs: an instance's search is whole). */
+	struct cts_split *split = cfg->split;
+	/* The first run, unrestricted, counts each thread's points. Under a
+	 * split every process makes it; one counts and judges it (the others
+	 * neither report nor stop the search at a bug in it). */
+	bool judge = !split || cts_split_first(split);
 	struct cts_instance *learn = cts_instance_learner();
 	c.instance = learn;
 	c.runs = 1;
+	if (!judge) /* nor does it feed the race detector */
+		c.quiet = true, c.verbose = false, c.split = NULL, c.races = 0;
 	rc = search_one(ic, ic->scfg->seed, &c, backend, model, &part);
-	merge(res, &part);
-	bool stop = cts_explore_interrupted() || (res->nbugs && cfg->stop_on_bug);
+	c.quiet = cfg->quiet, c.verbose = cfg->verbose, c.split = split, c.races = cfg->races;
+	bool stop = cts_explore_interrupted() || (part.nbugs && cfg->stop_on_bug) ||
+		    (split && cts_split_stopped(split));
+	if (judge) {
+		merge(res, &part);
+	} else {
+		stats->walk_runs += part.runs;
+		cts_explore_result_free(&part);
+	}
 	const uint64_t *pts;
 	int n = cts_instance_points(learn, &pts);
 	uint64_t *points = n ? cts_xcalloc((size_t)n, sizeof(*points)) : NULL;
@@ -454,16 +470,25 @@ int cts_explore_instances(const struct cts_instances_config *ic,
 	struct cts_tiling fam = { .tile = ic->tile, .z = ic->z, .nthreads = n, .points = points };
 	stats->nthreads = n;
 	stats->family = cts_tiling_count(&fam);
-	if (c.log && !c.quiet)
+	if (c.log && !c.quiet && judge)
 		fprintf(c.log, "cts-trace: instances: first run: %d thread%s, %" PRIu64 " points; "
 			"tiles of %" PRIu32 " points, %" PRIu32 " per thread: %s%" PRIu64 " instances\n",
 			n, n == 1 ? "" : "s", stats->points, ic->tile, ic->z,
 			stats->family == UINT64_MAX ? "more than " : "", stats->family);
 
 	c.runs = cfg->runs;
-	for (uint64_t i = 0; i < ic->count && rc == 0 && !res->internal_error && !stop; i++) {
+	for (uint64_t next = 0; rc == 0 && !res->internal_error && !stop; next++) {
 		if (res->nbugs && cfg->stop_on_bug)
 			break;
+		uint64_t i = next;
+		struct cts_work_item it;
+		if (split) {
+			if (!cts_split_next_item(split, ic->count, &it))
+				break;
+			i = it.index;
+		} else if (i >= ic->count) {
+			break;
+		}
 		if (cfg->time_limit > 0) {
 			double left = cfg->time_limit - (now_s() - start);
 			if (left <= 0)
@@ -484,31 +509,56 @@ int cts_explore_instances(const struct cts_instances_config *ic,
 		rc = search_one(ic, cts_splitmix64(&mix), &c, backend, model, &part);
 		stats->searched++;
 		stats->exhausted += part.exhausted;
-		if (part.nbugs && !stats->found_in[0] &&
-		    cts_instance_format(in, stats->found_in, sizeof(stats->found_in)) >=
-		    (int)sizeof(stats->found_in))
-			stats->found_in[0] = 0;
+		stats->list = cts_xrealloc(stats->list, (stats->nlist + 1) * sizeof(*stats->list));
+		stats->list[stats->nlist++] = i;
+		if (part.nbugs && !stats->found_in[0]) {
+			stats->found_index = i;
+			if (cts_instance_format(in, stats->found_in, sizeof(stats->found_in)) >=
+			    (int)sizeof(stats->found_in))
+				stats->found_in[0] = 0;
+		}
 		merge(res, &part);
 		cts_instance_free(in);
 		if (cts_explore_interrupted())
 			break;
 	}
-	free(points);
+	stats->thread_points = points;
 	res->elapsed = now_s() - start;
 	res->exhausted = res->complete = false;
 	return rc;
 }
 
+void cts_instances_stats_fini(struct cts_instances_stats *stats)
+{
+	free(stats->thread_points);
+	stats->thread_points = NULL;
+	free(stats->list);
+	stats->list = NULL;
+	stats->nlist = 0;
+}
+
 json_t *cts_instances_json(const struct cts_instances_config *ic,
 			   const struct cts_instances_stats *stats)
 {
-	return json_pack("{sIsIsIsIsisIsosIsIso}", "tile", (json_int_t)ic->tile,
-			 "tiles_per_thread", (json_int_t)ic->z, "drawn", (json_int_t)ic->count,
-			 "seed", (json_int_t)ic->seed, "threads", stats->nthreads,
-			 "points", (json_int_t)stats->points,
-			 "family", stats->family == UINT64_MAX ? json_null() :
-				   json_integer((json_int_t)stats->family),
-			 "searched", (json_int_t)stats->searched,
-			 "exhausted", (json_int_t)stats->exhausted,
-			 "bug_instance", stats->found_in[0] ? json_string(stats->found_in) : json_null());
+	json_t *list = json_array(), *pts = json_array();
+	for (uint64_t k = 0; k < stats->nlist; k++)
+		json_array_append_new(list, json_integer((json_int_t)stats->list[k]));
+	for (int j = 0; j < stats->nthreads; j++)
+		json_array_append_new(pts, json_integer((json_int_t)stats->thread_points[j]));
+	json_t *o = json_pack("{sIsIsIsIsisIsosIsIso}", "tile", (json_int_t)ic->tile,
+			      "tiles_per_thread", (json_int_t)ic->z, "drawn", (json_int_t)ic->count,
+			      "seed", (json_int_t)ic->seed, "threads", stats->nthreads,
+			      "points", (json_int_t)stats->points,
+			      "family", stats->family == UINT64_MAX ? json_null() :
+					json_integer((json_int_t)stats->family),
+			      "searched", (json_int_t)stats->searched,
+			      "exhausted", (json_int_t)stats->exhausted,
+			      "bug_instance", stats->found_in[0] ? json_string(stats->found_in) :
+					      json_null());
+	json_object_set_new(o, "bug_index", stats->found_in[0] ?
+			    json_integer((json_int_t)stats->found_index) : json_null());
+	json_object_set_new(o, "thread_points", pts);
+	json_object_set_new(o, "searched_instances", list);
+	json_object_set_new(o, "walk_runs", json_integer((json_int_t)stats->walk_runs));
+	return o;
 }

@@ -89,21 +89,34 @@ struct cts_instances_config {
 struct cts_instances_stats {
 	int nthreads;            /* threads the first run showed */
 	uint64_t points;         /* their points, summed */
+	uint64_t *thread_points; /* [nthreads]: each thread's */
 	uint64_t family;         /* instances in the family (UINT64_MAX: more) */
 	uint64_t searched;       /* instances searched (started) */
 	uint64_t exhausted;      /* of them, searched to the end (dfs/pcb/idb: complete) */
 	char found_in[512];      /* spec of the instance the first bug came from, "" */
+	uint64_t found_index;    /* its number i (valid when found_in[0]) */
+	uint64_t *list;          /* the numbers of the instances searched, in order */
+	uint64_t nlist;
+	uint64_t walk_runs;      /* first runs made only to learn the points (--jobs,
+	                          * --shard: every worker but the first makes its own) */
 };
 
 /* A first unrestricted run (the strategy's own) learns each thread's number
  * of points; then instance i = cts_tiling_draw(seed, i) is searched with
  * cfg->runs runs (0: until its strategy is done), while cfg->time_limit
  * lasts, until a bug (cfg->stop_on_bug). Results are summed into res as one
- * exploration; res->complete is never set. 0, or -1 (res->error). */
+ * exploration; res->complete is never set. 0, or -1 (res->error).
+ * With cfg->split (--jobs, --shard: a CTS_WORK_INSTANCE queue) the instances
+ * are the work items: this process searches the numbers i the queue gives it,
+ * each whole (instance i depends only on seed, i and the points learned, and
+ * the first run is the same in every process, so i is the same instance in
+ * all). Every process makes the first run; only shard 1's first worker counts
+ * and judges it, the others count it as a walk run. */
 int cts_explore_instances(const struct cts_instances_config *ic,
 			  const struct cts_explorer_config *cfg, struct cts_backend *backend,
 			  struct cts_objmodel *model, struct cts_explore_result *res,
 			  struct cts_instances_stats *stats);
+void cts_instances_stats_fini(struct cts_instances_stats *stats);
 /* stats as a JSON object for the report: a new reference (json_decref). */
 json_t *cts_instances_json(const struct cts_instances_config *ic,
 			   const struct cts_instances_stats *stats);

@@ -453,11 +453,12 @@ enum {
 	CTX_REPLAY = 1 << 1,   /* --replay */
 	CTX_SPLIT = 1 << 2,    /* --jobs N, --shard I/N, --split-depth */
 	CTX_STATE = 1 << 3,    /* --state-match */
+	CTX_DEPTH = 1 << 4,    /* --split-depth */
 };
 
 static const char *const ctx_phrase[] = {
 	"in attach mode", "with --replay", "with --jobs, --shard or --split-depth",
-	"with --state-match",
+	"with --state-match", "with --split-depth (the instances are the work items, searched whole)",
 };
 
 static bool g_mode(const struct cts_cli *c) { return c->mode && strcmp(c->mode, "sync") != 0; }
@@ -475,7 +476,8 @@ static bool g_split(const struct cts_cli *c)
 {
 	return c->jobs > 1 || c->nshards || c->split_depth_given;
 }
-static bool g_inst(const struct cts_cli *c) { return c->instance || c->instances; }
+static bool g_inst1(const struct cts_cli *c) { return c->instance != NULL; }
+static bool g_insts(const struct cts_cli *c) { return c->instances > 0; }
 static bool g_coverage(const struct cts_cli *c) { return c->coverage; }
 static bool g_guide(const struct cts_cli *c) { return c->guide != NULL; }
 static bool g_hapset(const struct cts_cli *c)
@@ -505,7 +507,9 @@ static const struct cli_rule {
 	{ "--no-cutoffs",         g_cutoffs,   CTX_ATTACH,                      NULL, NULL },
 	{ "--jobs, --shard and --split-depth", g_split, CTX_ATTACH | CTX_REPLAY,
 	  "random pct " SYSTEMATIC, NULL },
-	{ "--instance and --instances", g_inst, CTX_ATTACH | CTX_SPLIT | CTX_STATE,
+	{ "--instance",           g_inst1,     CTX_ATTACH | CTX_SPLIT | CTX_STATE,
+	  "random pct " SYSTEMATIC, NULL },
+	{ "--instances",          g_insts,     CTX_ATTACH | CTX_DEPTH | CTX_STATE,
 	  "random pct " SYSTEMATIC, NULL },
 	{ "--coverage",           g_coverage,  CTX_ATTACH | CTX_SPLIT,          NULL, "not yet" },
 	{ "--guide hapset",       g_guide,     CTX_ATTACH | CTX_SPLIT,          "dpor pcb idb", NULL },
@@ -526,7 +530,8 @@ static bool in_list(const char *list, const char *name)
 int cts_cli_check(const struct cts_cli *c, char *err, size_t errlen)
 {
 	unsigned ctx = (c->attach_pid ? CTX_ATTACH : 0) | (c->replay ? CTX_REPLAY : 0) |
-		       (g_split(c) ? CTX_SPLIT : 0) | (g_state(c) ? CTX_STATE : 0);
+		       (g_split(c) ? CTX_SPLIT : 0) | (g_state(c) ? CTX_STATE : 0) |
+		       (c->split_depth_given ? CTX_DEPTH : 0);
 	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
 		const struct cli_rule *r = &rules[i];
 		if (!r->given(c))

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,7 @@ struct cts_jobs {
 };
 
 static volatile sig_atomic_t bug_signalled;
+static struct cts_split *worker_split; /* a worker's, for on_stop */
 
 static void on_bug(int sig)
 {
@@ -37,10 +39,37 @@ static void on_bug(int sig)
 	bug_signalled = 1;
 }
 
-/* A worker: another one found a bug, end this search now. */
+/* Worker w on the w-th CPU it may use (round robin). The tracer pins itself
+ * to the CPU it starts on (tracer.c: tracer and tracee on one CPU); forked
+ * workers all start on the parent's CPU, so unpinned they were all pinned to
+ * that one CPU and ran one at a time (no speed-up from --jobs 2). */
+static void pin_worker(unsigned w)
+{
+	cpu_set_t allowed, one;
+	if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0)
+		return;
+	int n = CPU_COUNT(&allowed);
+	if (n <= 1)
+		return;
+	int want = (int)(w % (unsigned)n);
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+		if (!CPU_ISSET(cpu, &allowed) || want-- > 0)
+			continue;
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		sched_setaffinity(0, sizeof(one), &one);
+		return;
+	}
+}
+
+/* A worker: another one found a bug, end this search now. The parent tells
+ * every worker, the one that found it too: that one goes on to finish its
+ * bug's report (minimization) and ends by itself. */
 static void on_stop(int sig)
 {
 	(void)sig;
+	if (worker_split && cts_split_found_here(worker_split))
+		return;
 	cts_explore_interrupt();
 	cts_tracer_interrupt();
 }
@@ -101,8 +130,10 @@ int cts_jobs_fork(struct cts_jobs *j)
 			sigaction(SIGUSR1, &sa, NULL);
 			j->parent = false;
 			j->worker = (int)w;
+			pin_worker(w);
 			report_path(j, w, j->path, sizeof(j->path));
 			cts_split_set_worker(j->split, w);
+			worker_split = j->split;
 			return (int)w;
 		}
 		j->pids[w] = pid;
@@ -154,10 +185,12 @@ void cts_jobs_wait(struct cts_jobs *j, volatile sig_atomic_t *stop, struct cts_j
 			j->status[w] = st;
 			stopped[w] = told_bug || told_stop;
 			alive--;
-			if (WIFEXITED(st) && WEXITSTATUS(st) == 1) {
+			/* Not a stop for the others by itself: with --keep-going a
+			 * worker that found bugs ends with 1 when its work is done
+			 * (the others were stopped early, before their runs). A
+			 * worker stopping at a bug has set the shared stop flag. */
+			if (WIFEXITED(st) && WEXITSTATUS(st) == 1)
 				o->bug = true;
-				bug_signalled = 1; /* in case its signal came before we looked */
-			}
 		}
 	}
 	/* Merge what the workers wrote. */

@@ -115,11 +115,13 @@ static void usage(FILE *f)
 "      --no-fork-server  exec the program for every run (default: fork each run\n"
 "                        from a copy stopped at main)\n"
 "Scale-out (random, pct, dfs, dpor, pcb, idb):\n"
-"  -j, --jobs N          N worker processes, each with its own tracer, take run\n"
-"                        numbers (random, pct: run i keeps its seed) or subtrees\n"
-"                        (systematic) from one queue; the first bug stops them all\n"
-"      --shard I/N       only the I-th of N deterministic slices of the runs or\n"
-"                        subtrees; the report says which (cts-trace merge)\n"
+"  -j, --jobs N          N worker processes, each with its own tracer and CPU, take\n"
+"                        run numbers (random, pct: run i keeps its seed), subtrees\n"
+"                        (systematic) or instances (--instances) from one queue;\n"
+"                        the first bug stops them all; -n is their total\n"
+"      --shard I/N       only the I-th of N deterministic slices of the runs,\n"
+"                        subtrees or instances; the report says which\n"
+"                        (cts-trace merge)\n"
 "      --split-depth B   systematic: the subtrees are the schedules that agree on\n"
 "                        their first B branching choices (default 4); dpor branches\n"
 "                        on every enabled thread above them\n"
@@ -706,7 +708,9 @@ int main(int argc, char **argv)
 		while (k < 6 && strcmp(cli.strategy, splits[k]) != 0)
 			k++;
 		bool sys = k >= 2; /* cts_cli_check let only those six through */
-		split = cts_split_new(sys ? CTS_WORK_SUBTREE : CTS_WORK_RUNS, (unsigned)cli.shard,
+		/* --instances: the instances are the work items, searched whole. */
+		split = cts_split_new(cli.instances ? CTS_WORK_INSTANCE :
+				      sys ? CTS_WORK_SUBTREE : CTS_WORK_RUNS, (unsigned)cli.shard,
 				      (unsigned)cli.nshards, (unsigned)cli.jobs,
 				      (unsigned)cli.split_depth);
 	}
@@ -851,11 +855,12 @@ int main(int argc, char **argv)
 				 cts_explore(&ecfg, &backend, model, strat, &res);
 	if (cli.instances) {
 		instances_json = cts_instances_json(&icfg, &istats);
-		if (cts_verbosity >= 1 && !got_signal)
+		if (cts_verbosity >= 1 && !got_signal && !worker) /* the parent's is merged */
 			fprintf(stderr, "cts-trace: instances: %" PRIu64 " of %" PRIu64 " searched, %"
 				PRIu64 " to the end%s%s\n", istats.searched, cli.instances,
 				istats.exhausted, istats.found_in[0] ? "; the bug came from instance " :
 				"", istats.found_in);
+		cts_instances_stats_fini(&istats);
 	} else if (instance && !cli.replay && cts_verbosity >= 1) {
 		fprintf(stderr, "cts-trace: searched inside instance %s only\n", cli.instance);
 	}

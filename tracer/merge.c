@@ -69,6 +69,19 @@ static int check_same(const json_t *a, const json_t *b, const char *na, const ch
 		    (json_object_get(a, keys[i]) || json_object_get(b, keys[i])))
 			return fail(err, errlen, "%s and %s are reports of different searches "
 				    "(\"%s\" differs)", na, nb, keys[i]);
+	/* --instances: instance i is the same in both only if the tiling and
+	 * the points learned by the first run are */
+	static const char *const ikeys[] = { "tile", "tiles_per_thread", "drawn", "seed",
+					     "thread_points" };
+	const json_t *ia = json_object_get(a, "instances"), *ib = json_object_get(b, "instances");
+	if (!ia != !ib)
+		return fail(err, errlen, "%s and %s: only one searched instances", na, nb);
+	for (size_t i = 0; ia && i < sizeof(ikeys) / sizeof(ikeys[0]); i++)
+		if (!json_equal(json_object_get(ia, ikeys[i]), json_object_get(ib, ikeys[i])))
+			return fail(err, errlen, "%s and %s drew different instances (instances "
+				    "\"%s\" differs%s)", na, nb, ikeys[i],
+				    strcmp(ikeys[i], "thread_points") == 0 ?
+				    ": their first runs saw different points" : "");
 	const json_t *sa = json_object_get(a, "shard"), *sb = json_object_get(b, "shard");
 	if (!sa != !sb)
 		return fail(err, errlen, "%s and %s: only one is a shard report", na, nb);
@@ -247,11 +260,55 @@ static void merge_inconclusive(json_t *out, const json_t *in)
 			json_array_append(runs, x);
 }
 
+static int cmp_json_int(const void *a, const void *b)
+{
+	json_int_t x = json_integer_value(*(json_t *const *)a);
+	json_int_t y = json_integer_value(*(json_t *const *)b);
+	return (x > y) - (x < y);
+}
+
+/* --instances: the tiling is the same (check_same); counts add up, the
+ * instances searched are joined in number order, and the bug's instance is
+ * the lowest-numbered one a bug came from (the one a single process, which
+ * searches them in order, would have stopped at, if it was searched). */
+static void merge_instances(json_t *out, const json_t *in)
+{
+	json_t *a = json_object_get(out, "instances");
+	const json_t *b = json_object_get(in, "instances");
+	if (!json_is_object(a) || !json_is_object(b))
+		return;
+	add_int(a, "searched", b);
+	add_int(a, "exhausted", b);
+	add_int(a, "walk_runs", b);
+	json_t *la = json_object_get(a, "searched_instances"), *x;
+	size_t i;
+	if (json_is_array(la)) {
+		json_array_extend(la, json_object_get(b, "searched_instances"));
+		size_t n = json_array_size(la);
+		json_t **v = cts_xcalloc(n ? n : 1, sizeof(*v));
+		json_array_foreach(la, i, x)
+			v[i] = json_incref(x);
+		qsort(v, n, sizeof(*v), cmp_json_int);
+		json_array_clear(la);
+		for (i = 0; i < n; i++)
+			json_array_append_new(la, v[i]);
+		free(v);
+	}
+	const json_t *bi = json_object_get(b, "bug_index");
+	const json_t *ai = json_object_get(a, "bug_index");
+	if (json_is_integer(bi) && (!json_is_integer(ai) ||
+				    json_integer_value(bi) < json_integer_value(ai))) {
+		json_object_set(a, "bug_index", (json_t *)bi);
+		json_object_set(a, "bug_instance", json_object_get(b, "bug_instance"));
+	}
+}
+
 /* The members merged by their meaning; the rest by merge_generic. */
 static const char *const own_keys[] = {
 	"version", "program", "args", "strategy", "mode", "races_mode", "seed", "runs",
 	"schedules", "steps", "elapsed_seconds", "complete", "exhausted", "unseen",
 	"internal_error", "bugs", "inconclusive", "races", "shard", "watch_backend",
+	"instances",
 };
 
 static bool own_key(const char *k)
@@ -285,11 +342,13 @@ static void merge_one(json_t *out, const json_t *in)
 	merge_bugs(out, in);
 	merge_races(out, in);
 	merge_inconclusive(out, in);
+	merge_instances(out, in);
 	json_t *so = json_object_get(out, "shard");
 	const json_t *si = json_object_get(in, "shard");
 	if (json_is_object(so) && json_is_object(si)) {
 		add_int(so, "items", si);
 		add_int(so, "walk_runs", si);
+		add_int(so, "dropped_runs", si);
 	}
 	const char *key;
 	json_t *v;
@@ -373,6 +432,13 @@ void cts_merge_summary(FILE *f, const json_t *root, const char *what)
 		json_is_true(json_object_get(root, "exhausted")) ?
 			"; search space exhausted for the program's own code and modelled library "
 			"calls, but not complete" : "");
+	const json_t *in = json_object_get(root, "instances");
+	if (json_is_object(in))
+		fprintf(f, "cts-trace: %sinstances: %" JSON_INTEGER_FORMAT " of %" JSON_INTEGER_FORMAT
+			" searched, %" JSON_INTEGER_FORMAT " to the end%s%s\n", what,
+			geti(in, "searched"), geti(in, "drawn"), geti(in, "exhausted"),
+			json_is_string(json_object_get(in, "bug_instance")) ?
+				"; the bug came from instance " : "", gets(in, "bug_instance"));
 }
 
 static void merge_usage(FILE *f)

@@ -6,6 +6,8 @@
 # the single-process search with the same --split-depth, never fewer than
 # plain dpor); random runs keep their seeds (the same runs, the same bugs);
 # the first bug stops every worker and leaves no process behind; SIGTERM too.
+# --instances: the instances are the work items, instance i the same in
+# every worker (the same instances searched, the same bugs in them).
 . "$(dirname "$0")/lib.sh"
 
 # Private copies: the checks for leftover and stopped processes look for
@@ -39,6 +41,15 @@ done
 "$CTS" -q -m sync -s dfs --report one.json -o out -- "$PROG/lost_wakeup_ok"
 "$CTS" -q -m sync -s dfs -j 3 --split-depth 6 --report three.json -o out -- "$PROG/lost_wakeup_ok"
 is "$(runs three.json)" "$(runs one.json)" "lost_wakeup_ok dfs: --jobs 3 --split-depth 6 explores as many schedules"
+
+# -n N is the total of the workers' runs for a split search too (walk runs
+# and runs that end past the total do not count).
+for s in dfs pcb; do
+	"$CTS" -q -m sync -s $s -n 10 -j 2 --split-depth 2 --report two.json -o out -- "$PROG/lost_wakeup_ok"
+	is "$(runs two.json)" 10 "$s -n 10 --jobs 2: 10 runs in all, not 10 per worker"
+done
+"$CTS" -q -m sync -s dfs -n 10 -j 3 --split-depth 6 --report three.json -o out -- "$PROG/lost_wakeup_ok"
+is "$(runs three.json)" 10 "dfs -n 10 --jobs 3: 10 runs in all"
 
 # Random: run i has the seed it has alone, so the same runs find the bug.
 "$CTS" -q -n 40 --keep-going --report one.json -o out1 -- "$PROG/counter"
@@ -88,6 +99,53 @@ wait $pid
 is $? 130 "SIGTERM: exit 130"
 is "$(leftovers forever)" no "SIGTERM: no traced process left"
 is "$(pgrep -fc "cts-trace -q -j 2 -n 0 --timeout 0")" 0 "SIGTERM: no worker left"
+
+# --instances: workers take whole instances; instance i is the same in every
+# worker, so the instances searched, the runs and the bugs are the single
+# process's (relay: the bug needs three preemptions, seeds/002's example).
+for v in relay relay_ok; do
+	gcc -g -O1 -pthread -w -o "$T/bin/$v" "$TOP/benchmarks/programs/$v.c" || exit 1
+done
+IA="-m sync -s random --tile 2 --tiles-per-thread 2"
+inst() { jq -c "[.runs, .instances.searched_instances, .instances.thread_points, .instances.walk_runs]" "$1"; }
+"$CTS" -q $IA -n 5 --instances 8 --report one.json -o out -- "$PROG/relay_ok" 12 2
+rc1=$?
+"$CTS" -q $IA -n 5 --instances 8 -j 2 --report two.json -o out -- "$PROG/relay_ok" 12 2
+rc2=$?
+is "$rc1 $rc2" "0 0" "relay_ok --instances 8: no bug, alone and with 2 jobs"
+is "$(inst two.json | jq -c '.[0:3]')" "$(inst one.json | jq -c '.[0:3]')" \
+   "relay_ok --instances 8 --jobs 2: the same runs, instances 0-7 and learned points ($(inst one.json))"
+is "$(jq .instances.walk_runs two.json)" 1 "the second worker's first run is a walk run, not counted"
+"$CTS" -q $IA -n 20 --keep-going --instances 6 --report one.json -o out1 -- "$PROG/relay" 12 2
+rc1=$?
+"$CTS" -q $IA -n 20 --keep-going --instances 6 -j 2 --report two.json -o out2 -- "$PROG/relay" 12 2
+rc2=$?
+is "$rc1 $rc2" "1 1" "relay --instances 6 --keep-going: bug, alone and with 2 jobs"
+bugs() { jq -c '[.runs, [.bugs[] | [.kind, .message, .hits, .instance]], .instances.searched_instances, .instances.bug_instance]' "$1"; }
+is "$(bugs two.json)" "$(bugs one.json)" "--keep-going --jobs 2: the same runs, bugs (with their instances) and instances searched"
+# The first bug stops both workers: the instances searched are the single
+# process's (0..its bug's) plus at most the one the other worker was in.
+"$CTS" -q $IA -n 20 --instances 20 --report one.json -o out1 -- "$PROG/relay" 12 2
+rc1=$?
+"$CTS" -q $IA -n 20 --instances 20 -j 2 --report two.json -o out2 -- "$PROG/relay" 12 2
+rc2=$?
+is "$rc1 $rc2" "1 1" "relay --instances 20: stops at a bug, alone and with 2 jobs"
+is "$(jq -c '[.bugs[] | [.kind, .message]], .instances.bug_instance' two.json)" \
+   "$(jq -c '[.bugs[] | [.kind, .message]], .instances.bug_instance' one.json)" \
+   "--jobs 2: the same bug, from the same instance ($(jq -r .instances.bug_instance one.json))"
+extra=$(jq -n --slurpfile a one.json --slurpfile b two.json \
+	'($b[0].instances.searched_instances - $a[0].instances.searched_instances) as $x |
+	 if ($a[0].instances.searched_instances - $b[0].instances.searched_instances) == [] then $x | length else -1 end')
+ok $(( extra < 0 || extra > 1 )) "--jobs 2 searched the single process's instances and at most one more ($extra)"
+ok $(( $(jq .instances.searched two.json) >= 20 )) "the other worker stopped at the first bug"
+"$CTS" -q --replay "$(jq -r '.bugs[0].schedule' two.json)"
+is $? 1 "the bug's schedule replays alone (inside its instance)"
+is "$(leftovers relay)" no "--instances --jobs 2: no traced process left"
+is "$(ps -eo stat,args | grep -c "^[tT].*$PROG/relay")" 0 "--instances --jobs 2: no stopped process left"
+"$CTS" -q $IA --instances 4 -j 2 --split-depth 3 -o out -- "$PROG/relay_ok" 12 2 2>/dev/null
+is $? 2 "--instances with --split-depth: usage error (the items are instances)"
+"$CTS" -q $IA --instance 't=2:0/0/0' -j 2 -o out -- "$PROG/relay_ok" 12 2 2>/dev/null
+is $? 2 "--instance with --jobs: usage error (one instance is one item)"
 
 # What does not split.
 "$CTS" -q -j 2 -s racefuzzer -o out -- "$PROG/counter" 2>/dev/null

@@ -1,8 +1,8 @@
 #!/bin/bash
 # timeout: 300
 # --shard I/N and cts-trace merge: the shards of a search cover its runs
-# (random: the same seeds) or its subtrees (dfs: exactly the same schedules)
-# once; merge sums runs, dedupes bugs and races, says complete only when
+# (random: the same seeds), its subtrees (dfs: exactly the same schedules)
+# or its instances (--instances: the same instances) once; merge sums runs, dedupes bugs and races, says complete only when
 # every shard is and 1..N are all there, and refuses what does not fit
 # (exit 2). The GNU parallel driver (scripts/cts-parallel.sh) runs for
 # real. A program path and argument that are not UTF-8 still give JSON.
@@ -37,6 +37,14 @@ is "$(jq -r .shard.merged m.json)" 3 "merged dfs report: from 3 shards"
 "$CTS" merge dj-1.json dj-2.json --report m.json 2>/dev/null
 is "$(runs m.json)" "$(runs dfs-all.json)" "dfs: shard 1/2 with 2 jobs and shard 2/2 alone merge to the single search"
 
+# -n N over subtree shards: shard I counts its share (11 = 6 + 5).
+for i in 1 2; do
+	"$CTS" -q -m sync -s dfs -n 11 --shard $i/2 --report n-$i.json -o out -- "$PROG/lost_wakeup_ok"
+done
+is "$(runs n-1.json) $(runs n-2.json)" "6 5" "dfs -n 11 in 2 shards: 6 and 5 runs"
+"$CTS" merge n-1.json n-2.json --report m.json 2>/dev/null
+is "$(runs m.json)" 11 "merged: 11 runs, the total -n asked for"
+
 # random: the shards run exactly the single search's run numbers and seeds.
 "$CTS" -q -n 30 --keep-going --report all.json -o out -- "$PROG/counter"
 for i in 1 2; do
@@ -52,6 +60,26 @@ is "$(jq -c '[.races[] | [.address, .runs, .first_run]] | sort' m.json)" \
    "$(jq -c '[.races[] | [.address, .runs, .first_run]] | sort' all.json)" \
    "merged random report: the races of the single search"
 is "$(jq -r .complete m.json)" false "random: never complete"
+
+# --instances: shard I of N searches instances i with i mod N = I-1; merged,
+# the single search's instances, runs and bugs (the first run, which every
+# shard makes to learn the points, counts once).
+gcc -g -O1 -pthread -w -o relay "$TOP/benchmarks/programs/relay.c" || exit 1
+IA="-m sync -s random --tile 2 --tiles-per-thread 2 -n 20 --keep-going --instances 6"
+"$CTS" -q $IA --report i-all.json -o out -- ./relay 12 2
+for i in 1 2; do
+	"$CTS" -q $IA --shard $i/2 --report i-$i.json -o out -- ./relay 12 2
+done
+is "$(jq -c .instances.searched_instances i-1.json) $(jq -c .instances.searched_instances i-2.json)" \
+   "[0,2,4] [1,3,5]" "--instances 6 in 2 shards: instances 0,2,4 and 1,3,5"
+"$CTS" merge i-2.json i-1.json --report m.json 2>/dev/null
+is $? 1 "merge of instance shards with a bug: exit 1"
+inst() { jq -c '[.runs, [.bugs[] | [.kind, .message, .hits, .instance]], .instances.searched_instances, .instances.searched, .instances.bug_instance]' "$1"; }
+is "$(inst m.json)" "$(inst i-all.json)" "merged instance shards: the single search's runs, bugs, instances"
+"$CTS" -q ${IA/--tile 2/--tile 3} --shard 2/2 --report i-t3.json -o out -- ./relay 12 2
+out=$("$CTS" merge i-1.json i-t3.json 2>&1)
+is $? 2 "instance shards of another tiling: exit 2"
+like "$out" 'instances "tile" differs' "another tiling: says so"
 
 # What merge refuses, with exit 2 and a reason.
 out=$("$CTS" merge r-1.json 2>&1)

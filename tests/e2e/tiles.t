@@ -3,7 +3,8 @@
 # Instances of a uniform window tiling (strategies/tiles.h, seeds/002 §III):
 # --instances N draws N at random and searches them one after another,
 # --instance SPEC searches one; bugs found inside an instance replay and name
-# it (text, JSON, schedule file); twins stay clean; bad specs are usage errors.
+# it (text, JSON, schedule file); twins stay clean; races are counted across
+# instances; bad specs are usage errors.
 . "$(dirname "$0")/lib.sh"
 
 B="$TOP/benchmarks/programs"
@@ -48,6 +49,17 @@ is $? 0 "relay_ok: pct inside 4 instances, no bug"
 out=$("$CTS" -m sync -s dfs --instance "$spec" -o "$T/o7" -- "$T/relay_ok" $ARGS 2>&1)
 is $? 0 "relay_ok: dfs inside the buggy program's instance, no bug"
 like "$out" "exhausted \\(complete\\)" "and complete"
+
+# One race detector for all instances: counter's race is in every run of
+# every instance, so it is listed once with all the runs (not only the last
+# instance's), first seen in the first run.
+"$CTS" -q -m break -s random -n 3 --instances 4 --tile 2 --tiles-per-thread 1 --keep-going \
+	--report "$T/races.json" -o "$T/o10" -- "$TOP/tests/programs/counter"
+is $? 1 "counter --instances 4: the race"
+is "$(jq -c '[.runs, ([.races[].runs] | max), ([.races[].first_run] | min)]' "$T/races.json")" \
+   "[13,13,0]" "its race: once, seen in all 13 runs of the 4 instances and the first run"
+is "$(jq '[.races[] | [.address, [.accesses[].pc]]] | (length == (unique | length))' "$T/races.json")" \
+   true "no race listed twice"
 
 # Bad specs and combinations: exit 2, one line.
 for bad in "t=0:1" "t=2" "t=2:1//2" "x" "t=2:1.1" "t=2:a"; do

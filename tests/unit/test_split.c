@@ -54,25 +54,21 @@ static struct outcome search(struct cts_sim *sim, enum cts_search_kind kind, uns
 			     unsigned n, unsigned depth, struct finals *fin)
 {
 	struct outcome o = { 0 };
-	struct cts_objmodel *m = cts_objmodel_new(false);
-	struct cts_backend be = cts_sim_backend(sim, m);
 	struct cts_split *split = n ? cts_split_new(CTS_WORK_SUBTREE, shard, n, 1, depth) : NULL;
 	struct cts_strategy_config sc = { .bound = 1, .max_steps = 10000, .split = split };
 	struct cts_search_hooks hooks = { .ctx = fin, .end_run = finals_end };
 	if (fin)
 		fin->sim = sim;
 	struct cts_strategy *s = cts_search_create(kind, &sc, fin ? &hooks : NULL);
-	struct cts_explorer_config cfg = { .max_steps = 10000, .quiet = true, .log = stderr,
-					   .split = split };
+	struct cts_explorer_config cfg = { .max_steps = 10000, .quiet = true, .split = split };
 	struct cts_explore_result res;
-	if (cts_explore(&cfg, &be, m, s, &res) != 0)
+	if (cts_sim_explore(sim, &cfg, s, &res) != 0)
 		tap_diag("explore failed: %s", res.error);
 	o.runs = res.runs;
 	o.complete = res.complete;
 	o.walked = split ? cts_split_foreign_runs(split) : 0;
 	cts_explore_result_free(&res);
 	cts_strategy_destroy(s);
-	cts_objmodel_free(m);
 	cts_split_free(split);
 	return o;
 }

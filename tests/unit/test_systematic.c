@@ -79,8 +79,6 @@ static struct outcome run(struct cts_sim *sim, enum cts_search_kind kind, int bo
 			  uint64_t max_steps, struct finals *fin)
 {
 	struct outcome o = { 0 };
-	struct cts_objmodel *m = cts_objmodel_new(false);
-	struct cts_backend be = cts_sim_backend(sim, m);
 	struct cts_strategy_config sc = { .bound = bound, .max_steps = max_steps };
 	struct cts_search_hooks hooks = { .ctx = fin, .end_run = finals_end };
 	if (fin) {
@@ -89,9 +87,9 @@ static struct outcome run(struct cts_sim *sim, enum cts_search_kind kind, int bo
 	}
 	struct cts_strategy *s = cts_search_create(kind, &sc, fin ? &hooks : NULL);
 	struct cts_explorer_config cfg = { .runs = run_limit, .max_steps = max_steps,
-					   .stop_on_bug = stop_on_bug, .quiet = true, .log = stderr };
+					   .stop_on_bug = stop_on_bug, .quiet = true };
 	struct cts_explore_result res;
-	o.rc = cts_explore(&cfg, &be, m, s, &res);
+	o.rc = cts_sim_explore(sim, &cfg, s, &res);
 	if (o.rc)
 		tap_diag("explore failed: %s", res.error);
 	o.runs = res.runs;
@@ -105,7 +103,6 @@ static struct outcome run(struct cts_sim *sim, enum cts_search_kind kind, int bo
 	cts_search_get_stats(s, &o.stats);
 	cts_explore_result_free(&res);
 	cts_strategy_destroy(s);
-	cts_objmodel_free(m);
 	return o;
 }
 

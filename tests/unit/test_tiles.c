@@ -301,23 +301,20 @@ static void seen_end(void *ctx, const struct cts_run_summary *sum)
 static bool search(struct cts_sim *sim, enum cts_search_kind kind, struct cts_instance *in,
 		   struct seen *s, uint64_t *runs)
 {
-	struct cts_objmodel *m = cts_objmodel_new(false);
-	struct cts_backend be = cts_sim_backend(sim, m);
 	struct cts_strategy_config sc = { .max_steps = 1000 };
 	struct cts_search_hooks hooks = { .ctx = s, .observe = seen_observe, .end_run = seen_end };
 	struct cts_strategy *st = cts_search_create(kind, &sc, &hooks);
 	struct cts_explorer_config cfg = { .max_steps = 1000, .stop_on_bug = false, .quiet = true,
-					   .log = stderr, .instance = in };
+					   .instance = in };
 	struct cts_explore_result res;
 	s->cur[0] = 0;
-	int rc = cts_explore(&cfg, &be, m, st, &res);
+	int rc = cts_sim_explore(sim, &cfg, st, &res);
 	bool complete = res.complete;
 	if (rc)
 		tap_diag("explore: %s", res.error);
 	*runs += res.runs;
 	cts_explore_result_free(&res);
 	cts_strategy_destroy(st);
-	cts_objmodel_free(m);
 	return rc == 0 && complete;
 }
 
@@ -332,18 +329,15 @@ static int learn(struct cts_sim *sim, uint64_t *pts)
 	struct cts_instance *l = cts_instance_learner();
 	struct seen s = { .n = 0 };
 	uint64_t runs = 0;
-	struct cts_objmodel *m = cts_objmodel_new(false);
-	struct cts_backend be = cts_sim_backend(sim, m);
 	struct cts_strategy_config sc = { .max_steps = 1000 };
 	struct cts_strategy *st = cts_search_create(CTS_SEARCH_DFS, &sc, NULL);
 	struct cts_explorer_config cfg = { .runs = 1, .max_steps = 1000, .quiet = true,
-					   .log = stderr, .instance = l };
+					   .instance = l };
 	struct cts_explore_result res;
-	cts_explore(&cfg, &be, m, st, &res);
+	cts_sim_explore(sim, &cfg, st, &res);
 	runs += res.runs;
 	cts_explore_result_free(&res);
 	cts_strategy_destroy(st);
-	cts_objmodel_free(m);
 	const uint64_t *p;
 	int n = cts_instance_points(l, &p);
 	for (int i = 0; i < n && i < MAXT; i++)
