@@ -948,6 +948,8 @@ int main(int argc, char **argv)
 				"%s, mode %s: %d bug%s found%s%s\n",
 				res.runs, res.steps, res.elapsed, rate, desc, mode_name, nreal,
 				nreal == 1 ? "" : "s", inc,
+				res.complete && breaks ? "; search space exhausted for the schedules "
+				"the breakpoints allow (complete for those, not for the program)" :
 				res.complete ? "; search space exhausted (complete)" :
 				res.exhausted ? "; search space exhausted for the program's own code and "
 						"modelled library calls, but not complete" : "");

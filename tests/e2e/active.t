@@ -68,6 +68,34 @@ out=$("$CTS" -n 5 -s pct --break t1 --break t2 -o "$T/b2" -- "$PROG/active_race_
 is $? 0 "--break on a correct program: clean"
 unlike "$out" "breakpoint [0-9]+ reached" "--break SYMBOL per group: no partner in another thread, no hit"
 
+# Breakpoints under a systematic search: a constraint on the explored
+# schedules (t1 is not scheduled at its store until t2 reaches its load).
+# dfs alone does not reach the lost update in 20 runs; with the breakpoints
+# its first run does, and the schedule replays without them. The twin's
+# constrained space is searched to the end by dpor.
+out=$("$CTS" -s dfs -m break -n 20 -o "$T/d0" -- "$PROG/active_race" 2>&1)
+is $? 0 "dfs alone: no bug in 20 runs"
+for s in dfs dpor pcb; do
+	out=$("$CTS" -s $s -m break --break active_race.c:15,active_race.c:24 -o "$T/d$s" \
+		-- "$PROG/active_race" 2>&1)
+	is $? 1 "$s --break: the lost update (exit 1)"
+	like "$out" "BUG \\(assert\\) in run 0 " "$s --break: in the first run"
+	like "$out" "active: breakpoint 0 reached by thread 1 at t1.* and thread 2 at t2" \
+		"$s --break: the report says where the threads met"
+done
+good=0
+for i in 1 2 3; do
+	r=$("$CTS" --replay "$T/ddfs/assert-1.sched" 2>&1)
+	[ $? -eq 1 ] && printf '%s' "$r" | grep -q "BUG (assert)" && good=$((good + 1))
+done
+is "$good" 3 "dfs --break: replay reproduces it 3/3"
+out=$("$CTS" -s dpor -m break --break active_race_ok.c:13,active_race_ok.c:23 \
+	--report "$T/dok.json" -o "$T/dok" -- "$PROG/active_race_ok" 2>&1)
+is $? 0 "dpor --break on the twin: clean (exit 0)"
+like "$out" "exhausted for the schedules the breakpoints allow \\(complete for those" \
+	"dpor --break on the twin: complete for the constrained schedules, said so"
+is "$(jq -r '.complete' "$T/dok.json")" true "dpor --break on the twin: complete in the JSON report"
+
 # Correct programs whose phase 1 suspects something: phase 2 confirms at
 # most real unordered plain accesses (a test-and-set lock's plain release
 # store), never a bug.
@@ -112,8 +140,10 @@ like "$(jq -r '.list[0].cycle[] | "\(.held.heap) \(.held.site.at) \(.acquires.of
 is $? 2 "--context beyond 4: usage error"
 "$CTS" -q --tries 3 -- "$PROG/active_race" 2>/dev/null
 is $? 2 "--tries without a fuzzer: usage error"
-"$CTS" -q -s dfs --break t1 -- "$PROG/active_race" 2>/dev/null
-is $? 2 "--break with dfs: usage error"
+"$CTS" -q -s hapset --break t1 -- "$PROG/active_race" 2>/dev/null
+is $? 2 "--break with hapset: usage error"
+"$CTS" -q -s dfs --state-match petri --break t1 -- "$PROG/active_race" 2>/dev/null
+is $? 2 "--break with --state-match: usage error"
 "$CTS" -q -s racefuzzer --suspects-from "$T/none.json" -- "$PROG/active_race" 2>/dev/null
 is $? 2 "--suspects-from a missing file: usage error"
 echo '{"list": [{"kind": "race", "statements": ["0x1"]}]}' > "$T/bad.json"
