@@ -72,6 +72,7 @@ struct outcome {
 };
 
 static struct cts_backend *cur_be;
+static uint64_t pause_bound;  /* 0: the default */
 
 /* The sim names a pc "t1 (line 3: read x -> v)"; breakpoints want
  * "t1 (sim.c:3)", as the live symbolizer says it. */
@@ -103,7 +104,7 @@ static struct outcome run(const char *script, const char *strategy, uint64_t run
 	cur_be = &be;
 	struct cts_active_options ao = {
 		.tries = 10, .suspects = list ? list : own, .preloaded = preloaded, .breaks = breaks,
-		.describe_pc = sim_describe,
+		.describe_pc = sim_describe, .pause_bound = pause_bound,
 	};
 	struct cts_strategy_config sc = { .seed = 1, .max_steps = 100000, .active = &ao };
 	struct cts_strategy *s = cts_strategy_create(strategy, &sc, err, sizeof(err));
@@ -246,6 +247,41 @@ static void test_break_search(void)
 	}
 }
 
+/* The livelock monitor: t1 is paused at a breakpoint no other thread
+ * reaches. Paused until the stall (t2 gone), its store always comes after
+ * t2's load; released after 20 steps of pause it can come before, which the
+ * assert turns into a bug the search finds. */
+static void test_pause_bound(void)
+{
+	static const char sim[] =
+		"var x; var seen; var y\n"
+		"thread main: create t1; create t2; join t1; join t2; assert seen == 0\n"
+		"thread t1:\n"
+		"  write x 1\n"
+		"thread t2: let i = 0; L: write y i; let i = i + 1; if i < 60 goto L\n"
+		"  read x -> v; write seen v\n";
+	static const char *const strategies[] = { "dfs", "random" };
+	for (int i = 0; i < 2; i++) {
+		struct cts_suspects *b = cts_suspects_new();
+		struct cts_suspect s = { .kind = CTS_SUSPECT_BREAK };
+		snprintf(s.spec, sizeof(s.spec), "sim.c:4");
+		cts_suspects_add(b, &s);
+		struct outcome o = run(sim, strategies[i], i ? 200 : 3000, b, NULL, false);
+		tap_ok(o.nbugs == 0 && (i || o.complete), "%s --break, paused until the stall: t1's "
+		       "store always after t2's load (%llu runs%s)", strategies[i],
+		       (unsigned long long)o.runs, o.complete ? ", complete" : "");
+		pause_bound = 20;
+		o = run(sim, strategies[i], 3000, b, NULL, false);
+		pause_bound = 0;
+		tap_ok(o.nbugs == 1 && o.kind == CTS_BUG_ASSERT, "%s --break, released after 20 steps "
+		       "paused: the store can come first (bug in run %llu)", strategies[i],
+		       (unsigned long long)o.first_bug_run);
+		tap_is_int(cts_suspects_at(b, 0)->confirmed, 0, "%s: no partner, never met",
+			   strategies[i]);
+		cts_suspects_free(b);
+	}
+}
+
 /* Accesses ordered by a semaphore post and wait, or a signal and the woken
  * waiter: no suspect (the wait/notify edges of hybrid detection). */
 static void test_notify(void)
@@ -383,6 +419,7 @@ int main(void)
 	fuzz_pair("stale write", atom_sim, atom_ok_sim, "atomfuzzer", CTS_BUG_ASSERT);
 	test_breaks();
 	test_break_search();
+	test_pause_bound();
 	test_notify();
 	test_observer();
 	test_json();
