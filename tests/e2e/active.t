@@ -1,5 +1,5 @@
 #!/bin/bash
-# timeout: 300
+# timeout: 420
 # Active testing on the live tracer (strategies/active.h): racefuzzer,
 # deadlockfuzzer and atomfuzzer find bugs behind windows random scheduling
 # almost never opens, each with a schedule that replays; the correct twins
@@ -44,6 +44,18 @@ like "$(jq -r '.list[0].statements[].at' "$T/s.json")" "active_race.c:1[45]" \
 out=$("$CTS" -s racefuzzer --suspects-from "$T/s.json" -o "$T/s2" -v -- "$PROG/active_race" 2>&1)
 is $? 1 "--suspects-from: bug found"
 like "$out" "BUG \\(assert\\) in run [0-2] " "--suspects-from: in phase 2 from the first run"
+
+# --tries N: phase 2 tries each suspect it cannot confirm N times, after
+# phase 1's 3 runs (cas_stack_ok: race suspects on a CAS loop's plain
+# accesses that phase 2 never finds both at once with one a write).
+for n in 1 3; do
+	"$CTS" -q -s racefuzzer --tries $n --report "$T/t$n.json" -o "$T/t$n" \
+		-- "$PROG/cas_stack_ok" >/dev/null 2>&1
+	is $? 0 "--tries $n: clean (exit 0)"
+	is "$(jq -r ".active.suspects >= 1 and .active.confirmed == 0 and
+		.runs == 3 + $n * .active.suspects and ([.active.list[].tries] | unique) == [$n]" \
+		"$T/t$n.json")" true "--tries $n: each unconfirmed suspect tried $n times, 3 + $n per suspect runs"
+done
 
 # A confirmed race with no bug after it is reported, not a failure, and its
 # schedule is saved; its replay shows the race (seed 1: run 3 resolves a race
