@@ -8,6 +8,8 @@
 #include "models/error.h"
 #include "models/observe.h"
 #include "strategies/active.h"
+#include "strategies/hapset.h"
+#include "strategies/systematic.h"
 
 #define DEFAULT_TRIES 10
 #define DEFAULT_PHASE1 3
@@ -37,6 +39,7 @@ struct pcmatch {
 struct active {
 	struct cts_strategy base;
 	enum fuzzer fuzzer;
+	bool sys;                      /* breakpoints as a constraint of dfs/dpor/pcb/idb */
 	struct cts_active_options opt;
 	struct cts_strategy *inner;
 	struct cts_rng rng;
@@ -384,10 +387,75 @@ static int check(struct active *a, const struct cts_sched_point *pt, int c)
 	}
 }
 
+/* Breakpoints under a systematic search (hooks.constrain): the paused set
+ * is a function of the run so far, the same whenever a prefix replays, and
+ * the search sees paused threads as not enabled. A thread reaching a
+ * breakpoint is paused unless another thread stands paused at a partner:
+ * then both are released (they met; the search tries both orders, as it
+ * branches on every choice). When every enabled thread is paused all of
+ * them may be taken (a stall: which one is released is the search's
+ * choice); a thread paused longer than pause_bound steps is released. */
+static bool sys_constrain(void *ctx, const struct cts_sched_point *pt, bool *allowed)
+{
+	struct active *a = ctx;
+	bool acts = false;
+	int n = 0;
+	grow(a, pt->nthreads);
+	for (int t = 0; t < pt->nthreads; t++) {
+		struct athread *th = &a->th[t];
+		uint64_t bm = pt->alive[t] ? break_mask(a, pt->pending[t].pc) : 0;
+		acts = acts || bm;
+		if (!bm || !pt->enabled[t] || th->pass)
+			continue;
+		if (th->paused && pt->step - th->since > a->opt.pause_bound) {
+			th->paused = false;  /* livelock monitor */
+			th->pass = true;
+			continue;
+		}
+		for (int u = 0; u < pt->nthreads && !th->pass; u++) {
+			uint64_t both = u == t || !pt->enabled[u] || !a->th[u].paused ? 0 :
+					break_mask(a, pt->pending[u].pc) & bm;
+			if (!both)
+				continue;
+			int g = __builtin_ctzll(both);
+			if (!(a->break_hit & (1ull << g))) {
+				struct cts_active_finding f = {
+					.kind = CTS_SUSPECT_BREAK, .suspect = g, .tid1 = u, .tid2 = t,
+					.pc1 = pt->pending[u].pc, .pc2 = pt->pending[t].pc,
+					.addr = pt->pending[t].obj, .step = pt->step,
+				};
+				add_finding(a, &f);
+				a->break_hit |= 1ull << g;
+				struct cts_suspect *b = cts_suspects_get(a->opt.breaks, g);
+				if (b && !b->confirmed++)
+					b->first_run = a->run;
+			}
+			a->th[u].paused = false;
+			a->th[u].pass = true;
+			th->paused = false;
+			th->pass = true;
+		}
+		if (!th->pass && !th->paused) {
+			th->paused = true;
+			th->since = pt->step;
+		}
+	}
+	for (int t = 0; t < pt->nthreads; t++) {
+		allowed[t] = pt->enabled[t] && !(a->th[t].paused && !a->th[t].pass);
+		n += allowed[t];
+	}
+	if (n == 0)
+		for (int t = 0; t < pt->nthreads; t++)
+			allowed[t] = pt->enabled[t];  /* stall */
+	return acts;
+}
+
 static int active_choose(struct cts_strategy *s, const struct cts_sched_point *pt)
 {
 	struct active *a = (struct active *)s;
 	grow(a, pt->nthreads);
+	if (a->sys)
+		return a->inner->ops->choose(a->inner, pt);
 	a->ctx_tid = -1;
 	if (a->phase1) {
 		/* Phase 1's statements carry their contexts. */
@@ -452,8 +520,11 @@ static void active_executed(struct cts_strategy *s, const struct cts_sched_point
 	if (a->ctx_tid >= 0 && a->ctx_tid == ev->tid && a->th[ev->tid].ctx_at == pt->step + 1)
 		ctx = a->th[ev->tid].ctx;
 	cts_observer_event(a->obs, ev, ctx, a->phase1);
-	if (ev->tid >= 0 && ev->tid < a->nth)
+	if (ev->tid >= 0 && ev->tid < a->nth) {
 		a->th[ev->tid].pass = false;
+		if (a->sys)
+			a->th[ev->tid].paused = false;  /* a stall released it */
+	}
 	a->inner->ops->executed(a->inner, pt, ev);
 	if (a->phase1 || a->target < 0)
 		return;
@@ -527,10 +598,18 @@ int cts_active_end(struct cts_strategy *s, bool deadlock, const struct cts_activ
 	return a->nfound;
 }
 
+/* Random phases never complete; a systematic search under breakpoints is
+ * complete for the schedules the breakpoints allow (docs/design.md). */
 static bool active_complete(const struct cts_strategy *s)
 {
-	(void)s;
-	return false;
+	const struct active *a = (const struct active *)s;
+	return a->sys && a->inner->ops->complete(a->inner);
+}
+
+static const char *active_diverged(const struct cts_strategy *s)
+{
+	const struct active *a = (const struct active *)s;
+	return a->inner->ops->diverged ? a->inner->ops->diverged(a->inner) : "";
 }
 
 static void active_destroy(struct cts_strategy *s)
@@ -552,6 +631,7 @@ static const struct cts_strategy_ops active_ops = {
 	.executed = active_executed,
 	.end_run = active_end_run,
 	.complete = active_complete,
+	.diverged = active_diverged,
 	.destroy = active_destroy,
 };
 
@@ -561,14 +641,23 @@ struct cts_strategy *cts_active_create(const char *name, const struct cts_strate
 	static const struct { const char *name; enum fuzzer f; } names[] = {
 		{ "racefuzzer", F_RACE }, { "deadlockfuzzer", F_DEADLOCK },
 		{ "atomfuzzer", F_ATOM }, { "random", F_NONE }, { "pct", F_NONE },
+		{ "dfs", F_NONE }, { "dpor", F_NONE }, { "pcb", F_NONE }, { "idb", F_NONE },
+	};
+	static const enum cts_search_kind kinds[] = {
+		CTS_SEARCH_DFS, CTS_SEARCH_DPOR, CTS_SEARCH_PCB, CTS_SEARCH_IDB,
 	};
 	int k = -1;
 	for (int i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++)
 		if (strcmp(names[i].name, name) == 0)
 			k = i;
 	if (k < 0) {
-		snprintf(err, errlen, "--break works with random, pct, racefuzzer, deadlockfuzzer and "
-			 "atomfuzzer, not '%s'", name);
+		snprintf(err, errlen, "--break works with random, pct, dfs, dpor, pcb, idb, racefuzzer, "
+			 "deadlockfuzzer and atomfuzzer, not '%s'", name);
+		return NULL;
+	}
+	if (cfg->state_match != CTS_MATCH_NONE || (cfg->hapset && cfg->hapset->guide)) {
+		snprintf(err, errlen, "--break does not go with --state-match or --guide hapset (their "
+			 "pruning assumes every enabled thread may run)");
 		return NULL;
 	}
 	struct active *a = cts_xcalloc(1, sizeof(*a));
@@ -586,8 +675,14 @@ struct cts_strategy *cts_active_create(const char *name, const struct cts_strate
 	a->list = a->opt.suspects;
 	if (!a->list)
 		a->list = a->own = cts_suspects_new();
-	a->inner = a->fuzzer == F_NONE && strcmp(name, "pct") == 0 ? cts_pct_create(cfg) :
-									  cts_random_create(cfg);
+	a->sys = k >= 5;
+	if (a->sys) {
+		struct cts_search_hooks h = { .ctx = a, .constrain = sys_constrain };
+		a->inner = cts_search_create(kinds[k - 5], cfg, &h);
+	} else {
+		a->inner = a->fuzzer == F_NONE && strcmp(name, "pct") == 0 ? cts_pct_create(cfg) :
+									      cts_random_create(cfg);
+	}
 	a->obs = cts_observer_new();
 	a->target = -1;
 	a->ctx_tid = -1;

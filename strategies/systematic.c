@@ -233,6 +233,7 @@ struct state {
 	struct cts_event ev;    /* what ran here (ev.tid = the choice) */
 	uint32_t used;          /* pcb/idb: preemptions/delays spent before this state */
 	bool restricted;        /* an instance held enabled threads back here */
+	bool constrained;       /* --break acted here (hooks.constrain) */
 	/* --jobs/--shard (strategies/split.h): branching states up to here, and
 	 * whether this state is above the subtrees the work is split into */
 	uint32_t nbr;
@@ -307,6 +308,9 @@ struct search {
 	uint64_t inited;         /* stack slots whose sets own storage */
 	struct tset en_now, allowed, cur, cand;   /* scratch */
 	struct dpor *dp;
+	bool *allow;             /* hooks.constrain's answer [nallow] */
+	int nallow;
+	bool constrained_now;
 	struct cts_search_stats stats;
 	char why[512];
 	/* --jobs/--shard: subtrees met so far, and whether the current one is ours */
@@ -333,6 +337,7 @@ static struct state *push_state(struct search *s)
 			ts_clear(sets[i]);
 		memset(&st->ev, 0, sizeof(st->ev));
 		st->used = 0;
+		st->constrained = false;
 	}
 	if (s->depth > s->stats.max_depth)
 		s->stats.max_depth = s->depth;
@@ -1079,10 +1084,17 @@ static int fresh_choice(struct search *s, const struct cts_sched_point *pt)
 	st->used = s->next_used;
 	st->restricted = pt->restricted;
 	s->restricted |= pt->restricted && s->kind == CTS_SEARCH_DPOR;
+	/* Where --break acts, holding a thread depends on where the others
+	 * stand, which dpor's independence does not see: no reduction here. */
+	st->constrained = s->constrained_now;
+	if (st->constrained)
+		ts_clear(&st->sleep);
 	if (s->dp)
 		for (int t = s->dp->nthreads; t < pt->nthreads; t++)
 			dpor_add_thread(s->dp, t);
 	bool go = split_state(s, k, st) && updatebacktrack(s, pt, k, allowed);
+	if (go && st->constrained)
+		ts_or(&st->backtrack, allowed);
 	if (go)
 		split_choices(s, st, allowed);
 	s->fresh_seen = true;
@@ -1115,6 +1127,20 @@ static int fresh_choice(struct search *s, const struct cts_sched_point *pt)
 static int s_choose(struct cts_strategy *base, const struct cts_sched_point *pt)
 {
 	struct search *s = (struct search *)base;
+	struct cts_sched_point sub;
+	s->constrained_now = false;
+	if (s->hooks.constrain) {
+		/* --break: the search sees the paused threads as not enabled. */
+		if (pt->nthreads > s->nallow) {
+			s->allow = cts_xgrow(s->allow, (size_t)s->nallow, (size_t)pt->nthreads,
+					     sizeof(*s->allow));
+			s->nallow = pt->nthreads;
+		}
+		s->constrained_now = s->hooks.constrain(s->hooks.ctx, pt, s->allow);
+		sub = *pt;
+		sub.enabled = s->allow;
+		pt = &sub;
+	}
 	if (pt->step < s->replay)
 		return replay_choice(s, pt);
 	if (s->branching && pt->step == s->replay)
@@ -1148,7 +1174,7 @@ static void s_executed(struct cts_strategy *base, const struct cts_sched_point *
 			/* No sleep sets inside an instance: the runs that put a thread
 			 * to sleep were restricted, so the reorderings it stands for
 			 * may not have been explored. */
-			for (int r = ts_next_at(cur, 0); r >= 0 && !pt->instance;
+			for (int r = ts_next_at(cur, 0); r >= 0 && !pt->instance && !st->constrained;
 			     r = ts_next_at(cur, r + 1))
 				if (r < pt->nthreads && pt->alive[r] &&
 				    !cts_event_dependent(&pt->pending[r], ev))
@@ -1245,6 +1271,7 @@ static void s_destroy(struct cts_strategy *base)
 	ts_free(&s->allowed);
 	ts_free(&s->cur);
 	ts_free(&s->cand);
+	free(s->allow);
 	free(s->stack);
 	free(s);
 }

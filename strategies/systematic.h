@@ -52,6 +52,14 @@ struct cts_search_hooks {
 	 * the state's backtrack set (HaPSet: stmt(alt) in hapset(stmt(sel))). */
 	bool (*accept_alt)(void *ctx, uint64_t step, const struct cts_event *sel,
 			   const struct cts_event *alt);
+	/* --break (strategies/active.h): at every scheduling point, replayed
+	 * ones included and in order, the threads the run may take: the enabled
+	 * ones minus those paused at a breakpoint, into allowed[pt->nthreads].
+	 * The search sees only those (a paused thread is not enabled; its
+	 * release is then a choice like any other). True: the constraint acts
+	 * here (a thread stands at a breakpoint); dpor expands such a state
+	 * fully and carries no sleep set across it. */
+	bool (*constrain)(void *ctx, const struct cts_sched_point *pt, bool *allowed);
 	/* A fresh (not replayed) state: true ends the run here (state matching). */
 	bool (*prune)(void *ctx, const struct cts_sched_point *pt);
 	void (*end_run)(void *ctx, const struct cts_run_summary *sum);

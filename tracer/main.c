@@ -134,7 +134,8 @@ static void usage(FILE *f)
 "      --break ITEM[,ITEM...]  a concurrency breakpoint: a thread at one ITEM\n"
 "                        (FILE:LINE, SYMBOL, SYMBOL+OFF or 0xADDR) waits until\n"
 "                        another reaches one of the group, then either goes first;\n"
-"                        with random, pct and the fuzzers (repeatable)\n"
+"                        with random, pct, the fuzzers, and dfs, dpor, pcb, idb\n"
+"                        (a constraint: complete = for the schedules it allows)\n"
 "      --context K       a statement is its pc and the return addresses of the K\n"
 "                        frames above it (0-4, default 1): suspects, their matching\n"
 "                        in phase 2 and HaPSet statements tell callers apart\n"
@@ -928,6 +929,8 @@ int main(int argc, char **argv)
 				"%s, mode %s: %d bug%s found%s%s\n",
 				res.runs, res.steps, res.elapsed, rate, desc, mode_name, nreal,
 				nreal == 1 ? "" : "s", inc,
+				res.complete && breaks ? "; search space exhausted for the schedules "
+				"the breakpoints allow (complete for those, not for the program)" :
 				res.complete ? "; search space exhausted (complete)" :
 				res.exhausted ? "; search space exhausted for the program's own code and "
 						"modelled library calls, but not complete" : "");

@@ -1,5 +1,5 @@
 #!/bin/bash
-# timeout: 300
+# timeout: 420
 # Active testing on the live tracer (strategies/active.h): racefuzzer,
 # deadlockfuzzer and atomfuzzer find bugs behind windows random scheduling
 # almost never opens, each with a schedule that replays; the correct twins
@@ -45,6 +45,18 @@ out=$("$CTS" -s racefuzzer --suspects-from "$T/s.json" -o "$T/s2" -v -- "$PROG/a
 is $? 1 "--suspects-from: bug found"
 like "$out" "BUG \\(assert\\) in run [0-2] " "--suspects-from: in phase 2 from the first run"
 
+# --tries N: phase 2 tries each suspect it cannot confirm N times, after
+# phase 1's 3 runs (cas_stack_ok: race suspects on a CAS loop's plain
+# accesses that phase 2 never finds both at once with one a write).
+for n in 1 3; do
+	"$CTS" -q -s racefuzzer --tries $n --report "$T/t$n.json" -o "$T/t$n" \
+		-- "$PROG/cas_stack_ok" >/dev/null 2>&1
+	is $? 0 "--tries $n: clean (exit 0)"
+	is "$(jq -r ".active.suspects >= 1 and .active.confirmed == 0 and
+		.runs == 3 + $n * .active.suspects and ([.active.list[].tries] | unique) == [$n]" \
+		"$T/t$n.json")" true "--tries $n: each unconfirmed suspect tried $n times, 3 + $n per suspect runs"
+done
+
 # A confirmed race with no bug after it is reported, not a failure, and its
 # schedule is saved; its replay shows the race (seed 1: run 3 resolves a race
 # harmlessly before run 4's lost update).
@@ -67,6 +79,47 @@ like "$out" "active: breakpoint 0 reached by thread 1 at t1.* and thread 2 at t2
 out=$("$CTS" -n 5 -s pct --break t1 --break t2 -o "$T/b2" -- "$PROG/active_race_ok" 2>&1)
 is $? 0 "--break on a correct program: clean"
 unlike "$out" "breakpoint [0-9]+ reached" "--break SYMBOL per group: no partner in another thread, no hit"
+
+# Breakpoints under a systematic search: a constraint on the explored
+# schedules (t1 is not scheduled at its store until t2 reaches its load).
+# dfs alone does not reach the lost update in 20 runs; with the breakpoints
+# its first run does, and the schedule replays without them. The twin's
+# constrained space is searched to the end by dpor.
+out=$("$CTS" -s dfs -m break -n 20 -o "$T/d0" -- "$PROG/active_race" 2>&1)
+is $? 0 "dfs alone: no bug in 20 runs"
+for s in dfs dpor pcb; do
+	out=$("$CTS" -s $s -m break --break active_race.c:15,active_race.c:24 -o "$T/d$s" \
+		-- "$PROG/active_race" 2>&1)
+	is $? 1 "$s --break: the lost update (exit 1)"
+	like "$out" "BUG \\(assert\\) in run 0 " "$s --break: in the first run"
+	like "$out" "active: breakpoint 0 reached by thread 1 at t1.* and thread 2 at t2" \
+		"$s --break: the report says where the threads met"
+done
+good=0
+for i in 1 2 3; do
+	r=$("$CTS" --replay "$T/ddfs/assert-1.sched" 2>&1)
+	[ $? -eq 1 ] && printf '%s' "$r" | grep -q "BUG (assert)" && good=$((good + 1))
+done
+is "$good" 3 "dfs --break: replay reproduces it 3/3"
+out=$("$CTS" -s dpor -m break --break active_race_ok.c:13,active_race_ok.c:23 \
+	--report "$T/dok.json" -o "$T/dok" -- "$PROG/active_race_ok" 2>&1)
+is $? 0 "dpor --break on the twin: clean (exit 0)"
+like "$out" "exhausted for the schedules the breakpoints allow \\(complete for those" \
+	"dpor --break on the twin: complete for the constrained schedules, said so"
+is "$(jq -r '.complete' "$T/dok.json")" true "dpor --break on the twin: complete in the JSON report"
+
+# A lost update behind lock traffic: dpor alone needs 71 runs
+# (benchmarks/results/active.md); with --break its first run has it, and
+# the twin's constrained space is 2 runs.
+out=$("$CTS" -s dpor -m break --break active_window.c:18,active_window.c:34 -o "$T/w" \
+	-- "$PROG/active_window" 2>&1)
+is $? 1 "active_window: dpor --break finds the lost update (exit 1)"
+like "$out" "BUG \\(assert\\) in run 0 " "active_window: dpor --break: in the first run"
+out=$("$CTS" -s dpor -m break --break active_window_ok.c:14,active_window_ok.c:32 -o "$T/wok" \
+	-- "$PROG/active_window_ok" 2>&1)
+is $? 0 "active_window_ok: dpor --break clean (exit 0)"
+like "$out" "^cts-trace: 2 runs, .*exhausted for the schedules the breakpoints allow" \
+	"active_window_ok: dpor --break complete in 2 runs"
 
 # Correct programs whose phase 1 suspects something: phase 2 confirms at
 # most real unordered plain accesses (a test-and-set lock's plain release
@@ -112,8 +165,10 @@ like "$(jq -r '.list[0].cycle[] | "\(.held.heap) \(.held.site.at) \(.acquires.of
 is $? 2 "--context beyond 4: usage error"
 "$CTS" -q --tries 3 -- "$PROG/active_race" 2>/dev/null
 is $? 2 "--tries without a fuzzer: usage error"
-"$CTS" -q -s dfs --break t1 -- "$PROG/active_race" 2>/dev/null
-is $? 2 "--break with dfs: usage error"
+"$CTS" -q -s hapset --break t1 -- "$PROG/active_race" 2>/dev/null
+is $? 2 "--break with hapset: usage error"
+"$CTS" -q -s dfs --state-match petri --break t1 -- "$PROG/active_race" 2>/dev/null
+is $? 2 "--break with --state-match: usage error"
 "$CTS" -q -s racefuzzer --suspects-from "$T/none.json" -- "$PROG/active_race" 2>/dev/null
 is $? 2 "--suspects-from a missing file: usage error"
 echo '{"list": [{"kind": "race", "statements": ["0x1"]}]}' > "$T/bad.json"

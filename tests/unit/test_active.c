@@ -67,10 +67,12 @@ struct outcome {
 	enum cts_bug_kind kind;
 	int suspects, confirmed;
 	uint64_t first_bug_run;
+	bool complete;
 	char detail[4096];
 };
 
 static struct cts_backend *cur_be;
+static uint64_t pause_bound;  /* 0: the default */
 
 /* The sim names a pc "t1 (line 3: read x -> v)"; breakpoints want
  * "t1 (sim.c:3)", as the live symbolizer says it. */
@@ -102,7 +104,7 @@ static struct outcome run(const char *script, const char *strategy, uint64_t run
 	cur_be = &be;
 	struct cts_active_options ao = {
 		.tries = 10, .suspects = list ? list : own, .preloaded = preloaded, .breaks = breaks,
-		.describe_pc = sim_describe,
+		.describe_pc = sim_describe, .pause_bound = pause_bound,
 	};
 	struct cts_strategy_config sc = { .seed = 1, .max_steps = 100000, .active = &ao };
 	struct cts_strategy *s = cts_strategy_create(strategy, &sc, err, sizeof(err));
@@ -117,6 +119,7 @@ static struct outcome run(const char *script, const char *strategy, uint64_t run
 		tap_diag("explore failed: %s", res.error);
 	o.runs = res.runs;
 	o.nbugs = res.nbugs;
+	o.complete = res.complete;
 	if (res.nbugs) {
 		o.kind = res.bugs[0].kind;
 		o.first_bug_run = res.bugs[0].run;
@@ -178,6 +181,105 @@ static void test_breaks(void)
 	tap_is_int(cts_suspects_at(b, 0)->confirmed, 0, "--break with one thread's statement: "
 		   "never two threads there, no hit");
 	cts_suspects_free(b);
+}
+
+/* A lost update behind lock traffic: t1's load and store of x come
+ * first, t2's after four lock-protected increments each thread does.
+ * Each line is one statement, so FILE:LINE names one: t1's store of x is
+ * line 4, t2's load line 8. */
+static const char lost_sim[] =
+	"var x; var c\n"
+	"thread main: create t1; create t2; join t1; join t2; assert x == 2\n"
+	"thread t1: read x -> v\n"
+	"  write x (v + 1)\n"
+	"  let i = 0; L: lock m; incr c; unlock m; let i = i + 1; if i < 4 goto L\n"
+	"thread t2:\n"
+	"  let i = 0; L: lock m; incr c; unlock m; let i = i + 1; if i < 4 goto L\n"
+	"  read x -> w\n"
+	"  write x (w + 1)\n";
+static const char lost_ok_sim[] =
+	"var x; var c\n"
+	"thread main: create t1; create t2; join t1; join t2; assert x == 2\n"
+	"thread t1: lock n; read x -> v\n"
+	"  write x (v + 1); unlock n\n"
+	"  let i = 0; L: lock m; incr c; unlock m; let i = i + 1; if i < 4 goto L\n"
+	"thread t2:\n"
+	"  let i = 0; L: lock m; incr c; unlock m; let i = i + 1; if i < 4 goto L\n"
+	"  lock n; read x -> w\n"
+	"  write x (w + 1); unlock n\n";
+
+/* --break under dfs and dpor: a constraint on the explored schedules. t1
+ * stays paused at its store until t2 reaches its load, so the first run
+ * already loses the update; without breakpoints dfs does not get there in
+ * 5000 runs and dpor needs dozens. On the twin both searches under the
+ * constraint end complete, with fewer runs than without it. */
+static void test_break_search(void)
+{
+	static const char *const strategies[] = { "dfs", "dpor" };
+	static const uint64_t twin_cap[] = { 2000, 4 };
+	for (int i = 0; i < 2; i++) {
+		const char *st = strategies[i];
+		struct cts_suspects *b = cts_suspects_new();
+		struct cts_suspect s = { .kind = CTS_SUSPECT_BREAK };
+		snprintf(s.spec, sizeof(s.spec), "sim.c:4,sim.c:8");
+		cts_suspects_add(b, &s);
+		struct outcome plain = run(lost_sim, st, 5000, NULL, NULL, false);
+		struct outcome o = run(lost_sim, st, 5000, b, NULL, false);
+		tap_ok(o.nbugs == 1 && o.kind == CTS_BUG_ASSERT && o.runs == 1,
+		       "%s --break: the lost update in the first run (%llu runs)", st,
+		       (unsigned long long)o.runs);
+		tap_ok(strstr(o.detail, "breakpoint 0 reached by thread 1") != NULL,
+		       "%s --break: the bug says where the threads met", st);
+		tap_is_int(cts_suspects_at(b, 0)->confirmed, 1, "%s --break: one run met there", st);
+		if (i == 0)
+			tap_ok(plain.nbugs == 0 && plain.runs == 5000, "dfs alone: no bug in %llu runs",
+			       (unsigned long long)plain.runs);
+		else
+			tap_ok(plain.nbugs == 1 && plain.runs >= 10 * o.runs,
+			       "dpor alone: the bug only in run %llu", (unsigned long long)plain.runs);
+		struct outcome g = run(lost_ok_sim, st, 5000, b, NULL, false);
+		struct outcome gp = run(lost_ok_sim, st, 5000, NULL, NULL, false);
+		tap_ok(g.nbugs == 0 && g.complete && g.runs <= twin_cap[i] && g.runs < gp.runs,
+		       "%s --break twin: clean, complete for the constrained schedules in %llu runs "
+		       "(alone: %llu runs, %s)", st, (unsigned long long)g.runs,
+		       (unsigned long long)gp.runs, gp.complete ? "complete" : "not complete");
+		cts_suspects_free(b);
+	}
+}
+
+/* The livelock monitor: t1 is paused at a breakpoint no other thread
+ * reaches. Paused until the stall (t2 gone), its store always comes after
+ * t2's load; released after 20 steps of pause it can come before, which the
+ * assert turns into a bug the search finds. */
+static void test_pause_bound(void)
+{
+	static const char sim[] =
+		"var x; var seen; var y\n"
+		"thread main: create t1; create t2; join t1; join t2; assert seen == 0\n"
+		"thread t1:\n"
+		"  write x 1\n"
+		"thread t2: let i = 0; L: write y i; let i = i + 1; if i < 60 goto L\n"
+		"  read x -> v; write seen v\n";
+	static const char *const strategies[] = { "dfs", "random" };
+	for (int i = 0; i < 2; i++) {
+		struct cts_suspects *b = cts_suspects_new();
+		struct cts_suspect s = { .kind = CTS_SUSPECT_BREAK };
+		snprintf(s.spec, sizeof(s.spec), "sim.c:4");
+		cts_suspects_add(b, &s);
+		struct outcome o = run(sim, strategies[i], i ? 200 : 3000, b, NULL, false);
+		tap_ok(o.nbugs == 0 && (i || o.complete), "%s --break, paused until the stall: t1's "
+		       "store always after t2's load (%llu runs%s)", strategies[i],
+		       (unsigned long long)o.runs, o.complete ? ", complete" : "");
+		pause_bound = 20;
+		o = run(sim, strategies[i], 3000, b, NULL, false);
+		pause_bound = 0;
+		tap_ok(o.nbugs == 1 && o.kind == CTS_BUG_ASSERT, "%s --break, released after 20 steps "
+		       "paused: the store can come first (bug in run %llu)", strategies[i],
+		       (unsigned long long)o.first_bug_run);
+		tap_is_int(cts_suspects_at(b, 0)->confirmed, 0, "%s: no partner, never met",
+			   strategies[i]);
+		cts_suspects_free(b);
+	}
 }
 
 /* Accesses ordered by a semaphore post and wait, or a signal and the woken
@@ -316,6 +418,8 @@ int main(void)
 		  CTS_BUG_DEADLOCK);
 	fuzz_pair("stale write", atom_sim, atom_ok_sim, "atomfuzzer", CTS_BUG_ASSERT);
 	test_breaks();
+	test_break_search();
+	test_pause_bound();
 	test_notify();
 	test_observer();
 	test_json();
