@@ -698,11 +698,10 @@ static uint64_t pe_rank(const struct cts_unf *u, uint32_t b)
 	return u->conds[b].pos >= 0 ? (uint64_t)u->conds[b].pos : UINT64_MAX;
 }
 
-static const struct cts_unf *rank_u;
-
-static int cmp_rank(const void *a, const void *b)
+static int cmp_rank(const void *a, const void *b, void *arg)
 {
-	uint64_t x = pe_rank(rank_u, *(const uint32_t *)a), y = pe_rank(rank_u, *(const uint32_t *)b);
+	const struct cts_unf *u = arg;
+	uint64_t x = pe_rank(u, *(const uint32_t *)a), y = pe_rank(u, *(const uint32_t *)b);
 	return x < y ? -1 : x > y;
 }
 
@@ -734,9 +733,8 @@ static void pe_branch_fast(struct cts_unf *u, struct pe *p, const uint64_t *cut,
 		for (int32_t c = u->conds[b].child; c >= 0; c = u->conds[c].sibling)
 			u32_push(&stack, (uint32_t)c);
 	}
-	rank_u = u;
 	if (cand.n > 1)
-		qsort(cand.v, cand.n, sizeof(*cand.v), cmp_rank);
+		qsort_r(cand.v, cand.n, sizeof(*cand.v), cmp_rank, u);
 	for (size_t k = 0; k < cand.n; k++) {
 		uint64_t *m;
 		size_t nm;
