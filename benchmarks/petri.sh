@@ -1,13 +1,16 @@
 #!/bin/sh
 # benchmarks/petri.sh — the Table 1 programs of Kähkönen & Heljanko (TAP 2014,
 # seeds/004): runs ("test executions") and seconds to full coverage for dfs,
-# dpor (sleep sets), and the naive stateful search with Petri-net state
+# dpor (sleep sets), the naive stateful search with Petri-net state
 # matching (dfs --state-match petri: values keying; petri-writes: the
-# paper's write-identity keying).
+# paper's write-identity keying), the stateless unfolding (unfold
+# --no-cutoffs) and the stateful unfolding (unfold, values keying).
 #   (a) simulated programs (benchmarks/petri/*.sim, tests/sim/filesystem.sim)
 #       through strategies/sim.c: exact, fast, no kernel;
 #   (b) the C versions (benchmarks/petri/*.c) on the live tracer, break mode.
-# Each cell is cut at SIM_T / REAL_T seconds ("-" then: not complete).
+# Each cell is cut at SIM_T / REAL_T seconds ("(runs in s)" then: not complete).
+# PETRI_COLS: the columns to run (default all: dfs dpor petri petri-writes
+# unfold-nc unfold), e.g. PETRI_COLS="unfold-nc unfold" to add two columns.
 # Output: benchmarks/results/petri.md (tables only; the prose is written by hand).
 SCRIPT=petri
 . "$(dirname "$0")/lib.sh"
@@ -16,6 +19,7 @@ need_cts
 
 SIM_T=${SIM_T:-30}
 REAL_T=${REAL_T:-60}
+COLS=${PETRI_COLS:-dfs dpor petri petri-writes unfold-nc unfold}
 if [ "$BENCH_MODE" = quick ]; then SIM_T=5 REAL_T=10; fi
 mkdir -p "$BIN"
 cc -std=gnu11 -O2 -I"$ROOT" -D_GNU_SOURCE -o "$BIN/simbench" "$BENCH_DIR/petri/simbench.c" \
@@ -24,13 +28,37 @@ P=$BENCH_DIR/petri
 OUTF=$RESULTS
 TMP=$SCRATCH/cell
 
-cell() { # runs/seconds or - when not complete
+colname() {
+	case $1 in
+	dfs) printf 'dfs' ;;
+	dpor) printf 'dpor' ;;
+	petri) printf 'naive stateful (values)' ;;
+	petri-writes) printf 'naive stateful (writes, paper)' ;;
+	unfold-nc) printf 'stateless unfolding' ;;
+	unfold) printf 'stateful unfolding' ;;
+	*) die "unknown column $1" ;;
+	esac
+}
+header() {
+	h="| program" r="| ---"
+	for c in $COLS; do h="$h | $(colname "$c")" r="$r | ---:"; done
+	echo "$h |"
+	echo "$r |"
+}
+
+cell() { # runs/seconds, (runs in seconds) when not complete
 	runs=$(sed -n 's/.*runs=\([0-9]*\).*/\1/p' "$1")
 	comp=$(sed -n 's/.*complete=\([01]\).*/\1/p' "$1")
 	secs=$(sed -n 's/.*seconds=\([0-9.]*\).*/\1/p' "$1")
 	mk=$(sed -n 's/.*markings=\([0-9]*\).*/\1/p' "$1")
+	ev=$(sed -n 's/.*events=\([0-9]*\).*/\1/p' "$1")
+	co=$(sed -n 's/.*cutoffs=\([0-9]*\).*/\1/p' "$1")
 	if [ "$comp" = 1 ]; then printf '%s / %ss' "$runs" "$secs"; else printf '(%s in %ss)' "$runs" "$secs"; fi
-	[ -n "$2" ] && [ "${mk:-0}" != 0 ] && printf ' [%s]' "$mk"
+	if [ -n "$2" ] && [ "${ev:-0}" != 0 ]; then
+		printf ' [%s, %s/%s]' "$mk" "$ev" "$co"
+	elif [ -n "$2" ] && [ "${mk:-0}" != 0 ]; then
+		printf ' [%s]' "$mk"
+	fi
 	return 0
 }
 
@@ -38,16 +66,15 @@ cell() { # runs/seconds or - when not complete
 	echo "### (a) simulated programs (strategies/sim.c), limit ${SIM_T} s per cell"
 	echo
 	echo "runs / seconds to full coverage; (runs in seconds) = cut by the limit, not complete;"
-	echo "[markings stored] for the state-matching searches."
+	echo "[markings stored] for the state-matching searches; unfolding: [markings, events/cut-offs]."
 	echo
-	echo "| program | dfs | dpor | naive stateful (values) | naive stateful (writes, paper) |"
-	echo "| --- | ---: | ---: | ---: | ---: |"
+	header
 } > "$OUTF"
 sim_row() { # name script const...
 	name=$1 script=$2
 	shift 2
 	row="| $name"
-	for s in dfs dpor petri petri-writes; do
+	for s in $COLS; do
 		LIMIT_SECONDS=$SIM_T "$BIN/simbench" "$script" $s "$@" > "$TMP" 2>&1
 		row="$row | $(cell "$TMP" m)"
 	done
@@ -77,8 +104,7 @@ sim_row "Synthetic 3" "$P/synthetic3.sim"
 	echo
 	echo "### (b) live tracer, break mode, limit ${REAL_T} s per cell"
 	echo
-	echo "| program | dfs | dpor | naive stateful (values) | naive stateful (writes, paper) |"
-	echo "| --- | ---: | ---: | ---: | ---: |"
+	header
 } >> "$OUTF"
 for p in dining locking writes fib; do
 	cc $CFLAGS_BENCH -o "$BIN/petri_$p" "$P/$p.c" || die "build $p"
@@ -87,13 +113,20 @@ real_row() { # name prog args...
 	name=$1 prog=$2
 	shift 2
 	row="| $name"
-	for s in "dfs" "dpor" "dfs --state-match petri" "dfs --state-match petri-writes"; do
+	for c in $COLS; do
+		case $c in
+		petri | petri-writes) s="dfs --state-match $c" ;;
+		unfold-nc) s="unfold --no-cutoffs" ;;
+		*) s=$c ;;
+		esac
 		"$CTS" -q -m break -s $s -t "$REAL_T" -o "$SCRATCH/cts-out" --report "$TMP.json" \
 			-- "$BIN/petri_$prog" "$@" >/dev/null 2>&1
-		printf 'runs=%s complete=%s markings=%s seconds=%s\n' \
+		printf 'runs=%s complete=%s markings=%s events=%s cutoffs=%s seconds=%s\n' \
 			"$(jq -r .runs "$TMP.json")" \
 			"$(jq -r 'if .complete then 1 else 0 end' "$TMP.json")" \
 			"$(jq -r '.state_matching.markings // 0' "$TMP.json")" \
+			"$(jq -r '.state_matching.events // 0' "$TMP.json")" \
+			"$(jq -r '.state_matching.terminals // 0' "$TMP.json")" \
 			"$(jq -r .elapsed_seconds "$TMP.json")" > "$TMP"
 		row="$row | $(cell "$TMP" m)"
 	done

@@ -133,7 +133,10 @@ enum { P_INIT = 1, P_TINIT, P_OBS, P_WVAL, P_WPART, P_WID, P_WID2, P_HELD, P_GEN
 struct pinfo {
 	uint32_t comp;       /* for thread places: unused */
 	uint8_t flags;
-	uint8_t known;       /* word places: bytes of `bytes` known */
+	uint8_t known;       /* word places: bytes of `bytes` known (from writes and reads) */
+	uint8_t wknown;      /* word places: bytes of `wbytes` the writes that name the place
+	                      * fixed: a function of the place's key, unlike `known`, which
+	                      * grows as reads from the place are seen */
 	int32_t holder;      /* P_HELD: the owner, depth in `bytes` */
 	/* The thread's next operation (index into tmpls, -1 unknown), when
 	 * other threads live [0] and when it is alone [1]: the tracer makes no
@@ -142,6 +145,7 @@ struct pinfo {
 	uint32_t parked;     /* thread places: component + 1 of the barrier or futex the
 	                      * step into it may leave the thread parked on */
 	uint64_t bytes;
+	uint64_t wbytes;
 	uint64_t wval;
 };
 
@@ -667,6 +671,16 @@ static bool in_word(const struct cts_event *ev)
 	return size <= 8 && (ev->obj & 7) + size <= 8;
 }
 
+/* The bytes of a word that the bit mask `known` names. */
+static uint64_t known_mask(uint8_t known)
+{
+	uint64_t km = 0;
+	for (int b = 0; b < 8; b++)
+		if (known >> b & 1)
+			km |= 0xffull << (b * 8);
+	return km;
+}
+
 /* What reading ev's bytes from word place p tells: learn them; false if it
  * contradicts what was known. */
 static bool learn(struct cts_petri *n, uint32_t p, const struct cts_event *ev, uint64_t value)
@@ -678,10 +692,7 @@ static bool learn(struct cts_petri *n, uint32_t p, const struct cts_event *ev, u
 	struct pinfo *pi = &n->pi[p];
 	if (pi->flags & PF_HEAP)
 		return true;  /* its bytes change with the heap */
-	uint64_t km = 0;
-	for (int b = 0; b < 8; b++)
-		if (pi->known >> b & 1)
-			km |= 0xffull << (b * 8);
+	uint64_t km = known_mask(pi->known);
 	if ((km & bm & pi->bytes) != (km & bm & v))
 		return false;
 	pi->bytes = (pi->bytes & ~bm) | v;
@@ -706,19 +717,31 @@ static uint32_t word_after(struct cts_petri *n, uint32_t comp, uint32_t old, uin
 	if (n->keying == CTS_PETRI_VALUES && in_word(ev) && ev->op != CTS_OP_LIB_WRITE &&
 	    ev->op != CTS_OP_FREE && ev->op != CTS_OP_ALLOC) {
 		uint32_t off = (uint32_t)(ev->obj & 7), size = ev->size ? ev->size : 1;
-		uint64_t bm = byte_mask(off, size);
-		uint8_t known = (uint8_t)(n->pi[old].known | (((1u << size) - 1) << off));
-		uint64_t bytes = (n->pi[old].bytes & ~bm) | ((ev->value << (off * 8)) & bm);
+		uint64_t bm = byte_mask(off, size), v = (ev->value << (off * 8)) & bm;
+		uint8_t kb = (uint8_t)(((1u << size) - 1) << off);
+		/* The new place is named by writes only: what reads taught about
+		 * old (its `known`) grows from run to run, and a place named
+		 * from it would make the same write's outcome change with the
+		 * order the runs came in (a contradiction of the model). */
+		uint8_t wknown = (uint8_t)(n->pi[old].wknown | kb);
+		uint64_t wbytes = (n->pi[old].wbytes & ~bm) | v;
+		uint8_t known = (uint8_t)(n->pi[old].known | kb);
+		uint64_t bytes = (n->pi[old].bytes & ~bm) | v;
 		uint32_t p;
-		if (known == 0xff) {
-			uint64_t k[3] = { P_WVAL, w, bytes };
+		if (wknown == 0xff) {
+			uint64_t k[3] = { P_WVAL, w, wbytes };
 			p = place_get(n, k, 3, comp);
 		} else {
 			uint64_t k[5] = { P_WPART, old, off | (uint64_t)size << 8, ev->value, w };
 			p = place_get(n, k, 5, comp);
 		}
-		n->pi[p].known = known;
-		n->pi[p].bytes = bytes;
+		struct pinfo *pi = &n->pi[p];
+		pi->wknown = wknown;
+		pi->wbytes = wbytes;
+		/* what is known of it: all that was, and what old tells now */
+		uint64_t km = known_mask(pi->known);
+		pi->bytes = (pi->bytes & km) | (bytes & ~km);
+		pi->known |= known;
 		return p;
 	}
 	if (whole) {
@@ -910,10 +933,24 @@ static void record(struct cts_petri *n, uint32_t t, uint32_t lnew, size_t nout, 
 
 /* ---- learning ---- */
 
+/* Is b (seen now) the operation a (modelled) at the same place? A string
+ * function's extent (strlen, strcmp, strcpy) depends on the bytes it meets,
+ * which the word places in the transition's key determine: any extent within
+ * the words a names is the same operation, its size an outcome. */
 static bool same_op(const struct cts_event *a, const struct cts_event *b)
 {
-	return a->op == b->op && (a->obj == b->obj || a->op == CTS_OP_ALLOC) &&
-	       (a->size == b->size || a->op == CTS_OP_ALLOC);
+	if (a->op != b->op)
+		return false;
+	if (a->op == CTS_OP_ALLOC)
+		return true;
+	if (a->obj != b->obj)
+		return false;
+	if (a->size == b->size)
+		return true;
+	if (a->op != CTS_OP_LIB_READ && a->op != CTS_OP_LIB_WRITE)
+		return false;
+	uint64_t as = a->size ? a->size : 1, bs = b->size ? b->size : 1;
+	return (b->obj + bs - 1) >> 3 <= (a->obj + as - 1) >> 3;
 }
 
 void cts_petri_see(struct cts_petri *n, const struct cts_pmark *m, int tid, bool alive,
@@ -1009,7 +1046,15 @@ void cts_petri_executed(struct cts_petri *n, struct cts_pmark *m, const struct c
 		n->conflicts++;
 		note(n, "a read saw another value than the model knew for its word");
 	}
+	uint64_t before = n->conflicts;
+	uint32_t was_l = n->ti[t].lnew, was_n = n->ti[t].nout;
 	record(n, t, lnew, nout, false);
+	if (n->conflicts != before) {
+		char b[96];
+		cts_debug_msg("petri: thread %d at place %u: '%s' went to place %u with %zu outputs, "
+			      "modelled place %u with %u", tid, L, cts_event_str(done, b, sizeof(b)),
+			      lnew, nout, was_l, was_n);
+	}
 	apply(n, m, tid, lnew, n->obuf, nout);
 }
 

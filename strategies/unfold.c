@@ -12,6 +12,8 @@ struct cond {
 	uint32_t comp, place, depth;
 	int32_t parent;    /* the condition of the same component before, -1 initial */
 	int32_t producer;  /* -1: initial */
+	int32_t child, sibling; /* the conditions whose parent this is: a list */
+	int32_t pos;       /* index in byc[comp], -1 not there (initial, or dropped) */
 };
 
 struct event {
@@ -36,6 +38,7 @@ struct u32v {
 
 struct cts_unf {
 	bool cutoffs, incomplete;
+	bool scan_pe;      /* the straightforward possible extensions (CTS_UNF_PE=scan) */
 	struct cts_petri *net;
 	struct cts_pmark *m0, *mk, *mf;
 	struct cond *conds;
@@ -106,6 +109,8 @@ struct cts_unf *cts_unf_new(bool cutoffs)
 	struct cts_unf *u = cts_xcalloc(1, sizeof(*u));
 	u->cutoffs = cutoffs;
 	u->cur_e = UINT32_MAX;
+	const char *pe = getenv("CTS_UNF_PE");
+	u->scan_pe = pe && strcmp(pe, "scan") == 0;
 	return u;
 }
 
@@ -171,8 +176,12 @@ static uint32_t cond_new(struct cts_unf *u, uint32_t comp, uint32_t place, int32
 	}
 	uint32_t id = (uint32_t)u->nconds++;
 	u->conds[id] = (struct cond){ .comp = comp, .place = place, .parent = parent,
-				      .producer = producer,
+				      .producer = producer, .child = -1, .sibling = -1, .pos = -1,
 				      .depth = parent < 0 ? 0 : u->conds[parent].depth + 1 };
+	if (parent >= 0) {
+		u->conds[id].sibling = u->conds[parent].child;
+		u->conds[parent].child = (int32_t)id;
+	}
 	return id;
 }
 
@@ -638,10 +647,113 @@ static void want_run(struct cts_unf *u, const uint64_t *cut, size_t ncut, int ti
 static void pe_resolve(struct cts_unf *u, struct pe *p, const uint64_t *cut, size_t ncut);
 static uint8_t visited(struct cts_unf *u, uint32_t mark, bool set);
 
+/* The configuration with cut m still leaves a condition of must's postset
+ * unconsumed (so a co-set in it can use one). Merging only moves cuts on: once
+ * false, false for every configuration that contains this one. */
+static bool must_live(struct cts_unf *u, const struct pe *p, const uint64_t *m, size_t nm)
+{
+	if (p->must == UINT32_MAX)
+		return true;
+	const struct event *e = &u->ev[p->must];
+	for (uint32_t i = 0; i < e->npre; i++) {
+		uint32_t c = e->postc[i], comp = u->conds[c].comp;
+		if (cut_find(u, m, nm, comp) == c)
+			return true;
+	}
+	return false;
+}
+
+/* The cut of the configuration with cut `cut` and [•b] into *m (freed by the
+ * caller); false when they conflict, when [•b] consumes a condition of S, or
+ * (fast) when no condition of the new event's postset is left unconsumed. */
+static bool pe_merge(struct cts_unf *u, const struct pe *p, const uint64_t *cut, size_t ncut,
+		     uint32_t b, bool fast, uint64_t **m, size_t *nm)
+{
+	int32_t pr = u->conds[b].producer;
+	const uint64_t *pc = pr >= 0 ? u->ev[pr].cut : NULL;
+	size_t npc = pr >= 0 ? u->ev[pr].ncut : 0;
+	*m = cts_xmalloc((ncut + npc + 1) * sizeof(**m));
+	bool ok = cut_merge(u, cut, ncut, pc, npc, *m, nm);
+	/* nothing of [•b] consumes a condition of S */
+	for (size_t i = 0; ok && i < p->nS; i++)
+		ok = cut_find(u, *m, *nm, u->conds[p->S[i]].comp) == p->S[i];
+	return ok && (!fast || must_live(u, p, *m, *nm));
+}
+
+static void pe_try(struct cts_unf *u, struct pe *p, uint32_t b, const uint64_t *m, size_t nm)
+{
+	if (p->nS == p->capS) {
+		p->capS = p->capS ? p->capS * 2 : 16;
+		p->S = cts_xrealloc(p->S, p->capS * sizeof(*p->S));
+	}
+	p->S[p->nS++] = b;
+	pe_resolve(u, p, m, nm);
+	p->nS--;
+}
+
+/* The order the straightforward search tries conditions in: byc's, the
+ * initial condition last. */
+static uint64_t pe_rank(const struct cts_unf *u, uint32_t b)
+{
+	return u->conds[b].pos >= 0 ? (uint64_t)u->conds[b].pos : UINT64_MAX;
+}
+
+static int cmp_rank(const void *a, const void *b, void *arg)
+{
+	const struct cts_unf *u = arg;
+	uint64_t x = pe_rank(u, *(const uint32_t *)a), y = pe_rank(u, *(const uint32_t *)b);
+	return x < y ? -1 : x > y;
+}
+
+/* The fast search for the conditions of comp that extend S (the restricted
+ * structure of these nets: every event consumes and re-produces one
+ * condition of each component it touches, so a component's conditions form
+ * a tree and the candidates are the subtree under the configuration's
+ * condition). A condition's children are produced by events that consumed
+ * it, so their [•b'] contains its [•b]: where b conflicts with the
+ * configuration, consumes S, or leaves no condition of the new event's
+ * postset, so does its whole subtree, which is skipped. The others are tried
+ * in the straightforward search's order, so both find the same events in the
+ * same order. */
+static void pe_branch_fast(struct cts_unf *u, struct pe *p, const uint64_t *cut, size_t ncut,
+			   uint32_t comp)
+{
+	struct u32v stack = { 0 }, cand = { 0 };
+	u32_push(&stack, cut_find(u, cut, ncut, comp));
+	while (stack.n) {
+		uint32_t b = stack.v[--stack.n];
+		uint64_t *m;
+		size_t nm;
+		bool ok = pe_merge(u, p, cut, ncut, b, true, &m, &nm);
+		free(m);
+		if (!ok)
+			continue;
+		if (u->conds[b].pos >= 0 || u->conds[b].producer < 0)
+			u32_push(&cand, b);
+		for (int32_t c = u->conds[b].child; c >= 0; c = u->conds[c].sibling)
+			u32_push(&stack, (uint32_t)c);
+	}
+	if (cand.n > 1)
+		qsort_r(cand.v, cand.n, sizeof(*cand.v), cmp_rank, u);
+	for (size_t k = 0; k < cand.n; k++) {
+		uint64_t *m;
+		size_t nm;
+		if (pe_merge(u, p, cut, ncut, cand.v[k], true, &m, &nm))
+			pe_try(u, p, cand.v[k], m, nm);
+		free(m);
+	}
+	free(stack.v);
+	free(cand.v);
+}
+
 /* Try each condition of comp that is co with S (so the co-set grows). */
 static void pe_branch(struct cts_unf *u, struct pe *p, const uint64_t *cut, size_t ncut,
 		      uint32_t comp)
 {
+	if (!u->scan_pe) {
+		pe_branch_fast(u, p, cut, ncut, comp);
+		return;
+	}
 	uint32_t ic = init_cond(u, comp);
 	size_t nb = u->byc[comp].n;
 	for (size_t k = 0; k <= nb; k++) {
@@ -649,24 +761,10 @@ static void pe_branch(struct cts_unf *u, struct pe *p, const uint64_t *cut, size
 		/* b must lie on or after the configuration's condition of comp */
 		if (!is_anc(u, cut_find(u, cut, ncut, comp), b))
 			continue;
-		int32_t pr = u->conds[b].producer;
-		const uint64_t *pc = pr >= 0 ? u->ev[pr].cut : NULL;
-		size_t npc = pr >= 0 ? u->ev[pr].ncut : 0;
-		uint64_t *m = cts_xmalloc((ncut + npc + 1) * sizeof(*m));
+		uint64_t *m;
 		size_t nm;
-		bool ok = cut_merge(u, cut, ncut, pc, npc, m, &nm);
-		/* nothing of [•b] consumes a condition of S */
-		for (size_t i = 0; ok && i < p->nS; i++)
-			ok = cut_find(u, m, nm, u->conds[p->S[i]].comp) == p->S[i];
-		if (ok) {
-			if (p->nS == p->capS) {
-				p->capS = p->capS ? p->capS * 2 : 16;
-				p->S = cts_xrealloc(p->S, p->capS * sizeof(*p->S));
-			}
-			p->S[p->nS++] = b;
-			pe_resolve(u, p, m, nm);
-			p->nS--;
-		}
+		if (pe_merge(u, p, cut, ncut, b, false, &m, &nm))
+			pe_try(u, p, b, m, nm);
 		free(m);
 	}
 }
@@ -800,8 +898,11 @@ static void add_event(struct cts_unf *u, uint32_t id)
 	free(e->cut);
 	e->cut = full;
 	e->ncut = (uint32_t)nf;
-	for (uint32_t i = 0; i < e->npre; i++)
-		u32_push(&u->byc[u->conds[postc[i]].comp], postc[i]);
+	for (uint32_t i = 0; i < e->npre; i++) {
+		struct u32v *l = &u->byc[u->conds[postc[i]].comp];
+		u->conds[postc[i]].pos = (int32_t)l->n;
+		u32_push(l, postc[i]);
+	}
 }
 
 static bool take_run(struct cts_unf *u, struct cts_unf_run *run)
@@ -939,10 +1040,14 @@ void cts_unf_stutter(struct cts_unf *u, size_t k)
 		if (u->ev[e].state == E_ADDED) {
 			/* its conditions no longer start co-sets */
 			for (uint32_t j = 0; j < u->ev[e].npre; j++) {
-				struct u32v *l = &u->byc[u->conds[u->ev[e].postc[j]].comp];
-				for (size_t x = 0; x < l->n; x++)
-					if (l->v[x] == u->ev[e].postc[j])
-						l->v[x] = l->v[--l->n];
+				uint32_t c = u->ev[e].postc[j];
+				struct u32v *l = &u->byc[u->conds[c].comp];
+				if (u->conds[c].pos >= 0) {
+					size_t x = (size_t)u->conds[c].pos;
+					l->v[x] = l->v[--l->n];
+					u->conds[l->v[x]].pos = (int32_t)x;
+					u->conds[c].pos = -1;
+				}
 			}
 		}
 		if (u->ev[e].state != E_DROPPED && u->ev[e].state != E_CUTOFF) {

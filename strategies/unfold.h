@@ -8,10 +8,17 @@
  * normal form), so the prefix is complete; an event whose marking St(e)
  * some earlier event reached is a terminal (cut-off) and is not extended.
  *
- * Possible extensions are found by the straightforward algorithm: for each
- * thread, every co-set of conditions, one per component its next transition
- * at the co-set's marking touches, that uses a condition the new event
- * produced. Where the model does not know what follows (a thread's next
+ * Possible extensions: for each thread, every co-set of conditions, one per
+ * component its next transition at the co-set's marking touches, that uses
+ * a condition the new event produced. The restricted structure of these nets
+ * (every event consumes and re-produces one condition of each component it
+ * touches) makes each component's conditions a tree in which a condition's
+ * subtree has its [•b] and more: the candidates for a component are searched
+ * down the subtree under the configuration's condition, skipping a subtree
+ * whose root conflicts with the co-set so far or leaves no condition of the
+ * new event unconsumed. The straightforward search (every condition of the
+ * component tried) stays for tests: environment CTS_UNF_PE=scan; both find
+ * the same events in the same order (tests/unit/test_petri.c). Where the model does not know what follows (a thread's next
  * step, or a transition the model cannot predict), the search asks for a
  * test run (EXTENDMODEL) that follows a configuration's events; the caller
  * (strategies/stateful.c) does the runs. */

@@ -1,6 +1,7 @@
 /* Runs a simulated script (strategies/sim.h) under one search and prints
  * one line: runs, complete, bugs, markings stored, model size, seconds.
- * Usage: simbench SCRIPT dfs|dpor|petri|petri-writes [NAME=VALUE...]
+ * Usage: simbench SCRIPT dfs|dpor|petri|petri-writes|unfold|unfold-nc [NAME=VALUE...]
+ * (unfold: stateful unfolding, values keying; unfold-nc: --no-cutoffs)
  * Environment: LIMIT_RUNS (default 1000000), LIMIT_SECONDS (default 600). */
 #include <inttypes.h>
 #include <stdio.h>
@@ -16,7 +17,7 @@ int main(int argc, char **argv)
 {
 	char err[256];
 	if (argc < 3) {
-		fprintf(stderr, "usage: simbench SCRIPT dfs|dpor|petri|petri-writes [NAME=VALUE...]\n");
+		fprintf(stderr, "usage: simbench SCRIPT dfs|dpor|petri|petri-writes|unfold|unfold-nc [NAME=VALUE...]\n");
 		return 2;
 	}
 	struct cts_sim *sim = cts_sim_load(argv[1], err, sizeof(err));
@@ -47,6 +48,10 @@ int main(int argc, char **argv)
 		s = cts_petri_dfs_create(&sc, CTS_PETRI_VALUES);
 	else if (strcmp(argv[2], "petri-writes") == 0)
 		s = cts_petri_dfs_create(&sc, CTS_PETRI_WRITES);
+	else if (strcmp(argv[2], "unfold") == 0)
+		s = cts_petri_unfold_create(&sc, CTS_PETRI_VALUES, true);
+	else if (strcmp(argv[2], "unfold-nc") == 0)
+		s = cts_petri_unfold_create(&sc, CTS_PETRI_VALUES, false);
 	else
 		return 2;
 	struct cts_explorer_config cfg = {
@@ -62,9 +67,11 @@ int main(int argc, char **argv)
 	struct cts_petri_search_stats ps = { 0 };
 	bool petri = cts_petri_search_stats(s, &ps);
 	printf("runs=%" PRIu64 " complete=%d bugs=%d markings=%" PRIu64 " places=%" PRIu64
-	       " transitions=%" PRIu64 " memory=%" PRIu64 " conflicts=%" PRIu64 " seconds=%.2f\n",
+	        " transitions=%" PRIu64 " memory=%" PRIu64 " conflicts=%" PRIu64 " events=%" PRIu64
+	       " cutoffs=%" PRIu64 " restarts=%" PRIu64 " seconds=%.2f\n",
 	       res.runs, res.complete, res.nbugs, petri ? ps.markings : 0, petri ? ps.places : 0,
 	       petri ? ps.transitions : 0, petri ? ps.bytes : 0, petri ? ps.conflicts : 0,
+	       petri ? ps.events : 0, petri && ps.unfold ? ps.terminals : 0, petri ? ps.restarts : 0,
 	       res.elapsed);
 	cts_explore_result_free(&res);
 	cts_strategy_destroy(s);

@@ -347,6 +347,72 @@ static void test_bugs(void)
 	}
 }
 
+/* The fast possible extensions (subtrees skipped) against the straightforward
+ * ones (CTS_UNF_PE=scan, every condition of a component tried): the same
+ * prefix (events, cut-offs, markings) and the same runs, on every tests/sim
+ * script (with and without cut-offs) and on the Table 1 programs of
+ * benchmarks/petri at sizes that finish in well under a second. */
+static bool same_prefix(struct cts_sim *sim, enum algo a, const char *what)
+{
+	setenv("CTS_UNF_PE", "scan", 1);
+	struct outcome s = go(sim, a, false, NULL);
+	unsetenv("CTS_UNF_PE");
+	struct outcome f = go(sim, a, false, NULL);
+	return tap_ok(s.complete && f.complete && s.runs == f.runs && s.ps.events == f.ps.events &&
+		      s.ps.terminals == f.ps.terminals && s.ps.markings == f.ps.markings,
+		      "%s %s: fast extensions %" PRIu64 " runs, %" PRIu64 " events, %" PRIu64
+		      " cut-offs, %" PRIu64 " markings; straightforward %" PRIu64 ", %" PRIu64
+		      ", %" PRIu64 ", %" PRIu64, what, algo_names[a], f.runs, f.ps.events,
+		      f.ps.terminals, f.ps.markings, s.runs, s.ps.events, s.ps.terminals,
+		      s.ps.markings);
+}
+
+static void test_fast_extensions(void)
+{
+	DIR *dir = opendir(simdir);
+	struct dirent *de;
+	int checked = 0;
+
+	run_limit = 0;
+	while (dir && (de = readdir(dir))) {
+		size_t n = strlen(de->d_name);
+		if (n < 5 || strcmp(de->d_name + n - 4, ".sim"))
+			continue;
+		struct cts_sim *sim = load(de->d_name);
+		if (!sim)
+			continue;
+		cts_sim_set_const(sim, "N", 2);
+		same_prefix(sim, UNF, de->d_name);
+		same_prefix(sim, UNF_NC, de->d_name);
+		cts_sim_free(sim);
+		checked++;
+	}
+	if (dir)
+		closedir(dir);
+	tap_ok(checked >= 20, "fast extensions: %d scripts", checked);
+	static const struct {
+		const char *script, *name;
+		int64_t n, k;
+	} table1[] = {
+		{ "dining.sim", "Dining 2", 3, 0 }, { "locking.sim", "Locking 2", 3, 0 },
+		{ "writes.sim", "Writes", 3, 2 }, { "fib.sim", "Fib 1", 0, 2 },
+		{ "synthetic1.sim", "Synthetic 1", 0, 0 }, { "updater.sim", "Updater", 0, 0 },
+	};
+	for (size_t i = 0; i < sizeof(table1) / sizeof(table1[0]); i++) {
+		char path[768];
+		snprintf(path, sizeof(path), "../../benchmarks/petri/%s", table1[i].script);
+		struct cts_sim *sim = load(path);
+		if (!sim)
+			continue;
+		if (table1[i].n)
+			cts_sim_set_const(sim, "N", table1[i].n);
+		if (table1[i].k)
+			cts_sim_set_const(sim, "K", table1[i].k);
+		same_prefix(sim, UNF, table1[i].name);
+		cts_sim_free(sim);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	snprintf(simdir, sizeof(simdir), "%s/../sim", dirname(argv[0]));
@@ -354,5 +420,6 @@ int main(int argc, char **argv)
 	test_finals_vs_dfs();
 	test_counts();
 	test_bugs();
+	test_fast_extensions();
 	return tap_done();
 }
