@@ -71,13 +71,14 @@ for p in $TWINS; do
 done
 
 # cell PROG STRATEGY FIELD: "v10 · v50 · vN" (field 5 statements, 6 pairs,
-# 7 MAP covered), then "(done N)" or "(N runs)" when it stopped before NMAX.
+# 7 MAP covered, with the last percentage of the estimate), then "(done N)" or "(N runs)" when it stopped before NMAX.
 cell() {
 	awk -v p="$1" -v s="$2" -v f="$3" -v nmax="$NMAX" '
-		$1 == "c" && $2 == p && $3 == s { v = v (v == "" ? "" : " · ") $f; runs = $9; comp = $10 }
+		$1 == "c" && $2 == p && $3 == s { v = v (v == "" ? "" : " · ") $f; runs = $9; comp = $10; pc = $8 }
 		END {
 			if (v == "") { printf "-"; exit }
 			printf "%s", v
+			if (f == 7) printf " (%s%%)", pc
 			if (runs < nmax) printf(comp == "true" ? " (done %s)" : " (%s runs)", runs)
 		}' "$DATA"
 }
