@@ -167,7 +167,7 @@ if taus:
     print("| mean | | %.2f |" % (sum(taus) / len(taus)))
 PY
 # (d) simulated programs: coverage after k runs, no tracer involved
-cc -std=gnu11 -O2 -I"$ROOT" -D_GNU_SOURCE -o "$BIN/mapsim" "$BENCH_DIR/map/mapsim.c" \
+cc -std=gnu11 -O2 -Wall -Wextra -Werror -I"$ROOT" -D_GNU_SOURCE -o "$BIN/mapsim" "$BENCH_DIR/map/mapsim.c" \
 	"$ROOT/libcts.a" -lcapstone -ldw -lelf -lseccomp -ljansson -lm || die "mapsim build failed"
 {
 	echo
