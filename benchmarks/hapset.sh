@@ -89,7 +89,8 @@ done
 {
 	machine_header "HaPSet-guided search against dpor, pcb2, pct and random"
 	printf 'The machine was loaded (other helpers building and testing on 2 cores): seconds\n'
-	printf 'are wall time under that load; runs are exact.\n\n'
+	printf 'are wall time under that load; runs are exact. Coverage reached after N runs\n'
+	printf 'per strategy: [coverage.md](coverage.md) (benchmarks/coverage.sh).\n\n'
 	printf '## Runs and seconds to the first bug (break mode, %s s per search)\n\n' "$CTS_T"
 	printf 'Each cell: runs to the first bug / seconds (median over the seeds that found it,\n'
 	printf 'with found/seeds for the randomized strategies); "to (N)": no bug within the time,\n'
