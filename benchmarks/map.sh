@@ -37,6 +37,9 @@ DATA=$SCRATCH/data.txt
 # (a) runs to the first bug
 {
 	machine_header "MAP coverage: map vs random vs pct (benchmarks/map.sh)"
+	echo "MAP and HaPSet coverage after 10, 50 and 200 runs of every strategy (dpor, pcb2, guided"
+	echo "or not, pct, random, map): [coverage.md](coverage.md) (benchmarks/coverage.sh)."
+	echo
 	echo "### (a) runs to the first bug (break mode, at most $NBUG runs, seeds $SEEDS)"
 	echo
 	echo "median (min–max) runs over the seeds that found it; found/seeds; MAP coverage at the bug"
