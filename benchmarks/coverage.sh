@@ -71,7 +71,8 @@ for p in $TWINS; do
 done
 
 # cell PROG STRATEGY FIELD: "v10 · v50 · vN" (field 5 statements, 6 pairs,
-# 7 MAP covered, with the last percentage of the estimate), then "(done N)" or "(N runs)" when it stopped before NMAX.
+# 7 MAP covered, with the last percentage of the estimate), then "(done N)"
+# or "(stopped at N)" when it stopped before NMAX.
 cell() {
 	awk -v p="$1" -v s="$2" -v f="$3" -v nmax="$NMAX" '
 		$1 == "c" && $2 == p && $3 == s { v = v (v == "" ? "" : " · ") $f; runs = $9; comp = $10; pc = $8 }
@@ -79,7 +80,7 @@ cell() {
 			if (v == "") { printf "-"; exit }
 			printf "%s", v
 			if (f == 7) printf " (%s%%)", pc
-			if (runs < nmax) printf(comp == "true" ? " (done %s)" : " (%s runs)", runs)
+			if (runs < nmax) printf(comp == "true" ? " (done %s)" : " (stopped at %s)", runs)
 		}' "$DATA"
 }
 {
@@ -89,8 +90,9 @@ cell() {
 	printf 'cap of a search, marked where it bit.\n\n'
 	printf 'Each search: `cts-trace -q -m break STRATEGY -n %s -t %s --seed 1 --coverage` on a\n' "$NMAX" "$CTS_T"
 	printf 'correct twin. Cells: the value after %s runs (one seed); "(done N)": the\n' "$(echo $KS | sed 's/ / · /g')"
-	printf 'systematic search completed after N runs, "(N runs)": the time cap stopped it\n'
-	printf 'after N; later columns then repeat the last value. HaPSet coverage counts the\n'
+	printf 'systematic search completed after N runs, "(stopped at N)": the time cap stopped\n'
+	printf 'it after N runs (or map stopped: every estimated pattern covered); later columns\n'
+	printf 'then repeat the last value. HaPSet coverage counts the\n'
 	printf 'pairs (statement, immediately dependent predecessor) of good runs; for the\n'
 	printf 'guided strategies these are the sets that guide them, for the others sets learnt\n'
 	printf 'alongside from the same kind of runs (`--coverage` under any strategy).\n'
