@@ -743,12 +743,15 @@ int main(int argc, char **argv)
 		status = EXIT_USAGE;
 		goto out;
 	}
-	/* HaPSet's columns beside MAP's: the guiding sets, or ones learnt alongside. */
+	/* HaPSet's columns beside MAP's: the guiding sets, or ones learnt alongside
+	 * (only when asked for: learning alongside reads a context every step). */
 	struct cts_coverage_source hsrc;
-	if (coverage && !cts_hapset_coverage_source(strat, &hsrc))
-		cts_hapset_watch_source(strat, cli.context, active_describe, &active_be, &hsrc);
-	if (coverage)
+	if (coverage && cli.coverage) {
+		if (!cts_hapset_coverage_source(strat, &hsrc))
+			cts_hapset_watch_source(strat, cli.context, active_describe, &active_be,
+						&hsrc);
 		cts_coverage_add_source(coverage, &hsrc);
+	}
 	/* --instance (or the replayed schedule's): every run restricted to it. */
 	const char *ispec = cli.replay ? sched->instance : cli.instance;
 	if (ispec && !(instance = cts_instance_parse(ispec, err, sizeof(err)))) {
