@@ -58,15 +58,19 @@ done
 
 DATA=$SCRATCH/data
 : >"$DATA"
-# trial PROG STRATEGY SEED -> "trial prog strategy seed found|none runs_spent first_bug_run kind"
+# trial PROG STRATEGY -> per seed "trial prog strategy seed found|none runs_spent
+#   first_bug_run kind"
+on_trial() {
+	case $2 in
+	found) echo "trial $cur_p $cur_s $1 found $3 $3 $5" ;;
+	none) echo "trial $cur_p $cur_s $1 none $3 - -" ;;
+	*) echo "trial $cur_p $cur_s $1 error - - -" ;;
+	esac >>"$DATA"
+}
 trial() {
-	p=$1 s=$2 seed=$3 r=$SCRATCH/r.json
-	rm -f "$r"
-	run_cts $((CTS_T + 30)) -q -s "$s" -m "$(smode "$p" "$s")" -n "$BUDGET" -t "$CTS_T" \
-		--seed "$seed" --report "$r" -o "$SCRATCH/out" "$BIN/$p" >/dev/null 2>&1
-	line=$(json "$r" 'if (.bugs | length) > 0 then "found \(.bugs[0].run + 1) \(.bugs[0].run + 1) \(.bugs[0].kind)"
-		else "none \(.runs) - -" end')
-	echo "trial $p $s $seed ${line:-error - - -}" >>"$DATA"
+	cur_p=$1 cur_s=$2
+	first_bug_searches "$SEEDS" $((CTS_T + 30)) "" on_trial "$BIN/$1" \
+		-q -s "$2" -m "$(smode "$1" "$2")" -n "$BUDGET" -t "$CTS_T" -o "$SCRATCH/out"
 }
 # table1 PROG FUZZER VARIANT -> "t1 prog fuzzer variant suspects confirmed runs bugs kinds"
 table1() {
@@ -83,9 +87,7 @@ log "mode $BENCH_MODE: $(echo $BUGS | wc -w) programs, seeds $SEEDS, budget $BUD
 for p in $BUGS; do
 	log "$p: searches"
 	for s in $STRATEGIES; do
-		for seed in $SEEDS; do
-			trial "$p" "$s" "$seed"
-		done
+		trial "$p" "$s"
 	done
 	log "$p: suspects and confirmations"
 	for s in $FUZZERS; do

@@ -12,7 +12,9 @@
 # learning, pct, random) run with SEEDS; the systematic ones are
 # deterministic and run once.
 # Programs: tests/programs/hs_{aget,pbzip2,pfscan} (shaped like the paper's
-# aget, pbzip2 and pfscan bugs) and benchmarks/programs bug programs.
+# aget, pbzip2 and pfscan bugs), benchmarks/programs bug programs, and
+# benchmarks/programs/hapset/*_big.c (the same three bugs at sizes closer to
+# the paper's: hundreds of visible operations per run).
 SCRIPT=hapset
 . "$(dirname "$0")/lib.sh"
 bench_init "$@"
@@ -25,7 +27,7 @@ if [ "$BENCH_MODE" = quick ]; then
 	SEEDS="1"
 	CTS_T=20
 else
-	BUGS="hs_aget hs_pbzip2 hs_pfscan lost_update check_act deadlock publish"
+	BUGS="hs_aget hs_pbzip2 hs_pfscan lost_update check_act deadlock publish aget_big pbzip2_big pfscan_big"
 	SEEDS="1 2 3"
 	CTS_T=20
 fi
@@ -34,6 +36,7 @@ BUGS=${BENCH_PROGRAMS:-$BUGS}
 src_of() {
 	case $1 in
 	hs_*) echo "$TESTPROGS/$1.c" ;;
+	*_big | *_big_ok) echo "$PROGS/hapset/$1.c" ;;
 	*) echo "$PROGS/$1.c" ;;
 	esac
 }
@@ -60,28 +63,25 @@ done
 
 DATA=$SCRATCH/data
 : >"$DATA"
-# search PROG STRATEGY SEED VARIANT -> "s prog strategy seed variant found|none runs secs kind
-#                                       statements pairs complete exit"
+# search PROG STRATEGY VARIANT SEEDS -> per seed "s prog strategy seed variant
+#   found|none runs secs kind statements pairs complete exit"
+on_search() {
+	echo "s $cur_p $cur_s $1 $cur_v $2 $3 $4 $5 ${8:--} ${9:--} $6 $7" >>"$DATA"
+}
 search() {
-	p=$1 s=$2 seed=$3 v=$4 bin=$BIN/$1 r=$SCRATCH/r.json
-	[ "$v" = twin ] && bin=$BIN/${1}_ok
-	rm -f "$r"
+	cur_p=$1 cur_s=$2 cur_v=$3 bin=$BIN/$1
+	[ "$3" = twin ] && bin=$BIN/${1}_ok
 	# shellcheck disable=SC2046
-	run_cts $((CTS_T + 30)) -q -m break $(args_of "$s") -n 0 -t "$CTS_T" --seed "$seed" \
-		--report "$r" -o "$SCRATCH/out" "$bin" >/dev/null 2>&1
-	rc=$?
-	line=$(json "$r" '"\(if (.bugs | length) > 0 then "found" else "none" end) \(if (.bugs | length) > 0 then .bugs[0].run + 1 else .runs end) \(.elapsed_seconds) \(.bugs[0].kind // "-") \(.hapset.statements // "-") \(.hapset.pairs // "-") \(.complete)"')
-	echo "s $p $s $seed $v ${line:-error - - - - - -} $rc" >>"$DATA"
+	first_bug_searches "$4" $((CTS_T + 30)) '"\(.hapset.statements // "-") \(.hapset.pairs // "-")"' \
+		on_search "$bin" -q -m break $(args_of "$2") -n 0 -t "$CTS_T" -o "$SCRATCH/out"
 }
 
 log "mode $BENCH_MODE: $(echo $BUGS | wc -w) programs, seeds $SEEDS, $CTS_T s per search"
 for p in $BUGS; do
 	log "$p"
 	for s in $STRATS; do
-		for seed in $(seeds_of "$s"); do
-			search "$p" "$s" "$seed" bug
-		done
-		search "$p" "$s" 1 twin
+		search "$p" "$s" bug "$(seeds_of "$s")"
+		search "$p" "$s" twin 1
 	done
 done
 
@@ -89,7 +89,8 @@ done
 {
 	machine_header "HaPSet-guided search against dpor, pcb2, pct and random"
 	printf 'The machine was loaded (other helpers building and testing on 2 cores): seconds\n'
-	printf 'are wall time under that load; runs are exact.\n\n'
+	printf 'are wall time under that load; runs are exact. Coverage reached after N runs\n'
+	printf 'per strategy: [coverage.md](coverage.md) (benchmarks/coverage.sh).\n\n'
 	printf '## Runs and seconds to the first bug (break mode, %s s per search)\n\n' "$CTS_T"
 	printf 'Each cell: runs to the first bug / seconds (median over the seeds that found it,\n'
 	printf 'with found/seeds for the randomized strategies); "to (N)": no bug within the time,\n'

@@ -167,3 +167,32 @@ publish() {
 	mv "$SCRATCH/table.md" "$RESULTS" || die "cannot write $RESULTS"
 	log "wrote $RESULTS"
 }
+
+# first_bug_searches SEEDS LIMIT EXTRA ON_RESULT PROGRAM ARGS...: for each
+# seed of SEEDS, one search `cts-trace ARGS... --seed SEED --report R --
+# PROGRAM` under run_cts LIMIT (ARGS give strategy, mode, budget and -o, and
+# no -k: the search stops at the first bug); then ON_RESULT SEED FOUND RUNS SECS
+# KIND COMPLETE EXIT [EXTRA...] with FOUND "found" or "none", RUNS the
+# 1-based run of the first bug or the runs done without one, SECS the
+# report's elapsed seconds, EXIT cts-trace's status, and EXTRA the fields of
+# the jq string expression EXTRA on the report ("" for none). Fields are "-"
+# where the report is missing.
+first_bug_searches() {
+	fb_seeds=$1 fb_lim=$2 fb_extra=$3 fb_cb=$4 fb_prog=$5
+	shift 5
+	for fb_seed in $fb_seeds; do
+		rm -f "$SCRATCH/fb.json"
+		run_cts "$fb_lim" "$@" --seed "$fb_seed" --report "$SCRATCH/fb.json" -- "$fb_prog" \
+			>/dev/null 2>&1
+		fb_rc=$?
+		fb_line=$(json "$SCRATCH/fb.json" "(if (.bugs | length) > 0 then
+			\"found \(.bugs[0].run + 1) \(.elapsed_seconds) \(.bugs[0].kind)\" else
+			\"none \(.runs) \(.elapsed_seconds) -\" end) + \" \(.complete)\"${fb_extra:+ + \" \" + ($fb_extra)}")
+		[ "$fb_line" = - ] && fb_line="- - - - -"
+		read -r fb_f fb_r fb_t fb_k fb_c fb_x <<-FB
+			$fb_line
+		FB
+		# shellcheck disable=SC2086
+		"$fb_cb" "$fb_seed" "$fb_f" "$fb_r" "$fb_t" "$fb_k" "$fb_c" "$fb_rc" $fb_x
+	done
+}

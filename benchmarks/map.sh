@@ -37,6 +37,9 @@ DATA=$SCRATCH/data.txt
 # (a) runs to the first bug
 {
 	machine_header "MAP coverage: map vs random vs pct (benchmarks/map.sh)"
+	echo "MAP and HaPSet coverage after 10, 50 and 200 runs of every strategy (dpor, pcb2, guided"
+	echo "or not, pct, random, map): [coverage.md](coverage.md) (benchmarks/coverage.sh)."
+	echo
 	echo "### (a) runs to the first bug (break mode, at most $NBUG runs, seeds $SEEDS)"
 	echo
 	echo "median (min–max) runs over the seeds that found it; found/seeds; MAP coverage at the bug"
@@ -44,25 +47,23 @@ DATA=$SCRATCH/data.txt
 	echo "| program | map | random | pct |"
 	echo "| --- | ---: | ---: | ---: |"
 } > "$SCRATCH/table.md"
+# on_bug SEED FOUND RUNS SECS KIND COMPLETE EXIT MAP_PERCENT: one seed's search
+on_bug() {
+	rm -rf "$SCRATCH/o"
+	echo "bug $p $s $1 rc=$7 runs=$3 map_percent=${8:--}" >> "$DATA"
+	if [ "$7" -eq 1 ]; then
+		found=$((found + 1))
+		echo "$3" >> "$SCRATCH/runs"
+		cov="$cov ${8:--}"
+	fi
+}
 for p in $BUGS; do
 	row="| $p"
 	for s in $STRATS; do
 		: > "$SCRATCH/runs"
 		found=0 cov=""
-		for seed in $SEEDS; do
-			run_cts "$T_RUN" -q -m break -s "$s" --seed "$seed" -n "$NBUG" --coverage \
-				--report "$SCRATCH/r.json" -o "$SCRATCH/o" -- "$BIN/$p" >/dev/null 2>&1
-			rc=$?
-			rm -rf "$SCRATCH/o"
-			n=$(json "$SCRATCH/r.json" '.runs')
-			pc=$(json "$SCRATCH/r.json" '.coverage.totals.map.percent')
-			echo "bug $p $s $seed rc=$rc runs=$n map_percent=$pc" >> "$DATA"
-			if [ $rc -eq 1 ]; then
-				found=$((found + 1))
-				echo "$n" >> "$SCRATCH/runs"
-				cov="$cov $pc"
-			fi
-		done
+		first_bug_searches "$SEEDS" "$T_RUN" '"\(.coverage.totals.map.percent)"' on_bug "$BIN/$p" \
+			-q -m break -s "$s" -n "$NBUG" --coverage -o "$SCRATCH/o"
 		set -- $(stats < "$SCRATCH/runs")
 		cm=$(printf '%s\n' $cov | stats | cut -d' ' -f1)
 		row="$row | $(mmm %s "$1" "$2" "$3") ($found/$(echo $SEEDS | wc -w); ${cm}%)"
@@ -169,7 +170,7 @@ if taus:
     print("| mean | | %.2f |" % (sum(taus) / len(taus)))
 PY
 # (d) simulated programs: coverage after k runs, no tracer involved
-cc -std=gnu11 -O2 -I"$ROOT" -D_GNU_SOURCE -o "$BIN/mapsim" "$BENCH_DIR/map/mapsim.c" \
+cc -std=gnu11 -O2 -Wall -Wextra -Werror -I"$ROOT" -D_GNU_SOURCE -o "$BIN/mapsim" "$BENCH_DIR/map/mapsim.c" \
 	"$ROOT/libcts.a" -lcapstone -ldw -lelf -lseccomp -ljansson -lm || die "mapsim build failed"
 {
 	echo

@@ -1,7 +1,8 @@
 #!/bin/sh
 # benchmarks/run-all.sh quick|full — run every benchmark script in turn.
 #   quick: small inputs and budgets (a few minutes), tables in benchmarks/results/quick/
-#   full:  the committed results in benchmarks/results/ (~45 minutes)
+#   full:  the committed results in benchmarks/results/ (~45 minutes, and
+#          coverage.sh's up to 126 searches of <= 60 s)
 # `make bench-quick` / `make bench` build cts-trace first and call this.
 # See benchmarks/README.md.
 case "${1:-}" in
@@ -21,7 +22,7 @@ if [ -z "${CTS_TRACE:-}" ]; then
 fi
 start=$(date +%s)
 failed=""
-for s in overhead throughput time_to_bug corpus active speed; do
+for s in overhead throughput time_to_bug corpus active speed coverage; do
 	echo "== $s ($mode)" >&2
 	sh "$dir/$s.sh" "$mode" || failed="$failed $s"
 done

@@ -26,14 +26,20 @@ void cts_coverage_free(struct cts_coverage *c)
 {
 	if (!c)
 		return;
+	for (int i = 0; i < c->nsrc; i++)
+		if (c->src[i].destroy)
+			c->src[i].destroy(c->src[i].ctx);
 	free(c->rows);
 	free(c);
 }
 
 void cts_coverage_add_source(struct cts_coverage *c, const struct cts_coverage_source *src)
 {
-	if (c->nsrc == MAX_SOURCES || c->nrows)
+	if (c->nsrc == MAX_SOURCES || c->nrows) {
+		if (src->destroy)
+			src->destroy(src->ctx);
 		return;
+	}
 	c->src[c->nsrc++] = *src;
 	c->ncols += src->nmetrics;
 }
@@ -43,6 +49,13 @@ void cts_coverage_begin_run(struct cts_coverage *c)
 	for (int i = 0; c && i < c->nsrc; i++)
 		if (c->src[i].begin_run)
 			c->src[i].begin_run(c->src[i].ctx);
+}
+
+void cts_coverage_pending(struct cts_coverage *c, int tid, const struct cts_event *ev)
+{
+	for (int i = 0; c && i < c->nsrc; i++)
+		if (c->src[i].pending)
+			c->src[i].pending(c->src[i].ctx, tid, ev);
 }
 
 void cts_coverage_event(struct cts_coverage *c, const struct cts_event *ev)
@@ -62,13 +75,13 @@ static const double *row(const struct cts_coverage *c, size_t r)
 	return c->rows + r * width(c);
 }
 
-void cts_coverage_end_run(struct cts_coverage *c, uint64_t run, uint64_t bugs)
+void cts_coverage_end_run(struct cts_coverage *c, uint64_t run, uint64_t bugs, bool bug)
 {
 	if (!c)
 		return;
 	for (int i = 0; i < c->nsrc; i++)
 		if (c->src[i].end_run)
-			c->src[i].end_run(c->src[i].ctx);
+			c->src[i].end_run(c->src[i].ctx, bug);
 	if (c->nrows == c->cap) {
 		size_t nc = cts_grow_cap(c->cap, c->nrows + 1);
 		c->rows = cts_xgrow(c->rows, c->cap * width(c), nc * width(c), sizeof(double));

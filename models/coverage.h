@@ -26,14 +26,19 @@ struct cts_coverage_source {
 	bool percent[CTS_COVERAGE_MAX_METRICS];
 	bool plot[CTS_COVERAGE_MAX_METRICS];
 	void (*begin_run)(void *ctx);
+	/* Optional: thread tid (a normalized number) is about to run ev, still
+	 * stopped before it (where its calling context can be read). */
+	void (*pending)(void *ctx, int tid, const struct cts_event *ev);
 	void (*event)(void *ctx, const struct cts_event *ev);
-	void (*end_run)(void *ctx);
+	void (*end_run)(void *ctx, bool bug);
 	/* The cumulative values now, one per metric. */
 	void (*values)(void *ctx, double *out);
 	/* Optional: a JSON object of totals, malloc'd text. */
 	char *(*totals_json)(void *ctx);
 	/* Optional: one line for humans ("MAP coverage 12/40 (30.0%)"). */
 	void (*summary)(void *ctx, char *buf, size_t len);
+	/* Optional: frees ctx with the coverage (a source it alone owns). */
+	void (*destroy)(void *ctx);
 };
 
 struct cts_coverage;
@@ -44,9 +49,11 @@ void cts_coverage_free(struct cts_coverage *c);
 void cts_coverage_add_source(struct cts_coverage *c, const struct cts_coverage_source *src);
 
 void cts_coverage_begin_run(struct cts_coverage *c);
+void cts_coverage_pending(struct cts_coverage *c, int tid, const struct cts_event *ev);
 void cts_coverage_event(struct cts_coverage *c, const struct cts_event *ev);
-/* A run ended; bugs = distinct bugs found so far. Appends its row. */
-void cts_coverage_end_run(struct cts_coverage *c, uint64_t run, uint64_t bugs);
+/* A run ended (bug: with a bug); bugs = distinct bugs found so far.
+ * Appends its row. */
+void cts_coverage_end_run(struct cts_coverage *c, uint64_t run, uint64_t bugs, bool bug);
 
 /* The last row's summary lines, "run N: ..." with per_run. */
 void cts_coverage_print(const struct cts_coverage *c, FILE *f, bool per_run);

@@ -380,14 +380,19 @@ void cts_hapset_learn(struct cts_hapset *h, const struct cts_event *ev, uint32_t
 	}
 }
 
-void cts_hapset_end_run(struct cts_hapset *h, uint64_t run, bool good)
+void cts_hapset_drop_run(struct cts_hapset *h)
 {
-	for (size_t i = 0; good && i < h->nfresh; i++)
-		add_pair(h, h->fresh[i]);
 	h->nfresh = 0;
 	if (h->objs)
 		memset(h->objs, 0, h->ocap * sizeof(*h->objs));
 	h->on = 0;
+}
+
+void cts_hapset_end_run(struct cts_hapset *h, uint64_t run, bool good)
+{
+	for (size_t i = 0; good && i < h->nfresh; i++)
+		add_pair(h, h->fresh[i]);
+	cts_hapset_drop_run(h);
 	if (h->nseries == h->seriescap) {
 		size_t ncap = h->seriescap ? 2 * h->seriescap : 64;
 		h->series = cts_xgrow(h->series, h->seriescap, ncap, sizeof(*h->series));

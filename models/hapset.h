@@ -44,6 +44,10 @@ void cts_hapset_learn(struct cts_hapset *h, const struct cts_event *ev, uint32_t
  * point {run, statements, pairs} to the series. */
 void cts_hapset_end_run(struct cts_hapset *h, uint64_t run, bool good);
 
+/* Forget what the current run has taught so far (no point in the series):
+ * a run that was never ended, such as a bug's minimizing replay. */
+void cts_hapset_drop_run(struct cts_hapset *h);
+
 /* Is pred in HaPSet(st)? */
 bool cts_hapset_has(const struct cts_hapset *h, uint32_t st, uint32_t pred);
 

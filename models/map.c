@@ -937,8 +937,9 @@ static void src_event(void *ctx, const struct cts_event *ev)
 	cts_map_event(ctx, ev);
 }
 
-static void src_end(void *ctx)
+static void src_end(void *ctx, bool bug)
 {
+	(void)bug;
 	cts_map_end_run(ctx);
 }
 

@@ -1190,6 +1190,7 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 		if (x->want_stacks)
 			take_stack(x, step, c);
 		struct cts_event done = x->pending[c];
+		cts_coverage_pending(cfg->coverage, c, &done);
 		bool preempt = last >= 0 && last != c && last < st->nthreads && x->enabled[last];
 		if (x->backend->ops->step(x->backend->be, st, c, give_up, &done) != 0) {
 			snprintf(x->res->error, sizeof(x->res->error), "%s", st->message);
@@ -1386,11 +1387,11 @@ static void active_run(struct explorer *x, uint64_t run, struct cts_bug *bug)
 }
 
 /* --coverage: the run's row of metrics and bugs so far. */
-static void coverage_row(struct explorer *x, uint64_t run)
+static void coverage_row(struct explorer *x, uint64_t run, bool bug)
 {
 	if (!x->cfg->coverage)
 		return;
-	cts_coverage_end_run(x->cfg->coverage, run, (uint64_t)x->res->nbugs);
+	cts_coverage_end_run(x->cfg->coverage, run, (uint64_t)x->res->nbugs, bug);
 	if (x->cfg->verbose && !x->cfg->quiet) {
 		clear_progress(x);
 		cts_coverage_print(x->cfg->coverage, x->cfg->log, true);
@@ -1482,14 +1483,14 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 		res->runs++;
 		res->steps += bug.steps;
 		if (bug.kind == CTS_BUG_NONE)
-			coverage_row(&x, run);
+			coverage_row(&x, run, false);
 		if (bug.kind != CTS_BUG_NONE) {
 			bool stop = cfg->stop_on_bug || bug.kind == CTS_BUG_DIVERGED;
 			/* the other workers stop now, not after this bug's minimization */
 			if (stop && cfg->split)
 				cts_split_found_bug(cfg->split);
 			record_bug(&x, &bug);
-			coverage_row(&x, run);  /* after its bug is counted */
+			coverage_row(&x, run, true);  /* after its bug is counted */
 			if (stop)
 				break;
 		} else if (inc.kind) {

@@ -267,6 +267,80 @@ bool cts_hapset_coverage_source(const struct cts_strategy *s, struct cts_coverag
 	return true;
 }
 
+/* ---- --coverage under other strategies: a HaPSet learnt alongside ---- */
+
+struct watch {
+	const struct cts_strategy *s;       /* its backend's context capture */
+	struct cts_hapset *h;
+	int k;
+	uint32_t next;                      /* statement of the event about to run */
+	bool have;
+	uint64_t run;
+};
+
+/* A run starts: drop what a run without an end left (the explorer's replays
+ * that minimize a bug feed events but end no coverage row). */
+static void w_begin(void *ctx)
+{
+	struct watch *w = ctx;
+	cts_hapset_drop_run(w->h);
+	w->have = false;
+}
+
+static void w_pending(void *ctx, int tid, const struct cts_event *ev)
+{
+	struct watch *w = ctx;
+	uint64_t c[CTS_CTX_MAX] = { 0 };
+	if (w->k && w->s->cfg.context && w->s->cfg.context(w->s->cfg.context_ctx, tid, w->k, c) < 0)
+		memset(c, 0, sizeof(c));
+	w->next = cts_hapset_stmt(w->h, ev->pc, c, w->k);
+	w->have = true;
+}
+
+static void w_event(void *ctx, const struct cts_event *ev)
+{
+	struct watch *w = ctx;
+	if (w->have)
+		cts_hapset_learn(w->h, ev, w->next);
+	w->have = false;
+}
+
+static void w_end_run(void *ctx, bool bug)
+{
+	struct watch *w = ctx;
+	cts_hapset_end_run(w->h, w->run++, !bug);
+	w->have = false;
+}
+
+static void w_values(void *ctx, double *out)
+{
+	cov_values(((struct watch *)ctx)->h, out);
+}
+
+static void w_destroy(void *ctx)
+{
+	struct watch *w = ctx;
+	cts_hapset_free(w->h);
+	free(w);
+}
+
+void cts_hapset_watch_source(const struct cts_strategy *s, int k,
+			     void (*describe_pc)(void *ctx, uint64_t pc, char *buf, size_t len),
+			     void *describe_ctx, struct cts_coverage_source *src)
+{
+	struct watch *w = cts_xcalloc(1, sizeof(*w));
+	w->s = s;
+	w->k = k < 0 ? 0 : k > CTS_CTX_MAX ? CTS_CTX_MAX : k;
+	w->h = cts_hapset_new(describe_pc, describe_ctx);
+	*src = (struct cts_coverage_source){
+		.name = "hapset", .ctx = w, .nmetrics = 2,
+		.metrics = { "hapset_statements", "hapset_pairs" },
+		.plot = { false, true },
+		.begin_run = w_begin, .pending = w_pending, .event = w_event, .end_run = w_end_run,
+		.values = w_values, .destroy = w_destroy,
+	};
+}
+
 int cts_hapset_strategy_save(const struct cts_strategy *s, char *err, size_t errlen)
 {
 	if (!cts_strategy_is_hapset(s))

@@ -46,6 +46,13 @@ json_t *cts_hapset_strategy_report(const struct cts_strategy *s);
  * model lives as long as s). false if s is not a HaPSet strategy. */
 struct cts_coverage_source;
 bool cts_hapset_coverage_source(const struct cts_strategy *s, struct cts_coverage_source *src);
+/* --coverage under any other strategy s (random, pct, dpor, map, replay...):
+ * a source of the statements and pairs of a HaPSet learnt from s's good runs
+ * alongside, with contexts of k return addresses captured by s's backend
+ * (s->cfg.context, set by the explorer). The coverage frees it. */
+void cts_hapset_watch_source(const struct cts_strategy *s, int k,
+			     void (*describe_pc)(void *ctx, uint64_t pc, char *buf, size_t len),
+			     void *describe_ctx, struct cts_coverage_source *src);
 /* --hapset-save, after the exploration. 0, or -1 and err. */
 int cts_hapset_strategy_save(const struct cts_strategy *s, char *err, size_t errlen);
 

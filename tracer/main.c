@@ -94,8 +94,9 @@ static void usage(FILE *f)
 "                        status, CTS_RUN = run number); non-zero is a bug\n"
 "      --coverage        MAP coverage (memory-access patterns covered / estimated):\n"
 "                        a line at the end, one per run with -v, and a \"coverage\"\n"
-"                        object in --report; strategy map: each run aims at one\n"
-"                        uncovered pattern and runs its steps first\n"
+"                        object in --report (with HaPSet statements and pairs of\n"
+"                        the good runs, any strategy, --replay too); strategy map:\n"
+"                        each run aims at one uncovered pattern and runs its steps first\n"
 "      --coverage-plot FILE  also write an SVG of coverage and bugs against runs\n"
 "  -m, --mode MODE       sync: pthread calls and futexes only;\n"
 "                        break: also shared memory accesses of the program's code\n"
@@ -691,7 +692,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	/* --coverage, --strategy map: the MAP model the explorer feeds. */
-	bool use_map = !cli.replay && (cli.coverage || strcmp(cli.strategy, "map") == 0);
+	bool use_map = cli.coverage || strcmp(cli.strategy, "map") == 0;
 	if (use_map) {
 		map = cts_map_new();
 		coverage = cts_coverage_new();
@@ -734,9 +735,15 @@ int main(int argc, char **argv)
 		status = EXIT_USAGE;
 		goto out;
 	}
+	/* HaPSet's columns beside MAP's: the guiding sets, or ones learnt alongside
+	 * (only when asked for: learning alongside reads a context every step). */
 	struct cts_coverage_source hsrc;
-	if (coverage && cts_hapset_coverage_source(strat, &hsrc))
-		cts_coverage_add_source(coverage, &hsrc); /* HaPSet's columns beside MAP's */
+	if (coverage && cli.coverage) {
+		if (!cts_hapset_coverage_source(strat, &hsrc))
+			cts_hapset_watch_source(strat, cli.context, active_describe, &active_be,
+						&hsrc);
+		cts_coverage_add_source(coverage, &hsrc);
+	}
 	/* --instance (or the replayed schedule's): every run restricted to it. */
 	const char *ispec = cli.replay ? sched->instance : cli.instance;
 	if (ispec && !(instance = cts_instance_parse(ispec, err, sizeof(err)))) {

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <jansson.h>
 #include "models/coverage.h"
 #include "models/map.h"
 #include "models/objmodel.h"
@@ -54,7 +55,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mapsim: %s\n", res.error);
 		return 2;
 	}
-	char *j = cts_coverage_json(cov);
+	json_t *jo = cts_coverage_json(cov);
+	char *j = json_dumps(jo, JSON_COMPACT);
+	json_decref(jo);
+	if (!j)
+		return 2;
 	puts(j);
 	free(j);
 	cts_explore_result_free(&res);

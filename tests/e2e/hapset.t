@@ -50,6 +50,26 @@ is $? 0 "--hapset-load: clean"
 is "$(jq -r ".runs <= $(jq -r .runs "$T/s.json")" "$T/ld.json")" true \
 	"--hapset-load: no more runs than continuous learning alone"
 
+# --coverage under any strategy: random's runs learn alongside exactly what
+# hapset's 10 learning runs (the same random runs, seed 2) learn for guidance.
+"$CTS" -q -m break -s hapset --seed 2 -n 10 --coverage --report "$T/cv-hapset.json" \
+	-o "$T/cv-hapset" -- "$PROG/hs_pbzip2_ok" >/dev/null 2>&1
+"$CTS" -q -m break -s random --seed 2 -n 10 --coverage --report "$T/cv-random.json" \
+	-o "$T/cv-random" -- "$PROG/hs_pbzip2_ok" >/dev/null 2>&1
+is $? 0 "random --coverage on hs_pbzip2_ok: clean"
+q='[.coverage.series[] | [.hapset_statements, .hapset_pairs]]'
+is "$(jq -c "$q" "$T/cv-random.json")" "$(jq -c "$q" "$T/cv-hapset.json")" \
+	"--coverage: random's HaPSet series equals hapset's learning over the same runs"
+is "$(jq -r '.coverage.series[-1].hapset_pairs > 0' "$T/cv-random.json")" true \
+	"--coverage: random's good runs teach HaPSet pairs"
+# A replay counts its run: one row, the MAP patterns of hs_aget's bug run, no
+# HaPSet pair (a buggy run is no good run).
+"$CTS" --replay "$T/hs_aget/assert-1.sched" --coverage --report "$T/rp.json" >/dev/null 2>&1
+is $? 1 "--replay --coverage: the bug reproduced (exit 1)"
+is "$(jq -r '(.coverage.series | length) == 1 and .coverage.series[0].map_covered > 0 and
+	.coverage.series[0].hapset_pairs == 0 and .coverage.series[0].bugs == 1' "$T/rp.json")" true \
+	"--replay --coverage: one row with the run's MAP patterns, no pair from a buggy run"
+
 # Usage errors.
 "$CTS" -q --hapset-save "$T/x.json" -- "$PROG/hs_aget_ok" 2>/dev/null
 is $? 2 "--hapset-save without hapset: usage error"

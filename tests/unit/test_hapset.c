@@ -68,11 +68,19 @@ static void test_learning(void)
 	cts_hapset_learn(h, &b[1], e1);
 	cts_hapset_end_run(h, 2, false);
 	tap_ok(!cts_hapset_has(h, e1, e3) && cts_hapset_pairs(h) == 3, "a buggy run is no good run");
+	/* A run that never ended (a minimizing replay) is dropped: what it
+	 * began teaches nothing to the next run. */
+	cts_hapset_learn(h, &b[0], e3);
+	cts_hapset_drop_run(h);
+	cts_hapset_learn(h, &b[1], e1);
+	cts_hapset_end_run(h, 3, true);
+	tap_ok(!cts_hapset_has(h, e1, e3) && cts_hapset_pairs(h) == 3,
+	       "a dropped run leaves no predecessor behind");
 	json_t *rep = cts_hapset_report(h);
-	tap_ok(json_array_size(json_object_get(rep, "series")) == 3 &&
+	tap_ok(json_array_size(json_object_get(rep, "series")) == 4 &&
 	       json_integer_value(json_object_get(json_array_get(json_object_get(rep, "series"), 1),
 						  "pairs")) == 3,
-	       "the report's series has one point per run, cumulative");
+	       "the report's series has one point per ended run, cumulative");
 	json_decref(rep);
 	/* Saved and loaded by source position. */
 	char path[] = "/tmp/cts-hapset-XXXXXX", err[256];

@@ -288,11 +288,21 @@ static void strategy(void)
 }
 
 /* A second source next to MAP's: its column joins every row. */
-static int fake_runs;
-static void fake_end(void *ctx)
+static int fake_runs, fake_pending, fake_freed;
+static void fake_end(void *ctx, bool bug)
 {
 	(void)ctx;
-	fake_runs++;
+	fake_runs += !bug;   /* good runs only, as HaPSet's source counts */
+}
+static void fake_pend(void *ctx, int tid, const struct cts_event *e)
+{
+	(void)ctx;
+	fake_pending += tid == e->tid;
+}
+static void fake_destroy(void *ctx)
+{
+	(void)ctx;
+	fake_freed++;
 }
 static void fake_values(void *ctx, double *out)
 {
@@ -305,7 +315,8 @@ static void coverage_series(void)
 	struct cts_coverage *c = cts_coverage_new();
 	struct cts_coverage_source src, fake = {
 		.name = "fake", .nmetrics = 1, .metrics = { "fake_pairs" }, .plot = { true },
-		.end_run = fake_end, .values = fake_values,
+		.pending = fake_pend, .end_run = fake_end, .values = fake_values,
+		.destroy = fake_destroy,
 	};
 	fresh();
 	cts_map_coverage_source(M, &src);
@@ -314,10 +325,12 @@ static void coverage_series(void)
 	for (uint64_t run = 0; run < 3; run++) {
 		cts_coverage_begin_run(c);
 		struct cts_event e = ev(1, CTS_OP_READ, X, 1);
+		cts_coverage_pending(c, 1, &e);
 		cts_coverage_event(c, &e);
 		e = ev(2, CTS_OP_WRITE, X, 2 + run);
+		cts_coverage_pending(c, 2, &e);
 		cts_coverage_event(c, &e);
-		cts_coverage_end_run(c, run, run >= 1);
+		cts_coverage_end_run(c, run, run >= 1, run == 1);
 	}
 	json_t *jo = cts_coverage_json(c);
 	char *j = jo ? json_dumps(jo, JSON_COMPACT) : NULL;
@@ -326,7 +339,9 @@ static void coverage_series(void)
 				"\"map_percent\",\"map_run\",\"fake_pairs\"]"),
 	       "coverage JSON: the columns of both sources in order");
 	tap_ok(j && strstr(j, "{\"run\":2,\"bugs\":1,\"map_covered\":3,"), "row 2: 3 R-W instances, 1 bug");
-	tap_ok(j && strstr(j, "\"fake_pairs\":30}"), "the second source's value in its row");
+	tap_ok(j && strstr(j, "\"fake_pairs\":20}"),
+	       "the second source's value in its row (its end_run told which run had a bug)");
+	tap_ok(fake_pending == 6, "each event's thread announced to the source before it ran");
 	free(j);
 	char path[] = "/tmp/cts-test-map-XXXXXX", err[256];
 	int fd = mkstemp(path);
@@ -343,6 +358,7 @@ static void coverage_series(void)
 		close(fd);
 	unlink(path);
 	cts_coverage_free(c);
+	tap_ok(fake_freed == 1, "the coverage frees the source it owns");
 }
 
 int main(void)
