@@ -86,4 +86,13 @@ while read -r p racy okn steps bm bs bn kind; do
 	fi
 	check $? "$p/replay" "the bug's schedule replays it"
 done <<<"$PROGRAMS"
+
+# A lock on a NULL mutex is the SIGSEGV the program really takes, in both
+# modes, never a deadlock on a mutex at address 0 (correct counterpart:
+# counter_ok, in mem_twins.t and jobs.t).
+for m in sync break; do
+	cts_run 60 -m "$m" -s random --seed 1 -n 3 -o "$T/n" -- "$PROG/null_mutex"
+	[ "$RC" -eq 1 ] && [ "$KIND" = crash ] && printf '%s\n' "$ERR" | grep -q 'Segmentation fault'
+	check $? "null_mutex/$m" "pthread_mutex_lock(NULL): BUG (crash), SIGSEGV"
+done
 done_testing
