@@ -20,9 +20,9 @@
 # When the tool is fixed, prove reports it as "unexpectedly succeeded": delete
 # its line and it becomes a real check.
 KNOWN_FAILING=$(cat <<'EOF'
-cas_stack_ok/sync/random       | intermittent under load (1 in 3-8): BUG (timeout) after 3-15 steps; a consumer spins invisibly in sync mode and the time-slice spin probe misses it
-cas_stack_ok/sync/pct          | intermittent under load (1 in 3-8): BUG (timeout) after 3-15 steps; a consumer spins invisibly in sync mode and the time-slice spin probe misses it
-cas_stack_ok/sync/dpor         | intermittent under load (1 in 3-8): BUG (timeout) after 3-15 steps; a consumer spins invisibly in sync mode and the time-slice spin probe misses it
+cas_stack_ok/sync/random       | intermittent under load (2 in 60 on 2026-11-26, inconclusive at the timeout, exit 0): the one caught under -d ended with main running invisibly after its join of the exited producer, both consumers held; cause not found
+cas_stack_ok/sync/pct          | intermittent under load (2 in 60 on 2026-11-26, inconclusive at the timeout, exit 0): the one caught under -d ended with main running invisibly after its join of the exited producer, both consumers held; cause not found
+cas_stack_ok/sync/dpor         | intermittent under load (2 in 60 on 2026-11-26, inconclusive at the timeout, exit 0): the one caught under -d ended with main running invisibly after its join of the exited producer, both consumers held; cause not found
 table_loop_ok/break/random      | inconclusive after 100000 steps (no false bug any more): 200,000 shared reads exceed the step budget in break mode
 table_loop_ok/break/pct         | inconclusive after 100000 steps (no false bug any more): 200,000 shared reads exceed the step budget in break mode
 table_loop_ok/break/dpor        | inconclusive after 100000 steps (no false bug any more): 200,000 shared reads exceed the step budget in break mode
@@ -86,4 +86,13 @@ while read -r p racy okn steps bm bs bn kind; do
 	fi
 	check $? "$p/replay" "the bug's schedule replays it"
 done <<<"$PROGRAMS"
+
+# A lock on a NULL mutex is the SIGSEGV the program really takes, in both
+# modes, never a deadlock on a mutex at address 0 (correct counterpart:
+# counter_ok, in mem_twins.t and jobs.t).
+for m in sync break; do
+	cts_run 60 -m "$m" -s random --seed 1 -n 3 -o "$T/n" -- "$PROG/null_mutex"
+	[ "$RC" -eq 1 ] && [ "$KIND" = crash ] && printf '%s\n' "$ERR" | grep -q 'Segmentation fault'
+	check $? "null_mutex/$m" "pthread_mutex_lock(NULL): BUG (crash), SIGSEGV"
+done
 done_testing
