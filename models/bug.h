@@ -63,7 +63,7 @@ struct cts_bug_step {
 	bool pending;            /* not executed: where the thread stood at the end */
 	bool blocked;            /* pending and unable to run (a lock held, a join...) */
 	bool preempt;            /* a context switch away from a thread that could go on */
-	struct cts_bug_stack stack; /* taken in a minimized bug's last re-run, else n = 0 */
+	struct cts_bug_stack stack; /* taken in the bug's last re-run, else n = 0 */
 };
 
 /* Executed steps kept per bug (the last ones of its run). */

@@ -640,6 +640,43 @@ static void minimize_bug(struct explorer *x, struct cts_bug *bug, struct cts_sch
 			      bug->original_threads);
 }
 
+/* A bug left as it was found (--no-minimize, a race, a --check verdict):
+ * its schedule once more with call stacks, so that its timeline shows them
+ * as a minimized bug's does. The re-run replaces the trace only when it
+ * followed every step (replay is exact); otherwise the trace stays as found. */
+static void stack_bug(struct explorer *x, struct cts_bug *bug)
+{
+	struct min_ctx ctx = { x, bug };
+	struct cts_min_run again;
+	size_t n = x->sched->n;
+	struct cts_sched_step *steps = cts_xmalloc((n ? n : 1) * sizeof(*steps));
+	int *tids = cts_xmalloc((n ? n : 1) * sizeof(*tids));
+
+	memcpy(steps, x->sched->steps, n * sizeof(*steps));
+	for (size_t i = 0; i < n; i++)
+		tids[i] = steps[i].tid;
+	memset(&again, 0, sizeof(again));
+	x->want_stacks = true;
+	int rr = min_try(&ctx, tids, n, &again);
+	x->want_stacks = false;
+	if (rr == 0 && !again.infeasible && again.n == n) {
+		free(bug->trace);
+		keep_trace(x, bug);
+	} else {  /* the schedule saved is the one found */
+		cts_schedule_clear_steps(x->sched);
+		for (size_t i = 0; i < n; i++)
+			cts_schedule_add(x->sched, steps[i].tid, steps[i].op, steps[i].obj);
+	}
+	free(x->stacks);  /* this run's: no later bug's trace may take them */
+	free(x->pstacks);
+	x->stacks = x->pstacks = NULL;
+	x->stackcap = 0;
+	x->npstacks = 0;
+	cts_min_run_free(&again);
+	free(tids);
+	free(steps);
+}
+
 /* Save the original schedule beside the minimized KIND-N.sched as KIND-N.orig.sched. */
 static void save_original(struct explorer *x, struct cts_bug *bug, struct cts_sched_step *steps,
 			  size_t n)
@@ -761,6 +798,8 @@ static bool record_bug(struct explorer *x, struct cts_bug *bug)
 	keep_trace(x, bug);
 	if (minimizable(x->cfg, bug->kind))
 		minimize_bug(x, bug, &orig, &norig);
+	else if (x->cfg->out_dir && bug->kind != CTS_BUG_DIVERGED && x->backend->ops->stack)
+		stack_bug(x, bug);
 	save_schedule(x, cts_bug_kind_name(bug->kind), bug->message, bug->schedule_path,
 		      sizeof(bug->schedule_path));
 	save_original(x, bug, orig, norig);

@@ -6,7 +6,7 @@
 # highlighted, preemptions, blocked threads) and whose screenshot is saved in
 # the test output directory (CTS_TEST_OUT, default tests/out).
 . "$(dirname "$0")/lib.sh"
-plan 19
+plan 22
 
 OUTDIR=${CTS_TEST_OUT:-$TOP/tests/out}
 mkdir -p "$OUTDIR"
@@ -75,5 +75,21 @@ like "$(cat "$T/d.dom")" '>blocked: lock ' "deadlock: labelled blocked at their 
 # unwound from the caller (tracer.c tr_stack), so it still has the callers.
 like "$(tr '\n' ' ' < "$T/d.dom")" 'class="step[a-z ]* blocked" data-thread="[12]" data-step="[0-9]+" data-op="lock" data-frames="[2-8]"[^>]* stack: #0 t[12]\+0x[0-9a-f]+ \(deadlock\.c:[0-9]+\) #1 ' \
 	"deadlock: a blocked thread's call stack (sync mode, held in a stub)"
+
+# Bugs that are not minimized (--no-minimize, a race, a --check verdict) are
+# run once more with call stacks: their timelines carry them too.
+stacked() { # DIR: a step of thread 1 or 2 with 2 or more frames in the timeline
+	cat "$1"/*.html | tr '\n' ' ' |
+		grep -q 'data-thread="[12]"[^>]*data-frames="[2-9]"[^>]* stack: #0 [a-z_0-9]*+0x[0-9a-f]* ([a-z_0-9]*\.c:[0-9]*) #1 '
+}
+"$CTS" -q --no-minimize -s random --seed 1 -n 50 -o "$T/nm" -- "$PROG/counter" >/dev/null 2>&1
+stacked "$T/nm"
+ok $? "--no-minimize: the bug's timeline has call stacks"
+"$CTS" -q -m break --races fail -s random --seed 1 -n 20 -o "$T/rc" -- "$PROG/counter" >/dev/null 2>&1
+stacked "$T/rc"
+ok $? "a race bug's timeline has call stacks"
+"$CTS" -q --check false -s random --seed 1 -n 3 -o "$T/ck" -- "$PROG/counter_ok" >/dev/null 2>&1
+stacked "$T/ck"
+ok $? "a --check bug's timeline has call stacks"
 
 done_testing
