@@ -190,17 +190,8 @@ static void forget_foreign(struct cts_tracer *tr, pid_t tid)
 
 static pid_t tgid_of(pid_t tid)
 {
-	char path[64], line[128];
-	pid_t tgid = 0;
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %d", &tgid) == 1)
-			break;
-	fclose(f);
-	return tgid;
+	long tgid = cts_proc_status_field(tid, "Tgid", NULL, 0);
+	return tgid > 0 ? (pid_t)tgid : 0;
 }
 
 /* A forked child runs a copy of our breakpoints (a vfork child runs on the
@@ -489,20 +480,11 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 	return 0;
 }
 
-/* Is SIGCANCEL pending for this thread of pid? */
-static bool sigcancel_pending(pid_t pid, pid_t tid)
+/* Is SIGCANCEL pending for this thread? */
+static bool sigcancel_pending(pid_t tid)
 {
-	char path[64], line[128];
-	unsigned long long pend = 0;
-	bool found = false;
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f))
-		found = sscanf(line, "SigPnd: %llx", &pend) == 1;
-	fclose(f);
-	return found && (pend >> (CTS_SIGCANCEL - 1)) & 1;
+	struct cts_sigstate ss;
+	return cts_proc_sigstate(tid, &ss) == 0 && (ss.pnd >> (CTS_SIGCANCEL - 1)) & 1;
 }
 
 /* Will th act on a cancel at its next cancellation point? glibc 2.36's
@@ -542,7 +524,7 @@ int cts_tr_cancel_sent(struct cts_tracer *tr, int target)
 	struct thread *t = cts_tr_by_num(tr, target);
 	if (!t)
 		return 0;
-	if (t->state != TH_HELD || !sigcancel_pending(tr->pid, t->tid))
+	if (t->state != TH_HELD || !sigcancel_pending(t->tid))
 		return 0;
 	if (t->fblocked) {
 		t->fblocked = false;

@@ -179,25 +179,14 @@ int cts_maps_read_fd(int fd, struct cts_mapping **out, size_t *n)
 
 int cts_maps_read(pid_t pid, struct cts_mapping **out, size_t *n)
 {
-	char path[64], line[512];
+	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	FILE *f = fopen(path, "re");
-	if (!f)
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return -1;
-	size_t cap = 64, cnt = 0;
-	struct cts_mapping *m = cts_xmalloc(cap * sizeof(*m));
-	while (fgets(line, sizeof(line), f)) {
-		struct cts_mapping mp;
-		if (!maps_line(line, &mp))
-			continue;
-		if (cnt == cap)
-			m = cts_xrealloc(m, (cap *= 2) * sizeof(*m));
-		m[cnt++] = mp;
-	}
-	fclose(f);
-	*out = m;
-	*n = cnt;
-	return 0;
+	int r = cts_maps_read_fd(fd, out, n);
+	close(fd);
+	return r;
 }
 
 uint64_t cts_auxv_entry(pid_t pid)
