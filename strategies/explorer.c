@@ -478,6 +478,17 @@ static void take_pending_stacks(struct explorer *x)
 			fill_stack(x, x->live[i], &x->pstacks[x->live[i]]);
 }
 
+/* The stacks of a bug's re-run, once its trace has them: no later bug's
+ * trace may take them. */
+static void drop_stacks(struct explorer *x)
+{
+	free(x->stacks);
+	free(x->pstacks);
+	x->stacks = x->pstacks = NULL;
+	x->stackcap = 0;
+	x->npstacks = 0;
+}
+
 /* ---- --minimize (strategies/minimize.h) ---------------------------------- */
 
 struct min_ctx {
@@ -624,11 +635,7 @@ static void minimize_bug(struct explorer *x, struct cts_bug *bug, struct cts_sch
 		bug->npair = 0;
 		bug->headline[0] = 0;
 	}
-	free(x->stacks);  /* this run's: no later bug's trace may take them */
-	free(x->pstacks);
-	x->stacks = x->pstacks = NULL;
-	x->stackcap = 0;
-	x->npstacks = 0;
+	drop_stacks(x);
 	cts_min_run_free(&again);
 	cts_min_result_free(&res);
 	if (cts_verbosity >= 2)
@@ -667,11 +674,7 @@ static void stack_bug(struct explorer *x, struct cts_bug *bug)
 		for (size_t i = 0; i < n; i++)
 			cts_schedule_add(x->sched, steps[i].tid, steps[i].op, steps[i].obj);
 	}
-	free(x->stacks);  /* this run's: no later bug's trace may take them */
-	free(x->pstacks);
-	x->stacks = x->pstacks = NULL;
-	x->stackcap = 0;
-	x->npstacks = 0;
+	drop_stacks(x);
 	cts_min_run_free(&again);
 	free(tids);
 	free(steps);
@@ -1565,8 +1568,7 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 	cts_spin_free(x.spin);
 	free(x.rec_ev);
 	free(x.rec_pre);
-	free(x.stacks);
-	free(x.pstacks);
+	drop_stacks(&x);
 	cts_schedule_free(x.sched);
 	cts_run_state_free(x.st);
 	free(x.st);
