@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <jansson.h>
 #include <limits.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +13,7 @@
 #include "models/error.h"
 #include "strategies/explorer.h"
 #include "strategies/split.h"
+#include "tracer/cpu.h"
 #include "tracer/jobs.h"
 #include "tracer/merge.h"
 #include "tracer/tracer.h"
@@ -37,29 +37,6 @@ static void on_bug(int sig)
 {
 	(void)sig;
 	bug_signalled = 1;
-}
-
-/* Worker w on the w-th CPU it may use (round robin). The tracer pins itself
- * to the CPU it starts on (tracer.c: tracer and tracee on one CPU); forked
- * workers all start on the parent's CPU, so unpinned they were all pinned to
- * that one CPU and ran one at a time (no speed-up from --jobs 2). */
-static void pin_worker(unsigned w)
-{
-	cpu_set_t allowed, one;
-	if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0)
-		return;
-	int n = CPU_COUNT(&allowed);
-	if (n <= 1)
-		return;
-	int want = (int)(w % (unsigned)n);
-	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
-		if (!CPU_ISSET(cpu, &allowed) || want-- > 0)
-			continue;
-		CPU_ZERO(&one);
-		CPU_SET(cpu, &one);
-		sched_setaffinity(0, sizeof(one), &one);
-		return;
-	}
 }
 
 /* A worker: another one found a bug, end this search now. The parent tells
@@ -130,7 +107,10 @@ int cts_jobs_fork(struct cts_jobs *j)
 			sigaction(SIGUSR1, &sa, NULL);
 			j->parent = false;
 			j->worker = (int)w;
-			pin_worker(w);
+			/* Worker w on the w-th CPU, before its tracer starts (it
+			 * keeps a single-CPU pin): forked workers all start on the
+			 * parent's CPU and ran one at a time there. */
+			cts_cpu_pin_nth(w);
 			report_path(j, w, j->path, sizeof(j->path));
 			cts_split_set_worker(j->split, w);
 			worker_split = j->split;

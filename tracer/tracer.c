@@ -10,7 +10,6 @@
  * is split by concern (docs/design.md, "tracer/ layering"). */
 #include <errno.h>
 #include <inttypes.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +19,7 @@
 #include "models/error.h"
 #include "models/symbolize.h"
 #include "tracer/context.h"
+#include "tracer/cpu.h"
 #include "tracer/access.h"
 #include "tracer/catch.h"
 #include "tracer/elf.h"
@@ -427,14 +427,7 @@ struct cts_tracer *cts_tracer_new(const struct cts_tracer_config *cfg, struct ct
 	tr->no_emulate = getenv("CTS_NO_EMULATE") != NULL; /* to test the single-step path */
 	snprintf(tr->image, sizeof(tr->image), "%s", cfg->path);
 	tr->script = cts_elf_script(cfg->path, tr->interp, sizeof(tr->interp));
-	/* Tracer and tracee on one CPU: cross-CPU stop round trips are 8-15x slower. */
-	int cpu = sched_getcpu();
-	if (cpu >= 0) {
-		cpu_set_t set;
-		CPU_ZERO(&set);
-		CPU_SET(cpu, &set);
-		sched_setaffinity(0, sizeof(set), &set);
-	}
+	cts_cpu_pin_least_used();
 	cts_tr_catch_alarm();
 	if (cts_tr_build_seccomp(tr) != 0) {
 		snprintf(err, errlen, "cannot build the seccomp filter (libseccomp)");
