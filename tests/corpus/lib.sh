@@ -6,14 +6,19 @@
 # The sourcing script sets TOP (tests/e2e/lib.sh) or ROOT (benchmarks/lib.sh).
 CORPUS=${TOP:-$ROOT}/tests/corpus
 
+# Time limits scale by CTS_TEST_SLOW (tests/run-one: 3 for a sanitized
+# cts-trace, 2-3 times slower): a run cut by --timeout is inconclusive, and a
+# clean verdict needs every run to complete.
+SLOW=${CTS_TEST_SLOW:-1}
+
 # cts_run LIMIT ARGS...: cts-trace ARGS with a JSON report, under
-# `timeout LIMIT`.  Sets RC, ERR (cts-trace's stderr), $T/stdout (the
+# `timeout LIMIT` (scaled).  Sets RC, ERR (cts-trace's stderr), $T/stdout (the
 # program's output with --output), SECS (wall time), SEEN (the verdict in a
 # few words), RUNS_DONE, BUGS, KIND (the first bug's kind), INCONCLUSIVE (runs
 # that ran out of steps or time without a bug, once the tool counts them) and
 # RACE_LINES (the race reports).
 cts_run() {
-	local limit=$1
+	local limit=$(($1 * SLOW))
 	shift
 	rm -f "$T/report.json"
 	START=$(date +%s)
@@ -98,9 +103,9 @@ corpus_input() {
 
 # corpus_timeout NAME: cts-trace's --timeout for one run of NAME, seconds:
 # its default, 100 times or more a native run here (python's start-up alone
-# makes 6,000 steps in sync mode, zstd 30,000 in break mode).
+# makes 6,000 steps in sync mode, zstd 30,000 in break mode), scaled.
 corpus_timeout() {
-	echo 10
+	echo $((10 * SLOW))
 }
 
 # corpus_cmd NAME INPUT [MODE]: the command line that cts-trace runs (output to

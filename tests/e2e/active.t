@@ -7,6 +7,11 @@
 # breakpoints; the options' usage errors.
 . "$(dirname "$0")/lib.sh"
 unlike() { if printf '%s' "$1" | grep -Eq -- "$2"; then ok 1 "$3"; else ok 0 "$3"; fi; }
+TRIES="1 3"
+BREAK_SEARCHES="dfs dpor pcb"
+SUSPECTED_OK="tas_lock_ok cas_stack_ok futex_mutex_ok"
+# 34 checks in line, 8 in each of 5 fuzz calls, and the loops'.
+plan $((34 + 5 * 8 + 2 * $(count $TRIES) + 3 * $(count $BREAK_SEARCHES) + 2 * $(count $SUSPECTED_OK)))
 
 # fuzz NAME STRATEGY MODE KIND PHRASE: the bug, its replay, its twin.
 fuzz() {
@@ -48,7 +53,7 @@ like "$out" "BUG \\(assert\\) in run [0-2] " "--suspects-from: in phase 2 from t
 # --tries N: phase 2 tries each suspect it cannot confirm N times, after
 # phase 1's 3 runs (cas_stack_ok: race suspects on a CAS loop's plain
 # accesses that phase 2 never finds both at once with one a write).
-for n in 1 3; do
+for n in $TRIES; do
 	"$CTS" -q -s racefuzzer --tries $n --report "$T/t$n.json" -o "$T/t$n" \
 		-- "$PROG/cas_stack_ok" >/dev/null 2>&1
 	is $? 0 "--tries $n: clean (exit 0)"
@@ -87,7 +92,7 @@ unlike "$out" "breakpoint [0-9]+ reached" "--break SYMBOL per group: no partner 
 # constrained space is searched to the end by dpor.
 out=$("$CTS" -s dfs -m break -n 20 -o "$T/d0" -- "$PROG/active_race" 2>&1)
 is $? 0 "dfs alone: no bug in 20 runs"
-for s in dfs dpor pcb; do
+for s in $BREAK_SEARCHES; do
 	out=$("$CTS" -s $s -m break --break active_race.c:15,active_race.c:24 -o "$T/d$s" \
 		-- "$PROG/active_race" 2>&1)
 	is $? 1 "$s --break: the lost update (exit 1)"
@@ -124,7 +129,7 @@ like "$out" "^cts-trace: 2 runs, .*exhausted for the schedules the breakpoints a
 # Correct programs whose phase 1 suspects something: phase 2 confirms at
 # most real unordered plain accesses (a test-and-set lock's plain release
 # store), never a bug.
-for p in tas_lock_ok cas_stack_ok futex_mutex_ok; do
+for p in $SUSPECTED_OK; do
 	out=$("$CTS" -s racefuzzer --tries 3 -o "$T/$p" -- "$PROG/$p" 2>&1)
 	is $? 0 "$p/racefuzzer: clean (exit 0)"
 	unlike "$out" "BUG" "$p/racefuzzer: no bug reported"

@@ -10,6 +10,12 @@
 # timeout: 500
 . "$(dirname "$0")/lib.sh"
 . "$TOP/tests/e2e/attach_lib.sh"
+IMAGES="pause32 pause64static"
+SIGNALS="INT TERM"
+LATE="deadlock crash exec"
+# 61 checks in line, 3 per image, 6 per signal, 3 per attach_late run and one
+# more for attach_late's deadlock (its cycle) and crash (its stack).
+plan $((61 + 3 * $(count $IMAGES) + 6 * $(count $SIGNALS) + 3 * 2 * $(count $LATE) + 2))
 
 # The letters of every thread's state, e.g. "TTTT".
 states() { for t in /proc/"$1"/task/*/stat; do sed 's/.*) \(.\).*/\1/' "$t"; done | tr -d '\n'; }
@@ -117,13 +123,13 @@ open(d + "/pause64static", "wb").write(eh + ph + code64)
 os.chmod(d + "/pause32", 0o755)
 os.chmod(d + "/pause64static", 0o755)
 EOF
-for img in pause32 pause64static; do
+for img in $IMAGES; do
 	"$T/$img" &
 	ip=$!
 	bg="$bg $ip"
 	sleep 0.1
 	if [ "$(state "$ip")" != S ]; then
-		ok 0 "# SKIP $img does not run here"
+		skip 3 "$img does not run here"
 		continue
 	fi
 	out=$("$CTS" -p "$ip" 2>&1); rc=$?
@@ -149,7 +155,7 @@ if id nobody >/dev/null 2>&1 && command -v setpriv >/dev/null; then
 	like "$out" "ptrace refused for process $ok_pid" "ptrace refused: explained (ptrace_scope when Yama is there)"
 	is "$(tracer_of "$ok_pid")" 0 "ptrace refused: untouched"
 else
-	ok 0 "# SKIP no setpriv or no user nobody"
+	skip 3 "no setpriv or no user nobody"
 fi
 
 out=$("$CTS" -p "$ok_pid" -- /bin/true 2>&1); rc=$?
@@ -244,7 +250,7 @@ is "$(cat "$T/work-cycles.out")" "bad 0, last sum 2080, some rounds yes, signals
 	"1000 cycles: output unchanged"
 
 # ---- SIGINT, SIGTERM: detach, no signal lost or added ---------------------------
-for s in INT TERM; do
+for s in $SIGNALS; do
 	start_work "$s"
 	before=$(libc_text "$W")
 	cts_bg -p "$W" -o "o-$s" 2>"$T/err-$s"
@@ -329,7 +335,7 @@ is "$?" 0 "zombie leader: the process ends normally"
 
 # ---- bugs that happen under control, and an exec -------------------------------
 # attach_late waits for a line, then deadlocks, crashes or execs.
-for m in deadlock crash exec; do
+for m in $LATE; do
 	for v in attach_late attach_late_ok; do
 		rm -f "$T/late" && mkfifo "$T/late"
 		"$PROG/$v" "$m" <"$T/late" >/dev/null 2>&1 &

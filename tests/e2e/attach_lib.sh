@@ -4,9 +4,8 @@ bg=""
 cleanup() {
 	for p in $bg; do kill -9 "$p" 2>/dev/null; done
 	wait 2>/dev/null
-	rm -rf "$T"
 }
-trap cleanup EXIT
+at_exit cleanup
 
 state() { sed -n 's/^State:\t\(.\).*/\1/p' "/proc/$1/status" 2>/dev/null; }
 tracer_of() { sed -n 's/^TracerPid:\t//p' "/proc/$1/status" 2>/dev/null; }

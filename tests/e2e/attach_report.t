@@ -8,6 +8,7 @@
 # timeout: 120
 . "$(dirname "$0")/lib.sh"
 . "$TOP/tests/e2e/attach_lib.sh"
+plan 32
 
 # The top-level members of a launched run's report, for comparison.
 "$CTS" -q -s random --runs 2 --report "$T/launch.json" -o lo -- "$PROG/counter_ok" >/dev/null 2>&1

@@ -10,6 +10,7 @@ cases="deadlock:sync:deadlock lost_wakeup:sync:deadlock check_act:sync:assert
        lost_update:break:assert publish:break:assert dcl:break:assert
        bounded_buffer:sync:assert rw_cache:sync:assert ws_deque:break:assert
        pool_shutdown:sync:deadlock bank3:sync:deadlock"
+plan $((3 * $(count $cases) + 3))
 for c in $cases; do
 	p=${c%%:*} rest=${c#*:} m=${rest%%:*} kind=${rest#*:}
 	for v in "$p" "${p}_ok"; do

@@ -50,13 +50,19 @@ tas_spinlock   counter 10 20000  break random 100 assert
 futex_mutex    counter 10 20000  sync  random 100 deadlock
 table_loop      .*      1  -      break dpor   3   assert
 '
-RUN_TIMEOUT=2	# seconds per run, table_loop 20
+MODES="sync break"
+STRATEGIES="random pct dpor"
+# Per program: a check per mode and strategy, a race check per strategy in
+# break mode unless racy is -, found and replay; null_mutex's per mode.
+plan $(printf '%s\n' "$PROGRAMS" | awk -v m=$(count $MODES) -v s=$(count $STRATEGIES) \
+	'NF { n += m * s + s * ($2 != "-") + 2 } END { print n + m }')
+RUN_TIMEOUT=$(slow 2)	# seconds per run, table_loop 20
 while read -r p racy okn steps bm bs bn kind; do
 	tmo=$RUN_TIMEOUT budget="--max-steps $steps"
-	[ "$p" = table_loop ] && tmo=20 budget=""
+	[ "$p" = table_loop ] && tmo=$(slow 20) budget=""
 	[ -n "$p" ] || continue
-	for m in sync break; do
-		for s in random pct dpor; do
+	for m in $MODES; do
+		for s in $STRATEGIES; do
 			name="${p}_ok/$m/$s"
 			cts_run 200 -m "$m" -s "$s" --seed 1 -n "$okn" --timeout "$tmo" \
 				$budget --fail-on-exit -o "$T/o" -- "$PROG/${p}_ok"
@@ -90,7 +96,7 @@ done <<<"$PROGRAMS"
 # A lock on a NULL mutex is the SIGSEGV the program really takes, in both
 # modes, never a deadlock on a mutex at address 0 (correct counterpart:
 # counter_ok, in mem_twins.t and jobs.t).
-for m in sync break; do
+for m in $MODES; do
 	cts_run 60 -m "$m" -s random --seed 1 -n 3 -o "$T/n" -- "$PROG/null_mutex"
 	[ "$RC" -eq 1 ] && [ "$KIND" = crash ] && printf '%s\n' "$ERR" | grep -q 'Segmentation fault'
 	check $? "null_mutex/$m" "pthread_mutex_lock(NULL): BUG (crash), SIGSEGV"

@@ -3,7 +3,15 @@
 # The command line: help, version, exit statuses, clear one-line errors for
 # bad input, the JSON report, and nothing left running afterwards.
 . "$(dirname "$0")/lib.sh"
-plan 34
+NUMBERS=("--timeout nan" "--time nan" "--timeout inf" "--time -1" "--timeout 1e400")
+INTEGERS=("--depth -1" "--max-steps -5" "--bound -1" "--runs -1" "--seed ' 1'" "--depth 010x")
+WATCH_SPECS=("no_such_symbol/no such symbol" "0x0/null page" "0xffffffffffffffff:8/aligned"
+	     "0x601001:4/not aligned" "0x601004/not aligned" "watched:3/length must be 1, 2, 4 or 8"
+	     "0x7ffffffff000:8/outside user space" ":4/no symbol or address")
+UNWRITABLE=("--out=" "--report=" "-o /dev/null/sub" "--report $T/no/such/dir/r.json" "--report $T")
+# 2 checks in each of 10 combo calls, 2 per --watch spec and unwritable
+# output, 70 in line.
+plan $((70 + 10 * 2 + ${#NUMBERS[@]} + ${#INTEGERS[@]} + 2 * ${#WATCH_SPECS[@]} + 2 * ${#UNWRITABLE[@]}))
 
 out=$("$CTS" --help 2>&1); rc=$?
 is $rc 0 "--help exits 0"
@@ -79,14 +87,14 @@ like "$out" "replay diverged: step [0-9]+" "divergence names the step"
 # ---- issue 17: every input and every exit path ----------------------------
 
 # Numbers (14): NaN and infinity refused, 0 documented as "no limit", one line per error.
-for a in "--timeout nan" "--time nan" "--timeout inf" "--time -1" "--timeout 1e400"; do
+for a in "${NUMBERS[@]}"; do
 	out=$("$CTS" $a -n 1 -- "$PROG/deadlock_ok" 2>&1)
 	is $? 2 "$a: exit 2"
 done
 out=$("$CTS" --timeout 0 -n 2 -- "$PROG/deadlock_ok" 2>&1)
 is $? 0 "--timeout 0 (no limit) is accepted"
 like "$("$CTS" --help)" "--timeout SECONDS.*0 = no limit" "--help: --timeout 0 means no limit"
-for a in "--depth -1" "--max-steps -5" "--bound -1" "--runs -1" "--seed ' 1'" "--depth 010x"; do
+for a in "${INTEGERS[@]}"; do
 	out=$(eval "\"\$CTS\" $a -- \"\$PROG/deadlock_ok\"" 2>&1)
 	rc=$?
 	is "$rc/$(printf '%s\n' "$out" | grep -c '^cts-trace:')" "2/1" "$a: exit 2 with one error line"
@@ -104,9 +112,7 @@ is $? 2 "bogus entry point: exit 2"
 like "$out" "not a valid program: entry point 0x10000000" "bogus entry point: says so"
 
 # --watch (13): resolved and checked against the debug-register rules before starting.
-for w in "no_such_symbol/no such symbol" "0x0/null page" "0xffffffffffffffff:8/aligned" \
-	 "0x601001:4/not aligned" "0x601004/not aligned" "watched:3/length must be 1, 2, 4 or 8" \
-	 "0x7ffffffff000:8/outside user space" ":4/no symbol or address"; do
+for w in "${WATCH_SPECS[@]}"; do
 	spec=${w%%/*}
 	out=$(timeout 60 "$CTS" -n 1 -m sync --watch "$spec" -- "$PROG/watch" 2>&1)
 	is $? 2 "--watch $spec: exit 2"
@@ -144,7 +150,7 @@ echo kept > "$T/log"
 ok $? "--report /dev/fd/1 appending to a log: written to the descriptor, the log kept"
 
 # Outputs that cannot be written are found before exploring (6): exit 2 at once.
-for a in "--out=" "--report=" "-o /dev/null/sub" "--report $T/no/such/dir/r.json" "--report $T"; do
+for a in "${UNWRITABLE[@]}"; do
 	out=$(timeout 60 "$CTS" $a -n 0 -t 600 -- "$PROG/deadlock_ok" 2>&1)
 	rc=$?
 	is "$rc" 2 "'$a': exit 2 before exploring"

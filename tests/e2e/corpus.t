@@ -26,13 +26,18 @@ EOF
 )
 
 RUNS=3
+MODES="sync break"
+STRATEGIES="random pct dpor"
+# Per program: a check and an output check per mode and strategy, a race
+# check per strategy in break mode; the wrapper's two.
+plan $(($(count $CORPUS_NAMES) * $(count $STRATEGIES) * (2 * $(count $MODES) + 1) + 2))
 corpus_input "$T/in.txt"
 
 for p in $CORPUS_NAMES; do
 	tmo=$(corpus_timeout "$p")
-	for m in sync break; do
+	for m in $MODES; do
 		cmd=$(corpus_cmd "$p" "$T/in.txt" "$m")
-		for s in random pct dpor; do
+		for s in $STRATEGIES; do
 			name="$p/$m/$s"
 			# --output: the program's stdout of every run, for the output check.
 			cts_run 120 -m "$m" -s "$s" --seed 1 -n $RUNS --timeout "$tmo" \
@@ -55,7 +60,7 @@ done
 # tool should follow the exec chain to the ELF and test that.
 printf '#!/bin/sh\nexec /usr/bin/xz "$@"\n' >"$T/xz-wrapper"
 chmod +x "$T/xz-wrapper"
-cts_run 120 -m sync -s random --seed 1 -n $RUNS --timeout 10 --fail-on-exit --output \
+cts_run 120 -m sync -s random --seed 1 -n $RUNS --timeout "$(corpus_timeout xz)" --fail-on-exit --output \
 	-o "$T/o" -- "$T/xz-wrapper" -T4 --block-size=1KiB -c "$T/in.txt"
 clean
 check $? "wrapper/xz" "a /bin/sh script that execs xz is followed to the ELF, no bug"

@@ -4,6 +4,7 @@
 # draws the same bytes, so Python's randomized hash seed, and the order of
 # its dicts and sets, is the same in every run and in a replay.
 . "$(dirname "$0")/lib.sh"
+plan 4
 
 out=$("$CTS" -m sync -s random -n 3 --seed 1 --output -o "$T/o" -- \
 	/usr/bin/python3 -I -c 'print(hash("cts"), sorted(set("abcdefgh")) == list("abcdefgh"))' \

@@ -9,14 +9,15 @@ SECONDS_EACH=${CTS_FUZZ_SECONDS:-4}
 if [ ! -x "$TOP/tests/fuzz/fuzz_schedule" ] || [ ! -x "$TOP/tests/fuzz/fuzz_cli" ]; then
 	printf 'int LLVMFuzzerTestOneInput(const char *d, long n){return 0;}\n' > "$T/probe.c"
 	if ! clang -fsanitize=fuzzer "$T/probe.c" -o "$T/probe" >/dev/null 2>&1; then
-		echo "1..0 # SKIP clang with libFuzzer is not installed (make deps)"
-		exit 0
+		skip_all "clang with libFuzzer is not installed (make deps)"
 	fi
+	plan 1
 	ok 1 "fuzz targets are built (make fuzzers) when clang has libFuzzer"
 	done_testing
 fi
-
-for t in schedule cli; do
+TARGETS="schedule cli"
+plan $((2 * $(count $TARGETS)))
+for t in $TARGETS; do
 	mkdir -p "$T/new-$t"
 	"$TOP/tests/fuzz/fuzz_$t" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 \
 		-dict="$TOP/tests/fuzz/$t.dict" -artifact_prefix="$T/" -print_final_stats=1 \

@@ -6,6 +6,9 @@
 # and its per-run series, the sets saved and loaded, usage errors.
 . "$(dirname "$0")/lib.sh"
 
+# 17 checks in line, 4 in each of 4 hs calls.
+plan $((17 + 4 * 4))
+
 # hs NAME KIND ARGS...: the bug, its replay, its twin.
 hs() {
 	local p=$1 kind=$2

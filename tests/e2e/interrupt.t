@@ -8,6 +8,9 @@
 # (status 2) at once, not a wait for ever.
 . "$(dirname "$0")/lib.sh"
 
+# 4 checks in line, 4 in each of 3 interrupt calls.
+plan $((4 + 3 * 4))
+
 # wait_asleep PID: poll (up to 10 s) until a traced child of PID has a
 # thread asleep in the kernel (state S): cts-trace is waiting for it.
 wait_asleep() {

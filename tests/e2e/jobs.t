@@ -17,10 +17,15 @@ mkdir -p "$T/bin" && cp "$PROG"/{counter,counter_ok,lost_wakeup_ok,rwlock_ok,for
 PROG=$T/bin
 
 runs() { jq -r .runs "$1"; }
+EXACT_PROGRAMS="counter_ok:sync lost_wakeup_ok:sync rwlock_ok:sync"
+EXACT_SEARCHES="dfs pcb idb"
+SPLIT_SEARCHES="dfs pcb"
+# Per program 3 checks per exact search and 3 for dpor; 39 in line.
+plan $(($(count $EXACT_PROGRAMS) * (3 * $(count $EXACT_SEARCHES) + 3) + $(count $SPLIT_SEARCHES) + 39))
 
-for pm in counter_ok:sync lost_wakeup_ok:sync rwlock_ok:sync; do
+for pm in $EXACT_PROGRAMS; do
 	p=${pm%%:*} m=${pm#*:}
-	for s in dfs pcb idb; do
+	for s in $EXACT_SEARCHES; do
 		"$CTS" -q -m "$m" -s "$s" --report one.json -o out -- "$PROG/$p"
 		rc1=$?
 		"$CTS" -q -m "$m" -s "$s" -j 2 --report two.json -o out -- "$PROG/$p"
@@ -33,7 +38,8 @@ for pm in counter_ok:sync lost_wakeup_ok:sync rwlock_ok:sync; do
 	"$CTS" -q -m "$m" -s dpor --split-depth 3 --report one.json -o out -- "$PROG/$p"
 	"$CTS" -q -m "$m" -s dpor --split-depth 3 -j 2 --report two.json -o out -- "$PROG/$p"
 	is "$(runs two.json)" "$(runs one.json)" "$p $m dpor: --jobs 2 explores as many schedules as one process with the same --split-depth ($(runs one.json))"
-	ok $(( $(runs one.json) < $(runs plain.json) )) "$p $m dpor: split search explores no fewer than plain dpor ($(runs plain.json))"
+	split=$(runs one.json) plain=$(runs plain.json)
+	ok $(( ${split:--1} < ${plain:-0} )) "$p $m dpor: split search explores no fewer than plain dpor ($(runs plain.json))"
 	is "$(jq -r .complete two.json)" true "$p $m dpor: --jobs 2 is complete"
 done
 
@@ -44,7 +50,7 @@ is "$(runs three.json)" "$(runs one.json)" "lost_wakeup_ok dfs: --jobs 3 --split
 
 # -n N is the total of the workers' runs for a split search too (walk runs
 # and runs that end past the total do not count).
-for s in dfs pcb; do
+for s in $SPLIT_SEARCHES; do
 	"$CTS" -q -m sync -s $s -n 10 -j 2 --split-depth 2 --report two.json -o out -- "$PROG/lost_wakeup_ok"
 	is "$(runs two.json)" 10 "$s -n 10 --jobs 2: 10 runs in all, not 10 per worker"
 done
@@ -137,7 +143,8 @@ extra=$(jq -n --slurpfile a one.json --slurpfile b two.json \
 	'($b[0].instances.searched_instances - $a[0].instances.searched_instances) as $x |
 	 if ($a[0].instances.searched_instances - $b[0].instances.searched_instances) == [] then $x | length else -1 end')
 ok $(( extra < 0 || extra > 1 )) "--jobs 2 searched the single process's instances and at most one more ($extra)"
-ok $(( $(jq .instances.searched two.json) >= 20 )) "the other worker stopped at the first bug"
+searched=$(jq .instances.searched two.json)
+ok $(( ${searched:-20} >= 20 )) "the other worker stopped at the first bug"
 "$CTS" -q --replay "$(jq -r '.bugs[0].schedule' two.json)"
 is $? 1 "the bug's schedule replays alone (inside its instance)"
 is "$(leftovers relay)" no "--instances --jobs 2: no traced process left"

@@ -4,14 +4,64 @@ set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 CTS="$TOP/cts-trace"
 PROG="$TOP/tests/programs"
+# Per-run time limits scale by CTS_TEST_SLOW (make asan sets 3; tests/run-one
+# sets it for a sanitized cts-trace): a sanitized tracer is 2-3 times slower.
+SLOW=${CTS_TEST_SLOW:-1}
 T=$(mktemp -d "${TMPDIR:-/tmp}/cts-e2e.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-cd "$T" || exit 1
 _n=0
 _failed=0
+_planned=""
+_done=""
+_at_exit=""
 
-# The plan is printed at the end (TAP allows it), so counts never drift.
-plan() { :; }
+# at_exit COMMAND: run COMMAND when the test ends, before the temp dir goes
+# (instead of a trap of one's own, which would replace the plan check below).
+at_exit() { _at_exit="$_at_exit$1;"; }
+
+# An exit before done_testing (an `exit` in the test, a failed `set -u`
+# expansion, a signal) is a failed check, whatever its status.
+_lib_exit() {
+	local st=$?
+	eval "$_at_exit"
+	rm -rf "$T"
+	[ -z "$_done" ] || return
+	_n=$((_n + 1))
+	echo "not ok $_n - the test ended before done_testing (status $st) after $((_n - 1))${_planned:+ of $_planned} checks"
+	exit 1
+}
+trap _lib_exit EXIT
+cd "$T" || exit 1
+
+# plan N: the file makes N checks. Called once, before the first check, with
+# N computed from the tables its loops walk (count WORDS...), so a loop that
+# silently runs short, or an exit half-way, fails the test.
+plan() {
+	if [ -n "$_planned" ] || [ "$_n" -ne 0 ] || ! [ "$1" -gt 0 ] 2>/dev/null; then
+		echo "not ok $((_n + 1)) - plan '$1': a positive count, once, before the first check"
+		exit 1
+	fi
+	_planned=$1
+	echo "1..$1"
+}
+
+# count WORDS...: how many words (the cases of a table in a variable).
+count() { echo $#; }
+
+# skip N REASON: N checks that cannot run here, counted as skipped.
+skip() {
+	local i
+	for i in $(seq "$1"); do
+		_n=$((_n + 1))
+		echo "ok $_n # skip $2"
+	done
+}
+
+# skip_all REASON: nothing in this file can run here (before plan).
+skip_all() {
+	_done=1
+	echo "1..0 # SKIP $1"
+	exit 0
+}
 
 # ok STATUS DESCRIPTION: STATUS 0 passes.
 ok() {
@@ -51,8 +101,22 @@ leftovers() {
 	pgrep -f "^$PROG/$1" >/dev/null 2>&1 && echo yes || echo no
 }
 
+# done_testing: the end of the file; it fails unless every planned check ran
+# and passed.
 done_testing() {
-	echo "1..$_n"
+	_done=1
+	if [ -z "$_planned" ]; then
+		echo "not ok $((_n + 1)) - no plan: the file must call plan N before its first check"
+		echo "1..$((_n + 1))"
+		exit 1
+	fi
+	if [ "$_n" -ne "$_planned" ]; then
+		echo "# planned $_planned checks, ran $_n"
+		exit 1
+	fi
 	[ "$_failed" -eq 0 ]
 	exit $?
 }
+
+# slow SECONDS: a per-run time limit, scaled for a slow (sanitized) build.
+slow() { echo $(($1 * SLOW)); }

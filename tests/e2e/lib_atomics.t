@@ -8,6 +8,8 @@
 # no race report, under random, pct and dpor.  Its twin lib_lock increments
 # once without the lock: that race must still be reported.
 . "$(dirname "$0")/lib.sh"
+STRATEGIES="random pct dpor"
+plan $((3 + 2 * $(count $STRATEGIES)))
 
 out=$("$CTS" -d -m break -s random -n 1 --seed 1 -o "$T/d" -- "$PROG/lib_lock_ok" 2>&1)
 like "$out" "library atomics: 4 in [^ ]*/libspeclock.so" \
@@ -19,7 +21,7 @@ else
 	ok 0 "libspeclock.so is stripped (lock_slow has no symbol)"
 fi
 
-for s in random pct dpor; do
+for s in $STRATEGIES; do
 	out=$("$CTS" -m break -s "$s" -n 10 --seed 1 --fail-on-exit -o "$T/o" \
 		-- "$PROG/lib_lock_ok" 2>&1)
 	is $? 0 "lib_lock_ok: $s, 10 schedules, no bug"

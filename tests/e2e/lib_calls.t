@@ -9,14 +9,18 @@
 . "$(dirname "$0")/lib.sh"
 
 field() { sed -n "s/.*\"$2\": \\([a-z0-9]*\\).*/\\1/p" "$1" | head -n 1; }
+BUGS="lib_memset:crash lib_memcpy:assert lib_strcmp:assert lib_free:crash
+      lib_use_after_free:assert lib_realloc:assert"
+SPIN_SEARCHES="pcb dpor"
+plan $((6 * $(count $BUGS) + 2 * $(count $SPIN_SEARCHES) + 12))
 
-for pk in lib_memset:crash lib_memcpy:assert lib_strcmp:assert lib_free:crash \
-	  lib_use_after_free:assert lib_realloc:assert; do
+for pk in $BUGS; do
 	p=${pk%%:*} k=${pk#*:}
 	out=$("$CTS" -m break -s dpor --report "$T/$p.json" -o "$T/$p" -- "$PROG/$p" 2>&1)
 	is $? 1 "$p: dpor finds the bug"
 	like "$out" "BUG \\($k\\)" "$p: reported as $k"
-	ok $(( $(field "$T/$p.json" runs) > 3 )) "$p: within 3 schedules"
+	runs=$(field "$T/$p.json" runs)
+	ok $(( ${runs:-4} > 3 )) "$p: within 3 schedules"
 	r=$("$CTS" --replay "$T/$p/$k-1.sched" 2>&1)
 	is $? 1 "$p: the schedule replays the bug"
 
@@ -52,7 +56,7 @@ is $? 0 "lib_untraced_ok: no bug"
 is "$(field "$T/uo.json" complete)" false "lib_untraced_ok: not complete either"
 
 # A spin that only reads through strcmp is recognised: every schedule ends.
-for s in pcb dpor; do
+for s in $SPIN_SEARCHES; do
 	"$CTS" -q -m break -s $s --report "$T/sp.json" -o "$T/sp" -- "$PROG/lib_spin"
 	is $? 0 "lib_spin: $s finds no bug (no step budget, no timeout)"
 	is "$(field "$T/sp.json" complete)" true "lib_spin: $s complete"

@@ -7,8 +7,14 @@
 # a short timeout: the defects here were hangs.
 . "$(dirname "$0")/lib.sh"
 
-# run SECONDS ARGS...: cts-trace under a timeout (124/137 = it hung).
-run() { local s=$1; shift; timeout -k 2 "$s" "$CTS" "$@"; }
+# run SECONDS ARGS...: cts-trace under a timeout (124/137 = it hung), scaled.
+run() { local s=$1; shift; timeout -k 2 "$(slow "$s")" "$CTS" "$@"; }
+SELFKILLS="term kill0 int"
+CANCELS="cond join sleep async"
+STARTUP_DELAYS="0 0.2 0.5"
+EXPLORE_DELAYS="0.3 1"
+plan $((28 + $(count $SELFKILLS) + $(count $CANCELS) + 2 * $(count $STARTUP_DELAYS) +
+	2 * $(count $EXPLORE_DELAYS)))
 
 # 1. exec fails with ETXTBSY: the program file is open for writing.
 cp "$PROG/deadlock_ok" "$T/busy"
@@ -48,7 +54,7 @@ run 60 -q -n 2 --timeout 1 -o "$T/ex3" -- "$PROG/exec_thread" /bin/sleep 30
 is $? 0 "exec from a thread: a long-running new image is no timeout bug"
 
 # 11. The program ends itself with a signal: the end of the run, not a bug.
-for how in term kill0 int; do
+for how in $SELFKILLS; do
 	run 60 -q -s dfs -n 200 -o "$T/sk" -- "$PROG/selfkill" $how
 	is $? 0 "selfkill $how: clean on every schedule"
 done
@@ -65,7 +71,7 @@ is "$(leftovers selfkill)" no "selfkill: nothing left running"
 # 9. Cancellation: deferred at a cond wait, a join and a sleep, and
 # asynchronous; clean on every schedule. The twin without a cleanup handler
 # leaves the mutex locked: a deadlock on every schedule.
-for how in cond join sleep async; do
+for how in $CANCELS; do
 	run 120 -q -s dfs -n 200 --timeout 10 -o "$T/c" -- "$PROG/cancel_ok" $how
 	is $? 0 "cancel_ok $how: clean on every schedule"
 done
@@ -110,13 +116,13 @@ interrupt_at() { # DELAY PROGRAM ARGS...
 	ms=$(( (${t1/./} - ${t0/./}) / 1000 ))
 	return $rc
 }
-for d in 0 0.2 0.5; do
+for d in $STARTUP_DELAYS; do
 	interrupt_at $d "$PROG/slow_start"
 	is $? 130 "SIGTERM ${d}s into start-up: exit 130"
 	ok $((ms > 5000)) "SIGTERM ${d}s into start-up: served in ${ms} ms (bound 5000)"
 done
 is "$(leftovers slow_start)" no "start-up interrupts: nothing left running"
-for d in 0.3 1; do
+for d in $EXPLORE_DELAYS; do
 	interrupt_at $d "$PROG/sync_heavy" 100000 2
 	is $? 130 "SIGTERM ${d}s into exploring: exit 130"
 	ok $((ms > 5000)) "SIGTERM ${d}s into exploring: served in ${ms} ms (bound 5000)"

@@ -7,7 +7,9 @@
 . "$(dirname "$0")/lib.sh"
 
 B="$TOP/benchmarks/programs"
-for p in lost_update publish dcl; do
+PROGRAMS="lost_update publish dcl"
+plan $((3 * $(count $PROGRAMS) + 9))
+for p in $PROGRAMS; do
 	for v in "$p" "${p}_ok"; do
 		gcc -g -O1 -pthread -w -o "$T/$v" "$B/$v.c" || ok 1 "$v: builds"
 	done

@@ -3,10 +3,15 @@
 # Memory-level bugs (no lock protects the data) are found in break and step
 # mode by random and pct, replayed 10/10; race reports name the right lines.
 . "$(dirname "$0")/lib.sh"
+PROGRAMS="counter publish"
+MODES="break step"
+STRATEGIES="random pct"
+WATCH_MODES="sync break"
+plan $((3 * $(count $PROGRAMS) * $(count $MODES) * $(count $STRATEGIES) + 6 * $(count $WATCH_MODES) + 8))
 
-for p in counter publish; do
-	for m in break step; do
-		for s in random pct; do
+for p in $PROGRAMS; do
+	for m in $MODES; do
+		for s in $STRATEGIES; do
 			d="$T/$p-$m-$s"
 			out=$("$CTS" -m "$m" -s "$s" --seed 3 -n 3000 -o "$d" -- "$PROG/$p" 2>&1)
 			is "$?" 1 "$p/$m/$s: bug found"
@@ -40,7 +45,7 @@ if printf '%s' "$out" | grep -q "data race"; then ok 1 "counter_ok: no race repo
 
 # --watch reports every access to the variable, with the right lines.
 wl() { grep -n "WATCH-LINE: $1" "$TOP/tests/programs/watch.c" | cut -d: -f1; }
-for m in sync break; do
+for m in $WATCH_MODES; do
 	out=$("$CTS" -m "$m" -n 1 --watch watched -o "$T/w" -- "$PROG/watch" 2>&1)
 	is "$?" 0 "watch/$m: clean run"
 	like "$out" "watch watched: thread 0 write at main.*\\(watch.c:$(wl main-write)\\) value 1" "watch/$m: main's write"

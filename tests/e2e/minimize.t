@@ -5,10 +5,11 @@
 # minimized schedule replays the bug 10 times out of 10, counter's lost
 # update minimizes to its one preemption, and the critical pair is named.
 . "$(dirname "$0")/lib.sh"
-plan 36
-
 # Bug programs: seeds where random's first hit has more preemptions than needed.
-for pk in counter:assert:3 check_then_act:assert:3 cas_stack:assert:3 deadlock:deadlock:3; do
+BUGS="counter:assert:3 check_then_act:assert:3 cas_stack:assert:3 deadlock:deadlock:3"
+plan $((4 * $(count $BUGS) + 20))
+
+for pk in $BUGS; do
 	IFS=: read -r p kind seed <<< "$pk"
 	"$CTS" -q -n 300 --seed "$seed" -o "$T/$p" --report "$T/$p.json" -- "$PROG/$p" 2>/dev/null
 	is $? 1 "$p: bug found"

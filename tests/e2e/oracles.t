@@ -5,6 +5,7 @@
 # inconclusive, never a bug (exit 0, or 4 with --fail-on-inconclusive); and
 # SIGINT in the middle of a run leaves nothing behind.
 . "$(dirname "$0")/lib.sh"
+plan 32
 
 line=$(grep -n 'BUG: cur may have been cleared' "$TOP/tests/programs/crash.c" | cut -d: -f1)
 out=$("$CTS" -n 500 -o "$T/crash" -- "$PROG/crash" 2>&1)

@@ -5,7 +5,7 @@
 # schema in tests/schema, and JSON that parses whatever bytes the program's
 # path and arguments hold.
 . "$(dirname "$0")/lib.sh"
-plan 40
+plan 42
 
 SCHEMA="$TOP/tests/schema/sarif-schema-2.1.0.json"
 

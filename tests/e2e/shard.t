@@ -9,8 +9,11 @@
 . "$(dirname "$0")/lib.sh"
 
 runs() { jq -r .runs "$1"; }
+BAD_SHARDS="0/2 3/2 2/0 x 1/ /3 1/2/3"
+DFS_SHARDS="1 2 3"
+plan $(($(count $BAD_SHARDS) + 2 * $(count $DFS_SHARDS) + 40))
 
-for bad in 0/2 3/2 2/0 x 1/ /3 1/2/3; do
+for bad in $BAD_SHARDS; do
 	"$CTS" -q --shard "$bad" -o out -- "$PROG/counter_ok" 2>/dev/null
 	is $? 2 "--shard $bad: usage error"
 done
@@ -18,11 +21,12 @@ done
 # dfs in three shards: exactly the single-process schedules.
 "$CTS" -q -m sync -s dfs --report dfs-all.json -o out -- "$PROG/lost_wakeup_ok"
 sum=0
-for i in 1 2 3; do
+for i in $DFS_SHARDS; do
 	"$CTS" -q -m sync -s dfs --shard $i/3 --report dfs-$i.json -o out -- "$PROG/lost_wakeup_ok"
 	is $? 0 "dfs shard $i/3: no bug"
 	is "$(jq -r .shard.index dfs-$i.json)/$(jq -r .shard.count dfs-$i.json)" $i/3 "dfs shard $i/3: the report says which"
-	sum=$((sum + $(runs dfs-$i.json)))
+	r=$(runs dfs-$i.json)
+	sum=$((sum + ${r:-0}))
 done
 is "$sum" "$(runs dfs-all.json)" "dfs: the shards' runs add up to the single-process search's"
 "$CTS" merge dfs-3.json dfs-1.json dfs-2.json --report m.json 2>/dev/null
@@ -123,6 +127,7 @@ if command -v parallel >/dev/null; then
 	is $? 1 "cts-parallel.sh: the bug's schedule replays"
 else
 	ok 1 "GNU parallel is not installed (make deps installs it)"
+	skip 4 "no GNU parallel"
 fi
 
 # Not UTF-8: the program's path and an argument; the report is still JSON.

@@ -9,11 +9,6 @@
 # never comes up) the test says "skipped" with the reason.
 . "$(dirname "$0")/lib.sh"
 
-skip_all() {
-	echo "1..0 # SKIP $1"
-	exit 0
-}
-
 [ "$(id -u)" = 0 ] || skip_all "not root (slurmctld, slurmd and munged run as root here)"
 for b in munged slurmctld slurmd sbatch squeue scontrol; do
 	PATH=$PATH:/usr/sbin command -v $b >/dev/null || skip_all "$b not installed (slurm-wlm, munge)"
@@ -39,7 +34,7 @@ stop_daemons() {
 		wait "$p" 2>/dev/null
 	done
 }
-trap 'stop_daemons; rm -rf "$T"' EXIT
+at_exit stop_daemons
 
 # munge with a key and socket of its own.
 head -c 1024 /dev/urandom > "$S/munge/key" && chmod 400 "$S/munge/key"
@@ -93,6 +88,7 @@ for _ in $(seq 150); do
 	sleep 0.2  # waiting for the daemons to come up
 done
 [ -n "$up" ] || skip_all "the Slurm node did not come up (state '${st:-none}'): $(tail -n 1 "$S/slurmctld.log" "$S/slurmd.log" 2>/dev/null | tr '\n' ' ' | cut -c1-200)"
+plan 7
 
 "$CTS" -q -m sync -s dfs --report one.json -o out -- "$PROG/lost_wakeup_ok"
 ids=$(CTS="$CTS" "$TOP/scripts/cts-slurm.sh" 3 "$T/sl" -m sync -s dfs -- "$PROG/lost_wakeup_ok")

@@ -6,10 +6,11 @@
 
 progs="deadlock:deadlock lost_wakeup:deadlock check_then_act:assert rwlock:assert
        semaphore:assert barrier:assert futex_lock:assert"
-plan $((7 * 2 * 4))
+STRATEGIES="random pct"
+plan $((4 * $(count $progs) * $(count $STRATEGIES)))
 for pk in $progs; do
 	p=${pk%%:*} kind=${pk#*:}
-	for s in random pct; do
+	for s in $STRATEGIES; do
 		out=$("$CTS" -m sync -s "$s" --seed 1 -n 5000 -o "$T/$p-$s" -- "$PROG/$p" 2>&1)
 		is "$?" 1 "$p/$s: bug found (exit 1)"
 		like "$out" "BUG \\($kind\\)" "$p/$s: reported as $kind"

@@ -7,9 +7,10 @@
 
 twins="deadlock_ok lost_wakeup_ok check_then_act_ok rwlock_ok semaphore_ok barrier_ok
        futex_lock_ok"
-plan $((7 * 2))
+STRATEGIES="random pct"
+plan $(($(count $twins) * ($(count $STRATEGIES) + 1)))
 for p in $twins; do
-	for s in random pct; do
+	for s in $STRATEGIES; do
 		out=$("$CTS" -m sync -s "$s" --seed 7 -n 500 -o "$T/$p" -- "$PROG/$p" 2>&1)
 		rc=$?
 		is "$rc" 0 "$p/$s: 500 schedules, no bug"

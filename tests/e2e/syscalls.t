@@ -12,10 +12,16 @@
 
 twins="sys_pipe_ok sys_poll_ok sys_sigwait_ok sys_pause_ok sys_child_ok"
 bugs="sys_pipe:deadlock sys_poll:deadlock sys_sigwait:crash sys_pause:deadlock sys_child:assert"
+MODES="sync break"
+STRATEGIES="random pct dpor"
+# A check per twin, mode and strategy; 2 per bug, mode and strategy (sys_child
+# has one strategy less); 4 replay checks per mode; 8 in line.
+plan $(($(count $twins) * $(count $MODES) * $(count $STRATEGIES) +
+	2 * $(count $MODES) * ($(count $bugs) * $(count $STRATEGIES) - 1) + 4 * $(count $MODES) + 8))
 
 for p in $twins; do
-	for m in sync break; do
-		for s in random pct dpor; do
+	for m in $MODES; do
+		for s in $STRATEGIES; do
 			out=$("$CTS" -m "$m" -s "$s" --seed 3 -n 25 -o "$T/$p" -- "$PROG/$p" 2>&1)
 			rc=$?
 			is "$rc" 0 "$p/$m/$s: no bug"
@@ -28,9 +34,9 @@ for pk in $bugs; do
 	p=${pk%%:*} kind=${pk#*:}
 	# sys_child's bug depends on when the child (the world) writes: dpor's
 	# search covers the program's own operations, not that timing.
-	strategies="random pct dpor"
+	strategies=$STRATEGIES
 	[ "$p" = sys_child ] && strategies="random pct"
-	for m in sync break; do
+	for m in $MODES; do
 		for s in $strategies; do
 			out=$("$CTS" -m "$m" -s "$s" --seed 1 -n 300 -o "$T/$p-$m-$s" -- "$PROG/$p" 2>&1)
 			rc=$?
@@ -65,7 +71,7 @@ replay10() { # FILE KIND DESC
 	done
 	is "$good" 10 "$3: replay reproduces the bug 10/10"
 }
-for m in sync break; do
+for m in $MODES; do
 	"$CTS" -m "$m" -s dpor -o "$T/poll-$m" -- "$PROG/sys_poll" >/dev/null 2>&1
 	f="$T/poll-$m/deadlock-1.sched"
 	grep -q "io_return" "$f" 2>/dev/null

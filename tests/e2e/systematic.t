@@ -7,6 +7,9 @@
 . "$(dirname "$0")/lib.sh"
 
 field() { sed -n "s/.*\"$2\": \\([a-z0-9]*\\).*/\\1/p" "$1" | head -n 1; }
+TWINS="deadlock_ok:sync lost_wakeup_ok:sync check_then_act_ok:sync rwlock_ok:sync
+       futex_lock_ok:sync counter_ok:break publish_ok:break spin:break"
+plan $((11 + 3 * $(count $TWINS)))
 
 out=$("$CTS" -m break -s dpor -o "$T/d" -- "$PROG/counter" 2>&1)
 is $? 1 "dpor finds the counter bug"
@@ -29,8 +32,7 @@ is "$(field "$T/i0.json" runs)" 1 "idb --bound 0: exactly one schedule"
 "$CTS" -q -m break -s idb --bound 1 -o "$T/d" -- "$PROG/counter"
 is $? 1 "idb --bound 1: finds the counter bug"
 
-for pm in deadlock_ok:sync lost_wakeup_ok:sync check_then_act_ok:sync rwlock_ok:sync \
-	  futex_lock_ok:sync counter_ok:break publish_ok:break spin:break; do
+for pm in $TWINS; do
 	p=${pm%%:*} m=${pm#*:}
 	"$CTS" -q -m "$m" -s dfs -n 5000 --report "$T/dfs.json" -o "$T/d" -- "$PROG/$p"
 	rc1=$?

@@ -9,10 +9,14 @@
 # loaded machine stretches every ptrace stop.
 . "$(dirname "$0")/lib.sh"
 
+LATE_SEARCHES="random dpor"
+# 3 checks in each of 4 clean calls, 4 per search, 3 in line.
+plan $((4 * 3 + 4 * $(count $LATE_SEARCHES) + 3))
+
 # clean NAME ARGS...: exit 0, and no run was cut short.
 clean() {
 	local what=$1; shift
-	out=$("$CTS" -m sync --timeout 300 -o "$T/o" "$@" 2>&1)
+	out=$("$CTS" -m sync --timeout "$(slow 300)" -o "$T/o" "$@" 2>&1)
 	rc=$?
 	is "$rc" 0 "$what: exit 0"
 	like "$out" "mode sync: 0 bugs found(;|$)" "$what: clean"
@@ -26,7 +30,7 @@ clean "10,000 threads one after another, random" -s random -n 1 -- "$PROG/many_t
 clean "10,000 threads one after another, pcb" -s pcb -n 1 -- "$PROG/many_threads" 10000
 
 # The bug needs threads 201 and 202.
-for s in random dpor; do
+for s in $LATE_SEARCHES; do
 	out=$("$CTS" -m sync -s "$s" -n 100 -o "$T/late-$s" -- "$PROG/late_deadlock" 2>&1)
 	is $? 1 "late_deadlock/$s: found"
 	like "$out" "BUG \\(deadlock\\).*thread 201 waits for mutex 0x[0-9a-f]+ held by thread 202" \

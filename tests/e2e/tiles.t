@@ -8,6 +8,10 @@
 . "$(dirname "$0")/lib.sh"
 
 B="$TOP/benchmarks/programs"
+BAD_SPECS='t=0:1 t=2 t=2:1//2 x t=2:1.1 t=2:a'
+BAD_ARGS=("--instance t=2:0 --instances 3" "--tile 4" "--tiles-per-thread 2" "--instances 0"
+	  "--tile 0 --instances 2")
+plan $((23 + $(count $BAD_SPECS) + ${#BAD_ARGS[@]}))
 for v in relay relay_ok; do
 	gcc -g -O1 -pthread -w -o "$T/$v" "$B/$v.c" || { ok 1 "$v: builds"; done_testing; }
 done
@@ -62,14 +66,13 @@ is "$(jq '[.races[] | [.address, [.accesses[].pc]]] | (length == (unique | lengt
    true "no race listed twice"
 
 # Bad specs and combinations: exit 2, one line.
-for bad in "t=0:1" "t=2" "t=2:1//2" "x" "t=2:1.1" "t=2:a"; do
+for bad in $BAD_SPECS; do
 	out=$("$CTS" --instance "$bad" -o "$T/o8" -- "$T/relay_ok" $ARGS 2>&1)
 	rc=$?
 	is "$rc $(printf '%s\n' "$out" | grep -c .)" "2 1" "--instance '$bad': exit 2, one line"
 done
 like "$out" "--instance 't=2:a'" "the line quotes the spec"
-for args in "--instance t=2:0 --instances 3" "--tile 4" "--tiles-per-thread 2" "--instances 0" \
-	    "--tile 0 --instances 2"; do
+for args in "${BAD_ARGS[@]}"; do
 	out=$("$CTS" $args -o "$T/o9" -- "$T/relay_ok" $ARGS 2>&1)
 	is $? 2 "$args: exit 2"
 done

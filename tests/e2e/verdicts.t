@@ -12,9 +12,12 @@
 . "$(dirname "$0")/lib.sh"
 
 field() { sed -n "s/.*\"$2\": \\([a-z0-9]*\\).*/\\1/p" "$1" | head -n 1; }
+SPINNERS="yield_barrier_ok tas_lock_ok livelock_ok"
+STRATEGIES="random pct dfs dpor"
+plan $((2 * $(count $SPINNERS) * $(count $STRATEGIES) + 28))
 
-for p in yield_barrier_ok tas_lock_ok livelock_ok; do
-	for s in random pct dfs dpor; do
+for p in $SPINNERS; do
+	for s in $STRATEGIES; do
 		"$CTS" -q -s "$s" -n 30 --report "$T/r.json" -o "$T/o" -- "$PROG/$p"
 		is $? 0 "$p/$s: 30 schedules, no bug"
 		is "$(field "$T/r.json" count)" 0 "$p/$s: no run inconclusive"

@@ -7,6 +7,7 @@
 # program as a child, or no program at all, has nothing to test: exit
 # status 2 with the reason, never a verdict.
 . "$(dirname "$0")/lib.sh"
+plan 8
 
 printf '#!/bin/sh\nexec %s "$@"\n' "$PROG/check_then_act" >"$T/cta.sh"
 printf '#!/usr/bin/env sh\nexec %s "$@"\n' "$T/cta.sh" >"$T/chain.sh"
