@@ -137,8 +137,11 @@ fuzz: fuzzers
 check: all $(UNIT_BINS) programs fuzzers
 	$(PROVE) -j$(JOBS) --exec tests/run-one $(UNIT_BINS) $(wildcard tests/e2e/*.t)
 
+# A sanitized cts-trace runs 2-3 times slower: CTS_TEST_SLOW=3 scales every
+# test's and every run's time limit (tests/run-one, tests/e2e/lib.sh).
 asan:
 	$(MAKE) clean
+	CTS_TEST_SLOW=$${CTS_TEST_SLOW:-3} \
 	$(MAKE) CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" \
 	        LDFLAGS="-fsanitize=address,undefined" check
 

@@ -1,3 +1,4 @@
+/* timeout: 60 */
 /* Active testing on simulated programs: bugs behind windows random
  * scheduling almost never opens (fixed seeds: the counts are exact), found by
  * racefuzzer, deadlockfuzzer and atomfuzzer in a few runs; correct twins

@@ -1,3 +1,4 @@
+/* timeout: 60 */
 /* hw/attrib: a data-breakpoint trap attributed to its instruction, on
  * recorded inputs (code bytes, the registers after the access, DR6's slot),
  * so the logic is tested on every machine, traps or not.  The code is one

@@ -1,3 +1,4 @@
+/* timeout: 60 */
 /* tracer/cli: the command line parsed without running anything. Every
  * refusal is one line naming the option; limits are the documented ones. */
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* timeout: 60 */
 /* disasm/: classification table, effective addresses, string ranges, the
  * decode cache and the text scan. */
 #include "disasm/disasm.h"

@@ -1,3 +1,4 @@
+/* timeout: 60 */
 /* HaPSets (models/hapset.h) and HaPSet-guided search (strategies/hapset.h)
  * on simulated programs: what a run teaches, that a buggy run teaches
  * nothing, guidance pruning DPOR's and PCB's backtrack points, a bug still

@@ -1,3 +1,4 @@
+/* timeout: 60 */
 /* hw/: debug-register watchpoints on a forked, traced copy of this program.
  * Globals have the same address in parent and child, and the accesses are
  * single instructions followed by global labels, so the trap pc is exact. */

@@ -1,3 +1,4 @@
+/* timeout: 60 */
 /* Library-call range events (lib_read, lib_write, free, alloc) in the models:
  * the dependence relation, the race detector's range entry, and DPOR over a
  * tiny scripted backend (two workers, one event each, between main's

@@ -1,3 +1,4 @@
+/* timeout: 60 */
 /* MAP coverage: the 11 patterns on hand-built event streams, happens-before
  * pruning of the estimate, the estimate formula, and the map strategy
  * against random on simulated programs. */

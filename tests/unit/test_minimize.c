@@ -1,3 +1,4 @@
+/* timeout: 60 */
 /* strategies/minimize.c through cts_explore on a simulated program, no
  * kernel: the steps of threads a bug does not need leave the minimized
  * schedule (the original keeps them), the JSON's thread counts say so, and

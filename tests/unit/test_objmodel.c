@@ -1,3 +1,4 @@
+/* timeout: 60 */
 /* models/objmodel: the synchronization-object model, driven with hand-built
  * events. Expected results follow glibc 2.36 (checked against the real
  * pthread functions where the model claims to mirror them). */

@@ -1,3 +1,4 @@
+/* timeout: 180 */
 /* Petri-net state matching (models/petri.h, strategies/stateful.h) through
  * cts_explore on simulated programs: exact run counts against dfs and dpor,
  * programs whose interleavings converge to one marking and ones whose do

@@ -1,3 +1,4 @@
+/* timeout: 60 */
 /* tracer/proc: /proc/PID/status fields read from this very process and a
  * child stopped with SIGSTOP (known values: our pid, parent, thread count,
  * the state letter, a blocked and a pending signal). */

@@ -1,3 +1,4 @@
+/* timeout: 60 */
 /* Happens-before race detector and vector clocks, fed synthetic event streams. */
 #include <errno.h>
 #include <stdint.h>

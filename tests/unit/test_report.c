@@ -1,3 +1,4 @@
+/* timeout: 60 */
 /* models/report: the JSON report read back with jansson, invalid UTF-8
  * made valid, every race with both accesses and its count of runs, and the
  * file handling (atomic replace, symlinks kept, errors before exploring). */

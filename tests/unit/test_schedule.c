@@ -1,3 +1,4 @@
+/* timeout: 60 */
 /* models/schedule: save/load round trips through real files in a private
  * temporary directory, and every kind of corrupt file gives one line of
  * "FILE:LINE: reason". */

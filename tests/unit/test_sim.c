@@ -1,3 +1,4 @@
+/* timeout: 60 */
 /* The simulated backend: script parsing, and the run state it reports step
  * by step, driven by hand the way the explorer drives it. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* timeout: 60 */
 /* The work of a systematic search split into subtrees (strategies/split.h),
  * on the simulated programs of tests/sim: the shards of dfs, pcb and idb
  * explore exactly the schedules of one process, whatever the split depth

@@ -1,3 +1,4 @@
+/* timeout: 60 */
 /* models/symbolize: a forked copy of this test stops itself three calls deep
  * (a raw tgkill(SIGSTOP) inside level3), and the parent symbolizes it.
  * Built with -g; the child sends the line of the stopping instruction down a pipe. */

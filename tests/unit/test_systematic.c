@@ -1,3 +1,4 @@
+/* timeout: 180 */
 /* dfs, dpor, pcb and idb through cts_explore on simulated programs
  * (the scripts in tests/sim): exact schedule counts, bugs found and missed, DPOR's
  * soundness against DFS, replay divergence, and long runs. */

@@ -1,3 +1,4 @@
+/* timeout: 60 */
 /* Runs with many threads (issue 17, item 12): vector clocks of different
  * widths, and the growth paths of every thread table, driven through the
  * explorer with the simulated backend (random, dfs, dpor) and through the

@@ -1,3 +1,4 @@
+/* timeout: 60 */
 /* Tilings and instances (strategies/tiles.h): spec parsing, instance counts,
  * the random generator, and the paper's coverage argument checked
  * exhaustively on the simulated backend: every execution with at most k

@@ -1,3 +1,4 @@
+/* timeout: 60 */
 /* tracer/wait: every event kind produced by real children forked from this
  * test and stopped under ptrace. Each wait is a blocking waitpid on the one
  * child expected to report, so nothing depends on timing; every child is
