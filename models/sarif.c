@@ -132,8 +132,47 @@ char *cts_sarif_step_text(const struct cts_describer *be, const struct cts_event
 	return buf;
 }
 
+/* SARIF's well-known threadFlowLocation kinds for a step, NULL if none fits. */
+static json_t *step_kinds(enum cts_op op)
+{
+	switch (op) {
+	case CTS_OP_LOCK:
+	case CTS_OP_TRYLOCK:
+	case CTS_OP_RDLOCK:
+	case CTS_OP_WRLOCK:
+	case CTS_OP_TRYRDLOCK:
+	case CTS_OP_TRYWRLOCK:
+	case CTS_OP_COND_REACQUIRE:
+		return json_pack("[s,s]", "acquire", "lock");
+	case CTS_OP_UNLOCK:
+	case CTS_OP_RWUNLOCK:
+		return json_pack("[s,s]", "release", "lock");
+	case CTS_OP_READ:
+	case CTS_OP_WRITE:
+	case CTS_OP_RMW:
+	case CTS_OP_ATOMIC:
+	case CTS_OP_LIB_READ:
+	case CTS_OP_LIB_WRITE:
+		return json_pack("[s]", "memory");
+	default:
+		return NULL;
+	}
+}
+
+/* A step's call stack (taken in the bug's last re-run), innermost first. */
+static json_t *step_stack(const struct cts_describer *be, const struct cts_bug_step *s)
+{
+	json_t *frames = json_array();
+	for (int k = 0; k < s->stack.n; k++)
+		json_array_append_new(frames, json_pack("{s:o,s:i}", "location",
+							pc_location(be, s->stack.pc[k], NULL),
+							"threadId", s->ev.tid));
+	return json_pack("{s:o}", "frames", frames);
+}
+
 /* One threadFlow per thread of the bug's trace, its last FLOW_STEPS steps
- * in execution order (the schedule's step index). */
+ * in execution order (the schedule's step index), each with its kinds and
+ * call stack where known. */
 static json_t *bug_flows(const struct cts_describer *be, const struct cts_bug *b)
 {
 	int tids[FLOW_THREADS], nt = 0;
@@ -165,6 +204,11 @@ static json_t *bug_flows(const struct cts_describer *be, const struct cts_bug *b
 			json_object_set_new(tfl, "location", s->ev.pc ?
 					    pc_location(be, s->ev.pc, msg) :
 					    json_pack("{s:o}", "message", text(msg)));
+			json_t *kinds = step_kinds(s->ev.op);
+			if (kinds)
+				json_object_set_new(tfl, "kinds", kinds);
+			if (s->stack.n > 0)
+				json_object_set_new(tfl, "stack", step_stack(be, s));
 			json_array_append_new(locs, tfl);
 		}
 		char id[32];

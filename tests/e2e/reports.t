@@ -5,7 +5,7 @@
 # schema in tests/schema, and JSON that parses whatever bytes the program's
 # path and arguments hold.
 . "$(dirname "$0")/lib.sh"
-plan 42
+plan 44
 
 SCHEMA="$TOP/tests/schema/sarif-schema-2.1.0.json"
 
@@ -61,6 +61,16 @@ flows=$(jq -r '.runs[0].results[] | select(.ruleId == "assert") | .codeFlows[0].
 is "$flows" "thread 0 thread 1 thread 2 " "SARIF: one threadFlow per thread"
 like "$(jq -r '.runs[0].results[] | select(.ruleId == "assert") | .codeFlows[0].threadFlows[1].locations[] | .location.physicalLocation | "\(.artifactLocation.uri):\(.region.startLine)"' "$T/c.sarif" | tr '\n' ' ')" \
 	"counter.c:17 .*counter.c:18" "SARIF: thread 1's read at counter.c:17 and write at counter.c:18"
+# Each step's call stack (the bug's last re-run took them), innermost first.
+like "$(jq -r '.runs[0].results[] | select(.ruleId == "assert") | .codeFlows[0].threadFlows[1].locations[] |
+	select(.location.physicalLocation.region.startLine == 18) | .stack.frames[] |
+	"\(.threadId) \(.location.logicalLocations[0].name) \(.location.physicalLocation.artifactLocation.uri):\(.location.physicalLocation.region.startLine)"' \
+	"$T/c.sarif" | tr '\n' ' ')" \
+	"^1 inc [^ ]*counter.c:18 1 start_thread [^ ]+ " \
+	"SARIF: thread 1's write has its stack, inc at counter.c:18 called from start_thread"
+is "$(jq -r '[.runs[0].results[] | select(.ruleId == "assert") | .codeFlows[0].threadFlows[1].locations[] |
+	select(.location.physicalLocation.region.startLine == 17) | .kinds[]] | join(",")' "$T/c.sarif")" \
+	memory "SARIF: a memory access's kinds"
 like "$(jq -r '.runs[0].results[] | select(.ruleId == "race") | .codeFlows[0].threadFlows[].locations[0].location.message.text' "$T/c.sarif")" \
 	"thread [12] (read|write) counter" "SARIF race: each access's thread, op and variable"
 is "$(jq -r '[.runs[0].tool.driver.rules[].id] | index("deadlock") != null and index("wrong-output") != null' "$T/c.sarif")" \
