@@ -656,6 +656,25 @@ static bool quick_breakpoint(struct cts_tracer *tr, pid_t tid, int status,
 	return true;
 }
 
+/* A new thread's first stop: its SIGSTOP, or a group-stop, which on_new_stop
+ * takes alike, so PTRACE_GETSIGINFO (which tells them apart) is not needed. */
+static bool quick_first_stop(struct cts_tracer *tr, pid_t tid, int status,
+			     struct cts_wait_event *ev)
+{
+	if (!WIFSTOPPED(status) || WSTOPSIG(status) != SIGSTOP || (status >> 16) != 0 ||
+	    tr->exec_free)
+		return false;
+	struct thread *th = cts_tr_by_tid(tr, tid);
+	if (!th || th->state != TH_NEW)
+		return false;
+	memset(ev, 0, sizeof(*ev));
+	ev->tid = tid;
+	ev->status = status;
+	ev->sig = SIGSTOP;
+	ev->kind = CTS_WEV_SIGNAL;
+	return true;
+}
+
 int cts_tr_next_event(struct cts_tracer *tr, long timeout_us)
 {
 	int status;
@@ -692,7 +711,7 @@ int cts_tr_next_event(struct cts_tracer *tr, long timeout_us)
 		return -1;
 	}
 	struct cts_wait_event ev;
-	if (!quick_breakpoint(tr, tid, status, &ev))
+	if (!quick_breakpoint(tr, tid, status, &ev) && !quick_first_stop(tr, tid, status, &ev))
 		cts_wait_decode(tid, status, &ev);
 	tr->stats.stops++;
 	if (dispatch(tr, &ev) != 0) {

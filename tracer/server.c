@@ -68,6 +68,18 @@ pid_t cts_tr_fork_from_server(struct cts_tracer *tr)
 				continue;
 			goto fail;
 		}
+		/* The child's first stop and the server's int3 after the fork
+		 * event are told from the status alone (no PTRACE_GETSIGINFO). */
+		bool plain = WIFSTOPPED(status) && (status >> 16) == 0;
+		if (plain && w != srv && WSTOPSIG(status) == SIGSTOP) {
+			child = child ? child : w;
+			child_stopped = true;
+			continue;
+		}
+		if (plain && w == srv && WSTOPSIG(status) == SIGTRAP && child) {
+			server_back = true;
+			continue;
+		}
 		struct cts_wait_event ev;
 		cts_wait_decode(w, status, &ev);
 		if (w == srv) {
