@@ -479,6 +479,11 @@ int cts_access_threads_changed(struct cts_tracer *tr)
 	bool want = cts_access_live_threads(tr) >= 2;
 	if (want == tr->access_armed)
 		return 0;
+	if (tr->exec_free) {
+		/* The process is another program now: its text is not ours. */
+		tr->access_armed = want;
+		return 0;
+	}
 	if (set_armed(tr, want) != 0) {
 		cts_tr_set_error(tr, "cannot %s access breakpoints: %s", want ? "plant" : "remove",
 				 strerror(errno));
@@ -998,6 +1003,13 @@ static int emulate(struct cts_tracer *tr, struct thread *th, struct bp *b, bool 
 			return 0;
 		if (in->writes && cts_mem_write_data(th->tid, addr, &out, in->size) != 0)
 			return 0;
+	} else if (in->emu == CTS_EMU_JMP_MEM) {
+		/* A PLT stub let through (the call goes on into the library):
+		 * the jump's target from memory, no single-step. Debug
+		 * registers watching the GOT see the CPU's read only. */
+		if (tr->acc->hw || tr->acc->catch_slots || cts_mem_read(th->tid, addr, &val, 8) != 0 ||
+		    cts_disasm_emulate(in, &r, &addr, &out, &val) != 0)
+			return 0;
 	} else if (in->emu == CTS_EMU_LOAD) {
 		/* A load the CPU would fault on is left to the CPU. */
 		if (held_value_valid(tr, th, addr, in->size))
@@ -1022,7 +1034,7 @@ static int emulate(struct cts_tracer *tr, struct thread *th, struct bp *b, bool 
 		th->acc_written = in->writes ? out : val;
 		*known = true;
 	}
-	if (in->emu != CTS_EMU_MOV_IMM)
+	if (in->emu != CTS_EMU_MOV_IMM && in->emu != CTS_EMU_JMP_MEM)
 		watch_moved(tr, th, in, addr, in->emu == CTS_EMU_PUSH ? 8 : in->size);
 	return 1;
 }

@@ -318,8 +318,8 @@ static void note_sender(struct cts_tracer *tr, const struct cts_wait_event *ev)
  * and its exit is the run's (docs/design.md, "How a run ends"). */
 static int on_exec(struct cts_tracer *tr, const struct cts_wait_event *ev)
 {
+	tr->exec_free = true; /* first: the threads' deaths must not touch the new image's text */
 	mark_all_dead(tr);
-	tr->exec_free = true;
 	tr->proc_exiting = true;
 	return run_free(ev);
 }
