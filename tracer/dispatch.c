@@ -139,10 +139,12 @@ static uint64_t clone_tls(struct thread *th)
 	if (cts_tr_getregs(th) != 0)
 		return 0;
 	if (th->regs.orig_rax == SYS_clone3) {
-		/* struct clone_args: flags at 0, tls at 56 */
-		if (cts_mem_read(th->tid, th->regs.rdi, &flags, sizeof(flags)) != 0 ||
-		    cts_mem_read(th->tid, th->regs.rdi + 56, &tls, sizeof(tls)) != 0)
+		/* struct clone_args: flags at 0, tls at 56 (one read of both) */
+		uint64_t args[8];
+		if (cts_mem_read(th->tid, th->regs.rdi, args, sizeof(args)) != 0)
 			return 0;
+		flags = args[0];
+		tls = args[7];
 	} else if (th->regs.orig_rax == SYS_clone) {
 		flags = th->regs.rdi;
 		tls = th->regs.r8;
