@@ -628,6 +628,16 @@ static void run_timed_out(struct cts_tracer *tr)
 		 "visible operation: busy loop or blocking call?)", tr->cfg.timeout);
 }
 
+/* An event told from the wait status alone (no siginfo). */
+static void quick_event(struct cts_wait_event *ev, pid_t tid, int status, enum cts_wev kind)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->tid = tid;
+	ev->status = status;
+	ev->sig = WSTOPSIG(status);
+	ev->kind = kind;
+}
+
 /* A plain SIGTRAP stop of a thread that was continued (not stepped), whose
  * rip is just past one of our int3s, is that breakpoint: the registers
  * on_breakpoint reads anyway tell it, without PTRACE_GETSIGINFO (one ptrace
@@ -649,11 +659,7 @@ static bool quick_breakpoint(struct cts_tracer *tr, pid_t tid, int status,
 	struct bp *b = cts_tr_bp_find(tr, th->regs.rip - 1);
 	if (!b || !cts_tr_bp_in_text(tr, b, false))
 		return false;
-	memset(ev, 0, sizeof(*ev));
-	ev->tid = tid;
-	ev->status = status;
-	ev->sig = SIGTRAP;
-	ev->kind = CTS_WEV_BREAKPOINT;
+	quick_event(ev, tid, status, CTS_WEV_BREAKPOINT);
 	ev->regs_fresh = true;
 	return true;
 }
@@ -669,11 +675,7 @@ static bool quick_first_stop(struct cts_tracer *tr, pid_t tid, int status,
 	struct thread *th = cts_tr_by_tid(tr, tid);
 	if (!th || th->state != TH_NEW)
 		return false;
-	memset(ev, 0, sizeof(*ev));
-	ev->tid = tid;
-	ev->status = status;
-	ev->sig = SIGSTOP;
-	ev->kind = CTS_WEV_SIGNAL;
+	quick_event(ev, tid, status, CTS_WEV_SIGNAL);
 	return true;
 }
 
