@@ -1,5 +1,5 @@
 #!/bin/sh
-# benchmarks/speed_syscalls.sh quick|full — exact per-run cost of cts-trace:
+# benchmarks/speed-syscalls.sh quick|full — exact per-run cost of cts-trace:
 # its system calls (ptrace by request, wait4, memory reads and writes, /proc
 # files) and ptrace stops per run, the marginal count between N1 and N2 runs
 # of `cts-trace -q -s random --seed 1 -m MODE -n N` (strace on cts-trace
@@ -119,7 +119,7 @@ row() { awk -v w="$1" -v p="$2" -v m="$3" '$1 == w && $2 == p && $3 == m { print
 		done
 	done
 	printf '\n## Commands\n\n```sh\n'
-	printf '[CTS_BEFORE=OLD/cts-trace] sh benchmarks/speed_syscalls.sh %s\n' "$BENCH_MODE"
+	printf '[CTS_BEFORE=OLD/cts-trace] sh benchmarks/speed-syscalls.sh %s\n' "$BENCH_MODE"
 	printf '# each count: strace -qq -o TRACE cts-trace -q -s random --seed 1 -m MODE -n %s|%s --report R PROGRAM\n' "$N1" "$N2"
 	printf '# programs built with gcc %s from benchmarks/programs or tests/programs\n```\n\n' "$CFLAGS_BENCH"
 	printf '## Raw data\n\n```\n# which program mode syscalls ptrace wait4 vm_readv vm_writev proc_files stops steps_%s ptrace_requests\n' "$N2"
