@@ -507,6 +507,11 @@ int cts_disasm_emulate(const struct cts_insn *in, struct user_regs_struct *regs,
 		if (cts_disasm_reg_set(in->emu_reg, regs, (uint64_t)in->emu_imm) != 0)
 			return -1;
 		break;
+	case CTS_EMU_JMP_MEM:
+		*addr = cts_disasm_ea(in, regs);
+		if (mem_in)
+			regs->rip = *mem_in; /* not past it: the jump's target */
+		return 0;
 	case CTS_EMU_PUSH:
 		if (cts_disasm_reg_value(in->emu_reg, regs, &v) != 0)
 			return -1;
@@ -741,6 +746,11 @@ static void set_emu(unsigned id, const cs_x86 *x, int m, struct cts_insn *o)
 	    gpr_width(x->operands[0].reg, &w) && w == 8) {
 		o->emu = CTS_EMU_PUSH;
 		o->emu_reg = (int16_t)x->operands[0].reg;
+		return;
+	}
+	if (id == X86_INS_JMP && x->op_count == 1 && m == 0 && !o->rep && o->seg == CTS_SEG_NONE &&
+	    o->ea_valid && !o->addr32 && x->operands[0].size == 8) {
+		o->emu = CTS_EMU_JMP_MEM;
 		return;
 	}
 	if (id == X86_INS_MOV && x->op_count == 2 && m < 0 && x->operands[0].type == X86_OP_REG &&

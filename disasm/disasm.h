@@ -85,6 +85,7 @@ enum cts_emu {
 	CTS_EMU_STORE_IMM,  /* mov [mem], imm */
 	CTS_EMU_MOV_IMM,    /* mov r32/r64, imm */
 	CTS_EMU_PUSH,       /* push r64 */
+	CTS_EMU_JMP_MEM,    /* jmp [mem] (a PLT stub's jump through the GOT): rip = the 8 bytes read */
 	/* Arithmetic with a memory operand, lock prefix or not: add, sub, adc,
 	 * sbb, and, or, xor, cmp, test (memory first with a register or an
 	 * immediate, or a 32/64-bit register first), inc, dec, neg, not,
@@ -136,7 +137,7 @@ int cts_disasm_reg_set(int reg, struct user_regs_struct *regs, uint64_t val);
 
 /* Perform in (in->emu != CTS_EMU_NONE) on regs: compute the address and the
  * value, and update the registers (rip included). The memory side is the
- * caller's: for a load or CTS_EMU_ALU, *mem_in must hold the in->size bytes
+ * caller's: for a load, a jmp [mem] or CTS_EMU_ALU, *mem_in must hold the in->size bytes
  * read at *addr (call with mem_in NULL first to get *addr, then again with
  * the data); for a store, a push, or CTS_EMU_ALU with in->writes, write
  * *mem_out's in->size bytes at *addr. Returns 0, or -1 if in cannot be

@@ -60,6 +60,10 @@ struct cts_access_state {
 	pid_t maps_pid;
 	int maps_fd;                 /* /proc/maps_fd_pid/maps, kept open for the run */
 	pid_t maps_fd_pid;
+	int mem_fd;                  /* /proc/PID/mem of mem_fd_pid, for arming */
+	pid_t mem_fd_pid;
+	uint8_t *text[MAX_RANGES];   /* each range's original bytes, read once */
+	bool arm_check;              /* CTS_ARM_CHECK */
 	struct watch watch[4];
 	int nwatch;
 	bool hw;                     /* watches use debug registers */
@@ -107,6 +111,8 @@ int cts_access_init(struct cts_tracer *tr, char *err, size_t errlen)
 	}
 	a->scan_needed = tr->cfg.mode != CTS_MODE_SYNC;
 	a->maps_fd = -1;
+	a->mem_fd = -1;
+	a->arm_check = getenv("CTS_ARM_CHECK") != NULL;
 	tr->acc = a;
 	return 0;
 }
@@ -122,6 +128,10 @@ void cts_access_fini(struct cts_tracer *tr)
 	free(a->maps);
 	if (a->maps_fd >= 0)
 		close(a->maps_fd);
+	if (a->mem_fd >= 0)
+		close(a->mem_fd);
+	for (int r = 0; r < a->nranges; r++)
+		free(a->text[r]);
 	free(a->log);
 	free(a);
 	tr->acc = NULL;
@@ -284,23 +294,14 @@ static int scan_code(struct cts_tracer *tr)
  * time). The rule leaves one hole, documented in docs/design.md: an access
  * by the last thread to memory an exited thread touched, with no join or
  * other synchronization between them, is not seen in that run.
- * Arming rewrites each traced code range
- * with one read and one write of /proc/pid/mem instead of a poke per
- * breakpoint (python3 has ~10^5 of them). */
-
-static int text_write(struct cts_tracer *tr, pid_t tid, uint64_t addr, const uint8_t *buf,
-		      size_t len)
-{
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/mem", (int)tid);
-	int fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n = pwrite(fd, buf, len, (off_t)addr);
-	close(fd);
-	(void)tr;
-	return n == (ssize_t)len ? 0 : -1;
-}
+ * Arming rewrites each traced code range that holds a gated breakpoint with
+ * one write to /proc/pid/mem instead of a poke per breakpoint (python3 has
+ * ~10^5 of them). What the range must hold is known without reading it: its
+ * original bytes, read once per program (every run's text is a copy of the
+ * same file at the same address), with every breakpoint that belongs in the
+ * text now planted; the mem file is opened once per run. CTS_ARM_CHECK=1
+ * reads the range before each rewrite and aborts if it is not what the
+ * table says it is (for the tests). */
 
 /* A thread of the process that can still be read and written. */
 static pid_t live_tid(const struct cts_tracer *tr)
@@ -311,45 +312,157 @@ static pid_t live_tid(const struct cts_tracer *tr)
 	return tr->pid;
 }
 
+/* One write through the run's /proc/pid/mem, opened on first use. A
+ * descriptor kept from an earlier process (its pid reused) fails: once
+ * more with a fresh one. */
+static int text_write(struct cts_tracer *tr, uint64_t addr, const uint8_t *buf, size_t len)
+{
+	struct cts_access_state *a = tr->acc;
+	for (int tries = 0; tries < 2; tries++) {
+		if (a->mem_fd < 0 || a->mem_fd_pid != tr->pid) {
+			char path[64];
+			if (a->mem_fd >= 0)
+				close(a->mem_fd);
+			snprintf(path, sizeof(path), "/proc/%d/mem", (int)live_tid(tr));
+			a->mem_fd = open(path, O_RDWR | O_CLOEXEC);
+			a->mem_fd_pid = tr->pid;
+			if (a->mem_fd < 0)
+				return -1;
+		}
+		ssize_t n = pwrite(a->mem_fd, buf, len, (off_t)addr);
+		if (n == (ssize_t)len)
+			return 0;
+		if (n >= 0)
+			errno = EIO;
+		int err = errno;
+		close(a->mem_fd);
+		a->mem_fd = -1;
+		errno = err;
+	}
+	return -1;
+}
+
+static int range_of(const struct cts_access_state *a, uint64_t addr)
+{
+	for (int r = 0; r < a->nranges; r++)
+		if (addr >= a->lo[r] && addr < a->hi[r])
+			return r;
+	return -1;
+}
+
+/* Range r's original bytes, read from the process the first time (its
+ * planted breakpoints taken out): NULL if it cannot be read. */
+static const uint8_t *text_orig(struct cts_tracer *tr, int r)
+{
+	struct cts_access_state *a = tr->acc;
+	if (a->text[r])
+		return a->text[r];
+	size_t len = a->hi[r] - a->lo[r];
+	uint8_t *buf = cts_xmalloc(len);
+	if (cts_mem_read(live_tid(tr), a->lo[r], buf, len) != 0) {
+		free(buf);
+		return NULL;
+	}
+	for (size_t i = 0; i < tr->bpcap; i++) {
+		const struct bp *b = &tr->bps[i];
+		if (!b->addr || b->entry || range_of(a, b->addr) != r)
+			continue;
+		uint8_t *p = &buf[b->addr - a->lo[r]];
+		if (b->plen && b->addr + b->plen <= a->hi[r] && memcmp(p, b->patch, b->plen) == 0)
+			memcpy(p, b->saved, b->plen);
+		else if (!b->plen && *p == 0xCC)
+			*p = b->orig;
+	}
+	a->text[r] = buf;
+	return buf;
+}
+
+/* What range r holds with the breakpoint table and tr->access_armed as they
+ * are: a malloc'd copy, or NULL. */
+static uint8_t *text_now(struct cts_tracer *tr, int r)
+{
+	struct cts_access_state *a = tr->acc;
+	const uint8_t *orig = text_orig(tr, r);
+	if (!orig)
+		return NULL;
+	size_t len = a->hi[r] - a->lo[r];
+	uint8_t *buf = cts_xmalloc(len);
+	memcpy(buf, orig, len);
+	for (size_t i = 0; i < tr->bpcap; i++) {
+		struct bp *b = &tr->bps[i];
+		if (!b->addr || b->entry || range_of(a, b->addr) != r)
+			continue;
+		uint8_t *p = &buf[b->addr - a->lo[r]];
+		/* A gated breakpoint never planted one by one learns its byte
+		 * here (stepping over it and decoding it need it). */
+		if (!b->plen)
+			b->orig = *p;
+		if (!cts_tr_bp_in_text(tr, b, false))
+			continue;
+		if (!b->plen)
+			*p = 0xCC;
+		else if (b->addr + b->plen <= a->hi[r])
+			memcpy(p, b->patch, b->plen);
+	}
+	return buf;
+}
+
+/* CTS_ARM_CHECK: range r holds what text_now says (armed as before). */
+static void arm_check(struct cts_tracer *tr, int r, bool was)
+{
+	struct cts_access_state *a = tr->acc;
+	bool now = tr->access_armed;
+	size_t len = a->hi[r] - a->lo[r];
+	tr->access_armed = was;
+	uint8_t *want = text_now(tr, r), *have = cts_xmalloc(len);
+	tr->access_armed = now;
+	if (want && cts_mem_read(live_tid(tr), a->lo[r], have, len) == 0) {
+		for (size_t i = 0; i < len; i++) {
+			if (want[i] != have[i]) {
+				cts_error_msg("CTS_ARM_CHECK: text at 0x%" PRIx64 " is 0x%02x, "
+					      "the breakpoint table says 0x%02x", a->lo[r] + i,
+					      have[i], want[i]);
+				abort();
+			}
+		}
+	}
+	free(want);
+	free(have);
+}
+
 static int set_armed(struct cts_tracer *tr, bool on)
 {
 	struct cts_access_state *a = tr->acc;
-	uint8_t *buf[MAX_RANGES] = { 0 };
-	bool dirty[MAX_RANGES] = { 0 };
-	pid_t tid = live_tid(tr);
+	bool gated[MAX_RANGES] = { 0 };
 	int rc = 0;
 
 	tr->access_armed = on;
-	for (int r = 0; r < a->nranges; r++) {
-		buf[r] = cts_xmalloc(a->hi[r] - a->lo[r]);
-		if (cts_mem_read(tid, a->lo[r], buf[r], a->hi[r] - a->lo[r]) != 0) {
-			free(buf[r]);
-			buf[r] = NULL;
-		}
-	}
 	for (size_t i = 0; i < tr->bpcap; i++) {
 		struct bp *b = &tr->bps[i];
 		if (!b->addr || !b->active || cts_tr_bp_in_text(tr, b, true))
 			continue; /* not gated: its int3 stays as it is */
-		int r = 0;
-		while (r < a->nranges && !(b->addr >= a->lo[r] && b->addr < a->hi[r]))
-			r++;
-		if (r < a->nranges && buf[r]) {
-			uint8_t *p = &buf[r][b->addr - a->lo[r]];
-			if (*p != 0xCC)
-				b->orig = *p;
-			*p = on ? 0xCC : b->orig;
-			dirty[r] = true;
-		} else if ((on ? cts_tr_bp_plant(tr, b) : cts_tr_bp_unplant(tr, b)) != 0 &&
-			   errno != ESRCH) {
+		int r = range_of(a, b->addr);
+		if (r >= 0)
+			gated[r] = true;
+		else if ((on ? cts_tr_bp_plant(tr, b) : cts_tr_bp_unplant(tr, b)) != 0 &&
+			 errno != ESRCH)
 			rc = -1;
-		}
 	}
 	for (int r = 0; r < a->nranges; r++) {
-		if (dirty[r] && text_write(tr, tid, a->lo[r], buf[r], a->hi[r] - a->lo[r]) != 0 &&
-		    errno != ESRCH && errno != EIO)
+		if (!gated[r])
+			continue;
+		if (a->arm_check)
+			arm_check(tr, r, !on);
+		uint8_t *buf = text_now(tr, r);
+		if (!buf) {
+			if (errno != ESRCH && errno != EIO)
+				rc = -1;
+			continue;
+		}
+		if (text_write(tr, a->lo[r], buf, a->hi[r] - a->lo[r]) != 0 && errno != ESRCH &&
+		    errno != EIO && errno != ENOENT)
 			rc = -1;
-		free(buf[r]);
+		free(buf);
 	}
 	return rc;
 }
@@ -366,6 +479,11 @@ int cts_access_threads_changed(struct cts_tracer *tr)
 	bool want = cts_access_live_threads(tr) >= 2;
 	if (want == tr->access_armed)
 		return 0;
+	if (tr->exec_free) {
+		/* The process is another program now: its text is not ours. */
+		tr->access_armed = want;
+		return 0;
+	}
 	if (set_armed(tr, want) != 0) {
 		cts_tr_set_error(tr, "cannot %s access breakpoints: %s", want ? "plant" : "remove",
 				 strerror(errno));
@@ -885,6 +1003,13 @@ static int emulate(struct cts_tracer *tr, struct thread *th, struct bp *b, bool 
 			return 0;
 		if (in->writes && cts_mem_write_data(th->tid, addr, &out, in->size) != 0)
 			return 0;
+	} else if (in->emu == CTS_EMU_JMP_MEM) {
+		/* A PLT stub let through (the call goes on into the library):
+		 * the jump's target from memory, no single-step. Debug
+		 * registers watching the GOT see the CPU's read only. */
+		if (tr->acc->hw || tr->acc->catch_slots || cts_mem_read(th->tid, addr, &val, 8) != 0 ||
+		    cts_disasm_emulate(in, &r, &addr, &out, &val) != 0)
+			return 0;
 	} else if (in->emu == CTS_EMU_LOAD) {
 		/* A load the CPU would fault on is left to the CPU. */
 		if (held_value_valid(tr, th, addr, in->size))
@@ -909,7 +1034,7 @@ static int emulate(struct cts_tracer *tr, struct thread *th, struct bp *b, bool 
 		th->acc_written = in->writes ? out : val;
 		*known = true;
 	}
-	if (in->emu != CTS_EMU_MOV_IMM)
+	if (in->emu != CTS_EMU_MOV_IMM && in->emu != CTS_EMU_JMP_MEM)
 		watch_moved(tr, th, in, addr, in->emu == CTS_EMU_PUSH ? 8 : in->size);
 	return 1;
 }

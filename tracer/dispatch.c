@@ -139,10 +139,12 @@ static uint64_t clone_tls(struct thread *th)
 	if (cts_tr_getregs(th) != 0)
 		return 0;
 	if (th->regs.orig_rax == SYS_clone3) {
-		/* struct clone_args: flags at 0, tls at 56 */
-		if (cts_mem_read(th->tid, th->regs.rdi, &flags, sizeof(flags)) != 0 ||
-		    cts_mem_read(th->tid, th->regs.rdi + 56, &tls, sizeof(tls)) != 0)
+		/* struct clone_args: flags at 0, tls at 56 (one read of both) */
+		uint64_t args[8];
+		if (cts_mem_read(th->tid, th->regs.rdi, args, sizeof(args)) != 0)
 			return 0;
+		flags = args[0];
+		tls = args[7];
 	} else if (th->regs.orig_rax == SYS_clone) {
 		flags = th->regs.rdi;
 		tls = th->regs.r8;
@@ -318,8 +320,8 @@ static void note_sender(struct cts_tracer *tr, const struct cts_wait_event *ev)
  * and its exit is the run's (docs/design.md, "How a run ends"). */
 static int on_exec(struct cts_tracer *tr, const struct cts_wait_event *ev)
 {
+	tr->exec_free = true; /* first: the threads' deaths must not touch the new image's text */
 	mark_all_dead(tr);
-	tr->exec_free = true;
 	tr->proc_exiting = true;
 	return run_free(ev);
 }
@@ -626,6 +628,16 @@ static void run_timed_out(struct cts_tracer *tr)
 		 "visible operation: busy loop or blocking call?)", tr->cfg.timeout);
 }
 
+/* An event told from the wait status alone (no siginfo). */
+static void quick_event(struct cts_wait_event *ev, pid_t tid, int status, enum cts_wev kind)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->tid = tid;
+	ev->status = status;
+	ev->sig = WSTOPSIG(status);
+	ev->kind = kind;
+}
+
 /* A plain SIGTRAP stop of a thread that was continued (not stepped), whose
  * rip is just past one of our int3s, is that breakpoint: the registers
  * on_breakpoint reads anyway tell it, without PTRACE_GETSIGINFO (one ptrace
@@ -647,12 +659,23 @@ static bool quick_breakpoint(struct cts_tracer *tr, pid_t tid, int status,
 	struct bp *b = cts_tr_bp_find(tr, th->regs.rip - 1);
 	if (!b || !cts_tr_bp_in_text(tr, b, false))
 		return false;
-	memset(ev, 0, sizeof(*ev));
-	ev->tid = tid;
-	ev->status = status;
-	ev->sig = SIGTRAP;
-	ev->kind = CTS_WEV_BREAKPOINT;
+	quick_event(ev, tid, status, CTS_WEV_BREAKPOINT);
 	ev->regs_fresh = true;
+	return true;
+}
+
+/* A new thread's first stop: its SIGSTOP, or a group-stop, which on_new_stop
+ * takes alike, so PTRACE_GETSIGINFO (which tells them apart) is not needed. */
+static bool quick_first_stop(struct cts_tracer *tr, pid_t tid, int status,
+			     struct cts_wait_event *ev)
+{
+	if (!WIFSTOPPED(status) || WSTOPSIG(status) != SIGSTOP || (status >> 16) != 0 ||
+	    tr->exec_free)
+		return false;
+	struct thread *th = cts_tr_by_tid(tr, tid);
+	if (!th || th->state != TH_NEW)
+		return false;
+	quick_event(ev, tid, status, CTS_WEV_SIGNAL);
 	return true;
 }
 
@@ -692,7 +715,7 @@ int cts_tr_next_event(struct cts_tracer *tr, long timeout_us)
 		return -1;
 	}
 	struct cts_wait_event ev;
-	if (!quick_breakpoint(tr, tid, status, &ev))
+	if (!quick_breakpoint(tr, tid, status, &ev) && !quick_first_stop(tr, tid, status, &ev))
 		cts_wait_decode(tid, status, &ev);
 	tr->stats.stops++;
 	if (dispatch(tr, &ev) != 0) {

@@ -12,6 +12,13 @@
 #include "tracer/run_int.h"
 #include "tracer/wait.h"
 
+/* The server's options are every run's (its children inherit them): its
+ * runs' own forks and execs are followed (they run free); the server itself
+ * never forks but by the injected clone, nor execs. */
+#define RUN_PTRACE_OPTIONS                                                                      \
+	(PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXIT | PTRACE_O_TRACESYSGOOD |  \
+	 PTRACE_O_TRACESECCOMP | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC)
+
 /* Make the process stopped at main the fork server, if glibc looks as
  * expected. */
 bool cts_tr_become_server(struct cts_tracer *tr, const struct user_regs_struct *regs)
@@ -20,9 +27,7 @@ bool cts_tr_become_server(struct cts_tracer *tr, const struct user_regs_struct *
 	if (cts_mem_read(tr->pid, regs->fs_base + GLIBC_TID_OFFSET, &tid, 4) != 0 ||
 	    tid != (uint32_t)tr->pid)
 		return false;
-	long opts = PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXIT |
-		    PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACESECCOMP | PTRACE_O_TRACEFORK;
-	if (ptrace(PTRACE_SETOPTIONS, tr->pid, 0, (void *)opts) != 0)
+	if (ptrace(PTRACE_SETOPTIONS, tr->pid, 0, (void *)RUN_PTRACE_OPTIONS) != 0)
 		return false;
 	tr->server = tr->pid;
 	tr->server_regs = *regs;
@@ -68,6 +73,18 @@ pid_t cts_tr_fork_from_server(struct cts_tracer *tr)
 				continue;
 			goto fail;
 		}
+		/* The child's first stop and the server's int3 after the fork
+		 * event are told from the status alone (no PTRACE_GETSIGINFO). */
+		bool plain = WIFSTOPPED(status) && (status >> 16) == 0;
+		if (plain && w != srv && WSTOPSIG(status) == SIGSTOP) {
+			child = child ? child : w;
+			child_stopped = true;
+			continue;
+		}
+		if (plain && w == srv && WSTOPSIG(status) == SIGTRAP && child) {
+			server_back = true;
+			continue;
+		}
 		struct cts_wait_event ev;
 		cts_wait_decode(w, status, &ev);
 		if (w == srv) {
@@ -89,17 +106,18 @@ pid_t cts_tr_fork_from_server(struct cts_tracer *tr)
 			goto fail;
 		}
 	}
-	if (patch)
+	/* The server's registers stay as the clone left them: the next fork
+	 * sets them all before it runs again. */
+	if (patch) {
 		cts_mem_write(srv, tr->server_regs.rip, saved, 3);
-	ptrace(PTRACE_SETREGS, srv, 0, &tr->server_regs);
-	/* The child is a copy made mid-injection: put main back in it too. */
+		ptrace(PTRACE_SETREGS, srv, 0, &tr->server_regs);
+	}
+	/* The child is a copy made mid-injection: put main back in it too. Its
+	 * ptrace options are the server's (an auto-attached child inherits
+	 * them), so no PTRACE_SETOPTIONS. */
 	if (patch)
 		cts_mem_write(child, tr->server_regs.rip, saved, 3);
 	ptrace(PTRACE_SETREGS, child, 0, &tr->server_regs);
-	long opts = PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXIT |
-		    PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACESECCOMP | PTRACE_O_TRACEFORK |
-		    PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC; /* its forks: followed, run free */
-	ptrace(PTRACE_SETOPTIONS, child, 0, (void *)opts);
 	/* Its own process group, as an exec'd run has: the program's kill(0)
 	 * must not reach the server. */
 	setpgid(child, child);

@@ -52,8 +52,9 @@ void cts_wait_decode(pid_t tid, int status, struct cts_wait_event *ev)
 		event_msg(ev);
 		return;
 	case PTRACE_EVENT_SECCOMP:
+		/* Every rule is SCMP_ACT_TRACE(0): the message would always be 0
+		 * (one ptrace call saved per filtered system call). */
 		ev->kind = CTS_WEV_SECCOMP;
-		event_msg(ev);
 		return;
 	case PTRACE_EVENT_STOP:
 		/* Under PTRACE_SEIZE a group-stop reports as EVENT_STOP with its stop signal. */

@@ -31,7 +31,7 @@ struct cts_wait_event {
 	int status;
 	int code;               /* exit code */
 	int sig;                /* signal number where relevant */
-	unsigned long msg;      /* PTRACE_GETEVENTMSG */
+	unsigned long msg;      /* PTRACE_GETEVENTMSG (not read for SECCOMP: always 0) */
 	siginfo_t info;         /* valid for SIGNAL and the SIGTRAP kinds */
 	bool regs_fresh;        /* BREAKPOINT told from the registers, not the
 	                         * siginfo: the thread's cached regs are current */

@@ -465,6 +465,11 @@ static void test_emulate(struct cts_disasm *d)
 		{ { 0xf0, 0x01, 0x07 }, 3, CTS_EMU_ALU },               /* lock add [rdi], eax */
 		{ { 0x8a, 0x07 }, 2, CTS_EMU_NONE },                    /* mov al, [rdi]: a byte register */
 		{ { 0x64, 0x48, 0x8b, 0x04, 0x25, 0x28, 0, 0, }, 8, CTS_EMU_NONE }, /* fs: load */
+		{ { 0xff, 0x25, 0x10, 0, 0, 0 }, 6, CTS_EMU_JMP_MEM },  /* jmp [rip+0x10]: a PLT stub */
+		{ { 0xf2, 0xff, 0x25, 0x10, 0, 0, 0 }, 7, CTS_EMU_JMP_MEM }, /* bnd jmp [rip+0x10] */
+		{ { 0xff, 0xe0 }, 2, CTS_EMU_NONE },                    /* jmp rax: no memory */
+		{ { 0xff, 0x15, 0x10, 0, 0, 0 }, 6, CTS_EMU_NONE },     /* call [rip+0x10]: pushes too */
+		{ { 0x64, 0xff, 0x24, 0x25, 0x10, 0, 0, 0 }, 8, CTS_EMU_NONE }, /* jmp fs:[0x10] */
 	};
 	int good = 0;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -518,6 +523,17 @@ static void test_emulate(struct cts_disasm *d)
 	cts_disasm_decode(d, 0x700300, mi, sizeof(mi), &in);
 	rc = cts_disasm_emulate(&in, &r, &addr, &out, NULL);
 	tap_ok(rc == 0 && r.r8 == 1 && r.rip == 0x700306, "emulate mov r8d, 1: zero-extended");
+	uint8_t jm[16] = { 0xff, 0x25, 0x10, 0, 0, 0 };
+	memset(&r, 0, sizeof(r));
+	r.rip = 0x700400;
+	cts_disasm_decode(d, 0x700400, jm, sizeof(jm), &in);
+	rc = cts_disasm_emulate(&in, &r, &addr, &out, NULL);
+	tap_ok(rc == 0 && addr == 0x700416 && r.rip == 0x700400 && in.size == 8,
+	       "emulate jmp [rip+0x10]: the slot's address first, rip kept");
+	val = 0x7ffff7e5b006ull;
+	rc = cts_disasm_emulate(&in, &r, &addr, &out, &val);
+	tap_ok(rc == 0 && r.rip == 0x7ffff7e5b006ull && r.rsp == 0,
+	       "emulate jmp [rip+0x10]: rip is the 8 bytes read, nothing pushed");
 }
 
 
