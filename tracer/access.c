@@ -1228,6 +1228,23 @@ static int probe_end(struct cts_tracer *tr, struct thread *th)
 	return cts_tr_resume(tr, th, 0);
 }
 
+/* May a load at pc be a busy-wait's? Not one made by a jump or call through
+ * memory (a PLT's jmp *GOT: calling a function twice is not waiting), nor
+ * one in the dynamic loader, whose loops are symbol lookups re-reading a
+ * link map and whose locks are futex mutexes. Learning those (a step that
+ * ran long under load was probed in lazy binding) made library reads
+ * visible in every later run: which reads are visible depended on the
+ * machine's load, and a schedule recorded before the learning no longer
+ * replayed. */
+static bool spin_candidate(struct cts_tracer *tr, const struct cts_insn *in, uint64_t pc)
+{
+	if (in->is_branch || in->is_call)
+		return false;
+	const struct cts_mapping *m = mapping_of(tr, pc);
+	const char *base = m ? strrchr(m->path, '/') : NULL;
+	return !base || strncmp(base + 1, "ld-", 3) != 0;
+}
+
 /* One instruction of the probe: th is stopped before it. A load whose pc
  * comes round again with the same address and value, with no shared store
  * in between, is a spin. */
@@ -1246,7 +1263,7 @@ int cts_access_probe_step(struct cts_tracer *tr, struct thread *th)
 	if (cts_disasm_may_share(in) && classify(tr, th, in, pc, &ev)) {
 		if (ev.op != CTS_OP_READ) {
 			th->probe_n = 0; /* it writes shared memory: not a pure spin */
-		} else {
+		} else if (spin_candidate(tr, in, pc)) {
 			for (int i = 0; i < th->probe_n; i++) {
 				if (th->probe_pc[i] != pc)
 					continue;

@@ -101,4 +101,14 @@ for m in $MODES; do
 	[ "$RC" -eq 1 ] && [ "$KIND" = crash ] && printf '%s\n' "$ERR" | grep -q 'Segmentation fault'
 	check $? "null_mutex/$m" "pthread_mutex_lock(NULL): BUG (crash), SIGSEGV"
 done
+
+# A worker computing for half a second through the PLT (rand_r) with no
+# visible operation is probed by the time slice: the PLT's `jmp *GOT` load
+# comes round unchanged, but calling a function twice is not waiting.  Once
+# taken for a spin, every later call was a visible read and the run ran out
+# of steps.
+cts_run 120 -m sync -s random --seed 1 -n 1 --timeout 60 --max-steps 20000 --fail-on-exit \
+	-o "$T/p" -- "$PROG/plt_loop_ok"
+clean
+check $? "plt_loop_ok/sync" "a PLT call in a long loop is not learned as a spin: the run completes"
 done_testing
