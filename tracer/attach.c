@@ -513,6 +513,47 @@ static int new_thread_stop(struct att *a, struct thread *th)
 	return 1;
 }
 
+/* An interrupt's stop (or a SIGCONT's end of a group-stop), th decoded. */
+static int stop_event(struct att *a, struct thread *th)
+{
+	struct att_th *x = X(a, th);
+	enum intr why = x->intr;
+	x->intr = INTR_NONE;
+	x->stopped = true;
+	if (x->listening) {
+		x->listening = false;
+		if (why == INTR_NONE) { /* SIGCONT ended the group-stop */
+			x->jstop = false;
+			if (!a->detaching) {
+				cts_event_init(&th->pending, th->num, CTS_OP_START);
+				cts_tr_hold(a->tr, th, AT_START);
+			}
+			return 1;
+		}
+	}
+	if (th->state == TH_NEW)
+		return new_thread_stop(a, th);
+	if (a->detaching)
+		return 1;
+	if (why == INTR_PAUSE) {
+		x->paused = true;
+		return 1;
+	}
+	if (why == INTR_HOLD) {
+		if (cts_tr_getregs(th) == 0)
+			th->pending.pc = th->regs.rip;
+		cts_event_init(&th->pending, th->num, CTS_OP_START);
+		if (th->regs_valid)
+			th->pending.pc = th->regs.rip;
+		cts_tr_hold(a->tr, th, AT_START);
+		if (a->cur == th)
+			a->cur = NULL;
+		return 1;
+	}
+	/* A stale interrupt: run on as before. */
+	return run_on(a, th, th->state == TH_HELD ? TH_RUNNING : th->state) == 0 ? 1 : -1;
+}
+
 /* One stop, decoded and handled. 1 handled, 0 none came, -1 error. */
 static int att_event(struct att *a, long timeout_us)
 {
@@ -627,43 +668,8 @@ static int att_event(struct att *a, long timeout_us)
 			return -1;
 		x->stopped = false;
 		return 1;
-	case CTS_WEV_STOP: {
-		enum intr why = x->intr;
-		x->intr = INTR_NONE;
-		x->stopped = true;
-		if (x->listening) {
-			x->listening = false;
-			if (why == INTR_NONE) { /* SIGCONT ended the group-stop */
-				x->jstop = false;
-				if (!a->detaching) {
-					cts_event_init(&th->pending, th->num, CTS_OP_START);
-					cts_tr_hold(a->tr, th, AT_START);
-				}
-				return 1;
-			}
-		}
-		if (th->state == TH_NEW)
-			return new_thread_stop(a, th);
-		if (a->detaching)
-			return 1;
-		if (why == INTR_PAUSE) {
-			x->paused = true;
-			return 1;
-		}
-		if (why == INTR_HOLD) {
-			if (cts_tr_getregs(th) == 0)
-				th->pending.pc = th->regs.rip;
-			cts_event_init(&th->pending, th->num, CTS_OP_START);
-			if (th->regs_valid)
-				th->pending.pc = th->regs.rip;
-			cts_tr_hold(a->tr, th, AT_START);
-			if (a->cur == th)
-				a->cur = NULL;
-			return 1;
-		}
-		/* A stale interrupt: run on as before. */
-		return run_on(a, th, th->state == TH_HELD ? TH_RUNNING : th->state) == 0 ? 1 : -1;
-	}
+	case CTS_WEV_STOP:
+		return stop_event(a, th);
 	case CTS_WEV_CLONE: {
 		x->stopped = true;
 		pid_t ntid = (pid_t)ev.msg;
@@ -718,8 +724,15 @@ static int att_event(struct att *a, long timeout_us)
 		}
 		return run_on(a, th, th->state == TH_HELD ? TH_RUNNING : th->state) == 0 ? 1 : -1;
 	case CTS_WEV_SYSCALL:
-		if (!a->detaching)
-			observe_kernel(a, th); /* --races: entry and exit alike */
+		if (a->detaching) {
+			x->stopped = true;
+			return 1;
+		}
+		observe_kernel(a, th); /* --races: entry and exit alike */
+		/* an interrupt that finds th in a system call reports the call's
+		 * stop first: th is stopped now, as it asked */
+		if (x->intr == INTR_PAUSE || x->intr == INTR_HOLD)
+			return stop_event(a, th);
 		/* fall through */
 	case CTS_WEV_SECCOMP:
 		x->stopped = true;
@@ -2132,6 +2145,9 @@ int cts_attach_main(const struct cts_cli *cli)
 	/* CTS_ATTACH_CYCLES=N: N sessions in a row, each a whole attach,
 	 * control and detach, without N start-ups of cts-trace (the attach
 	 * test's 1,000 cycles); the first status that is not 0 ends them. */
+	/* A closed stderr or report pipe must not kill cts-trace while the
+	 * process holds its int3s: the write fails, the detach still runs. */
+	signal(SIGPIPE, SIG_IGN);
 	const char *cyc = getenv("CTS_ATTACH_CYCLES");
 	long cycles = cyc ? strtol(cyc, NULL, 10) : 1;
 	int status = EXIT_CLEAN;
