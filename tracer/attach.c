@@ -1870,7 +1870,8 @@ static int write_report(struct att *a, struct cts_report_out *out, int status)
 	struct cts_bug bug = { .kind = CTS_BUG_NONE, .tid = -1, .hits = 1 };
 	char desc[128], err[512], exe_link[64];
 	snprintf(res.unseen, sizeof(res.unseen), "attach mode: what process %d did before cts "
-		 "attached and after it detached; plain memory accesses", (int)a->pid);
+		 "attached and after it detached; %s", (int)a->pid, a->accesses ?
+		 "memory accesses inside libraries" : "plain memory accesses");
 	snprintf(res.error, sizeof(res.error), "%s", a->error[0] ? a->error : "internal error");
 	memcpy(res.ops, a->ops, sizeof(res.ops));
 	if (a->bug) {
@@ -1905,6 +1906,9 @@ static int write_report(struct att *a, struct cts_report_out *out, int status)
 		"a live process cannot be replayed from its start: the schedule observed is for "
 		"reading, not for --replay"));
 	json_object_set_new(att, "ended", a->gone ? cts_report_jstr(a->gone_how) : json_null());
+	/* --races: sure ones (a non-atomic RMW on a side) and unsure ones (two plain moves) */
+	json_object_set_new(att, "races_sure", a->races ? json_integer(a->nsure) : json_null());
+	json_object_set_new(att, "races_unsure", a->races ? json_integer(a->nunsure) : json_null());
 	/* the arguments from /proc/PID/cmdline, while the process is there */
 	char cmd[4096], *argv[64] = { a->exe };
 	snprintf(exe_link, sizeof(exe_link), "/proc/%d/cmdline", (int)a->pid);

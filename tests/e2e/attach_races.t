@@ -54,7 +54,7 @@ like "$out" "attach_datarace.c:$lb" "--races report: worker_b's line ($lb)"
 is "$(json "$T/r.json" "[r['variable'] for r in d['races']].count('hits')")" 1 "report: one race on hits"
 is "$(json "$T/r.json" "sorted(a['location'].split('(')[-1].rstrip(')') for r in d['races'] if r['variable'] == 'hits' for a in r['accesses'])")" \
 	"['attach_datarace.c:$la', 'attach_datarace.c:$lb']" "report: both accesses' source lines"
-is "$(json "$T/r.json" "d['races_mode'], d['attach']['replayable']")" "report False" \
+is "$(json "$T/r.json" "d['races_mode'], d['attach']['replayable'], d['attach']['races_sure'] >= 1")" "report False True" \
 	"report: races mode, no replay"
 is "$(detached_alive "$P")" "3 0 " "--races report: detached, its threads all alive"
 is "$(text_md5 "$P")" "$before" "--races report: its code and libc's text as before (no int3 left)"
