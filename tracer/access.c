@@ -288,20 +288,6 @@ static int scan_code(struct cts_tracer *tr)
  * with one read and one write of /proc/pid/mem instead of a poke per
  * breakpoint (python3 has ~10^5 of them). */
 
-static int text_write(struct cts_tracer *tr, pid_t tid, uint64_t addr, const uint8_t *buf,
-		      size_t len)
-{
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/mem", (int)tid);
-	int fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n = pwrite(fd, buf, len, (off_t)addr);
-	close(fd);
-	(void)tr;
-	return n == (ssize_t)len ? 0 : -1;
-}
-
 /* A thread of the process that can still be read and written. */
 static pid_t live_tid(const struct cts_tracer *tr)
 {
@@ -346,7 +332,7 @@ static int set_armed(struct cts_tracer *tr, bool on)
 		}
 	}
 	for (int r = 0; r < a->nranges; r++) {
-		if (dirty[r] && text_write(tr, tid, a->lo[r], buf[r], a->hi[r] - a->lo[r]) != 0 &&
+		if (dirty[r] && cts_mem_pwrite(tid, a->lo[r], buf[r], a->hi[r] - a->lo[r]) != 0 &&
 		    errno != ESRCH && errno != EIO)
 			rc = -1;
 		free(buf[r]);

@@ -105,6 +105,8 @@ struct att {
 	int nfns;
 	struct cts_mapping *maps;  /* executable mappings of the program's own code */
 	size_t nmaps;
+	char libc[256];            /* its path and load address */
+	uint64_t libc_base;
 	FILE *log;
 	char log_path[512];
 	/* --report: the diagnosis at attach, operations scheduled, the clock */
@@ -434,6 +436,7 @@ static bool crash_signal(struct att *a, const struct cts_wait_event *ev)
 
 static void stack_lines(struct att *a, struct thread *th, const char *indent);
 static void observe_kernel(struct att *a, const struct thread *th);
+static void heap_free(struct att *a, struct thread *th);
 
 static void on_crash(struct att *a, struct thread *th, const struct cts_wait_event *ev)
 {
@@ -466,9 +469,19 @@ static int on_breakpoint(struct att *a, struct thread *th)
 	th->regs.rip = addr;
 	if (cts_tr_setregs(th) != 0 && errno != ESRCH)
 		return -1;
-	if (a->detaching || (b->kind != BP_SYNC && b->kind != BP_ACCESS))
+	bool heap = b->kind == BP_LIBCALL && b->fn == -1;
+	if (a->detaching || (b->kind != BP_SYNC && b->kind != BP_ACCESS && !heap))
 		return 0;
 	X(a, th)->stopped = true;
+	if (heap) {
+		enum th_state was = th->state;
+		heap_free(a, th);
+		int rc = cts_tr_step_over_at(tr, th, addr);
+		X(a, th)->stopped = false;
+		if (was != TH_HELD && was != TH_RUNNING)
+			th->state = was;
+		return rc;
+	}
 	if (b->kind == BP_ACCESS) {
 		/* shared: held as a visible access; else stepped over (emulated
 		 * or single-stepped) and run on */
@@ -982,6 +995,8 @@ static void scan_setup(struct att *a)
 	free(maps);
 	for (int i = 0; i < N; i++)
 		nm[i] = names[i].name;
+	snprintf(a->libc, sizeof(a->libc), "%s", libc);
+	a->libc_base = base;
 	if (!base || cts_elf_lookup(libc, nm, N, val, size) <= 0)
 		return;
 	a->fns = cts_xcalloc(N, sizeof(*a->fns));
@@ -1487,7 +1502,8 @@ static int plant_all(struct att *a)
 	int rc = 0;
 	for (size_t i = 0; i < tr->bpcap && rc == 0; i++) {
 		struct bp *b = &tr->bps[i];
-		if (!b->addr || !b->active || (b->kind != BP_SYNC && b->kind != BP_ACCESS))
+		if (!b->addr || !b->active || (b->kind != BP_SYNC && b->kind != BP_ACCESS &&
+						       !(b->kind == BP_LIBCALL && b->fn == -1)))
 			continue;
 		if (a->nplanted >= a->plcap) {
 			size_t cap = cts_grow_cap(a->plcap, a->nplanted + 1);
@@ -1522,8 +1538,35 @@ static int setup_accesses(struct att *a)
 			return -1;
 		}
 		tr->trace_syscalls = true;
+		/* a block freed and handed out again is new memory: libc's
+		 * free and realloc forget its accesses (fn -1: attach's own) */
+		static const char *const heap[] = { "free", "realloc", "reallocarray" };
+		uint64_t val[3] = { 0 }, size[3];
+		if (a->libc_base && cts_elf_lookup(a->libc, heap, 3, val, size) > 0)
+			for (int i = 0; i < 3; i++)
+				if (val[i] && !cts_tr_bp_find(tr, a->libc_base + val[i]))
+					cts_tr_bp_add(tr, a->libc_base + val[i], BP_LIBCALL, -1);
 	}
 	return 0;
+}
+
+/* th entered free or realloc (not a step): the block's shadow memory is
+ * forgotten, its size from glibc's chunk header (usable bytes: the size
+ * field less its own word, and the prev_size word too for an mmapped
+ * chunk). Forgetting can only hide a race. */
+static void heap_free(struct att *a, struct thread *th)
+{
+	uint64_t p = th->regs.rdi, field = 0;
+	if (!a->races || !p || cts_mem_read(th->tid, p - 8, &field, 8) != 0)
+		return;
+	uint64_t chunk = field & ~7ull, head = (field & 2) ? 16 : 8;
+	if (chunk <= head || chunk > (1ull << 40))
+		return;
+	struct cts_event ev;
+	cts_event_init(&ev, th->num, CTS_OP_ALLOC);
+	ev.obj = p;
+	ev.size = (uint32_t)(chunk - head > UINT32_MAX ? UINT32_MAX : chunk - head);
+	observe(a, &ev);
 }
 
 /* Debug registers back to zero in every thread (--watch on hardware). */

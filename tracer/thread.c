@@ -245,5 +245,6 @@ int cts_tr_poke(struct cts_tracer *tr, uint64_t addr, const void *buf, size_t le
 	for (int i = 0; i < tr->nlive; i++)
 		if (tr->live[i]->state == TH_HELD && cts_mem_write(tr->live[i]->tid, addr, buf, len) == 0)
 			return 0;
-	return -1;
+	/* attach mode: no thread need be stopped but the one at hand */
+	return cts_mem_pwrite(tr->pid, addr, buf, len);
 }

@@ -4,12 +4,14 @@
  * a pthread mutex, one under a raw futex lock, an atomic counter) and each
  * also bumps `hits` with no lock at all: worker_a at one line, worker_b at
  * another (an unsynchronized read-modify-write pair between threads).
+ * worker_a also hands malloc'd nodes to worker_b, which frees them.
  * Runs until its standard input ends, then prints whether the locked
  * counters add up (they always do: the race only loses updates of hits).
- * Twin attach_datarace_ok.c: hits is bumped under the mutex. */
+ * Twin attach_datarace_ok.c: hits is bumped inside the raw futex lock. */
 #include <linux/futex.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -19,6 +21,14 @@ static long atomics;
 static long hits; /* BUG: bumped by both workers without a lock */
 static int fword; /* 0 free, 1 held, 2 held with waiters */
 static int stop;
+/* nodes worker_a allocates and worker_b frees: glibc hands the freed
+ * blocks out again, so the same addresses carry new data */
+struct node {
+	long v;
+	struct node *next;
+};
+static struct node *list; /* under m */
+static int nlist;
 
 static void flock_(void)
 {
@@ -38,6 +48,39 @@ static void funlock_(void)
 	if (__atomic_fetch_sub(&fword, 1, __ATOMIC_RELEASE) != 1) {
 		__atomic_store_n(&fword, 0, __ATOMIC_RELEASE);
 		syscall(SYS_futex, &fword, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	}
+}
+
+static void produce(long v)
+{
+	struct node *n = malloc(sizeof(*n));
+	if (!n)
+		return;
+	n->v = v;
+	n->v += 1;
+	pthread_mutex_lock(&m);
+	if (nlist < 64) {
+		n->next = list;
+		list = n;
+		nlist++;
+		n = NULL;
+	}
+	pthread_mutex_unlock(&m);
+	free(n);
+}
+
+static void consume(void)
+{
+	pthread_mutex_lock(&m);
+	struct node *n = list;
+	if (n) {
+		list = n->next;
+		nlist--;
+	}
+	pthread_mutex_unlock(&m);
+	if (n) {
+		n->v++;
+		free(n);
 	}
 }
 
@@ -64,6 +107,7 @@ static void *worker_a(void *arg)
 	while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
 		traffic();
 		hits++; /* BUG: no lock */
+		produce(rounds_a);
 		rounds_a++;
 		work();
 	}
@@ -75,6 +119,7 @@ static void *worker_b(void *arg)
 	while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
 		traffic();
 		hits += 2; /* BUG: no lock */
+		consume();
 		rounds_b++;
 		work();
 	}

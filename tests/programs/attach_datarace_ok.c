@@ -1,12 +1,14 @@
 /* attach_datarace_ok.c — twin of attach_datarace.c, the same traffic with
  * every shared access synchronized: hits is bumped inside the raw futex
  * lock's critical section (a lock cts sees only as atomics and futex
- * system calls), so `cts-trace -p PID --races` must report nothing. Runs
- * until its standard input ends, then prints whether the counters add up
- * (they do). */
+ * system calls), and the malloc'd nodes worker_a hands to worker_b under
+ * the mutex come back, once freed, at the same addresses with new data.
+ * `cts-trace -p PID --races` must report nothing. Runs until its standard
+ * input ends, then prints whether the counters add up (they do). */
 #include <linux/futex.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -16,6 +18,14 @@ static long atomics;
 static long hits;
 static int fword; /* 0 free, 1 held, 2 held with waiters */
 static int stop;
+/* nodes worker_a allocates and worker_b frees: glibc hands the freed
+ * blocks out again, so the same addresses carry new data */
+struct node {
+	long v;
+	struct node *next;
+};
+static struct node *list; /* under m */
+static int nlist;
 
 static void flock_(void)
 {
@@ -35,6 +45,39 @@ static void funlock_(void)
 	if (__atomic_fetch_sub(&fword, 1, __ATOMIC_RELEASE) != 1) {
 		__atomic_store_n(&fword, 0, __ATOMIC_RELEASE);
 		syscall(SYS_futex, &fword, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	}
+}
+
+static void produce(long v)
+{
+	struct node *n = malloc(sizeof(*n));
+	if (!n)
+		return;
+	n->v = v;
+	n->v += 1;
+	pthread_mutex_lock(&m);
+	if (nlist < 64) {
+		n->next = list;
+		list = n;
+		nlist++;
+		n = NULL;
+	}
+	pthread_mutex_unlock(&m);
+	free(n);
+}
+
+static void consume(void)
+{
+	pthread_mutex_lock(&m);
+	struct node *n = list;
+	if (n) {
+		list = n->next;
+		nlist--;
+	}
+	pthread_mutex_unlock(&m);
+	if (n) {
+		n->v++;
+		free(n);
 	}
 }
 
@@ -61,6 +104,7 @@ static void *worker_a(void *arg)
 {
 	while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
 		traffic(1);
+		produce(rounds_a);
 		rounds_a++;
 		work();
 	}
@@ -71,6 +115,7 @@ static void *worker_b(void *arg)
 {
 	while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
 		traffic(2);
+		consume();
 		rounds_b++;
 		work();
 	}
