@@ -941,14 +941,6 @@ struct waitinfo {
 	uint32_t value;
 };
 
-static bool in_libc(const struct cts_tracer *tr, uint64_t pc)
-{
-	for (int i = 0; i < tr->nlibc_ranges; i++)
-		if (pc >= tr->libc_lo[i] && pc < tr->libc_hi[i])
-			return true;
-	return false;
-}
-
 static struct thread *by_tid_alive(struct att *a, pid_t tid)
 {
 	struct thread *t = tid > 0 ? cts_tr_by_tid(a->tr, tid) : NULL;
@@ -989,7 +981,7 @@ static void scan_setup(struct att *a)
 			base = maps[i].lo;
 			snprintf(libc, sizeof(libc), "%s", maps[i].path);
 		}
-		if (maps[i].perms[2] == 'x' && maps[i].path[0] == '/' && !in_libc(a->tr, maps[i].lo))
+		if (maps[i].perms[2] == 'x' && maps[i].path[0] == '/' && !cts_tr_in_libc(a->tr, maps[i].lo))
 			a->maps[a->nmaps++] = maps[i];
 	}
 	free(maps);
@@ -1044,7 +1036,7 @@ static int stack_scan(struct att *a, struct thread *th, uint64_t *at)
 	for (size_t i = from; i < got && !*at; i++)
 		if (in_own_code(a, words[i]))
 			*at = words[i] - 1;
-	if (!*at && !in_libc(a->tr, th->regs.rip))
+	if (!*at && !cts_tr_in_libc(a->tr, th->regs.rip))
 		*at = th->regs.rip;
 	return kind;
 }
