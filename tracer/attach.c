@@ -435,6 +435,7 @@ static bool crash_signal(struct att *a, const struct cts_wait_event *ev)
 }
 
 static void stack_lines(struct att *a, struct thread *th, const char *indent);
+static void stack_to(struct att *a, struct thread *th, const char *indent, FILE *f);
 static void observe_kernel(struct att *a, const struct thread *th);
 static void heap_free(struct att *a, struct thread *th);
 
@@ -1147,15 +1148,24 @@ static void describe_pc(struct att *a, uint64_t pc, char *buf, size_t len)
 		snprintf(buf, len, "0x%" PRIx64, pc);
 }
 
-static void stack_lines(struct att *a, struct thread *th, const char *indent)
+/* th's stack (stopped), into the bug's detail or, f given, onto f. */
+static void stack_to(struct att *a, struct thread *th, const char *indent, FILE *f)
 {
 	uint64_t pcs[16];
 	int n = sym(a) ? cts_sym_stack(a->sym, th->tid, pcs, 16) : 0;
 	for (int i = 0; i < n; i++) {
 		char where[256];
 		cts_sym_format_frame(a->sym, pcs[i], i > 0, where, sizeof(where));
-		detail(a, "%s#%d %s\n", indent, i, where);
+		if (f)
+			fprintf(f, "%s#%d %s\n", indent, i, where);
+		else
+			detail(a, "%s#%d %s\n", indent, i, where);
 	}
+}
+
+static void stack_lines(struct att *a, struct thread *th, const char *indent)
+{
+	stack_to(a, th, indent, NULL);
 }
 
 /* "mutex 0x.. held by thread 2", the launched runs' phrases. */
@@ -1371,7 +1381,13 @@ static void race_line(struct att *a, const struct cts_race *r, bool sure)
 		 "hand-off cts cannot see compiles to as well; never a bug in attach mode)");
 	fprintf(stderr, "cts-trace: %s%s\n", sure ? "" : "possible ", msg);
 	struct thread *th = cts_tr_by_num(a->tr, r->tid2);
-	if (a->cfg->races == CTS_RACES_FAIL && sure && !a->bug) {
+	bool bug = a->cfg->races == CTS_RACES_FAIL && sure && !a->bug;
+	if (!bug && th && X(a, th)->stopped) {
+		/* held before its access, which completed the race */
+		fprintf(stderr, "  thread %d's stack at its %s:\n", r->tid2, cts_op_name(r->op2));
+		stack_to(a, th, "    ", stderr);
+	}
+	if (bug) {
 		a->bug = true;
 		a->bug_kind = "race";
 		snprintf(a->bug_head, sizeof(a->bug_head), "%s", msg);

@@ -51,6 +51,8 @@ like "$out" "data race on hits \(0x[0-9a-f]+\) \(8 bytes\): thread [12] rmw at w
 	"--races report: the race on hits, said on stderr"
 like "$out" "attach_datarace.c:$la" "--races report: worker_a's line ($la)"
 like "$out" "attach_datarace.c:$lb" "--races report: worker_b's line ($lb)"
+like "$(printf '%s\n' "$out" | grep -A1 "stack at its rmw:" | tail -1)" \
+	"^    #0 worker_[ab]\+0x[0-9a-f]+ \(attach_datarace.c:($la|$lb)\)" "--races report: the stack of the second access"
 is "$(json "$T/r.json" "[r['variable'] for r in d['races']].count('hits')")" 1 "report: one race on hits"
 is "$(json "$T/r.json" "sorted(a['location'].split('(')[-1].rstrip(')') for r in d['races'] if r['variable'] == 'hits' for a in r['accesses'])")" \
 	"['attach_datarace.c:$la', 'attach_datarace.c:$lb']" "report: both accesses' source lines"
