@@ -73,6 +73,24 @@ wait "$P"
 is "$?" 0 "racy one: exits normally once its input ends"
 is "$(cat "$T/attach_datarace.out")" "locked ok, futexed ok, atomics ok" "racy one: its locked traffic intact"
 
+# ---- SIGINT and SIGTERM of cts-trace under --races: the same clean detach -------
+for s in INT TERM; do
+	start_prog attach_datarace_ok 6
+	before=$(text_md5 "$P")
+	cts_bg -p "$P" --races report -o "o-$s" 2>"$T/err-$s"
+	wait_line "$T/err-$s" "controlling process"
+	ok $? "SIG$s: under control"
+	sleep 0.5
+	kill -s "$s" "$C"
+	wait "$C"
+	is "$?" 130 "SIG$s: exit 130"
+	like "$(cat "$T/err-$s")" "detached from process $P" "SIG$s: detached"
+	is "$(detached_alive "$P") $(text_md5 "$P")" "3 0  $before" "SIG$s: threads alive, no int3 left"
+	exec 6>&-
+	wait "$P"
+	is "$(cat "$T/attach_datarace_ok.out")" "locked ok, futexed ok, atomics ok, hits ok" "SIG$s: its output"
+done
+
 out=$("$CTS" -p 1 --races catch 2>&1); rc=$?
 is "$rc" 2 "--races catch in attach mode: usage error"
 like "$out" "--races catch cannot be used in attach mode" "--races catch: said so"
