@@ -23,28 +23,20 @@ static void traffic(void)
 	__atomic_fetch_add(&atomics, 1, __ATOMIC_RELAXED);
 }
 
-static void *worker_a(void *arg)
+static void worker_a(void)
 {
-	while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
-		traffic();
-		hits++; /* BUG: no lock */
-		produce(rounds_a);
-		rounds_a++;
-		work();
-	}
-	return arg;
+	traffic();
+	hits++; /* BUG: no lock */
+	produce(rounds_a);
+	rounds_a++;
 }
 
-static void *worker_b(void *arg)
+static void worker_b(void)
 {
-	while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
-		traffic();
-		hits += 2; /* BUG: no lock */
-		consume();
-		rounds_b++;
-		work();
-	}
-	return arg;
+	traffic();
+	hits += 2; /* BUG: no lock */
+	consume();
+	rounds_b++;
 }
 
 int main(void)

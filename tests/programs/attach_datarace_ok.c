@@ -21,26 +21,18 @@ static void traffic(long bump)
 	__atomic_fetch_add(&atomics, 1, __ATOMIC_RELAXED);
 }
 
-static void *worker_a(void *arg)
+static void worker_a(void)
 {
-	while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
-		traffic(1);
-		produce(rounds_a);
-		rounds_a++;
-		work();
-	}
-	return arg;
+	traffic(1);
+	produce(rounds_a);
+	rounds_a++;
 }
 
-static void *worker_b(void *arg)
+static void worker_b(void)
 {
-	while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
-		traffic(2);
-		consume();
-		rounds_b++;
-		work();
-	}
-	return arg;
+	traffic(2);
+	consume();
+	rounds_b++;
 }
 
 static const char *hits_verdict(void)

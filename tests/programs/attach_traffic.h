@@ -88,14 +88,39 @@ static void work(void)
 
 static int stop;
 
-/* Run the two workers until standard input ends, then stop and join them;
- * print the shared counters' verdict followed by extra (", hits ok"). */
-static void run_until_eof(void *(*a)(void *), void *(*b)(void *), const char *(*extra)(void))
+/* A worker thread: round after round until main says stop. */
+static void *loop(void (*round)(void))
+{
+	while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
+		round();
+		work();
+	}
+	return NULL;
+}
+
+static void (*round_a)(void), (*round_b)(void);
+static void *thread_a(void *arg)
+{
+	(void)arg;
+	return loop(round_a);
+}
+static void *thread_b(void *arg)
+{
+	(void)arg;
+	return loop(round_b);
+}
+
+/* Run a and b, each in a thread, round after round until standard input
+ * ends, then stop and join them; print the shared counters' verdict
+ * followed by extra (", hits ok"). */
+static void run_until_eof(void (*a)(void), void (*b)(void), const char *(*extra)(void))
 {
 	pthread_t ta, tb;
 	char buf[64];
-	pthread_create(&ta, NULL, a, NULL);
-	pthread_create(&tb, NULL, b, NULL);
+	round_a = a;
+	round_b = b;
+	pthread_create(&ta, NULL, thread_a, NULL);
+	pthread_create(&tb, NULL, thread_b, NULL);
 	while (read(0, buf, sizeof(buf)) > 0)
 		;
 	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
