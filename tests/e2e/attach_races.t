@@ -116,6 +116,11 @@ is "$(json "$T/w.json" "d['watch']['backend'], d['watch']['hits_total'] > 0")" "
 	"--watch: report names the backend and counts the hits"
 is "$(detached_alive "$P") $(text_md5 "$P")" "3 0  $before" "--watch: detached, threads alive, no int3 left"
 
+out=$("$CTS" -p "$P" --watch nosuchsym --time 1 -o o 2>&1); rc=$?
+is "$rc" 2 "--watch of no such symbol: exit 2"
+like "$out" "--watch nosuchsym: no such symbol" "--watch of no such symbol: said so"
+is "$(detached_alive "$P") $(text_md5 "$P")" "3 0  $before" "--watch of no such symbol: detached, text as before"
+
 out=$("$CTS" -p "$P" --watch hits --watch-backend hardware --time 1 -o o 2>&1); rc=$?
 if [ "$rc" -eq 2 ] && printf '%s' "$out" | grep -q "debug registers do not trap on this machine"; then
 	ok 0 "--watch-backend hardware where traps never arrive: exit 2, says why"
