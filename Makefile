@@ -92,6 +92,9 @@ tests/unit/test_%: tests/unit/test_%.c tests/unit/tap.h libcts.a
 tests/programs/%: tests/programs/%.c
 	$(CC) $(PROG_CFLAGS) -o $@ $< -lm
 
+# The attach race twins share their correct traffic.
+tests/programs/attach_datarace tests/programs/attach_datarace_ok: tests/programs/attach_traffic.h
+
 # A lock inside a stripped shared library (libsync.c's test).
 tests/programs/lib/libspeclock.so: tests/programs/lib/speclock.c
 	$(CC) -g -O2 -fPIC -shared -std=gnu11 -o $@ $< && strip $@

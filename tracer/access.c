@@ -571,6 +571,7 @@ static int resolve_watches(struct cts_tracer *tr)
 				 "--watch %s: no such symbol in %s (and not an address)", w->spec,
 				 tr->cfg.path);
 			tr->st->status = CTS_RUN_ERROR;
+			tr->st->bad_input = true;
 			return -1;
 		}
 		if (!w->len)

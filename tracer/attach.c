@@ -27,9 +27,11 @@
 #include <jansson.h>
 #include "models/error.h"
 #include "models/objmodel.h"
+#include "models/race.h"
 #include "models/report.h"
 #include "models/symbolize.h"
 #include "strategies/strategy.h"
+#include "tracer/access.h"
 #include "tracer/attach.h"
 #include "tracer/cli.h"
 #include "tracer/elf.h"
@@ -47,6 +49,10 @@ struct attach_cfg {
 	uint64_t max_threads;
 	const char *out_dir;     /* where the observed schedule is written */
 	const char *report;      /* --report FILE, or NULL */
+	int races;               /* enum cts_races: off, report or fail */
+	const char *const *watch; /* --watch specs */
+	int nwatch;
+	int watch_backend;
 };
 
 enum { EXIT_CLEAN = 0, EXIT_BUG = 1, EXIT_USAGE = 2, EXIT_INTERNAL = 3, EXIT_INTERRUPTED = 130 };
@@ -63,6 +69,10 @@ struct att_th {
 	enum intr intr;     /* an interrupt whose stop has not come yet */
 	bool paused;        /* stopped by a diagnosis: goes back outside after it */
 	bool was_stopped;   /* in state T (job control) when we seized it */
+	/* --races: an acquire (lock, sem wait, join, a cond wait's mutex)
+	 * observed only once its call has returned (see observe_step) */
+	struct cts_event acq;
+	bool has_acq;
 };
 
 struct att {
@@ -95,6 +105,8 @@ struct att {
 	int nfns;
 	struct cts_mapping *maps;  /* executable mappings of the program's own code */
 	size_t nmaps;
+	char libc[256];            /* its path and load address */
+	uint64_t libc_base;
 	FILE *log;
 	char log_path[512];
 	/* --report: the diagnosis at attach, operations scheduled, the clock */
@@ -102,6 +114,12 @@ struct att {
 	uint64_t ops[CTS_OP__COUNT];
 	double t_start;
 	char error[512];        /* an internal error, for the report */
+	/* --races: the detector over what is seen from attach on */
+	struct cts_race_detector *races;
+	uint64_t obs_step;
+	int nsure, nunsure;
+	/* --races/--watch: int3s in the program's own code too */
+	bool accesses;
 };
 
 static struct att_th *X(struct att *a, const struct thread *th)
@@ -352,18 +370,26 @@ static int run_on(struct att *a, struct thread *th, enum th_state as)
 		return -1;
 	th->regs_valid = false;
 	th->state = as;
-	int req = th->stepping_bp ? PTRACE_SINGLESTEP : PTRACE_CONT;
+	int req = th->stepping_bp ? PTRACE_SINGLESTEP : a->tr->trace_syscalls ? PTRACE_SYSCALL :
+		  PTRACE_CONT;
 	if (ptrace(req, th->tid, 0, (void *)(long)sig) != 0 && errno != ESRCH)
 		return -1;
 	return 0;
 }
 
-/* Planted int3 at addr (ours, in the text now)? */
+/* Planted int3 at addr (ours, in the text now)? planted is sorted. */
 static bool is_planted(const struct att *a, uint64_t addr)
 {
-	for (size_t i = 0; i < a->nplanted; i++)
-		if (a->planted[i] == addr)
+	size_t lo = 0, hi = a->nplanted;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (a->planted[mid] == addr)
 			return true;
+		if (a->planted[mid] < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return false;
 }
 
@@ -409,6 +435,9 @@ static bool crash_signal(struct att *a, const struct cts_wait_event *ev)
 }
 
 static void stack_lines(struct att *a, struct thread *th, const char *indent);
+static void stack_to(struct att *a, struct thread *th, const char *indent, FILE *f);
+static void observe_kernel(struct att *a, const struct thread *th);
+static void heap_free(struct att *a, struct thread *th);
 
 static void on_crash(struct att *a, struct thread *th, const struct cts_wait_event *ev)
 {
@@ -441,9 +470,29 @@ static int on_breakpoint(struct att *a, struct thread *th)
 	th->regs.rip = addr;
 	if (cts_tr_setregs(th) != 0 && errno != ESRCH)
 		return -1;
-	if (a->detaching || b->kind != BP_SYNC)
+	bool heap = b->kind == BP_LIBCALL && b->fn == -1;
+	if (a->detaching || (b->kind != BP_SYNC && b->kind != BP_ACCESS && !heap))
 		return 0;
 	X(a, th)->stopped = true;
+	if (heap) {
+		enum th_state was = th->state;
+		heap_free(a, th);
+		int rc = cts_tr_step_over_at(tr, th, addr);
+		X(a, th)->stopped = false;
+		if (was != TH_HELD && was != TH_RUNNING)
+			th->state = was;
+		return rc;
+	}
+	if (b->kind == BP_ACCESS) {
+		/* shared: held as a visible access; else stepped over (emulated
+		 * or single-stepped) and run on */
+		enum th_state was = th->state;
+		int rc = cts_access_hit(tr, th, b);
+		X(a, th)->stopped = th->state == TH_HELD;
+		if (th->state == TH_RUNNING && was == TH_OUTSIDE)
+			th->state = TH_OUTSIDE;
+		return rc;
+	}
 	int rc = cts_tr_on_sync_bp(tr, th, b);
 	if (th->state == TH_HELD) {
 		X(a, th)->stopped = true;
@@ -472,7 +521,51 @@ static int new_thread_stop(struct att *a, struct thread *th)
 	cts_event_init(&th->pending, th->num, CTS_OP_START);
 	th->pending.pc = th->regs_valid ? th->regs.rip : 0;
 	cts_tr_hold(a->tr, th, AT_START);
+	observe_kernel(a, th); /* after its creator's clone */
+	if (a->accesses)
+		cts_access_watch_thread(a->tr, th);
 	return 1;
+}
+
+/* An interrupt's stop (or a SIGCONT's end of a group-stop), th decoded. */
+static int stop_event(struct att *a, struct thread *th)
+{
+	struct att_th *x = X(a, th);
+	enum intr why = x->intr;
+	x->intr = INTR_NONE;
+	x->stopped = true;
+	if (x->listening) {
+		x->listening = false;
+		if (why == INTR_NONE) { /* SIGCONT ended the group-stop */
+			x->jstop = false;
+			if (!a->detaching) {
+				cts_event_init(&th->pending, th->num, CTS_OP_START);
+				cts_tr_hold(a->tr, th, AT_START);
+			}
+			return 1;
+		}
+	}
+	if (th->state == TH_NEW)
+		return new_thread_stop(a, th);
+	if (a->detaching)
+		return 1;
+	if (why == INTR_PAUSE) {
+		x->paused = true;
+		return 1;
+	}
+	if (why == INTR_HOLD) {
+		if (cts_tr_getregs(th) == 0)
+			th->pending.pc = th->regs.rip;
+		cts_event_init(&th->pending, th->num, CTS_OP_START);
+		if (th->regs_valid)
+			th->pending.pc = th->regs.rip;
+		cts_tr_hold(a->tr, th, AT_START);
+		if (a->cur == th)
+			a->cur = NULL;
+		return 1;
+	}
+	/* A stale interrupt: run on as before. */
+	return run_on(a, th, th->state == TH_HELD ? TH_RUNNING : th->state) == 0 ? 1 : -1;
 }
 
 /* One stop, decoded and handled. 1 handled, 0 none came, -1 error. */
@@ -537,11 +630,21 @@ static int att_event(struct att *a, long timeout_us)
 			uint64_t at = th->stepping_bp;
 			th->stepping_bp = 0;
 			struct bp *b = cts_tr_bp_find(a->tr, at);
-			if (b && !a->detaching && is_planted(a, at))
+			if (b && !a->detaching && is_planted(a, at) && b->active)
 				cts_tr_bp_plant(a->tr, b);
 		}
 		if (a->detaching)
 			return 1;
+		if (th->after_step) {
+			/* --watch: a write is reported with its new value */
+			enum th_state was = th->state;
+			x->stopped = false;
+			if (cts_access_after_step(a->tr, th) != 0)
+				return -1;
+			if (was != TH_HELD && was != TH_RUNNING)
+				th->state = was;
+			return 1;
+		}
 		return run_on(a, th, th->state == TH_HELD ? TH_RUNNING : th->state) == 0 ? 1 : -1;
 	case CTS_WEV_SIGNAL:
 		x->stopped = true;
@@ -556,6 +659,7 @@ static int att_event(struct att *a, long timeout_us)
 			return new_thread_stop(a, th); /* delivered when it runs (once) */
 		if (a->detaching)
 			return 1; /* delivered by the detach (once) */
+		observe_kernel(a, th); /* after its sender */
 		return run_on(a, th, th->state == TH_HELD ? TH_RUNNING : th->state) == 0 ? 1 : -1;
 	case CTS_WEV_GROUP_STOP:
 		x->stopped = true;
@@ -578,43 +682,8 @@ static int att_event(struct att *a, long timeout_us)
 			return -1;
 		x->stopped = false;
 		return 1;
-	case CTS_WEV_STOP: {
-		enum intr why = x->intr;
-		x->intr = INTR_NONE;
-		x->stopped = true;
-		if (x->listening) {
-			x->listening = false;
-			if (why == INTR_NONE) { /* SIGCONT ended the group-stop */
-				x->jstop = false;
-				if (!a->detaching) {
-					cts_event_init(&th->pending, th->num, CTS_OP_START);
-					cts_tr_hold(a->tr, th, AT_START);
-				}
-				return 1;
-			}
-		}
-		if (th->state == TH_NEW)
-			return new_thread_stop(a, th);
-		if (a->detaching)
-			return 1;
-		if (why == INTR_PAUSE) {
-			x->paused = true;
-			return 1;
-		}
-		if (why == INTR_HOLD) {
-			if (cts_tr_getregs(th) == 0)
-				th->pending.pc = th->regs.rip;
-			cts_event_init(&th->pending, th->num, CTS_OP_START);
-			if (th->regs_valid)
-				th->pending.pc = th->regs.rip;
-			cts_tr_hold(a->tr, th, AT_START);
-			if (a->cur == th)
-				a->cur = NULL;
-			return 1;
-		}
-		/* A stale interrupt: run on as before. */
-		return run_on(a, th, th->state == TH_HELD ? TH_RUNNING : th->state) == 0 ? 1 : -1;
-	}
+	case CTS_WEV_STOP:
+		return stop_event(a, th);
 	case CTS_WEV_CLONE: {
 		x->stopped = true;
 		pid_t ntid = (pid_t)ev.msg;
@@ -654,9 +723,32 @@ static int att_event(struct att *a, long timeout_us)
 		if (a->detaching)
 			return 1;
 		return run_on(a, th, TH_OUTSIDE) == 0 ? 1 : -1;
-	case CTS_WEV_SYSCALL:
-	case CTS_WEV_SECCOMP:
 	case CTS_WEV_WATCHPOINT:
+		x->stopped = true;
+		if (a->detaching)
+			return 1;
+		if (a->accesses) {
+			enum th_state was = th->state;
+			if (cts_access_watch_hit(a->tr, th) != 0)
+				return -1;
+			x->stopped = false;
+			if (was != TH_HELD && was != TH_RUNNING)
+				th->state = was;
+			return 1;
+		}
+		return run_on(a, th, th->state == TH_HELD ? TH_RUNNING : th->state) == 0 ? 1 : -1;
+	case CTS_WEV_SYSCALL:
+		if (a->detaching) {
+			x->stopped = true;
+			return 1;
+		}
+		observe_kernel(a, th); /* --races: entry and exit alike */
+		/* an interrupt that finds th in a system call reports the call's
+		 * stop first: th is stopped now, as it asked */
+		if (x->intr == INTR_PAUSE || x->intr == INTR_HOLD)
+			return stop_event(a, th);
+		/* fall through */
+	case CTS_WEV_SECCOMP:
 		x->stopped = true;
 		if (a->detaching)
 			return 1;
@@ -727,7 +819,7 @@ static int cmp_pid(const void *p, const void *q)
 static int seize_all(struct att *a, char *err, size_t errlen, bool *bad)
 {
 	const long opts = PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | PTRACE_O_TRACEFORK |
-			  PTRACE_O_TRACEVFORK;
+			  PTRACE_O_TRACEVFORK | (a->cfg->races ? PTRACE_O_TRACESYSGOOD : 0);
 	*bad = false;
 	for (int pass = 0;; pass++) {
 		pid_t *tids;
@@ -850,14 +942,6 @@ struct waitinfo {
 	uint32_t value;
 };
 
-static bool in_libc(const struct cts_tracer *tr, uint64_t pc)
-{
-	for (int i = 0; i < tr->nlibc_ranges; i++)
-		if (pc >= tr->libc_lo[i] && pc < tr->libc_hi[i])
-			return true;
-	return false;
-}
-
 static struct thread *by_tid_alive(struct att *a, pid_t tid)
 {
 	struct thread *t = tid > 0 ? cts_tr_by_tid(a->tr, tid) : NULL;
@@ -898,12 +982,14 @@ static void scan_setup(struct att *a)
 			base = maps[i].lo;
 			snprintf(libc, sizeof(libc), "%s", maps[i].path);
 		}
-		if (maps[i].perms[2] == 'x' && maps[i].path[0] == '/' && !in_libc(a->tr, maps[i].lo))
+		if (maps[i].perms[2] == 'x' && maps[i].path[0] == '/' && !cts_tr_in_libc(a->tr, maps[i].lo))
 			a->maps[a->nmaps++] = maps[i];
 	}
 	free(maps);
 	for (int i = 0; i < N; i++)
 		nm[i] = names[i].name;
+	snprintf(a->libc, sizeof(a->libc), "%s", libc);
+	a->libc_base = base;
 	if (!base || cts_elf_lookup(libc, nm, N, val, size) <= 0)
 		return;
 	a->fns = cts_xcalloc(N, sizeof(*a->fns));
@@ -951,7 +1037,7 @@ static int stack_scan(struct att *a, struct thread *th, uint64_t *at)
 	for (size_t i = from; i < got && !*at; i++)
 		if (in_own_code(a, words[i]))
 			*at = words[i] - 1;
-	if (!*at && !in_libc(a->tr, th->regs.rip))
+	if (!*at && !cts_tr_in_libc(a->tr, th->regs.rip))
 		*at = th->regs.rip;
 	return kind;
 }
@@ -1047,8 +1133,10 @@ static void what_blocks(struct att *a, struct thread *th, struct waitinfo *w)
  * what is printed, never for the diagnosis itself. */
 static struct cts_sym *sym(struct att *a)
 {
-	if (!a->sym)
+	if (!a->sym) {
 		a->sym = cts_sym_new(a->tr->pid); /* a live thread: the leader may be a zombie */
+		a->tr->sym = a->sym; /* lent: access.c's and the report's names */
+	}
 	return a->sym;
 }
 
@@ -1060,15 +1148,24 @@ static void describe_pc(struct att *a, uint64_t pc, char *buf, size_t len)
 		snprintf(buf, len, "0x%" PRIx64, pc);
 }
 
-static void stack_lines(struct att *a, struct thread *th, const char *indent)
+/* th's stack (stopped), into the bug's detail or, f given, onto f. */
+static void stack_to(struct att *a, struct thread *th, const char *indent, FILE *f)
 {
 	uint64_t pcs[16];
 	int n = sym(a) ? cts_sym_stack(a->sym, th->tid, pcs, 16) : 0;
 	for (int i = 0; i < n; i++) {
 		char where[256];
 		cts_sym_format_frame(a->sym, pcs[i], i > 0, where, sizeof(where));
-		detail(a, "%s#%d %s\n", indent, i, where);
+		if (f)
+			fprintf(f, "%s#%d %s\n", indent, i, where);
+		else
+			detail(a, "%s#%d %s\n", indent, i, where);
 	}
+}
+
+static void stack_lines(struct att *a, struct thread *th, const char *indent)
+{
+	stack_to(a, th, indent, NULL);
 }
 
 /* "mutex 0x.. held by thread 2", the launched runs' phrases. */
@@ -1255,25 +1352,242 @@ static bool diagnose(struct att *a, bool print)
 	return cycle;
 }
 
+/* ---- races ------------------------------------------------------------------- */
+
+/* --races in a live process: models/race.c's detector over what is seen
+ * from attach on, one event at a time in the order the tracer let it
+ * happen (every thread is stopped at a breakpoint or runs free to its next
+ * one, so that order is causal). Releases (unlock, post, signal) are
+ * observed when the thread is let into them, acquires once the call has
+ * returned (at the thread's next step): the detector sees them late, never
+ * early, so it may miss a race but not invent an edge's absence. Every
+ * system call stop (PTRACE_SYSCALL) acquires and releases the kernel: a
+ * futex wake and its waiter, a pipe and its reader, a clone and the new
+ * thread are ordered through it. docs/design.md, "Attach mode". */
+
+static void race_line(struct att *a, const struct cts_race *r, bool sure)
+{
+	struct cts_backend be = cts_tracer_backend(a->tr);
+	struct cts_describer d = cts_backend_describer(&be);
+	char var[160] = "", p1[256], p2[256], msg[sizeof(a->bug_head)];
+	if (d.describe_data)
+		d.describe_data(d.be, r->addr, var, sizeof(var));
+	describe_pc(a, r->pc1, p1, sizeof(p1));
+	describe_pc(a, r->pc2, p2, sizeof(p2));
+	snprintf(msg, sizeof(msg), "data race on %s%s0x%" PRIx64 "%s (%u bytes): thread %d %s at %s "
+		 "vs thread %d %s at %s%s", var, var[0] ? " (" : "", r->addr, var[0] ? ")" : "",
+		 r->size, r->tid1, cts_op_name(r->op1), p1, r->tid2, cts_op_name(r->op2), p2,
+		 sure ? "" : " (unsure: both plain loads/stores, which a C11 atomic or a "
+		 "hand-off cts cannot see compiles to as well; never a bug in attach mode)");
+	fprintf(stderr, "cts-trace: %s%s\n", sure ? "" : "possible ", msg);
+	struct thread *th = cts_tr_by_num(a->tr, r->tid2);
+	bool bug = a->cfg->races == CTS_RACES_FAIL && sure && !a->bug;
+	if (!bug && th && X(a, th)->stopped) {
+		/* held before its access, which completed the race */
+		fprintf(stderr, "  thread %d's stack at its %s:\n", r->tid2, cts_op_name(r->op2));
+		stack_to(a, th, "    ", stderr);
+	}
+	if (bug) {
+		a->bug = true;
+		a->bug_kind = "race";
+		snprintf(a->bug_head, sizeof(a->bug_head), "%s", msg);
+		detail(a, "  thread %d's stack at its %s (held before it; the detach prints it):\n",
+		       r->tid2, cts_op_name(r->op2));
+		a->bug_th = th; /* held on its access: its stack is the access's */
+	}
+}
+
+/* Decide the candidates so far (at once: a live process has no end of
+ * run to wait for). A race with a non-atomic read-modify-write on one side
+ * is sure; two plain moves may be a C11 atomic's, or data handed over by
+ * a flag cts did not see: reported as unsure, never a bug. */
+static void settle(struct att *a)
+{
+	int fresh = cts_race_flush(a->races);
+	int n = cts_race_count(a->races);
+	for (int i = n - (fresh > 0 ? fresh : 0); i < n; i++) {
+		const struct cts_race *r = cts_race_get(a->races, i);
+		bool sure = !r->plain;
+		a->nsure += sure;
+		a->nunsure += !sure;
+		race_line(a, r, sure);
+	}
+}
+
+static void observe(struct att *a, const struct cts_event *ev)
+{
+	if (a->races && a->controlling && cts_race_observe(a->races, ev, a->obs_step++) > 0)
+		settle(a);
+}
+
+/* A system call stop, a signal, a new thread: ordered through the kernel. */
+static void observe_kernel(struct att *a, const struct thread *th)
+{
+	struct cts_event ev;
+	cts_event_init(&ev, th->num, CTS_OP_IO);
+	observe(a, &ev);
+}
+
+static bool is_acquire(cts_op op)
+{
+	switch (op) {
+	case CTS_OP_LOCK: case CTS_OP_TRYLOCK: case CTS_OP_RDLOCK: case CTS_OP_WRLOCK:
+	case CTS_OP_TRYRDLOCK: case CTS_OP_TRYWRLOCK: case CTS_OP_SEM_WAIT:
+	case CTS_OP_SEM_TRYWAIT: case CTS_OP_JOIN:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* th is let into its pending operation: what the detector learns now, and
+ * what it learns only at th's next step (an acquire, once returned). A
+ * try-op or a timed one counts as acquired: one edge too many hides a race
+ * at worst. */
+static void observe_step(struct att *a, struct thread *th)
+{
+	struct att_th *x = X(a, th);
+	if (!a->races)
+		return;
+	/* returned from the call that acquired: held at a breakpoint again,
+	 * or preempted in the program's own code */
+	if (x->has_acq && (th->at == AT_BREAKPOINT || in_own_code(a, th->pending.pc))) {
+		x->has_acq = false;
+		observe(a, &x->acq);
+	}
+	if (th->at == AT_START)
+		return;
+	struct cts_event ev = th->pending;
+	ev.tid = th->num;
+	ev.result = 0;
+	switch (ev.op) {
+	case CTS_OP_CREATE:
+	case CTS_OP_BARRIER_WAIT:
+		/* the clone, the barrier's futexes: through the kernel; the
+		 * barrier's waiters leave by a wake, its last one acquires below */
+		observe_kernel(a, th);
+		if (ev.op == CTS_OP_BARRIER_WAIT) {
+			cts_event_init(&x->acq, th->num, CTS_OP_IO);
+			x->has_acq = true;
+		}
+		return;
+	case CTS_OP_COND_WAIT:
+		observe(a, &ev); /* releases the mutex */
+		x->acq = ev;
+		x->acq.op = CTS_OP_COND_REACQUIRE;
+		x->has_acq = true;
+		return;
+	case CTS_OP_THREAD_EXIT:
+	case CTS_OP_PROC_EXIT:
+	case CTS_OP_CANCEL:
+	case CTS_OP_BARRIER_INIT:
+		return;
+	default:
+		break;
+	}
+	if (is_acquire(ev.op)) {
+		ev.timed = false;
+		x->acq = ev;
+		x->has_acq = true;
+		return;
+	}
+	observe(a, &ev);
+}
+
 /* ---- breakpoints -------------------------------------------------------------- */
 
+static int cmp_u64(const void *p, const void *q)
+{
+	uint64_t x = *(const uint64_t *)p, y = *(const uint64_t *)q;
+	return (x > y) - (x < y);
+}
+
+/* libc's entry points; with --races/--watch the program's own memory
+ * instructions too (access.c's scan): the only int3s outside libc. */
 static int plant_all(struct att *a)
 {
 	struct cts_tracer *tr = a->tr;
-	for (size_t i = 0; i < tr->bpcap; i++) {
+	int rc = 0;
+	for (size_t i = 0; i < tr->bpcap && rc == 0; i++) {
 		struct bp *b = &tr->bps[i];
-		if (!b->addr || b->kind != BP_SYNC || !b->active)
+		if (!b->addr || !b->active || (b->kind != BP_SYNC && b->kind != BP_ACCESS &&
+						       !(b->kind == BP_LIBCALL && b->fn == -1)))
 			continue;
-		if (cts_tr_bp_plant(tr, b) != 0)
-			return -1;
 		if (a->nplanted >= a->plcap) {
 			size_t cap = cts_grow_cap(a->plcap, a->nplanted + 1);
 			a->planted = cts_xgrow(a->planted, a->plcap, cap, sizeof(*a->planted));
 			a->plcap = cap;
 		}
-		a->planted[a->nplanted++] = b->addr;
+		if ((rc = cts_tr_bp_plant(tr, b)) == 0)
+			a->planted[a->nplanted++] = b->addr;
+	}
+	qsort(a->planted, a->nplanted, sizeof(*a->planted), cmp_u64);
+	return rc;
+}
+
+/* --races/--watch: the program's memory instructions (access.c's scan,
+ * planted with the rest), the watches resolved, debug registers armed
+ * where they trap; every system call a stop for the race detector. */
+static int setup_accesses(struct att *a)
+{
+	struct cts_tracer *tr = a->tr;
+	sym(a); /* --watch SYM, and the races' variables */
+	if (cts_access_setup(tr) != 0)
+		return -1;
+	a->accesses = true;
+	tr->gate_access = tr->gate_libcalls = false; /* planted for the whole session */
+	tr->access_armed = true;
+	for (int i = 0; i < tr->nlive; i++)
+		if (tr->live[i]->state != TH_DEAD && tr->live[i]->num != 0)
+			cts_access_watch_thread(tr, tr->live[i]);
+	if (a->cfg->races) {
+		if (!(a->races = cts_race_new())) {
+			snprintf(a->st.message, sizeof(a->st.message), "out of memory");
+			return -1;
+		}
+		tr->trace_syscalls = true;
+		/* a block freed and handed out again is new memory: libc's
+		 * free and realloc forget its accesses (fn -1: attach's own) */
+		static const char *const heap[] = { "free", "realloc", "reallocarray" };
+		uint64_t val[3] = { 0 }, size[3];
+		if (a->libc_base && cts_elf_lookup(a->libc, heap, 3, val, size) > 0)
+			for (int i = 0; i < 3; i++)
+				if (val[i] && !cts_tr_bp_find(tr, a->libc_base + val[i]))
+					cts_tr_bp_add(tr, a->libc_base + val[i], BP_LIBCALL, -1);
 	}
 	return 0;
+}
+
+/* th entered free or realloc (not a step): the block's shadow memory is
+ * forgotten, its size from glibc's chunk header (usable bytes: the size
+ * field less its own word, and the prev_size word too for an mmapped
+ * chunk). Forgetting can only hide a race. */
+static void heap_free(struct att *a, struct thread *th)
+{
+	uint64_t p = th->regs.rdi, field = 0;
+	if (!a->races || !p || cts_mem_read(th->tid, p - 8, &field, 8) != 0)
+		return;
+	uint64_t chunk = field & ~7ull, head = (field & 2) ? 16 : 8;
+	if (chunk <= head || chunk > (1ull << 40))
+		return;
+	struct cts_event ev;
+	cts_event_init(&ev, th->num, CTS_OP_ALLOC);
+	ev.obj = p;
+	ev.size = (uint32_t)(chunk - head > UINT32_MAX ? UINT32_MAX : chunk - head);
+	observe(a, &ev);
+}
+
+/* Debug registers back to zero in every thread (--watch on hardware). */
+static void clear_watches(struct att *a)
+{
+	if (!a->accesses || !cts_access_hw_watching(a->tr))
+		return;
+	for (int i = 0; i < a->tr->nlive; i++) {
+		struct thread *th = a->tr->live[i];
+		if (th->state != TH_DEAD && cts_hw_clear(th->tid, &th->hw) != 0 && errno != ESRCH)
+			cts_error_msg("warning: cannot clear the debug registers of thread %d",
+				      (int)th->tid);
+	}
 }
 
 /* Text writes need a stopped thread of the process. */
@@ -1361,6 +1675,7 @@ static int detach_all(struct att *a)
 	if (a->bug_th && a->bug_th->state != TH_DEAD)
 		stack_lines(a, a->bug_th, "    ");
 	restore_bytes(a);
+	clear_watches(a);
 	for (int i = 0; i < a->tr->nlive; i++) {
 		struct thread *th = a->tr->live[i];
 		if (th->state == TH_DEAD)
@@ -1453,9 +1768,15 @@ static int step(struct att *a, struct thread *th)
 	if (th->at != AT_START && th->pending.op > 0 && th->pending.op < CTS_OP__COUNT)
 		a->ops[th->pending.op]++;
 	log_step(a, th);
+	observe_step(a, th);
+	if (a->bug)
+		return 0; /* --races fail: held before its racing access */
 	a->cur = th;
 	int rc;
-	if (th->at == AT_BREAKPOINT) {
+	if (th->at == AT_BREAKPOINT && cts_op_is_access(th->pending.op)) {
+		X(a, th)->stopped = false;
+		rc = cts_access_execute(a->tr, th, &th->pending);
+	} else if (th->at == AT_BREAKPOINT) {
 		X(a, th)->stopped = false;
 		rc = cts_tr_step_over_at(a->tr, th, th->bp_addr);
 	} else {
@@ -1600,7 +1921,8 @@ static int write_report(struct att *a, struct cts_report_out *out, int status)
 	struct cts_bug bug = { .kind = CTS_BUG_NONE, .tid = -1, .hits = 1 };
 	char desc[128], err[512], exe_link[64];
 	snprintf(res.unseen, sizeof(res.unseen), "attach mode: what process %d did before cts "
-		 "attached and after it detached; plain memory accesses", (int)a->pid);
+		 "attached and after it detached; %s", (int)a->pid, a->accesses ?
+		 "memory accesses inside libraries" : "plain memory accesses");
 	snprintf(res.error, sizeof(res.error), "%s", a->error[0] ? a->error : "internal error");
 	memcpy(res.ops, a->ops, sizeof(res.ops));
 	if (a->bug) {
@@ -1635,6 +1957,9 @@ static int write_report(struct att *a, struct cts_report_out *out, int status)
 		"a live process cannot be replayed from its start: the schedule observed is for "
 		"reading, not for --replay"));
 	json_object_set_new(att, "ended", a->gone ? cts_report_jstr(a->gone_how) : json_null());
+	/* --races: sure ones (a non-atomic RMW on a side) and unsure ones (two plain moves) */
+	json_object_set_new(att, "races_sure", a->races ? json_integer(a->nsure) : json_null());
+	json_object_set_new(att, "races_unsure", a->races ? json_integer(a->nunsure) : json_null());
 	/* the arguments from /proc/PID/cmdline, while the process is there */
 	char cmd[4096], *argv[64] = { a->exe };
 	snprintf(exe_link, sizeof(exe_link), "/proc/%d/cmdline", (int)a->pid);
@@ -1650,12 +1975,18 @@ static int write_report(struct att *a, struct cts_report_out *out, int status)
 	argv[argc > 0 ? argc : 1] = NULL;
 	/* the launch report's tracer counters: what attach mode counts of them */
 	json_t *stats = a->tr ? cts_tracer_stats_json(a->tr) : json_object();
+	struct cts_backend be = cts_tracer_backend(a->tr);
+	struct cts_describer d = cts_backend_describer(&be);
+	json_t *watch = a->tr && a->accesses ? cts_tracer_watch_json(a->tr) : NULL;
+	res.races = a->races;
 	struct cts_report_info ri = {
-		.program = a->exe, .argv = argv, .strategy = desc, .mode = "sync", .races = "off",
+		.program = a->exe, .argv = argv, .strategy = desc,
+		.mode = a->cfg->races ? "break" : "sync", .races = cts_cli_races_name(a->cfg->races),
 		.seed = a->cfg->seed, .self = "cts-trace", .attach_json = att,
-		.backend_json = stats,
+		.backend_json = stats, .backend = a->tr ? &d : NULL, .watch_json = watch,
 	};
 	int rc = cts_report_write(out, &ri, &res, err, sizeof(err));
+	json_decref(watch);
 	json_decref(stats);
 	json_decref(att);
 	if (rc != 0)
@@ -1696,7 +2027,11 @@ static int attach_run(const struct attach_cfg *cfg)
 	a.model = cts_objmodel_new(true);
 	char exe_link[64];
 	snprintf(exe_link, sizeof(exe_link), "/proc/%d/exe", (int)a.pid);
-	struct cts_tracer_config tcfg = { .path = a.exe, .mode = CTS_MODE_SYNC, .symbolize = true };
+	/* --races: break mode's access breakpoints, every shared access a step */
+	struct cts_tracer_config tcfg = {
+		.path = a.exe, .mode = cfg->races ? CTS_MODE_BREAK : CTS_MODE_SYNC, .symbolize = true,
+		.watch = cfg->watch, .nwatch = cfg->nwatch, .watch_backend = cfg->watch_backend,
+	};
 	a.tr = cts_tracer_new(&tcfg, a.model, err, sizeof(err));
 	if (!a.tr) {
 		cts_error_msg("%s", err);
@@ -1764,6 +2099,11 @@ static int attach_run(const struct attach_cfg *cfg)
 				      "stopped", (int)a.pid);
 		goto out;
 	}
+	if ((cfg->races || cfg->nwatch) && setup_accesses(&a) != 0) {
+		cts_error_msg("process %d: %s", (int)a.pid, a.st.message);
+		status = a.st.bad_input ? EXIT_USAGE : EXIT_INTERNAL;
+		goto out;
+	}
 	/* int3s in the text only from now on, until the detach */
 	if (plant_all(&a) != 0) {
 		cts_error_msg("process %d: cannot write breakpoints: %s", (int)a.pid, strerror(errno));
@@ -1821,8 +2161,10 @@ out:
 	if (report && write_report(&a, report, status) != 0 && status == EXIT_CLEAN)
 		status = EXIT_USAGE;
 	json_decref(a.diag);
+	cts_race_free(a.races);
 	if (a.tr) {
 		a.tr->pid = 0; /* not ours to kill */
+		a.tr->sym = NULL; /* a.sym's, freed below */
 		cts_tracer_free(a.tr);
 	}
 	if (a.sym)
@@ -1852,10 +2194,15 @@ int cts_attach_main(const struct cts_cli *cli)
 		.strategy = cli->strategy, .seed = cli->seed, .depth = (int)cli->depth,
 		.max_steps = cli->max_steps, .max_threads = cli->max_threads,
 		.out_dir = cli->out_dir, .report = cli->report,
+		.races = cli->races > 0 ? cli->races : CTS_RACES_OFF,
+		.watch = cli->watch, .nwatch = cli->nwatch, .watch_backend = cli->watch_backend,
 	};
 	/* CTS_ATTACH_CYCLES=N: N sessions in a row, each a whole attach,
 	 * control and detach, without N start-ups of cts-trace (the attach
 	 * test's 1,000 cycles); the first status that is not 0 ends them. */
+	/* A closed stderr or report pipe must not kill cts-trace while the
+	 * process holds its int3s: the write fails, the detach still runs. */
+	signal(SIGPIPE, SIG_IGN);
 	const char *cyc = getenv("CTS_ATTACH_CYCLES");
 	long cycles = cyc ? strtol(cyc, NULL, 10) : 1;
 	int status = EXIT_CLEAN;

@@ -462,8 +462,10 @@ static const char *const ctx_phrase[] = {
 };
 
 static bool g_mode(const struct cts_cli *c) { return c->mode && strcmp(c->mode, "sync") != 0; }
-static bool g_races(const struct cts_cli *c) { return c->races > 0; }
-static bool g_watch(const struct cts_cli *c) { return c->nwatch > 0; }
+static bool g_catch(const struct cts_cli *c)
+{
+	return c->races == CTS_RACES_CATCH || c->races == CTS_RACES_CATCH_FAIL;
+}
 static bool g_check(const struct cts_cli *c) { return c->check != NULL; }
 static bool g_break(const struct cts_cli *c) { return c->nbreaks > 0; }
 static bool g_active(const struct cts_cli *c)
@@ -498,8 +500,8 @@ static const struct cli_rule {
 } rules[] = {
 	/* option                 given        refused in/with                   strategies */
 	{ "--mode break/step",    g_mode,      CTX_ATTACH,                      NULL, NULL },
-	{ "--races",              g_races,     CTX_ATTACH,                      NULL, "not yet" },
-	{ "--watch",              g_watch,     CTX_ATTACH,                      NULL, "not yet" },
+	{ "--races catch",        g_catch,     CTX_ATTACH,                      NULL,
+	  "attach mode stops at every shared access: use --races report or fail" },
 	{ "--check",              g_check,     CTX_ATTACH,                      NULL, "not yet" },
 	{ "--break",              g_break,     CTX_ATTACH | CTX_SPLIT,          NULL, "not yet" },
 	{ "--tries, --suspects and --suspects-from", g_active, CTX_ATTACH,    FUZZERS, NULL },

@@ -50,6 +50,20 @@ int cts_mem_read(pid_t tid, uint64_t addr, void *buf, size_t len)
 	return peek_read(tid, addr, buf, len);
 }
 
+int cts_mem_pwrite(pid_t tid, uint64_t addr, const void *buf, size_t len)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)tid);
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = pwrite(fd, buf, len, (off_t)addr);
+	int e = errno;
+	close(fd);
+	errno = e;
+	return n == (ssize_t)len ? 0 : -1;
+}
+
 int cts_mem_write(pid_t tid, uint64_t addr, const void *buf, size_t len)
 {
 	const unsigned char *in = buf;

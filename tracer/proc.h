@@ -10,6 +10,9 @@
 int cts_mem_read(pid_t tid, uint64_t addr, void *buf, size_t len);
 /* Through PTRACE_POKEDATA, so it also writes read-only text. */
 int cts_mem_write(pid_t tid, uint64_t addr, const void *buf, size_t len);
+/* The same through /proc/tid/mem in one write: the thread need not be
+ * stopped (a traced process's text, read-only pages included). */
+int cts_mem_pwrite(pid_t tid, uint64_t addr, const void *buf, size_t len);
 /* Writable data: process_vm_writev, falling back to PTRACE_POKEDATA. */
 int cts_mem_write_data(pid_t tid, uint64_t addr, const void *buf, size_t len);
 /* NUL-terminated string, truncated to len-1. */

@@ -68,7 +68,7 @@ static void libcalls_resolve(struct cts_tracer *tr);
 /* glibc 2.36's struct pthread is about 0x900 bytes; join waits on its tid word. */
 #define PTHREAD_DESC_SIZE 0x1000
 
-static bool in_ranges(const struct cts_tracer *tr, uint64_t pc)
+bool cts_tr_in_libc(const struct cts_tracer *tr, uint64_t pc)
 {
 	for (int i = 0; i < tr->nlibc_ranges; i++)
 		if (pc >= tr->libc_lo[i] && pc < tr->libc_hi[i])
@@ -111,7 +111,7 @@ int cts_tr_on_sync_bp(struct cts_tracer *tr, struct thread *th, struct bp *b)
 		on_assert(tr, th);
 		return 0;
 	}
-	if ((f->flags & F_INTERNAL_OK) && in_ranges(tr, ret)) {
+	if ((f->flags & F_INTERNAL_OK) && cts_tr_in_libc(tr, ret)) {
 		tr->stats.internal_skips++;
 		return cts_tr_step_over_at(tr, th, b->addr);
 	}

@@ -183,13 +183,13 @@ void cts_tr_hold(struct cts_tracer *tr, struct thread *th, enum held_at at)
  * through wait. */
 int cts_tr_resume(struct cts_tracer *tr, struct thread *th, int sig)
 {
-	(void)tr;
 	if (cts_tr_flush_regs(th) != 0)
 		return -1;
 	th->regs_valid = false;
 	th->state = TH_RUNNING;
 	bool step = th->stepping || th->stepping_bp || th->after_step;
-	if (ptrace(step ? PTRACE_SINGLESTEP : PTRACE_CONT, th->tid, 0, (void *)(long)sig) != 0) {
+	int req = step ? PTRACE_SINGLESTEP : tr->trace_syscalls ? PTRACE_SYSCALL : PTRACE_CONT;
+	if (ptrace(req, th->tid, 0, (void *)(long)sig) != 0) {
 		if (errno == ESRCH)
 			return 0; /* gone: its exit status comes through wait */
 		return -1;
@@ -245,5 +245,6 @@ int cts_tr_poke(struct cts_tracer *tr, uint64_t addr, const void *buf, size_t le
 	for (int i = 0; i < tr->nlive; i++)
 		if (tr->live[i]->state == TH_HELD && cts_mem_write(tr->live[i]->tid, addr, buf, len) == 0)
 			return 0;
-	return -1;
+	/* attach mode: no thread need be stopped but the one at hand */
+	return cts_mem_pwrite(tr->pid, addr, buf, len);
 }

@@ -184,6 +184,9 @@ struct cts_tracer {
 	 * cts_access_threads_changed) */
 	bool gate_access, gate_libcalls;
 	bool access_armed;
+	/* attach mode with --races: resume with PTRACE_SYSCALL, every system
+	 * call a stop (no seccomp filter there to show them) */
+	bool trace_syscalls;
 	/* stub.c: the page of out-of-line traps for libc entry points */
 	uint64_t stub_base;         /* where it is mapped in every run, 0 none */
 	uint8_t *stub_code;         /* its bytes, written at every launch */

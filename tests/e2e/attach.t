@@ -33,14 +33,6 @@ cpu_of_children() {
 	times >"$T/times"
 	CPU=$(sed -n 2p "$T/times" | awk '{ n = 0; for (i = 1; i <= 2; i++) { split($i, p, "m"); n += p[1] * 60 + p[2] } print n }')
 }
-# Wait (up to 20 s) for a line in a file.
-wait_line() {
-	for _ in $(seq 400); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.05
-	done
-	return 1
-}
 # attach_work reading from a fifo kept open on fd 3: $W is its pid.
 start_work() {
 	rm -f "$T/fifo-$1" && mkfifo "$T/fifo-$1"
@@ -58,14 +50,6 @@ stop_work() {
 end_bg() {
 	kill -9 "$1" 2>/dev/null
 	wait "$1" 2>/dev/null
-}
-# Run cts-trace in the background with SIGINT at its default (a
-# non-interactive shell's background job would ignore it).
-cts_bg() {
-	python3 -c 'import os, signal, sys
-signal.signal(signal.SIGINT, signal.SIG_DFL)
-os.execv(sys.argv[1], sys.argv[1:])' "$CTS" "$@" 3>&- &
-	C=$!
 }
 
 # ---- bad input: one line, exit 2, the process untouched ---------------------

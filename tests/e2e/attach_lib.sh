@@ -22,3 +22,19 @@ wait_all_futex() {
 	done
 	return 1
 }
+# Wait (up to 20 s) for a line in a file.
+wait_line() {
+	for _ in $(seq 400); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	return 1
+}
+# Run cts-trace in the background with SIGINT at its default (a
+# non-interactive shell's background job would ignore it).
+cts_bg() {
+	python3 -c 'import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+os.execv(sys.argv[1], sys.argv[1:])' "$CTS" "$@" 3>&- 5>&- 6>&- 7>&- &
+	C=$!
+}
