@@ -55,7 +55,7 @@ STRATEGIES="random pct dpor"
 # Per program: a check per mode and strategy, a race check per strategy in
 # break mode unless racy is -, found and replay; null_mutex's per mode.
 plan $(printf '%s\n' "$PROGRAMS" | awk -v m=$(count $MODES) -v s=$(count $STRATEGIES) \
-	'NF { n += m * s + s * ($2 != "-") + 2 } END { print n + m }')
+	'NF { n += m * s + s * ($2 != "-") + 2 } END { print n + m + 1 }')
 RUN_TIMEOUT=$(slow 2)	# seconds per run, table_loop 20
 while read -r p racy okn steps bm bs bn kind; do
 	tmo=$RUN_TIMEOUT budget="--max-steps $steps"
