@@ -100,6 +100,10 @@ tests/programs/lib_lock tests/programs/lib_lock_ok: tests/programs/%: tests/prog
 		tests/programs/lib/libspeclock.so
 	$(CC) $(PROG_CFLAGS) -o $@ $< -Ltests/programs/lib -lspeclock -Wl,-rpath,'$$ORIGIN/lib'
 
+# Calls into libc through the GOT, no PLT stubs (as Rust code makes them).
+tests/programs/got_reuse tests/programs/got_reuse_ok: tests/programs/%: tests/programs/%.c
+	$(CC) $(PROG_CFLAGS) -fno-plt -o $@ $<
+
 tests/corpus/cxx_queue: tests/corpus/cxx_queue.cpp | test-deps-check
 	$(CXX) -std=c++17 -g -O1 -pthread -w -o $@ $<
 

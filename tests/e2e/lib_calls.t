@@ -38,6 +38,20 @@ out=$("$CTS" -m break -s random -n 20 --races fail --output -o "$T/ru" -- "$PROG
 is $? 0 "lib_reuse_ok: no race (a free, then the block allocated again unseen)"
 like "$out" "reused" "lib_reuse_ok: some schedule got the freed block back"
 
+# Code without PLT stubs (-fno-plt, as Rust is built) calls libc through
+# `call *slot(%rip)`: those call sites are library calls too. The buggy twin's
+# memset is seen (the race is found, with its line); the ok twin's free and
+# malloc are seen, so a block coming back to another thread is a new life.
+out=$("$CTS" -m break -s dpor --races fail -o "$T/gr" -- "$PROG/got_reuse" 2>&1)
+is $? 1 "got_reuse: the memset called through the GOT races with main's write"
+l=$(grep -n 'memset(arg' "$PROG/got_reuse.c" | cut -d: -f1)
+like "$out" "data race on .* lib_write at worker\\+0x[0-9a-f]+ \\(got_reuse.c:$l\\)" \
+	"got_reuse: the race names memset's line ($l) as a lib_write"
+out=$("$CTS" -m break -s random -n 30 --races fail --output -o "$T/gro" -- "$PROG/got_reuse_ok" 2>&1)
+is $? 0 "got_reuse_ok: no race (free and malloc seen at their GOT call sites)"
+like "$out" "reused" "got_reuse_ok: some schedule got the freed block back"
+like "$out" "free [0-9]+, alloc [0-9]+" "got_reuse_ok: free and alloc are events"
+
 # What cts cannot see makes a search not complete, and says why.
 l=$(grep -n 'swab(zeros' "$PROG/lib_untraced.c" | cut -d: -f1)
 out=$("$CTS" -m break -s dpor --report "$T/u.json" -o "$T/u" -- "$PROG/lib_untraced" 2>&1)
