@@ -123,9 +123,12 @@ traced() {
 	[ $rc -eq 0 ] && [ "$races" -eq 0 ] && [ "$inc" = 0 ] && [ "$out" != WRONG ] ||
 		log "  $1 $2 $3 seed $4: $verdict, $inc inconclusive, $races races, output $out $(grep -m 1 -o 'BUG.*' "$SCRATCH/err" | cut -c1-100)"
 	grep 'data race on ' "$SCRATCH/err" | sed "s/^cts-trace: /$1 $2 $3: /" | cut -c1-200 >>"$SCRATCH/races"
+	grep -o 'inconclusive after [0-9]* steps: [^;(]*' "$SCRATCH/err" |
+		sed "s/after [0-9]* steps/after N steps/; s/[0-9.]* s\$/S s/; s/^/$1 $2 $3: /" >>"$SCRATCH/incs"
 }
 
 : >"$SCRATCH/races"
+: >"$SCRATCH/incs"
 AVAIL=""
 for p in $NAMES; do
 	set -- $(cmd "$p")
@@ -166,7 +169,7 @@ verdicts() {
 	printf 'Each program runs natively (%s times) and under `cts-trace -m MODE -s STRATEGY --seed K -n %s --timeout %s --fail-on-exit --output` ' "$REPS" "$RUNS" "$RUN_TIMEOUT"
 	printf '(break mode: `--races report`), K = 1..%s, `OMP_NUM_THREADS=4`. ' "$REPS"
 	printf 'Every program here is correct: a bug verdict, a race report on lock-protected data or a wrong output is a defect of the tool. '
-	printf 'verdicts: how the %s invocations per cell ended (clean = exit 0). runs: schedules completed (dpor may finish early: search complete). ' "$REPS"
+	printf 'verdicts: how the %s invocations per cell ended (clean = exit 0). runs: schedules run, inconclusive ones included (dpor may stop early: search complete). ' "$REPS"
 	printf 'inc: runs inconclusive (step budget or --timeout). races: race reports. out: invocations whose output differed from the native one, checked when no run was inconclusive (compressed output is decompressed and compared with the input; ripgrep and fd compared sorted). '
 	printf 'ms/run: median over the invocations of wall time / runs (start-up included); ratio against the native median.\n\n'
 	printf '| program | command | native ms |'
@@ -193,6 +196,8 @@ verdicts() {
 	printf '\nStatically linked `%s true`: exit %s: `%s`\n' "$STATIC" "$static_rc" "$static_line"
 	printf '\n## Race reports (break mode)\n\n```\n'
 	sort "$SCRATCH/races" | uniq -c | sort -rn | head -n 40
+	printf '```\n\n## Why runs were inconclusive\n\n```\n'
+	sort "$SCRATCH/incs" | uniq -c | sort -rn | head -n 40
 	printf '```\n\n## Commands\n\n```sh\nmake\nsh benchmarks/realworld.sh %s\n```\n\n' "$BENCH_MODE"
 	printf '## Raw data\n\nname mode strategy repetition seconds_per_run runs inconclusive races output verdict\n\n```\n'
 	cat "$DATA"
