@@ -12,7 +12,7 @@ field() { sed -n "s/.*\"$2\": \\([a-z0-9]*\\).*/\\1/p" "$1" | head -n 1; }
 BUGS="lib_memset:crash lib_memcpy:assert lib_strcmp:assert lib_free:crash
       lib_use_after_free:assert lib_realloc:assert"
 SPIN_SEARCHES="pcb dpor"
-plan $((6 * $(count $BUGS) + 2 * $(count $SPIN_SEARCHES) + 12))
+plan $((6 * $(count $BUGS) + 2 * $(count $SPIN_SEARCHES) + 23))
 
 for pk in $BUGS; do
 	p=${pk%%:*} k=${pk#*:}
