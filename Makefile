@@ -26,10 +26,10 @@ DEB_HDRS := /usr/include/capstone/capstone.h /usr/include/elfutils/libdwfl.h \
 # tests/corpus programs, the real programs of the corpus and their
 # decompressors, jq for the JSON reports; GNU parallel, Slurm and munge for
 # the scale-out drivers (tests/e2e/shard.t, tests/e2e/slurm.t).
-TEST_PKGS := g++ pkg-config libglib2.0-dev pigz pbzip2 bzip2 xz-utils zstd gzip python3 jq \
-             parallel slurm-wlm munge
+TEST_PKGS := g++ pkg-config libglib2.0-dev pigz pbzip2 lbzip2 p7zip-full bzip2 xz-utils zstd gzip \
+             python3 jq parallel slurm-wlm munge
 TEST_FILES := /usr/bin/g++ /usr/bin/pkg-config /usr/include/glib-2.0/glib.h /usr/bin/pigz \
-              /usr/bin/pbzip2 /usr/bin/bzip2 /usr/bin/xz /usr/bin/zstd /usr/bin/python3 /usr/bin/jq \
+              /usr/bin/pbzip2 /usr/bin/lbzip2 /usr/lib/p7zip/7z /usr/bin/bzip2 /usr/bin/xz /usr/bin/zstd /usr/bin/python3 /usr/bin/jq \
               /usr/bin/parallel /usr/sbin/slurmctld /usr/sbin/slurmd /usr/sbin/munged
 
 LIB_SRCS := $(wildcard models/*.c hw/*.c disasm/*.c strategies/*.c) \
@@ -102,6 +102,10 @@ tests/programs/lib/libspeclock.so: tests/programs/lib/speclock.c
 tests/programs/lib_lock tests/programs/lib_lock_ok: tests/programs/%: tests/programs/%.c \
 		tests/programs/lib/libspeclock.so
 	$(CC) $(PROG_CFLAGS) -o $@ $< -Ltests/programs/lib -lspeclock -Wl,-rpath,'$$ORIGIN/lib'
+
+# Calls into libc through the GOT, no PLT stubs (as Rust code makes them).
+tests/programs/got_reuse tests/programs/got_reuse_ok: tests/programs/%: tests/programs/%.c
+	$(CC) $(PROG_CFLAGS) -fno-plt -o $@ $<
 
 tests/corpus/cxx_queue: tests/corpus/cxx_queue.cpp | test-deps-check
 	$(CXX) -std=c++17 -g -O1 -pthread -w -o $@ $<

@@ -1,6 +1,6 @@
 #!/bin/sh
 # benchmarks/corpus.sh quick|full — the per-run cost of the real-program
-# corpus of tests/e2e/corpus.t (pigz, xz, zstd, pbzip2, and the C++, OpenMP,
+# corpus of tests/e2e/corpus.t (pigz, xz, zstd, pbzip2, lbzip2, 7z, and the C++, OpenMP,
 # GLib and Python programs of tests/corpus) under cts-trace in sync and break
 # mode, against native runs of the same command and input.
 #
@@ -16,9 +16,10 @@ SCRIPT=corpus
 . "$ROOT/tests/corpus/lib.sh"
 bench_init "$@"
 need_cts
-for t in pigz xz zstd pbzip2 python3 gzip bzip2; do
+for t in pigz xz zstd pbzip2 lbzip2 python3 gzip bzip2; do
 	need_tool "$t" "the corpus" "$t (make deps)"
 done
+[ -x /usr/lib/p7zip/7z ] || die "/usr/lib/p7zip/7z is missing: apt-get install p7zip-full (make deps)"
 for p in cxx_queue omp_sum glib_pool; do
 	[ -x "$CORPUS/$p" ] || die "$CORPUS/$p is missing: run 'make programs'"
 done

@@ -1201,6 +1201,11 @@ bool cts_disasm_may_share(const struct cts_insn *in)
 	}
 }
 
+bool cts_disasm_rip_call(const struct cts_insn *in)
+{
+	return (in->is_call || in->is_branch) && in->has_mem && in->rip_rel && in->len;
+}
+
 int cts_disasm_scan(struct cts_disasm *d, uint64_t base, const uint8_t *code, size_t len,
 		    cts_disasm_scan_fn fn, void *arg)
 {
@@ -1213,7 +1218,7 @@ int cts_disasm_scan(struct cts_disasm *d, uint64_t base, const uint8_t *code, si
 	}
 	for (size_t off = 0; off < len;) {
 		decode_raw(d, base + off, code + off, len - off, &in);
-		if (cts_disasm_may_share(&in)) {
+		if (cts_disasm_may_share(&in) || cts_disasm_rip_call(&in)) {
 			fn(&in, arg);
 			reported++;
 		}

@@ -167,8 +167,14 @@ void cts_disasm_string_ranges(const struct cts_insn *in, const struct user_regs_
  * operands count (with -O2 rbp is a general register). */
 bool cts_disasm_may_share(const struct cts_insn *in);
 
+/* A call or jmp through a rip-relative memory operand: `call *slot(%rip)`,
+ * how code without PLT stubs (-fno-plt, Rust) calls an imported function
+ * through its GOT slot, at pc + len + disp. */
+bool cts_disasm_rip_call(const struct cts_insn *in);
+
 /* Walk code[0..len), which sits at address base, and call fn for every
- * instruction with cts_disasm_may_share(). Undecodable bytes are skipped one
+ * instruction with cts_disasm_may_share() or cts_disasm_rip_call().
+ * Undecodable bytes are skipped one
  * at a time (VEX/EVEX ones by their worked-out length). The scan does not
  * fill the decode cache: a text section is mostly never executed, and a hit
  * decodes again in well under a microsecond. Returns how many were reported,

@@ -169,17 +169,40 @@ static void remember(struct cts_spin *sp, const struct cts_event *ev, bool chang
 	}
 }
 
+static void forget_gran(struct gran *g, const struct cts_event *ev, uint64_t step)
+{
+	g->mask = 0;
+	g->wtid = ev->tid;
+	g->wpc = ev->pc;
+	g->wstep = step;
+}
+
+/* Past this many granules a write forgets by one pass over the table: a
+ * library call's range can be megabytes (pixz's malloc of its block
+ * buffers, a read() into a big buffer, the free of a big block), and one
+ * lookup per granule grew the table to millions of entries while the run's
+ * clock ran out. A granule not in the table is unknown already; only its
+ * last writer (for a livelock report) is not recorded then. */
+#define FORGET_LOOKUPS 4096
+
 /* A write whose value cannot be tracked: its bytes become unknown. */
 static void forget(struct cts_spin *sp, const struct cts_event *ev, uint64_t step)
 {
 	uint64_t size = ev->size ? ev->size : 1;
-	for (uint64_t a = ev->obj & ~7ull; a < ev->obj + size && a >= (ev->obj & ~7ull); a += 8) {
-		struct gran *g = gget(sp, a >> 3);
-		g->mask = 0;
-		g->wtid = ev->tid;
-		g->wpc = ev->pc;
-		g->wstep = step;
+	uint64_t lo = ev->obj >> 3, hi = (ev->obj + size - 1) >> 3;
+	if (ev->obj + size - 1 < ev->obj)
+		hi = UINT64_MAX >> 3;
+	if (hi - lo < FORGET_LOOKUPS) {
+		for (uint64_t k = lo;; k++) {
+			forget_gran(gget(sp, k), ev, step);
+			if (k == hi)
+				break;
+		}
+		return;
 	}
+	for (uint32_t i = 0; i < sp->cap; i++)
+		if (sp->g[i].gen == sp->gen && sp->g[i].key >= lo && sp->g[i].key <= hi)
+			forget_gran(&sp->g[i], ev, step);
 }
 
 bool cts_spin_last_change(const struct cts_spin *sp, uint64_t addr, int *tid, uint64_t *pc,

@@ -198,9 +198,38 @@ struct scan_ctx {
 	int added;
 };
 
+int cts_tr_got_slot_cmp(const void *a, const void *b)
+{
+	uint64_t x = ((const struct cts_got_slot *)a)->addr;
+	uint64_t y = ((const struct cts_got_slot *)b)->addr;
+	return x < y ? -1 : x > y;
+}
+
+/* A call or jmp *slot(%rip) through the GOT slot of a watched imported
+ * function (no PLT stub): a BP_LIBCALL there, as on a stub. Returns true
+ * when it is one. */
+static bool got_call(struct scan_ctx *c, const struct cts_insn *in)
+{
+	struct cts_tracer *tr = c->tr;
+	struct cts_got_slot key = { .addr = in->pc + in->len + (uint64_t)in->disp }, *g;
+	if (!cts_disasm_rip_call(in) || !tr->ngot || !(g = bsearch(&key, tr->got, tr->ngot, sizeof(key), cts_tr_got_slot_cmp)))
+		return false;
+	if (cts_tr_bp_find(tr, in->pc))
+		return true;
+	struct bp *b = cts_tr_bp_add(tr, in->pc, BP_LIBCALL, g->fn);
+	b->early = g->early;
+	b->call_len = in->is_call ? in->len : 0;
+	if (c->code[in->pc - c->code_lo] != 0xCC)
+		b->orig = c->code[in->pc - c->code_lo];
+	c->added++;
+	return true;
+}
+
 static void scan_one(const struct cts_insn *in, void *arg)
 {
 	struct scan_ctx *c = arg;
+	if (got_call(c, in))
+		return;
 	if (in->is_branch || in->is_call || in->is_ret || in->is_syscall)
 		return;
 	if (in->access == CTS_ACC_UNKNOWN && !in->ea_valid)
@@ -271,7 +300,8 @@ static int scan_code(struct cts_tracer *tr)
 			cts_error_msg("warning: --trace-lib %s: no such library mapped at startup",
 				      tr->cfg.trace_libs[i]);
 	}
-	cts_debug_msg("access breakpoints: %d in %d code ranges", c.added, a->nranges);
+	cts_debug_msg("access breakpoints: %d in %d code ranges (%zu GOT slots watched)", c.added,
+		      a->nranges, tr->ngot);
 	/* Other libraries' locks: their atomics (libsync.c). */
 	if (tr->cfg.mode != CTS_MODE_SYNC)
 		cts_libsync_scan(tr, a->dis, a->maps, a->nmaps);

@@ -530,9 +530,10 @@ bool cts_elf_script(const char *path, char *interp, size_t len)
 	return true;
 }
 
-/* GOT slot -> imported symbol name, from the JUMP_SLOT and GLOB_DAT
- * relocations; NULL when the slot is not one. */
-static const char *got_name(Elf *e, uint64_t slot)
+/* fn(name, slot, arg) for each JUMP_SLOT and GLOB_DAT relocation of a named
+ * symbol, until fn returns true. Returns true when fn did. */
+static bool each_got_slot(Elf *e, bool (*fn)(const char *name, uint64_t slot, void *arg),
+			  void *arg)
 {
 	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e, scn));) {
 		GElf_Shdr sh, symsh;
@@ -545,17 +546,70 @@ static const char *got_name(Elf *e, uint64_t slot)
 		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
 			GElf_Rela r;
 			GElf_Sym sym;
+			const char *name;
 			unsigned type;
-			if (!gelf_getrela(rel, (int)i, &r) || r.r_offset != slot)
+			if (!gelf_getrela(rel, (int)i, &r))
 				continue;
 			type = (unsigned)GELF_R_TYPE(r.r_info);
 			if ((type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT) ||
-			    !gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &sym))
-				return NULL;
-			return elf_strptr(e, symsh.sh_link, sym.st_name);
+			    !gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &sym) ||
+			    !(name = elf_strptr(e, symsh.sh_link, sym.st_name)) || !*name)
+				continue;
+			if (fn(name, r.r_offset, arg))
+				return true;
 		}
 	}
-	return NULL;
+	return false;
+}
+
+struct slot_query {
+	uint64_t slot;
+	const char *name;
+};
+
+static bool slot_is(const char *name, uint64_t slot, void *arg)
+{
+	struct slot_query *q = arg;
+	if (slot != q->slot)
+		return false;
+	q->name = name;
+	return true;
+}
+
+/* GOT slot -> imported symbol name; NULL when the slot is not one. */
+static const char *got_name(Elf *e, uint64_t slot)
+{
+	struct slot_query q = { .slot = slot };
+	each_got_slot(e, slot_is, &q);
+	return q.name;
+}
+
+struct got_ctx {
+	void (*fn)(const char *name, uint64_t slot, void *arg);
+	void *arg;
+	int n;
+};
+
+static bool got_each(const char *name, uint64_t slot, void *arg)
+{
+	struct got_ctx *c = arg;
+	c->fn(name, slot, c->arg);
+	c->n++;
+	return false;
+}
+
+int cts_elf_got_slots(const char *path, uint64_t *lowest_vaddr,
+		      void (*fn)(const char *name, uint64_t slot, void *arg), void *arg)
+{
+	int fd;
+	Elf *e = open_elf(path, &fd);
+	if (!e)
+		return -1;
+	*lowest_vaddr = lowest_load(e);
+	struct got_ctx c = { .fn = fn, .arg = arg };
+	each_got_slot(e, got_each, &c);
+	close_elf(e, fd);
+	return c.n;
 }
 
 int cts_elf_plt_stubs(const char *path, uint64_t *lowest_vaddr,

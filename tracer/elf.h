@@ -68,4 +68,11 @@ int cts_elf_fde_ranges(const char *path, uint64_t *lowest_vaddr,
 int cts_elf_plt_stubs(const char *path, uint64_t *lowest_vaddr,
 		      void (*fn)(const char *name, uint64_t stub, void *arg), void *arg);
 
+/* The GOT slots of imported functions (JUMP_SLOT and GLOB_DAT relocations):
+ * fn(name, slot vaddr). Code built without a PLT (-fno-plt, and Rust, which
+ * calls libc through `call *slot(%rip)`) reaches them this way only.
+ * *lowest_vaddr as above. Returns the number of slots, -1 on error. */
+int cts_elf_got_slots(const char *path, uint64_t *lowest_vaddr,
+		      void (*fn)(const char *name, uint64_t slot, void *arg), void *arg);
+
 #endif

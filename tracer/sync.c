@@ -374,6 +374,7 @@ struct cts_libcalls {
 	char **names;       /* BP_LIBCALL fn = NLIBFN + index */
 	uint64_t *where;    /* that function's first such call (return address), 0 none */
 	int n, cap, nflagged;
+	size_t gotcap;      /* of tr->got */
 };
 
 static int find_libfn(const char *name)
@@ -435,19 +436,39 @@ struct stub_ctx {
 	uint64_t lowest;   /* its first PT_LOAD address (filled before the callbacks) */
 };
 
+/* The BP_LIBCALL fn of imported function name, -1 when it is not watched. */
+static int watched_fn(struct cts_libcalls *lc, const char *name)
+{
+	int fn = find_libfn(name);
+	if (is_syncfn(name) || (fn >= 0 && libfns[fn].r[0].acc == A_NONE))
+		return -1;
+	return fn >= 0 ? fn : NLIBFN + lc_index(lc, name);
+}
+
 static void add_stub(const char *name, uint64_t stub, void *arg)
 {
 	struct stub_ctx *c = arg;
-	struct cts_libcalls *lc = c->tr->lc;
 	uint64_t addr = c->base - c->lowest + stub;
-	int fn = find_libfn(name);
+	int fn = watched_fn(c->tr->lc, name);
 
-	if (is_syncfn(name) || (fn >= 0 && libfns[fn].r[0].acc == A_NONE))
-		return;
-	if (fn < 0)
-		fn = NLIBFN + lc_index(lc, name);
-	if (!cts_tr_bp_find(c->tr, addr))
+	if (fn >= 0 && !cts_tr_bp_find(c->tr, addr))
 		cts_tr_bp_add(c->tr, addr, BP_LIBCALL, fn)->early = early_alloc(c->tr, fn);
+}
+
+static void add_got_slot(const char *name, uint64_t slot, void *arg)
+{
+	struct stub_ctx *c = arg;
+	struct cts_tracer *tr = c->tr;
+	int fn = watched_fn(tr->lc, name);
+
+	if (fn < 0)
+		return;
+	if (tr->ngot == tr->lc->gotcap) {
+		tr->lc->gotcap = tr->lc->gotcap ? tr->lc->gotcap * 2 : 64;
+		tr->got = cts_xrealloc(tr->got, tr->lc->gotcap * sizeof(*tr->got));
+	}
+	tr->got[tr->ngot++] = (struct cts_got_slot){ c->base - c->lowest + slot, fn,
+						     early_alloc(tr, fn) };
 }
 
 /* Break/step mode: a breakpoint on every PLT stub of the traced files. */
@@ -458,6 +479,7 @@ static void libcalls_resolve(struct cts_tracer *tr)
 
 	if (!tr->lc)
 		tr->lc = cts_xcalloc(1, sizeof(*tr->lc));
+	tr->ngot = 0;
 	if (cts_maps_read(tr->pid, &maps, &n) != 0)
 		return;
 	for (size_t i = 0; i < n; i++) {
@@ -468,10 +490,13 @@ static void libcalls_resolve(struct cts_tracer *tr)
 		for (size_t j = 0; j < i; j++)
 			seen |= maps[j].off == 0 && strcmp(maps[j].path, maps[i].path) == 0;
 		struct stub_ctx c = { .tr = tr, .base = maps[i].lo };
-		if (!seen && cts_elf_plt_stubs(maps[i].path, &c.lowest, add_stub, &c) < 0)
+		if (!seen && (cts_elf_plt_stubs(maps[i].path, &c.lowest, add_stub, &c) < 0 ||
+			      cts_elf_got_slots(maps[i].path, &c.lowest, add_got_slot, &c) < 0))
 			cts_error_msg("warning: cannot read the PLT of %s", maps[i].path);
 	}
 	free(maps);
+	if (tr->ngot)
+		qsort(tr->got, tr->ngot, sizeof(*tr->got), cts_tr_got_slot_cmp);
 }
 
 void cts_tr_libcalls_free(struct cts_tracer *tr)
@@ -483,6 +508,9 @@ void cts_tr_libcalls_free(struct cts_tracer *tr)
 		free(lc->names[i]);
 	free(lc->names);
 	free(lc->where);
+	free(tr->got);
+	tr->got = NULL;
+	tr->ngot = 0;
 	free(lc);
 	tr->lc = NULL;
 }
@@ -801,14 +829,20 @@ static int let_through(struct cts_tracer *tr, struct thread *th, struct bp *b)
 /* th is on the PLT stub of an imported function. */
 int cts_tr_on_libcall_bp(struct cts_tracer *tr, struct thread *th, struct bp *b)
 {
-	uint64_t ret = 0;
+	uint64_t ret = 0, sp = th->regs.rsp;
 	const struct user_regs_struct *r = &th->regs;
 
-	cts_mem_read(th->tid, r->rsp, &ret, 8);
+	if (b->call_len) {
+		ret = b->addr + b->call_len;
+		sp -= 8;
+	} else {
+		cts_mem_read(th->tid, sp, &ret, 8);
+	}
 	th->ret_pc = 0;
 	if (!cts_access_traced_pc(tr, ret))
 		return let_through(tr, th, b); /* a library calling through a traced PLT */
-	th->lc_sp = r->rsp;
+	th->lc_sp = sp;
+	th->lc_ret = ret;
 	th->lc_args[0] = r->rdi, th->lc_args[1] = r->rsi, th->lc_args[2] = r->rdx;
 	th->lc_args[3] = r->rcx, th->lc_args[4] = r->r8, th->lc_args[5] = r->r9;
 	if (tr->cfg.mode == CTS_MODE_STEP)
@@ -857,10 +891,9 @@ int cts_tr_libcall_execute(struct cts_tracer *tr, struct thread *th)
 		return 1;
 	}
 	int spec = th->lc_r[th->lc_i];
-	uint64_t ret = 0;
 	th->ret_spec = spec >= 0 && needs_return(&libfns[th->lc_fn].r[spec]) ? spec : -1;
-	if (th->ret_spec >= 0 && cts_mem_read(th->tid, th->lc_sp, &ret, 8) == 0)
-		th->ret_pc = ret;
+	if (th->ret_spec >= 0)
+		th->ret_pc = th->lc_ret;
 	if (th->ret_pc)
 		arm_return(tr, th);
 	return cts_tr_step_over_at(tr, th, th->bp_addr) != 0 ? -1 : 0;

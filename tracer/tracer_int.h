@@ -61,7 +61,7 @@ struct thread {
 	struct cts_event lc_ev[LC_MAX_EVENTS];
 	int lc_n, lc_i, lc_fn;
 	signed char lc_r[LC_MAX_EVENTS]; /* table range of each, -1 a %s argument */
-	uint64_t lc_args[6], lc_sp;
+	uint64_t lc_args[6], lc_sp, lc_ret; /* lc_sp: rsp at the callee's entry */
 	uint64_t ret_pc, ret_sp;   /* armed return breakpoint of that call */
 	int ret_spec;              /* its range that waits for the result, -1 none */
 	bool ret_seen;             /* returned: the exact range is ret_start/len */
@@ -129,7 +129,20 @@ struct bp {
 	uint8_t saved[5], patch[5];
 	uint64_t entry;
 	bool early;             /* BP_LIBCALL of an allocator with cfg.early_allocs: never gated */
+	/* BP_LIBCALL on a `call *slot(%rip)` in traced code (no PLT stub): the
+	 * call's length; the return address is not pushed yet. 0 on a stub or
+	 * a `jmp *slot(%rip)`, where [rsp] holds it. */
+	uint8_t call_len;
 };
+
+struct cts_got_slot {
+	uint64_t addr;
+	int fn;         /* BP_LIBCALL fn */
+	bool early;     /* bp.early */
+};
+
+/* qsort/bsearch order of struct cts_got_slot: by address. */
+int cts_tr_got_slot_cmp(const void *a, const void *b);
 
 struct cts_access_state;
 struct cts_libcalls;
@@ -210,6 +223,11 @@ struct cts_tracer {
 	struct cts_access_state *acc;
 	struct cts_catch *ct;           /* --races catch (catch.c), NULL otherwise */
 	struct cts_libcalls *lc;        /* sync.c: imported functions, what was unseen */
+	/* sync.c: the traced files' GOT slots of watched imported functions,
+	 * sorted by address; access.c puts a BP_LIBCALL on each call or jmp
+	 * through one (code without PLT stubs: -fno-plt, Rust) */
+	struct cts_got_slot *got;
+	size_t ngot;
 	struct cts_tracer_stats stats;
 	struct sock_filter *bpf;        /* compiled seccomp filter */
 	struct sock_fprog bpf_prog;

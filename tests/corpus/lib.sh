@@ -94,7 +94,7 @@ check() {
 
 # --- the real-program corpus -------------------------------------------------
 
-CORPUS_NAMES="pigz xz zstd pbzip2 cxx_queue omp_sum glib_pool python3"
+CORPUS_NAMES="pigz xz zstd pbzip2 lbzip2 7z cxx_queue omp_sum glib_pool python3"
 
 # corpus_input FILE: the compressors' input, 3.8 KB of text, always the same.
 corpus_input() {
@@ -117,6 +117,9 @@ corpus_cmd() {
 	xz) echo "/usr/bin/xz -T4 --block-size=1KiB -c $2" ;;
 	zstd) echo "/usr/bin/zstd -T4 -q -c $2" ;;
 	pbzip2) echo "/usr/bin/pbzip2 -p4 -c $2" ;;
+	lbzip2) echo "/usr/bin/lbzip2 -n 4 -c $2" ;;
+	# p7zip's /usr/bin/7z is a script that execs this; bzip2 to stdout, 4 threads
+	7z) echo "/usr/lib/p7zip/7z a -tbzip2 -mmt4 -so x.bz2 $2" ;;
 	cxx_queue | omp_sum | glib_pool) echo "$CORPUS/$1" ;;
 	python3) echo "/usr/bin/python3 -I $CORPUS/py_workers.py$([ "${3:-}" = break ] && echo " 5")" ;;
 	esac
@@ -131,7 +134,7 @@ corpus_output_ok() {
 	pigz) gzip -dc <"$3" >"$3.out" 2>/dev/null ;;
 	xz) xz -dc <"$3" >"$3.out" 2>/dev/null ;;
 	zstd) zstd -dcq <"$3" >"$3.out" 2>/dev/null ;;
-	pbzip2) bzip2 -dc <"$3" >"$3.out" 2>/dev/null ;;
+	pbzip2 | lbzip2 | 7z) bzip2 -dc <"$3" >"$3.out" 2>/dev/null ;;
 	cxx_queue) line="sum 650 items 50" ;;
 	omp_sum) line="sum 499500 threads 4" ;;
 	glib_pool) line="total 2080 tasks 64" ;;

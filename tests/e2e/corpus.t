@@ -1,7 +1,7 @@
 #!/bin/bash
 # timeout: 600
-# The real-program corpus (issue 8): pigz -p 4, xz -T4, zstd -T4, pbzip2 -p4
-# (Debian packages, stripped), and tests/corpus: a C++17 std::thread +
+# The real-program corpus (issue 8): pigz -p 4, xz -T4, zstd -T4, pbzip2 -p4,
+# lbzip2 -n 4, 7z -mmt4 (Debian packages, stripped), and tests/corpus: a C++17 std::thread +
 # condition_variable + atomic queue, an OpenMP reduction + critical +
 # barrier, a GLib GThreadPool + GMutex, Python 3 threading workers + Lock.
 # All are correct and lock-protected.  Each runs 3 schedules in sync and in
