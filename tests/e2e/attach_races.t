@@ -10,6 +10,7 @@
 # timeout: 300
 . "$(dirname "$0")/lib.sh"
 . "$TOP/tests/e2e/attach_lib.sh"
+plan 59
 
 json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 # md5 of every executable mapping of the program's own file and of libc in
