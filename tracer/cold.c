@@ -12,6 +12,10 @@
 #define ST_MANY (-2)
 #define ST_WRITTEN (-3)
 #define MAX_PENDING 64
+/* Void runs before every line counts as hot: a program whose threads share
+ * much written memory (an interpreter's heap) would otherwise pay a run per
+ * line; with all lines hot every read is visible, as without cold reads. */
+#define MAX_COMMITS 16
 
 struct slot {
 	uint64_t line;   /* 0: empty (page 0 is never mapped) */
@@ -30,6 +34,8 @@ struct cts_cold {
 	int npending;
 	struct { uint64_t lo, hi; } *big; /* huge ranges written this run */
 	size_t nbig, bigcap;
+	unsigned commits;
+	bool all_hot;            /* every line hot: cold reads are off */
 };
 
 static size_t slot_of(const struct table *t, uint64_t line)
@@ -112,7 +118,7 @@ static uint64_t first_line(uint64_t addr)
 bool cts_cold_read(struct cts_cold *c, int tid, uint64_t addr, uint32_t size)
 {
 	uint64_t lo = first_line(addr), hi = first_line(addr + (size ? size : 1) - 1);
-	if (!lo)
+	if (!lo || c->all_hot)
 		return false;
 	for (uint64_t l = lo; l <= hi; l += CTS_COLD_LINE) {
 		const struct slot *s = find(&c->run, l);
@@ -174,6 +180,7 @@ void cts_cold_commit(struct cts_cold *c)
 	for (int i = 0; i < c->npending; i++)
 		insert(&c->hot, c->pending[i], 0);
 	c->npending = 0;
+	c->all_hot |= ++c->commits >= MAX_COMMITS;
 }
 
 uint64_t cts_cold_nhot(const struct cts_cold *c)
@@ -189,6 +196,8 @@ static int cmp_u64(const void *a, const void *b)
 
 char *cts_cold_format(const struct cts_cold *c)
 {
+	if (c->all_hot)
+		return strcpy(cts_xmalloc(4), "all");
 	uint64_t *v = cts_xmalloc((c->hot.n ? c->hot.n : 1) * sizeof(*v));
 	size_t n = 0;
 	for (size_t i = 0; i < c->hot.cap; i++)
@@ -211,6 +220,10 @@ int cts_cold_parse(struct cts_cold *c, const char *spec)
 	const char *p = spec;
 	if (strcmp(spec, "none") == 0)
 		return 0;
+	if (strcmp(spec, "all") == 0) {
+		c->all_hot = true;
+		return 0;
+	}
 	while (*p) {
 		char *end;
 		errno = 0;

@@ -46,6 +46,22 @@ int main(void)
 	s = cts_cold_format(d);
 	tap_ok(strcmp(s, "none") == 0 && cts_cold_parse(d, s) == 0, "no line: 'none', parsed");
 	free(s);
+	for (int i = 0; i < 16; i++) {
+		cts_cold_begin_run(d);
+		cts_cold_read(d, 1, 0x10000 + 64 * (uint64_t)i, 4);
+		cts_cold_write(d, 2, 0x10000 + 64 * (uint64_t)i, 4);
+		cts_cold_commit(d);
+	}
+	cts_cold_begin_run(d);
+	s = cts_cold_format(d);
+	tap_ok(!cts_cold_read(d, 1, 0x90000, 4) && strcmp(s, "all") == 0,
+	       "after 16 void runs every line is hot: '%s'", s);
+	free(s);
+	cts_cold_free(d);
+	d = cts_cold_new();
+	tap_ok(cts_cold_parse(d, "all") == 0 && !cts_cold_read(d, 1, 0x90000, 4), "'all' parsed");
+	cts_cold_free(d);
+	d = cts_cold_new();
 	tap_ok(cts_cold_parse(d, "0x4001") != 0, "not a line's start: malformed");
 	tap_ok(cts_cold_parse(d, "0x4000,,") != 0, "an empty item: malformed");
 	tap_ok(cts_cold_parse(d, "zz") != 0, "not a number: malformed");
