@@ -794,7 +794,8 @@ int main(int argc, char **argv)
 	model = cts_objmodel_new(true);
 	/* Cold reads (tracer/cold.h) where a void run can simply be run again:
 	 * the plain samplers and searches of one process, nothing that keeps
-	 * state across runs beyond what restart resets. A replay sees the
+	 * state across runs beyond what restart resets, and not with --output
+	 * (a void run's output cannot be taken back). A replay sees the
 	 * recorded hot lines, or every read when the file has none. */
 	static const char *const cold_ok[] = { "random", "pct", "dfs", "dpor", "pcb", "idb" };
 	bool cold = false;
@@ -802,7 +803,7 @@ int main(int argc, char **argv)
 		cold |= strcmp(cli.strategy, cold_ok[k]) == 0;
 	cold = cli.replay ? sched && sched->hot_lines :
 	       cold && !split && !cli.instances && !instance && !hapset_wanted && !coverage &&
-	       !catching && !cli.nbreaks && !cli.state_match && !getenv("CTS_NO_COLD");
+	       !catching && !cli.nbreaks && !cli.state_match && !cli.output && !getenv("CTS_NO_COLD");
 	struct cts_tracer_config tcfg = {
 		.cold_reads = cold, .hot_lines = cli.replay && sched ? sched->hot_lines : NULL,
 		.path = path, .argv = prog_argv, .mode = mode, .timeout = cli.timeout,
