@@ -57,6 +57,7 @@ struct cts_run_state {
 	                      * should have shown (a write to a line read cold,
 	                      * tracer/cold.h); it is void: stop it, call
 	                      * backend->relearn, run the schedule again */
+	bool hid_reads;      /* some shared reads were no scheduling points (cold.h) */
 	/* Events the backend saw on its own during the last step besides the
 	 * chosen op (e.g. shared accesses inside a step in future modes). */
 };
@@ -112,8 +113,9 @@ struct cts_backend_ops {
 	int (*stack)(void *be, int tid, int k, uint64_t *ret);
 	/* Optional: the run just stopped ended with st->relearn: learn what it
 	 * showed (the live tracer: its conflicting lines become hot, cold.h), so
-	 * the next run shows more events. */
-	void (*relearn)(void *be);
+	 * the next run shows more events; everything: show every event it can
+	 * (all lines hot: the run hid reads and was inconclusive). */
+	void (*relearn)(void *be, bool everything);
 	/* Optional: what a schedule file must carry for a replay to see the
 	 * same events (the hot lines): a new string, NULL if nothing. */
 	char *(*hot_lines)(void *be);

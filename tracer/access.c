@@ -953,6 +953,7 @@ static bool cold_read(struct cts_tracer *tr, struct thread *th, const struct cts
 	th->cold_pc[th->cold_next % n] = ev->pc;
 	th->cold_addr[th->cold_next++ % n] = ev->obj;
 	tr->stats.cold_reads++;
+	tr->st->hid_reads = true;
 	return true;
 }
 

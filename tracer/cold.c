@@ -175,8 +175,9 @@ bool cts_cold_write(struct cts_cold *c, int tid, uint64_t addr, uint64_t size)
 	return conflict;
 }
 
-void cts_cold_commit(struct cts_cold *c)
+void cts_cold_commit(struct cts_cold *c, bool everything)
 {
+	c->all_hot |= everything;
 	for (int i = 0; i < c->npending; i++)
 		insert(&c->hot, c->pending[i], 0);
 	c->npending = 0;

@@ -35,8 +35,9 @@ bool cts_cold_read(struct cts_cold *c, int tid, uint64_t addr, uint32_t size);
  * one of them while it was cold (the lines wait for cts_cold_commit). */
 bool cts_cold_write(struct cts_cold *c, int tid, uint64_t addr, uint64_t size);
 /* The conflicting lines of the run become hot for good; after 16 commits
- * every line is (cold reads off: too much shared written memory). */
-void cts_cold_commit(struct cts_cold *c);
+ * every line is (cold reads off: too much shared written memory), and so
+ * with everything (a run that hid reads was inconclusive). */
+void cts_cold_commit(struct cts_cold *c, bool everything);
 /* The hot set as "0x4040,0x5000" ("none" when empty, "all" when every line
  * is hot): a new string. */
 char *cts_cold_format(const struct cts_cold *c);

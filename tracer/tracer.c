@@ -358,11 +358,11 @@ static int tr_step(void *be, struct cts_run_state *st, int tid, bool give_up,
 	return rc;
 }
 
-static void tr_relearn(void *be)
+static void tr_relearn(void *be, bool everything)
 {
 	struct cts_tracer *tr = be;
 	if (tr->cold)
-		cts_cold_commit(tr->cold);
+		cts_cold_commit(tr->cold, everything);
 }
 
 static char *tr_hot_lines(void *be)

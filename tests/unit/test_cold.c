@@ -21,7 +21,7 @@ int main(void)
 	tap_ok(cts_cold_write(c, 2, 0x400140, 1), "...and a write to its second line conflicts");
 	tap_ok(cts_cold_write(c, 1, table, 4), "a write to a line two threads read: conflict");
 	tap_is_int(cts_cold_nhot(c), 0, "nothing hot before the commit");
-	cts_cold_commit(c);
+	cts_cold_commit(c, false);
 	tap_is_int(cts_cold_nhot(c), 2, "the two conflicting lines are hot");
 
 	cts_cold_begin_run(c);
@@ -50,7 +50,7 @@ int main(void)
 		cts_cold_begin_run(d);
 		cts_cold_read(d, 1, 0x10000 + 64 * (uint64_t)i, 4);
 		cts_cold_write(d, 2, 0x10000 + 64 * (uint64_t)i, 4);
-		cts_cold_commit(d);
+		cts_cold_commit(d, false);
 	}
 	cts_cold_begin_run(d);
 	s = cts_cold_format(d);
