@@ -83,6 +83,12 @@ while read -r p racy okn steps bm bs bn kind; do
 		false
 	fi
 	check $? "$p/replay" "the bug's schedule replays it"
+	[ "$p" = table_loop ] || continue
+	# Both threads read total before either wrote it: its line turned hot
+	# (a void run), and the schedule says so for the replay.
+	SEEN="hot-lines: $(grep -s '^hot-lines' "${sched:-/nonexistent}")"
+	[ $found = yes ] && grep -q '^hot-lines 0x' "$sched"
+	check $? "$p/hot-lines" "the bug's schedule records the hot lines it ran with"
 done <<<"$PROGRAMS"
 
 # A lock on a NULL mutex is the SIGSEGV the program really takes, in both
