@@ -1527,6 +1527,8 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 		struct cts_bug bug = { .kind = CTS_BUG_NONE, .tid = -1 };
 		struct cts_inconclusive inc = { 0 };
 		bool aborted = false;
+		uint64_t ops_before[CTS_OP__COUNT];  /* a void run's operations do not count */
+		memcpy(ops_before, res->ops, sizeof(ops_before));
 		int r = one_run(&x, run, &bug, &inc, &aborted);
 		backend->ops->stop(backend->be, x.st);
 		if (r != 0) {
@@ -1543,6 +1545,7 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 			 * events than the program has, so it starts over. Each
 			 * time a line turns hot for good: finitely many times. */
 			backend->ops->relearn(backend->be, everything);
+			memcpy(res->ops, ops_before, sizeof(ops_before));
 			if (strategy->ops->restart)
 				strategy->ops->restart(strategy);
 			res->relearned++;
