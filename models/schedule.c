@@ -93,6 +93,7 @@ void cts_schedule_free(struct cts_schedule *s)
 	free_list(&s->watch, &s->nwatch);
 	free_list(&s->trace_libs, &s->ntrace_libs);
 	free(s->instance);
+	free(s->hot_lines);
 	free(s->steps);
 	free(s);
 }
@@ -202,6 +203,7 @@ int cts_schedule_write(const struct cts_schedule *s, FILE *f)
 	for (int i = 0; i < s->ntrace_libs; i++)
 		put_key(f, "trace-lib", s->trace_libs[i]);
 	put_key(f, "instance", s->instance);
+	put_key(f, "hot-lines", s->hot_lines);
 	put_key(f, "strategy", s->strategy);
 	put_key(f, "bug", s->bug);
 	fprintf(f, "steps %zu\n", s->n);
@@ -527,6 +529,9 @@ int cts_schedule_parse(const char *text, const char *name, struct cts_schedule *
 		} else if (strcmp(key, "instance") == 0) {
 			free(s->instance);
 			s->instance = v;
+		} else if (strcmp(key, "hot-lines") == 0) {
+			free(s->hot_lines);
+			s->hot_lines = v;
 		} else if (strcmp(key, "bug") == 0) {
 			free(s->bug);
 			s->bug = v;

@@ -38,6 +38,10 @@ struct cts_schedule {
 	int ntrace_libs;
 	char **trace_libs;    /* --trace-lib names, at most CTS_SCHEDULE_MAX_TRACE_LIBS */
 	char *instance;       /* --instance spec the run was restricted to (strategies/tiles.h), NULL */
+	/* break/step mode with cold reads (tracer/cold.h): the lines read visibly
+	 * from the start, "0x4040,0x4080" ("none": no line); NULL: an older
+	 * file, or cold reads off: every shared read was visible */
+	char *hot_lines;
 	size_t n, cap;
 	struct cts_sched_step *steps;
 };

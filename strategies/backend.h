@@ -53,6 +53,11 @@ struct cts_run_state {
 	bool blocked_outside;/* with CTS_RUN_TIMEOUT: a thread was blocked outside the
 	                      * schedule (message says which): the run may only have
 	                      * been waiting for the world, not stuck */
+	bool relearn;        /* set by step, status still ACTIVE: the run hid events it
+	                      * should have shown (a write to a line read cold,
+	                      * tracer/cold.h); it is void: stop it, call
+	                      * backend->relearn, run the schedule again */
+	bool hid_reads;      /* some shared reads were no scheduling points (cold.h) */
 	/* Events the backend saw on its own during the last step besides the
 	 * chosen op (e.g. shared accesses inside a step in future modes). */
 };
@@ -106,6 +111,14 @@ struct cts_backend_ops {
 	/* Optional, for reports: the same, unwound also where context stops short
 	 * (a thread held in a trap stub at a call's entry). */
 	int (*stack)(void *be, int tid, int k, uint64_t *ret);
+	/* Optional: the run just stopped ended with st->relearn: learn what it
+	 * showed (the live tracer: its conflicting lines become hot, cold.h), so
+	 * the next run shows more events; everything: show every event it can
+	 * (all lines hot: the run hid reads and was inconclusive). */
+	void (*relearn)(void *be, bool everything);
+	/* Optional: what a schedule file must carry for a replay to see the
+	 * same events (the hot lines): a new string, NULL if nothing. */
+	char *(*hot_lines)(void *be);
 };
 
 struct cts_backend {

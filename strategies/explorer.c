@@ -295,6 +295,14 @@ static void mkdir_p(const char *dir)
 	mkdir(tmp, 0777);
 }
 
+/* What a replay needs to see this run's events: the backend's hot lines. */
+static void set_hot_lines(struct explorer *x)
+{
+	char *h = x->backend->ops->hot_lines ? x->backend->ops->hot_lines(x->backend->be) : NULL;
+	cts_schedule_set(&x->sched->hot_lines, h);
+	free(h);
+}
+
 /* Save the current run's schedule as OUT/NAME-N.sched with the first free N
  * (never over another run's file); "" when not saved. */
 static void save_schedule(struct explorer *x, const char *name, const char *what, char *path,
@@ -306,6 +314,7 @@ static void save_schedule(struct explorer *x, const char *name, const char *what
 		return;
 	mkdir_p(cfg->out_dir);
 	cts_schedule_set(&x->sched->bug, what);
+	set_hot_lines(x);
 	if (cts_schedule_save_new(x->sched, cfg->out_dir, name, path, len) != 0) {
 		cts_perror_msg("cannot save a schedule in %s", cfg->out_dir);
 		path[0] = 0;
@@ -693,6 +702,7 @@ static void save_original(struct explorer *x, struct cts_bug *bug, struct cts_sc
 	size_t keep_n = x->sched->n;
 	x->sched->steps = steps;
 	x->sched->n = n;
+	set_hot_lines(x);
 	if (cts_schedule_save(x->sched, bug->orig_path) != 0) {
 		cts_perror_msg("cannot save %s", bug->orig_path);
 		bug->orig_path[0] = 0;
@@ -1239,6 +1249,17 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 			x->res->bad_input = st->bad_input;
 			return -1;
 		}
+		if (st->relearn) {
+			/* The run hid events it should have shown: void. */
+			*aborted = true;
+			if (!cfg->relearn && !x->minimizing) {
+				bug->kind = CTS_BUG_DIVERGED;
+				snprintf(bug->message, sizeof(bug->message), "replay diverged: step %"
+					 PRIu64 ": a write to memory the recorded run read without a "
+					 "scheduling point (its hot lines differ)", step);
+			}
+			break;
+		}
 		cts_objmodel_apply(x->model, &done);
 		struct cts_spin_step sp;
 		cts_spin_executed(x->spin, &done, step, &sp);
@@ -1272,6 +1293,11 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 	if (st->status == CTS_RUN_INTERRUPTED) {
 		*aborted = true;
 		interrupted = 1;
+	}
+	if (st->relearn) {
+		bug->run = inc->run = run + cfg->run_base;
+		bug->steps = inc->steps = step;
+		return 0;   /* nothing to judge: the program was stopped mid-way */
 	}
 	if (x->races)
 		settle_races(x, bug);
@@ -1501,12 +1527,32 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 		struct cts_bug bug = { .kind = CTS_BUG_NONE, .tid = -1 };
 		struct cts_inconclusive inc = { 0 };
 		bool aborted = false;
+		uint64_t ops_before[CTS_OP__COUNT];  /* a void run's operations do not count */
+		memcpy(ops_before, res->ops, sizeof(ops_before));
 		int r = one_run(&x, run, &bug, &inc, &aborted);
 		backend->ops->stop(backend->be, x.st);
 		if (r != 0) {
 			res->internal_error = true;
 			rc = -1;
 			break;
+		}
+		/* An inconclusive run that hid reads may be long only because
+		 * of what it hid (a waiter that never gets in between a
+		 * holder's reads): once, every read becomes visible. */
+		bool everything = inc.kind && !bug.kind && x.st->hid_reads;
+		if ((x.st->relearn || everything) && cfg->relearn && backend->ops->relearn) {
+			/* Run it again seeing more: the search so far saw fewer
+			 * events than the program has, so it starts over. Each
+			 * time a line turns hot for good: finitely many times. */
+			backend->ops->relearn(backend->be, everything);
+			memcpy(res->ops, ops_before, sizeof(ops_before));
+			if (strategy->ops->restart)
+				strategy->ops->restart(strategy);
+			res->relearned++;
+			cts_debug_msg("run %" PRIu64 " thrown away after %" PRIu64 " steps: a write to "
+				      "memory read cold; run again", run, bug.steps);
+			n--;
+			continue;
 		}
 		/* The program is gone and its files are in place: judge its output. */
 		if (cfg->check && bug.kind == CTS_BUG_NONE && !inc.kind && !aborted &&

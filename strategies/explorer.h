@@ -51,6 +51,9 @@ struct cts_explorer_config {
 	bool minimize;            /* minimize each new bug's schedule before saving it */
 	int min_runs;             /* ...within this many replays (never time: the
 	                           * result must not depend on the machine's load) */
+	bool relearn;             /* a run that ends with st->relearn is run again after
+	                           * backend->relearn, the strategy restarted (its
+	                           * restart op); false: such a run is a divergence */
 };
 
 struct cts_explorer;

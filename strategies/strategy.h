@@ -109,6 +109,11 @@ struct cts_strategy_ops {
 	bool (*complete)(const struct cts_strategy *s);
 	/* Optional: one-line description of the divergence that made choose fail. */
 	const char *(*diverged)(const struct cts_strategy *s);
+	/* Optional: the backend now shows more events than in the runs so far
+	 * (cts_run_state.relearn): forget what those runs taught, the same run
+	 * comes again (begin_run, no end_run for the void one). NULL: a
+	 * strategy whose runs do not build on each other. */
+	void (*restart)(struct cts_strategy *s);
 	void (*destroy)(struct cts_strategy *s);
 };
 

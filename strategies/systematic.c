@@ -1239,6 +1239,18 @@ static void s_end_run(struct cts_strategy *base, const struct cts_run_summary *s
 	next_branch(s);
 }
 
+/* The search starts over: its stack was built from runs that hid events. */
+static void s_restart(struct cts_strategy *base)
+{
+	struct search *s = (struct search *)base;
+	s->depth = 0;
+	s->replay = 0;
+	s->branching = false;
+	s->exhausted = false;
+	s->incomplete = false;
+	s->restricted = false;
+}
+
 static bool s_complete(const struct cts_strategy *base)
 {
 	const struct search *s = (const struct search *)base;
@@ -1296,6 +1308,7 @@ struct cts_strategy *cts_search_create(enum cts_search_kind kind,
 		.end_run = s_end_run,
 		.complete = s_complete,
 		.diverged = s_diverged,
+		.restart = s_restart,
 		.destroy = s_destroy,
 	};
 	s->base.ops = &s->ops;

@@ -34,6 +34,7 @@
 #include "models/symbolize.h"
 #include "tracer/access.h"
 #include "tracer/catch.h"
+#include "tracer/cold.h"
 #include "tracer/elf.h"
 #include "tracer/libsync.h"
 #include "tracer/proc.h"
@@ -1094,6 +1095,24 @@ int cts_access_step_over(struct cts_tracer *tr, struct thread *th, struct bp *b,
 	return cts_tr_single_step_over(tr, th, b, after);
 }
 
+/* A read of a cold line stays invisible (cold.h), unless th made it from
+ * the same pc at the same address among its last few cold reads: a loop
+ * re-reading a location may be a busy-wait, which spin.c must see. */
+static bool cold_read(struct cts_tracer *tr, struct thread *th, const struct cts_event *ev)
+{
+	const unsigned n = sizeof(th->cold_pc) / sizeof(th->cold_pc[0]);
+	for (unsigned i = 0; i < n; i++)
+		if (th->cold_pc[i] == ev->pc && th->cold_addr[i] == ev->obj)
+			return false;
+	if (!cts_cold_read(tr->cold, th->num, ev->obj, ev->size))
+		return false;
+	th->cold_pc[th->cold_next % n] = ev->pc;
+	th->cold_addr[th->cold_next++ % n] = ev->obj;
+	tr->stats.cold_reads++;
+	tr->st->hid_reads = true;
+	return true;
+}
+
 /* An access th is about to make at pc (from a breakpoint, or stepping). */
 static int on_access(struct cts_tracer *tr, struct thread *th, uint64_t pc, struct bp *b)
 {
@@ -1134,6 +1153,8 @@ static int on_access(struct cts_tracer *tr, struct thread *th, uint64_t pc, stru
 	} else if (b) {
 		b->shared_hits++;
 	}
+	if (visible && ev.op == CTS_OP_READ && tr->cold && !(b && b->learned) && cold_read(tr, th, &ev))
+		visible = false;
 	if (!visible)
 		return cts_access_step_over(tr, th, b, th->watch_idx >= 0);
 	tr->stats.accesses++;

@@ -792,7 +792,20 @@ int main(int argc, char **argv)
 		}
 	}
 	model = cts_objmodel_new(true);
+	/* Cold reads (tracer/cold.h) where a void run can simply be run again:
+	 * the plain samplers and searches of one process, nothing that keeps
+	 * state across runs beyond what restart resets, and not with --output
+	 * (a void run's output cannot be taken back). A replay sees the
+	 * recorded hot lines, or every read when the file has none. */
+	static const char *const cold_ok[] = { "random", "pct", "dfs", "dpor", "pcb", "idb" };
+	bool cold = false;
+	for (size_t k = 0; k < sizeof(cold_ok) / sizeof(cold_ok[0]); k++)
+		cold |= strcmp(cli.strategy, cold_ok[k]) == 0;
+	cold = cli.replay ? sched && sched->hot_lines :
+	       cold && !split && !cli.instances && !instance && !hapset_wanted && !coverage &&
+	       !catching && !cli.nbreaks && !cli.state_match && !cli.output && !getenv("CTS_NO_COLD");
 	struct cts_tracer_config tcfg = {
+		.cold_reads = cold, .hot_lines = cli.replay && sched ? sched->hot_lines : NULL,
 		.path = path, .argv = prog_argv, .mode = mode, .timeout = cli.timeout,
 		.show_output = cli.output, .trace_libs = cli.trace_libs,
 		.ntrace_libs = cli.ntrace_libs, .watch = watch, .nwatch = cli.nwatch,
@@ -844,6 +857,7 @@ int main(int argc, char **argv)
 		.races = catching ? races - CTS_RACES_FAIL : races, .races_catch = catching,
 		.self = self_path(argv[0]), .options = options,
 		.check = cli.check, .instance = instance, .coverage = coverage, .split = split,
+		.relearn = cold && !cli.replay,
 	};
 	struct cts_backend backend = cts_tracer_backend(tracer);
 	active_be = backend;

@@ -22,6 +22,7 @@
 #include "tracer/cpu.h"
 #include "tracer/access.h"
 #include "tracer/catch.h"
+#include "tracer/cold.h"
 #include "tracer/elf.h"
 #include "tracer/proc.h"
 #include "tracer/run_int.h"
@@ -43,6 +44,8 @@ static int start_run(void *be, struct cts_run_state *st)
 	tr->fseq = 0;
 	tr->entropy = 0x6374732d74726163ull; /* every run draws the same bytes */
 	cts_catch_run_start(tr); /* before the fork server is synced */
+	if (tr->cold)
+		cts_cold_begin_run(tr->cold);
 	cts_tr_sys_reset(tr);
 	cts_tr_clear_alarm();
 	st->status = CTS_RUN_ACTIVE;
@@ -336,11 +339,36 @@ static int tr_step(void *be, struct cts_run_state *st, int tid, bool give_up,
 {
 	struct cts_tracer *tr = be;
 	tr->st = st;
+	/* A write to a line another thread read cold: the run is void, and
+	 * the write need not even run (cold.h). An allocation's range is
+	 * known once it ran. */
+	const struct cts_event *p = &st->t[tid].pending;
+	if (tr->cold && cts_op_is_range(p->op) && cts_op_is_write(p->op) && p->obj &&
+	    cts_cold_write(tr->cold, tid, p->obj, p->size)) {
+		st->relearn = true;
+		return 0;
+	}
 	cts_catch_before_step(tr, tid);
 	int rc = step_one(be, st, tid, give_up, done);
 	if (rc == 0)
 		cts_catch_after_step(tr, tid);
+	if (rc == 0 && tr->cold && done->op == CTS_OP_ALLOC && done->obj &&
+	    cts_cold_write(tr->cold, tid, done->obj, done->size))
+		st->relearn = true;
 	return rc;
+}
+
+static void tr_relearn(void *be, bool everything)
+{
+	struct cts_tracer *tr = be;
+	if (tr->cold)
+		cts_cold_commit(tr->cold, everything);
+}
+
+static char *tr_hot_lines(void *be)
+{
+	struct cts_tracer *tr = be;
+	return tr->cold ? cts_cold_format(tr->cold) : NULL;
 }
 
 static void tr_caught(void *be, struct cts_race_detector *d)
@@ -409,6 +437,8 @@ static const struct cts_backend_ops tracer_ops = {
 	.caught = tr_caught,
 	.context = tr_context,
 	.stack = tr_stack,
+	.relearn = tr_relearn,
+	.hot_lines = tr_hot_lines,
 };
 
 struct cts_backend cts_tracer_backend(struct cts_tracer *t)
@@ -440,6 +470,20 @@ struct cts_tracer *cts_tracer_new(const struct cts_tracer_config *cfg, struct ct
 		free(tr);
 		return NULL;
 	}
+	/* Only where reads are scheduling points: break and step mode, not
+	 * --watch's address filter. */
+	if (cfg->cold_reads && cfg->mode != CTS_MODE_SYNC && !cfg->nwatch) {
+		tr->cold = cts_cold_new();
+		if (cfg->hot_lines && cts_cold_parse(tr->cold, cfg->hot_lines) != 0) {
+			snprintf(err, errlen, "malformed hot-lines in the schedule: %s", cfg->hot_lines);
+			cts_cold_free(tr->cold);
+			cts_catch_fini(tr);
+			cts_access_fini(tr);
+			free(tr->bpf);
+			free(tr);
+			return NULL;
+		}
+	}
 	return tr;
 }
 
@@ -451,6 +495,7 @@ void cts_tracer_free(struct cts_tracer *tr)
 	cts_tr_stop_server(tr);
 	cts_catch_fini(tr);
 	cts_access_fini(tr);
+	cts_cold_free(tr->cold);
 	cts_tr_libcalls_free(tr);
 	cts_tr_stubs_free(tr);
 	if (tr->sym)
@@ -474,13 +519,14 @@ void cts_tracer_get_stats(const struct cts_tracer *t, struct cts_tracer_stats *o
 struct json_t *cts_tracer_stats_json(const struct cts_tracer *t)
 {
 	const struct cts_tracer_stats *s = &t->stats;
-	return json_pack("{sIsIsIsIsIsIsIsI}", "stops", (json_int_t)s->stops,
+	return json_pack("{sIsIsIsIsIsIsIsIsI}", "stops", (json_int_t)s->stops,
 			 "breakpoint_hits", (json_int_t)s->bp_hits, "emulated", (json_int_t)s->emulated,
 			 "internal_lock_calls", (json_int_t)s->internal_skips,
 			 "futex_calls", (json_int_t)s->futex_calls,
 			 "shared_accesses", (json_int_t)s->accesses,
 			 "local_accesses", (json_int_t)s->local_accesses,
-			 "retired_breakpoints", (json_int_t)s->retired);
+			 "retired_breakpoints", (json_int_t)s->retired,
+			 "cold_reads", (json_int_t)s->cold_reads);
 }
 
 struct json_t *cts_tracer_watch_json(const struct cts_tracer *t)

@@ -41,6 +41,11 @@ struct cts_tracer_config {
 	bool early_allocs;         /* break mode: allocations are visible while one thread
 	                            * lives too, so heap locks are named by their site
 	                            * (active testing's abstractions) */
+	bool cold_reads;           /* break/step mode: reads of lines no thread wrote stay
+	                            * invisible (tracer/cold.h); the explorer must handle
+	                            * cts_run_state.relearn */
+	const char *hot_lines;     /* with cold_reads: lines hot from the start (a replayed
+	                            * schedule's hot-lines), NULL */
 };
 
 struct cts_tracer;
@@ -64,6 +69,7 @@ struct cts_tracer_stats {
 	uint64_t local_accesses;   /* access breakpoint hits on thread-local memory */
 	uint64_t retired;          /* access breakpoints retired as thread-local */
 	uint64_t emulated;         /* displaced instructions performed by the tracer */
+	uint64_t cold_reads;       /* shared reads left invisible on cold lines (cold.h) */
 };
 void cts_tracer_get_stats(const struct cts_tracer *t, struct cts_tracer_stats *out);
 

@@ -99,6 +99,10 @@ struct thread {
 	int watch_idx;             /* --watch fallback: watch hit by this access, -1 */
 	uint64_t watch_pc;
 	struct cts_hw_regs hw;
+	/* its last cold (invisible) reads: a repeat is a possible spin, read
+	 * visibly so that spin.c sees it (cold.h) */
+	uint64_t cold_pc[4], cold_addr[4];
+	unsigned cold_next;
 };
 
 enum bp_kind {
@@ -221,6 +225,7 @@ struct cts_tracer {
 	struct cts_sym *sym;
 	struct cts_ctx *ctx;          /* calling contexts (context.h), made on first use */
 	struct cts_access_state *acc;
+	struct cts_cold *cold;          /* cfg.cold_reads: cold lines (cold.h), else NULL */
 	struct cts_catch *ct;           /* --races catch (catch.c), NULL otherwise */
 	struct cts_libcalls *lc;        /* sync.c: imported functions, what was unseen */
 	/* sync.c: the traced files' GOT slots of watched imported functions,
