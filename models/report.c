@@ -242,6 +242,7 @@ static json_t *report_json(const struct cts_report_info *info, const struct cts_
 	json_object_set_new(sum, "inconclusive", jint(res->ninconclusive));
 	json_object_set_new(sum, "cut", jint(res->ncut));
 	json_object_set_new(sum, "relearned", jint(res->relearned));
+	json_object_set_new(sum, "spin_restarts", jint(res->spin_restarts));
 	json_object_set_new(sum, "complete", json_boolean(res->complete));
 	json_object_set_new(sum, "operations", ops);
 	json_object_set_new(root, "summary", sum);

@@ -58,6 +58,9 @@ struct cts_run_state {
 	                      * tracer/cold.h); it is void: stop it, call
 	                      * backend->relearn, run the schedule again */
 	bool hid_reads;      /* some shared reads were no scheduling points (cold.h) */
+	bool learned;        /* a busy-wait load was learned in this run (the time-slice
+	                      * probe): every later run shows events this one's start
+	                      * did not, so a search's prefixes from it would diverge */
 	/* Events the backend saw on its own during the last step besides the
 	 * chosen op (e.g. shared accesses inside a step in future modes). */
 };

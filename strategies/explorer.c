@@ -24,6 +24,9 @@
 #include "strategies/tiles.h"
 #include "strategies/split.h"
 
+/* Restarts of a systematic search for loads learned as busy-waits. */
+#define MAX_SPIN_RESTARTS 16
+
 extern char **environ;
 
 static volatile sig_atomic_t interrupted;
@@ -1565,6 +1568,19 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 			.aborted = aborted || inc.kind,
 		};
 		strategy->ops->end_run(strategy, &sum);
+		/* The run learned a busy-wait load mid-way: from now on every run
+		 * shows reads that this one's start did not, so the prefixes a
+		 * systematic search took from it (and its earlier runs) would no
+		 * longer replay. The run stands (it ran as recorded); the search
+		 * begins again on the larger set of events. Each load is learned
+		 * once, and the count is capped as a guard. */
+		if (x.st->learned && strategy->ops->restart && !cfg->split && !bug.kind &&
+		    res->spin_restarts < MAX_SPIN_RESTARTS) {
+			strategy->ops->restart(strategy);
+			res->spin_restarts++;
+			cts_debug_msg("run %" PRIu64 " learned a busy-wait load: the search begins again",
+				      run);
+		}
 		/* a walk run (its owner counts and judges it), or past -n's total */
 		if (cfg->split && !cts_split_count_run(cfg->split, cfg->runs))
 			continue;

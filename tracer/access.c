@@ -1321,6 +1321,8 @@ int cts_access_probe_step(struct cts_tracer *tr, struct thread *th)
 					continue;
 				if (th->probe_addr[i] == ev.obj && th->probe_val[i] == ev.value) {
 					cts_access_learn(tr, pc);
+					if (tr->st)
+						tr->st->learned = true;
 					struct bp *nb = cts_tr_bp_find(tr, pc);
 					uint8_t orig, cc = 0xCC;
 					if (nb && cts_mem_read(tr->pid, pc, &orig, 1) == 0 && orig != 0xCC) {

@@ -46,6 +46,7 @@ sense_barrier  slot    10 20000  sync  random 100 assert
 cas_stack      -       10 20000  break random 100 assert
 tas_spinlock   counter 10 20000  break random 100 assert
 futex_mutex    counter 10 20000  sync  random 100 deadlock
+spin_learn     data    10 20000  break dpor   10  assert
 table_loop      .*      1  -      break dpor   3   assert
 '
 MODES="sync break"
@@ -53,7 +54,7 @@ STRATEGIES="random pct dpor"
 # Per program: a check per mode and strategy, a race check per strategy in
 # break mode unless racy is -, found and replay; null_mutex's per mode.
 plan $(printf '%s\n' "$PROGRAMS" | awk -v m=$(count $MODES) -v s=$(count $STRATEGIES) \
-	'NF { n += m * s + s * ($2 != "-") + 2 } END { print n + m + 2 }')
+	'NF { n += m * s + s * ($2 != "-") + 2 } END { print n + m + 3 }')
 RUN_TIMEOUT=$(slow 2)	# seconds per run, table_loop 60
 while read -r p racy okn steps bm bs bn kind; do
 	tmo=$RUN_TIMEOUT budget="--max-steps $steps" min=""
@@ -96,6 +97,15 @@ while read -r p racy okn steps bm bs bn kind; do
 	[ $found = yes ] && grep -q '^hot-lines 0x' "$sched"
 	check $? "$p/hot-lines" "the bug's schedule records the hot lines it ran with"
 done <<<"$PROGRAMS"
+
+# spin_learn_ok's waiter spins on a plain flag, invisible in sync mode until
+# the time-slice probe learns the load mid-run: dpor then begins its search
+# again (no later run replays a prefix recorded without those reads) and
+# completes.
+cts_run 200 -m sync -s dpor --seed 1 --timeout "$(slow 10)" -o "$T/sl" -- "$PROG/spin_learn_ok"
+SEEN="exit $RC, $(jq -c '.summary | {runs, complete, spin_restarts, inconclusive}' "$T/report.json" 2>&1)"
+[ "$RC" -eq 0 ] && [ "$(jq -r '.summary.spin_restarts >= 1 and .complete and .summary.inconclusive == 0' "$T/report.json")" = true ]
+check $? "spin_learn_ok/sync/dpor/restart" "a load learned mid-run restarts dpor, which then completes"
 
 # A lock on a NULL mutex is the SIGSEGV the program really takes, in both
 # modes, never a deadlock on a mutex at address 0 (correct counterpart:
