@@ -1,3 +1,4 @@
+/* timeout: 60 */
 /* tracer/cold: which reads stay invisible, which writes void a run, and the
  * hot set's text form (docs/design.md, "Long read-only loops"). */
 #include <stdlib.h>
