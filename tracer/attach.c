@@ -118,6 +118,11 @@ struct att {
 	struct cts_race_detector *races;
 	uint64_t obs_step;
 	int nsure, nunsure;
+	/* Steps over an int3 lifted from the text (an instruction that could
+	 * not be emulated) while a thread ran outside the schedule: that thread
+	 * may have passed the spot unseen (a free, an unlock), so a race whose
+	 * accesses straddle one is not sure. */
+	uint64_t nblind, blind_last;
 	/* --races/--watch: int3s in the program's own code too */
 	bool accesses;
 };
@@ -629,6 +634,14 @@ static int att_event(struct att *a, long timeout_us)
 		if (th->stepping_bp) {
 			uint64_t at = th->stepping_bp;
 			th->stepping_bp = 0;
+			for (int i = 0; i < a->tr->nlive; i++) {
+				struct thread *o = a->tr->live[i];
+				if (o != th && o->state != TH_DEAD && !X(a, o)->stopped) {
+					a->nblind++;
+					a->blind_last = a->obs_step;
+					break;
+				}
+			}
 			struct bp *b = cts_tr_bp_find(a->tr, at);
 			if (b && !a->detaching && is_planted(a, at) && b->active)
 				cts_tr_bp_plant(a->tr, b);
@@ -1365,7 +1378,7 @@ static bool diagnose(struct att *a, bool print)
  * futex wake and its waiter, a pipe and its reader, a clone and the new
  * thread are ordered through it. docs/design.md, "Attach mode". */
 
-static void race_line(struct att *a, const struct cts_race *r, bool sure)
+static void race_line(struct att *a, const struct cts_race *r, bool sure, bool blind)
 {
 	struct cts_backend be = cts_tracer_backend(a->tr);
 	struct cts_describer d = cts_backend_describer(&be);
@@ -1377,7 +1390,10 @@ static void race_line(struct att *a, const struct cts_race *r, bool sure)
 	snprintf(msg, sizeof(msg), "data race on %s%s0x%" PRIx64 "%s (%u bytes): thread %d %s at %s "
 		 "vs thread %d %s at %s%s", var, var[0] ? " (" : "", r->addr, var[0] ? ")" : "",
 		 r->size, r->tid1, cts_op_name(r->op1), p1, r->tid2, cts_op_name(r->op2), p2,
-		 sure ? "" : " (unsure: both plain loads/stores, which a C11 atomic or a "
+		 sure ? "" : blind ? " (unsure: between the two accesses an int3 was lifted for "
+		 "a step while a thread ran outside the schedule, which may have passed it unseen, "
+		 "e.g. a free or an unlock; never a bug in attach mode)" :
+		 " (unsure: both plain loads/stores, which a C11 atomic or a "
 		 "hand-off cts cannot see compiles to as well; never a bug in attach mode)");
 	fprintf(stderr, "cts-trace: %s%s\n", sure ? "" : "possible ", msg);
 	struct thread *th = cts_tr_by_num(a->tr, r->tid2);
@@ -1407,10 +1423,11 @@ static void settle(struct att *a)
 	int n = cts_race_count(a->races);
 	for (int i = n - (fresh > 0 ? fresh : 0); i < n; i++) {
 		const struct cts_race *r = cts_race_get(a->races, i);
-		bool sure = !r->plain;
+		bool blind = a->nblind && a->blind_last >= r->step1;
+		bool sure = !r->plain && !blind;
 		a->nsure += sure;
 		a->nunsure += !sure;
-		race_line(a, r, sure);
+		race_line(a, r, sure, blind && !r->plain);
 	}
 }
 
@@ -1960,6 +1977,7 @@ static int write_report(struct att *a, struct cts_report_out *out, int status)
 	/* --races: sure ones (a non-atomic RMW on a side) and unsure ones (two plain moves) */
 	json_object_set_new(att, "races_sure", a->races ? json_integer(a->nsure) : json_null());
 	json_object_set_new(att, "races_unsure", a->races ? json_integer(a->nunsure) : json_null());
+	json_object_set_new(att, "blind_steps", a->races ? json_integer((json_int_t)a->nblind) : json_null());
 	/* the arguments from /proc/PID/cmdline, while the process is there */
 	char cmd[4096], *argv[64] = { a->exe };
 	snprintf(exe_link, sizeof(exe_link), "/proc/%d/cmdline", (int)a->pid);
