@@ -634,7 +634,7 @@ static int att_event(struct att *a, long timeout_us)
 		if (th->stepping_bp) {
 			uint64_t at = th->stepping_bp;
 			th->stepping_bp = 0;
-			for (int i = 0; i < a->tr->nlive; i++) {
+			for (int i = 0; a->races && i < a->tr->nlive; i++) {
 				struct thread *o = a->tr->live[i];
 				if (o != th && o->state != TH_DEAD && !X(a, o)->stopped) {
 					a->nblind++;
