@@ -8,7 +8,6 @@
  * the schedule (as TH_OUTSIDE threads do in launched runs) and comes back
  * at its next breakpoint; the live memory, not a model, says who holds
  * what. docs/design.md, "Attach mode". */
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -173,21 +172,7 @@ static bool is_ancestor(pid_t pid)
 	return pid == 1 && getppid() != 0; /* init is everyone's ancestor */
 }
 
-static void comm_of(pid_t pid, char *buf, size_t len)
-{
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	buf[0] = 0;
-	FILE *f = fopen(path, "re");
-	if (f) {
-		if (fgets(buf, (int)len, f))
-			buf[strcspn(buf, "\n")] = 0;
-		fclose(f);
-	}
-}
-
 static void explain_eperm(pid_t pid, char *err, size_t errlen);
-static int list_tasks(pid_t pid, pid_t **out, size_t *n);
 
 /* Every check that can be made before touching the process. 0, or -1 with
  * one line in err (bad input: exit 2). *pid may become the thread group's. */
@@ -228,7 +213,7 @@ static int check_target(pid_t *pidp, char *exe, size_t exelen, char *err, size_t
 	}
 	long tracer = cts_proc_status_field(pid, "TracerPid", NULL, 0);
 	if (tracer > 0) {
-		comm_of((pid_t)tracer, tracer_comm, sizeof(tracer_comm));
+		cts_proc_comm((pid_t)tracer, tracer_comm, sizeof(tracer_comm));
 		snprintf(err, errlen, "process %d is already traced by process %ld (%s): a process "
 			 "has one tracer at a time", (int)pid, tracer,
 			 tracer_comm[0] ? tracer_comm : "?");
@@ -240,7 +225,7 @@ static int check_target(pid_t *pidp, char *exe, size_t exelen, char *err, size_t
 		/* the leader left by pthread_exit: another thread's view */
 		pid_t *tids;
 		size_t nt;
-		if (list_tasks(pid, &tids, &nt) == 0)
+		if (cts_proc_tasks(pid, &tids, &nt) == 0)
 			for (size_t i = 0; i < nt && n <= 0; i++) {
 				snprintf(path, sizeof(path), "/proc/%d/task/%d/exe", (int)pid, (int)tids[i]);
 				n = readlink(path, exe, exelen - 1);
@@ -794,31 +779,6 @@ static int wait_all_stopped(struct att *a, double limit_s)
 
 /* ---- seizing ---------------------------------------------------------------- */
 
-static int list_tasks(pid_t pid, pid_t **out, size_t *n)
-{
-	char path[64];
-	size_t cap = 0;
-	*out = NULL;
-	*n = 0;
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	DIR *d = opendir(path);
-	if (!d)
-		return -1;
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		if (e->d_name[0] < '0' || e->d_name[0] > '9')
-			continue;
-		if (*n >= cap) {
-			size_t ncap = cts_grow_cap(cap, *n + 1);
-			*out = cts_xgrow(*out, cap, ncap, sizeof(**out));
-			cap = ncap;
-		}
-		(*out)[(*n)++] = (pid_t)atoi(e->d_name);
-	}
-	closedir(d);
-	return 0;
-}
-
 static int cmp_pid(const void *p, const void *q)
 {
 	pid_t x = *(const pid_t *)p, y = *(const pid_t *)q;
@@ -837,7 +797,7 @@ static int seize_all(struct att *a, char *err, size_t errlen, bool *bad)
 	for (int pass = 0;; pass++) {
 		pid_t *tids;
 		size_t n;
-		if (list_tasks(a->pid, &tids, &n) != 0 || n == 0) {
+		if (cts_proc_tasks(a->pid, &tids, &n) != 0 || n == 0) {
 			free(tids);
 			if (pass == 0) {
 				*bad = true;

@@ -1,12 +1,10 @@
-#include <dirent.h>
-#include <fcntl.h>
 #include <sched.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "tracer/cpu.h"
+#include "tracer/proc.h"
 
 static void pin_to(int cpu)
 {
@@ -33,40 +31,25 @@ void cts_cpu_pin_nth(unsigned n)
 	}
 }
 
-/* /proc/PID/comm into buf (newline included), "" if unreadable. */
-static void read_comm(const char *pid, char *buf, size_t len)
-{
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%s/comm", pid);
-	buf[0] = '\0';
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	ssize_t n = read(fd, buf, len - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = '\0';
-}
-
 /* For each CPU, how many other tracers (processes named self) are pinned to
  * it; *lower: whether one with a lower pid is pinned to CPU mine. */
 static void count_pinned(const char *self, unsigned *pinned, int mine, bool *lower)
 {
 	memset(pinned, 0, CPU_SETSIZE * sizeof(*pinned));
 	*lower = false;
-	DIR *d = opendir("/proc");
-	if (!d)
+	pid_t *pids;
+	size_t n;
+	if (cts_proc_pids(&pids, &n) != 0)
 		return;
 	pid_t me = getpid();
-	struct dirent *e;
 	char comm[32];
-	while ((e = readdir(d))) {
-		char *end;
-		long pid = strtol(e->d_name, &end, 10);
+	for (size_t i = 0; i < n; i++) {
+		pid_t pid = pids[i];
 		cpu_set_t set;
-		if (*end || pid <= 0 || pid == me)
+		if (pid == me)
 			continue;
-		read_comm(e->d_name, comm, sizeof(comm));
-		if (strcmp(comm, self) != 0 || sched_getaffinity((pid_t)pid, sizeof(set), &set) != 0 ||
+		cts_proc_comm(pid, comm, sizeof(comm));
+		if (strcmp(comm, self) != 0 || sched_getaffinity(pid, sizeof(set), &set) != 0 ||
 		    CPU_COUNT(&set) != 1)
 			continue;
 		for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
@@ -77,7 +60,7 @@ static void count_pinned(const char *self, unsigned *pinned, int mine, bool *low
 				*lower = true;
 		}
 	}
-	closedir(d);
+	free(pids);
 }
 
 /* The allowed CPU with the fewest tracers pinned; prefer (on a tie) cpu. */
@@ -98,7 +81,7 @@ void cts_cpu_pin_least_used(void)
 	static unsigned pinned[CPU_SETSIZE];
 	if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0 || CPU_COUNT(&allowed) <= 1)
 		return;
-	read_comm("self", self, sizeof(self));
+	cts_proc_comm(getpid(), self, sizeof(self));
 	if (!self[0])
 		return;
 	count_pinned(self, pinned, -1, &lower);

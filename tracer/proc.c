@@ -1,3 +1,4 @@
+#include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -235,6 +236,53 @@ static ssize_t read_small(const char *path, char *buf, size_t len)
 	if (n >= 0)
 		buf[n] = 0;
 	return n;
+}
+
+void cts_proc_comm(pid_t pid, char *buf, size_t len)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	if (read_small(path, buf, len) < 0)
+		buf[0] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+}
+
+/* The entries of dir named by a positive number. */
+static int numbered_entries(const char *dir, pid_t **out, size_t *n)
+{
+	size_t cap = 0;
+	*out = NULL;
+	*n = 0;
+	DIR *d = opendir(dir);
+	if (!d)
+		return -1;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		char *end;
+		long id = strtol(e->d_name, &end, 10);
+		if (e->d_name[0] < '0' || e->d_name[0] > '9' || *end || id <= 0)
+			continue;
+		if (*n >= cap) {
+			size_t ncap = cts_grow_cap(cap, *n + 1);
+			*out = cts_xgrow(*out, cap, ncap, sizeof(**out));
+			cap = ncap;
+		}
+		(*out)[(*n)++] = (pid_t)id;
+	}
+	closedir(d);
+	return 0;
+}
+
+int cts_proc_tasks(pid_t pid, pid_t **out, size_t *n)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	return numbered_entries(path, out, n);
+}
+
+int cts_proc_pids(pid_t **out, size_t *n)
+{
+	return numbered_entries("/proc", out, n);
 }
 
 char cts_proc_state(pid_t tid)

@@ -32,6 +32,15 @@ int cts_maps_read_fd(int fd, struct cts_mapping **out, size_t *n);
 /* AT_ENTRY from /proc/PID/auxv, 0 on failure. */
 uint64_t cts_auxv_entry(pid_t pid);
 
+/* /proc/PID/comm without its newline, "" if it cannot be read. */
+void cts_proc_comm(pid_t pid, char *buf, size_t len);
+
+/* The thread ids in /proc/PID/task, or (cts_proc_pids) the process ids in
+ * /proc, in directory order, into a malloc'd array (NULL when empty). 0, or
+ * -1 if the directory cannot be opened. */
+int cts_proc_tasks(pid_t pid, pid_t **out, size_t *n);
+int cts_proc_pids(pid_t **out, size_t *n);
+
 /* Scheduler state letter of a thread ('R' running, 'S' asleep, 'D' disk
  * wait, 't' traced stop, 'Z'...), 0 if it is gone. */
 char cts_proc_state(pid_t tid);

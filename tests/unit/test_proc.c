@@ -3,6 +3,9 @@
  * child stopped with SIGSTOP (known values: our pid, parent, thread count,
  * the state letter, a blocked and a pending signal). */
 #include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -42,8 +45,27 @@ int main(void)
 	tap_ok(cts_proc_sigstate(kid, &ss) == 0, "child's signal masks");
 	tap_ok((ss.blk >> (SIGUSR1 - 1)) & 1, "SIGUSR1 blocked");
 	tap_ok(((ss.pnd | ss.shd) >> (SIGUSR1 - 1)) & 1, "SIGUSR1 pending");
+	pid_t *ids;
+	size_t n;
+	bool found = false;
+	tap_ok(cts_proc_tasks(kid, &ids, &n) == 0 && n == 1 && ids[0] == kid,
+	       "the child's one thread");
+	free(ids);
+	tap_ok(cts_proc_pids(&ids, &n) == 0, "the processes");
+	for (size_t i = 0; i < n; i++)
+		found |= ids[i] == kid;
+	tap_ok(found, "the child among them");
+	free(ids);
+	char comm[32], parent[32];
+	cts_proc_comm(me, parent, sizeof(parent));
+	cts_proc_comm(kid, comm, sizeof(comm));
+	tap_ok(comm[0] && !strchr(comm, '\n') && strcmp(comm, parent) == 0,
+	       "comm without its newline: '%s'", comm);
 	kill(kid, SIGKILL);
 	waitpid(kid, &st, 0);
+	cts_proc_comm(kid, comm, sizeof(comm));
+	tap_ok(!comm[0], "a reaped child's comm: empty");
+	tap_ok(cts_proc_tasks(kid, &ids, &n) == -1 && !ids && !n, "a reaped child's tasks: -1");
 	tap_ok(cts_proc_status_field(kid, "Tgid", NULL, 0) == -1, "a reaped child: -1");
 	tap_plan(tap_n);
 	return tap_failed != 0;
