@@ -24,11 +24,7 @@ for p in cxx_queue omp_sum glib_pool; do
 	[ -x "$CORPUS/$p" ] || die "$CORPUS/$p is missing: run 'make programs'"
 done
 
-if [ "$BENCH_MODE" = quick ]; then
-	REPS=2 RUNS=2
-else
-	REPS=3 RUNS=3
-fi
+reps_runs 2 2 3 3
 RUN_TIMEOUT=10	# cts-trace's default per-run limit
 IN=$SCRATCH/in.txt
 corpus_input "$IN"
@@ -57,11 +53,7 @@ measure() {
 	t1=$(now)
 	runs=$(json "$SCRATCH/r.json" '.runs')
 	steps=$(json "$SCRATCH/r.json" '.steps')
-	case $rc in
-	0) verdict=clean ;;
-	1) verdict=$(json "$SCRATCH/r.json" '.bugs[0].kind') ;;
-	*) verdict="exit-$rc" ;;
-	esac
+	verdict=$(verdict_of $rc "$SCRATCH/r.json")
 	if [ "$runs" = - ] || [ "$runs" = null ] || [ "$runs" -eq 0 ]; then
 		echo "$1 $2 $3 - - $verdict" >>"$DATA"
 	else

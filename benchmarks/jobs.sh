@@ -19,11 +19,7 @@ SCRIPT=jobs
 bench_init "$@"
 need_cts
 
-if [ "$BENCH_MODE" = quick ]; then
-	REPS=1 RUNS=60
-else
-	REPS=3 RUNS=300
-fi
+reps_runs 1 60 3 300
 build_bench deadlock_ok
 build_bench lost_update_ok
 build_bench bank3_ok

@@ -64,6 +64,16 @@ bench_init() {
 	need_tool awk "arithmetic" mawk
 }
 
+# reps_runs QUICK_REPS QUICK_RUNS FULL_REPS FULL_RUNS: set REPS (repetitions)
+# and RUNS (runs per cts-trace invocation) for the mode.
+reps_runs() {
+	if [ "$BENCH_MODE" = quick ]; then
+		REPS=$1 RUNS=$2
+	else
+		REPS=$3 RUNS=$4
+	fi
+}
+
 # build SRC OUT [EXTRA_CFLAGS...]: compile a benchmark program if out of date.
 build() {
 	src=$1 out=$2
@@ -160,6 +170,16 @@ run_cts() {
 # json FILE FILTER: one jq query on a cts-trace report ("-" when unreadable).
 json() {
 	jq -r "$2" "$1" 2>/dev/null || echo -
+}
+
+# verdict_of RC REPORT: how one cts-trace invocation ended: "clean" (exit 0),
+# the first bug's kind (exit 1), or "exit-RC".
+verdict_of() {
+	case $1 in
+	0) echo clean ;;
+	1) json "$2" '.bugs[0].kind' ;;
+	*) echo "exit-$1" ;;
+	esac
 }
 
 # publish: move the finished table into place (a failed run leaves the old one).

@@ -17,11 +17,7 @@ SCRIPT=realworld
 bench_init "$@"
 need_cts
 
-if [ "$BENCH_MODE" = quick ]; then
-	REPS=1 RUNS=2
-else
-	REPS=3 RUNS=3
-fi
+reps_runs 1 2 3 3
 RUN_TIMEOUT=60
 NAMES=${REALWORLD_NAMES:-sort lbzip2 pixz plzip ripgrep fd 7z gm}
 
@@ -104,11 +100,7 @@ traced() {
 	runs=$(json "$SCRATCH/r.json" '(.runs // 0) - (.summary.cut // 0)')
 	inc=$(json "$SCRATCH/r.json" '.inconclusive.count // 0')
 	races=$(grep -c 'data race on ' "$SCRATCH/err")
-	case $rc in
-	0) verdict=clean ;;
-	1) verdict=$(json "$SCRATCH/r.json" '.bugs[0].kind') ;;
-	*) verdict="exit-$rc" ;;
-	esac
+	verdict=$(verdict_of $rc "$SCRATCH/r.json")
 	# An inconclusive run was killed before it wrote all its output: the
 	# output is checked when every run completed.
 	out=-
