@@ -104,8 +104,6 @@ struct att {
 	int nfns;
 	struct cts_mapping *maps;  /* executable mappings of the program's own code */
 	size_t nmaps;
-	char libc[256];            /* its path and load address */
-	uint64_t libc_base;
 	FILE *log;
 	char log_path[512];
 	/* --report: the diagnosis at attach, operations scheduled, the clock */
@@ -921,8 +919,8 @@ static struct thread *by_tid_alive(struct att *a, pid_t tid)
 	return t && t->state != TH_DEAD ? t : NULL;
 }
 
-/* libc's blocking entry points by kind, and the program's code mappings:
- * what a stack scan looks for. */
+/* libc's blocking entry points by kind (libc as cts_tr_setup_libc found
+ * it), and the program's code mappings: what a stack scan looks for. */
 static void scan_setup(struct att *a)
 {
 	static const struct { const char *name; int kind; } names[] = {
@@ -942,28 +940,18 @@ static void scan_setup(struct att *a)
 	uint64_t val[N], size[N];
 	struct cts_mapping *maps;
 	size_t n;
-	char libc[256] = "";
-	uint64_t base = 0;
+	uint64_t base = a->tr->libc_base;
 
 	if (cts_maps_read(a->tr->pid, &maps, &n) != 0)
 		return;
 	a->maps = cts_xcalloc(n + 1, sizeof(*a->maps));
-	for (size_t i = 0; i < n; i++) {
-		const char *b = strrchr(maps[i].path, '/');
-		b = b ? b + 1 : maps[i].path;
-		if (!base && maps[i].off == 0 && (strncmp(b, "libc.so", 7) == 0 || strncmp(b, "libc-", 5) == 0)) {
-			base = maps[i].lo;
-			snprintf(libc, sizeof(libc), "%s", maps[i].path);
-		}
+	for (size_t i = 0; i < n; i++)
 		if (maps[i].perms[2] == 'x' && maps[i].path[0] == '/' && !cts_tr_in_libc(a->tr, maps[i].lo))
 			a->maps[a->nmaps++] = maps[i];
-	}
 	free(maps);
 	for (int i = 0; i < N; i++)
 		nm[i] = names[i].name;
-	snprintf(a->libc, sizeof(a->libc), "%s", libc);
-	a->libc_base = base;
-	if (!base || cts_elf_lookup(libc, nm, N, val, size) <= 0)
+	if (!base || cts_elf_lookup(a->tr->libc_path, nm, N, val, size) <= 0)
 		return;
 	a->fns = cts_xcalloc(N, sizeof(*a->fns));
 	for (int i = 0; i < N; i++)
@@ -1527,10 +1515,10 @@ static int setup_accesses(struct att *a)
 		 * free and realloc forget its accesses (fn -1: attach's own) */
 		static const char *const heap[] = { "free", "realloc", "reallocarray" };
 		uint64_t val[3] = { 0 }, size[3];
-		if (a->libc_base && cts_elf_lookup(a->libc, heap, 3, val, size) > 0)
+		if (tr->libc_base && cts_elf_lookup(tr->libc_path, heap, 3, val, size) > 0)
 			for (int i = 0; i < 3; i++)
-				if (val[i] && !cts_tr_bp_find(tr, a->libc_base + val[i]))
-					cts_tr_bp_add(tr, a->libc_base + val[i], BP_LIBCALL, -1);
+				if (val[i] && !cts_tr_bp_find(tr, tr->libc_base + val[i]))
+					cts_tr_bp_add(tr, tr->libc_base + val[i], BP_LIBCALL, -1);
 	}
 	return 0;
 }

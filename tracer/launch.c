@@ -248,6 +248,7 @@ int cts_tr_setup_libc(struct cts_tracer *tr)
 		tr->st->bad_input = true;
 		return -1;
 	}
+	snprintf(tr->libc_path, sizeof(tr->libc_path), "%s", libc_path);
 	if (tr->libc_base == libc_base && tr->nbps)
 		return 0; /* same layout as the first run (ASLR is off) */
 	if (tr->libc_base && tr->libc_base != libc_base) {

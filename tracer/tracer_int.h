@@ -191,6 +191,7 @@ struct cts_tracer {
 	struct bp *bps;
 	size_t bpcap, nbps;
 	uint64_t libc_base;
+	char libc_path[256];        /* libc's file as mapped (cts_tr_setup_libc) */
 	uint64_t exe_base;          /* where the executable's first page is mapped */
 	uint64_t main_addr;         /* 0: unknown (stripped) */
 	bool main_known;
