@@ -392,7 +392,7 @@ static void release_child(struct att *a, pid_t child, bool shares_vm)
 		for (size_t i = 0; i < a->nplanted; i++) {
 			struct bp *b = cts_tr_bp_find(a->tr, a->planted[i]);
 			if (b)
-				cts_mem_write(child, b->addr, &b->orig, 1);
+				cts_tr_bp_write_to(child, b, false);
 		}
 	}
 	ptrace(PTRACE_DETACH, child, 0, 0);
@@ -1567,7 +1567,7 @@ static void restore_bytes(struct att *a)
 		struct bp *b = cts_tr_bp_find(a->tr, a->planted[i]);
 		if (!b)
 			continue;
-		if ((via && cts_mem_write(via, b->addr, &b->orig, 1) == 0) ||
+		if ((via && cts_tr_bp_write_to(via, b, false) == 0) ||
 		    cts_tr_bp_unplant(a->tr, b) == 0)
 			continue;
 		cts_error_msg("warning: could not restore the byte at 0x%" PRIx64 " of process %d",

@@ -122,6 +122,15 @@ void cts_tr_bp_retire(struct cts_tracer *tr, struct bp *b)
 	cts_tr_bp_unplant(tr, b);
 }
 
+int cts_tr_bp_write_to(pid_t pid, const struct bp *b, bool planted)
+{
+	if (b->entry)
+		return 0;
+	uint8_t byte = planted ? 0xCC : b->orig;
+	const uint8_t *bytes = !b->plen ? &byte : planted ? b->patch : b->saved;
+	return cts_mem_write(pid, b->addr, bytes, b->plen ? b->plen : 1);
+}
+
 /* Children are copies of the fork server's text: breakpoints learned or
  * retired during runs must reach the server before the next fork. */
 void cts_tr_bp_sync_server(struct cts_tracer *tr)
@@ -133,9 +142,7 @@ void cts_tr_bp_sync_server(struct cts_tracer *tr)
 		bool want = b->addr && cts_tr_bp_in_text(tr, b, true);
 		if (!b->addr || b->entry || want == b->in_server)
 			continue;
-		uint8_t byte = want ? 0xCC : b->orig;
-		const uint8_t *bytes = !b->plen ? &byte : want ? b->patch : b->saved;
-		if (cts_mem_write(tr->server, b->addr, bytes, b->plen ? b->plen : 1) == 0)
+		if (cts_tr_bp_write_to(tr->server, b, want) == 0)
 			b->in_server = want;
 	}
 	tr->bps_dirty = false;

@@ -287,6 +287,10 @@ void cts_tr_bp_retire(struct cts_tracer *tr, struct bp *b);
  * (stopped at main, one thread: gated ones never are). */
 bool cts_tr_bp_in_text(const struct cts_tracer *tr, const struct bp *b, bool in_server);
 void cts_tr_bp_sync_server(struct cts_tracer *tr);
+/* b's bytes in the copy of the text another process has, written through
+ * pid (the fork server, a forked child, a stopped thread of an attached
+ * process): its trap when planted, the bytes it displaces when not. */
+int cts_tr_bp_write_to(pid_t pid, const struct bp *b, bool planted);
 int cts_tr_single_step_over(struct cts_tracer *tr, struct thread *th, struct bp *b, bool after);
 /* A thread held on a stub's trap (b->entry) is put back on the entry point
  * with its registers as they were there: resumed, it traps again. For a
