@@ -295,6 +295,20 @@ static bool racing(const struct cts_event *x, const struct cts_event *y)
 
 enum { PAUSE = -100, RUN = -101 };
 
+/* A suspect confirmed between thread c, picked to run, and the paused
+ * thread t: resolved either way at random (Algorithm 2): c runs on (RUN),
+ * or t goes first and c waits. */
+static int either_way(struct active *a, const struct cts_sched_point *pt, int t, int c)
+{
+	if (cts_rng_below(&a->rng, 2))
+		return RUN;
+	a->th[t].paused = false;
+	a->th[t].pass = true;
+	a->th[c].paused = true;
+	a->th[c].since = pt->step;
+	return t;
+}
+
 /* Thread c, picked to run, stands at pending p. RUN: let it run; PAUSE:
  * pause it; or the paused thread to run instead (the race's other order). */
 static int check(struct active *a, const struct cts_sched_point *pt, int c)
@@ -318,13 +332,7 @@ static int check(struct active *a, const struct cts_sched_point *pt, int c)
 				if (!b->confirmed++)
 					b->first_run = a->run;
 			}
-			if (cts_rng_below(&a->rng, 2))
-				return RUN;
-			a->th[t].paused = false;
-			a->th[t].pass = true;
-			a->th[c].paused = true;
-			a->th[c].since = pt->step;
-			return t;
+			return either_way(a, pt, t, c);
 		}
 		return PAUSE;
 	}
@@ -354,14 +362,7 @@ static int check(struct active *a, const struct cts_sched_point *pt, int c)
 			if (!a->confirmed_now)
 				add_finding(a, &f);
 			a->confirmed_now = true;
-			/* Resolve the race either way (Algorithm 2). */
-			if (cts_rng_below(&a->rng, 2))
-				return RUN;
-			a->th[t].paused = false;
-			a->th[t].pass = true;
-			a->th[c].paused = true;
-			a->th[c].since = pt->step;
-			return t;
+			return either_way(a, pt, t, c);
 		}
 		return PAUSE;
 	}
