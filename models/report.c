@@ -85,6 +85,14 @@ json_t *cts_report_jstr(const char *s)
 	return j ? j : json_null();
 }
 
+char *cts_report_replay_cmd(const char *self, const char *schedule)
+{
+	size_t n = strlen(self) + strlen(schedule) + 16;
+	char *cmd = cts_xmalloc(n);
+	snprintf(cmd, n, "%s --replay %s", self, schedule);
+	return cmd;
+}
+
 static json_t *jstr(const char *s)
 {
 	return cts_report_jstr(s);
@@ -146,9 +154,7 @@ static json_t *bug_json(const struct cts_bug *b, const char *self,
 		json_object_set_new(o, "critical_pair", json_null());
 	}
 	if (b->schedule_path[0]) {
-		size_t n = strlen(self) + strlen(b->schedule_path) + 16;
-		char *cmd = cts_xmalloc(n);
-		snprintf(cmd, n, "%s --replay %s", self, b->schedule_path);
+		char *cmd = cts_report_replay_cmd(self, b->schedule_path);
 		json_object_set_new(o, "schedule", jstr(b->schedule_path));
 		json_object_set_new(o, "replay", jstr(cmd));
 		free(cmd);

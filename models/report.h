@@ -68,5 +68,8 @@ char *cts_report_utf8(const char *s);
 /* The JSON string of any C string (cts_report_utf8; NULL is ""): a new
  * reference, never NULL. */
 struct json_t *cts_report_jstr(const char *s);
+/* The command that replays a bug's schedule, "SELF --replay SCHEDULE":
+ * malloc'd. */
+char *cts_report_replay_cmd(const char *self, const char *schedule);
 
 #endif

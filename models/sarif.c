@@ -26,10 +26,7 @@ static const struct {
 
 static json_t *jstr(const char *s)
 {
-	char *clean = cts_report_utf8(s);
-	json_t *j = json_string(clean);
-	free(clean);
-	return j ? j : json_string("");
+	return cts_report_jstr(s);
 }
 
 static json_t *text(const char *s)
@@ -264,10 +261,8 @@ static json_t *bug_result(const struct cts_report_info *info, const struct cts_b
 	if (b->detail[0])
 		json_object_set_new(props, "detail", jstr(b->detail));
 	if (b->schedule_path[0]) {
-		const char *self = info->self ? info->self : "cts-trace";
-		size_t n = strlen(self) + strlen(b->schedule_path) + 16;
-		char *cmd = cts_xmalloc(n);
-		snprintf(cmd, n, "%s --replay %s", self, b->schedule_path);
+		char *cmd = cts_report_replay_cmd(info->self ? info->self : "cts-trace",
+						  b->schedule_path);
 		json_object_set_new(props, "schedule", jstr(b->schedule_path));
 		json_object_set_new(props, "replay", jstr(cmd));
 		free(cmd);
