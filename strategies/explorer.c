@@ -1509,6 +1509,8 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 		cts_schedule_set(&x.sched->instance, len ? spec : NULL);
 		free(spec);
 	}
+	/* A strategy's model-only search between runs ends at an interrupt. */
+	strategy->cfg.interrupt = &interrupted;
 	/* Statements with calling contexts come from the backend. */
 	if (backend->ops->context && !strategy->cfg.context) {
 		strategy->cfg.context = backend->ops->context;

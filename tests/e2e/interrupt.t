@@ -1,15 +1,21 @@
 #!/bin/bash
-# timeout: 120
+# timeout: 180
 # SIGINT and SIGTERM end cts-trace at once in every wait, with status 130
 # and no process of the program left behind: a replay waiting for a thread
 # the schedule has come back from the kernel, a dpor search waiting for a
 # thread asleep on a socket.  A replay waiting for a thread nothing can wake
 # (its pipe is the program's own and nobody writes it) is a divergence
-# (status 2) at once, not a wait for ever.
+# (status 2) at once, not a wait for ever.  Then each phase of a session,
+# the signal sent when a line on stderr says the phase has begun: it ends
+# within BOUND ms (a bound the old behaviour, seconds of work or a hang,
+# fails).
 . "$(dirname "$0")/lib.sh"
 
-# 4 checks in line, 4 in each of 3 interrupt calls.
-plan $((4 + 3 * 4))
+# Phases (interrupt_on calls) below.
+PHASES="dfs-petri-walk"
+# 4 checks in line, 4 in each of 3 interrupt calls, 3 in each phase.
+plan $((4 + 3 * 4 + 3 * $(count $PHASES)))
+BOUND=$(slow 1000)
 
 # wait_asleep PID: poll (up to 10 s) until a traced child of PID has a
 # thread asleep in the kernel (state S): cts-trace is waiting for it.
@@ -86,4 +92,34 @@ rc=$?
 is "$rc" 2 "replay waiting for a thread nothing can wake: divergence, status 2"
 like "$out" "replay diverged: step 5: .*nothing can wake it" "said so"
 is "$(leftovers pipe_handoff_ok)" no "no process of the program left"
+
+# interrupt_on NAME SIG LINE PROG ARGS...: cts-trace ARGS with stderr to a
+# file; SIG once LINE (a regex) is in it (30 s at most). It must end with
+# 130 within BOUND ms, no process of PROG left (none stopped either).
+interrupt_on() {
+	local name=$1 sig=$2 line=$3 prog=$4 pid i t0 t1 rc
+	shift 4
+	env --default-signal=INT "$CTS" "$@" >/dev/null 2>"$T/$name.err" &
+	pid=$!
+	for i in $(seq 3000); do
+		grep -Eq -- "$line" "$T/$name.err" && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.01
+	done
+	t0=$EPOCHREALTIME
+	kill -"$sig" "$pid"
+	wait "$pid"
+	rc=$?
+	t1=$EPOCHREALTIME
+	local ms=$(((${t1/./} - ${t0/./}) / 1000))
+	is "$rc" 130 "$name: $sig ends it with status 130"
+	ok $((ms > BOUND)) "$name: within $BOUND ms ($ms ms)"
+	is "$(leftovers "$prog")" no "$name: no process of the program left"
+}
+
+# The state-matching dfs walks its model for seconds between two runs (tens
+# of thousands of markings): the walk sees the interrupt (was 9 s).
+interrupt_on dfs-petri-walk TERM "^run 1:" sync_heavy \
+	-v -s dfs --state-match petri -m sync -o "$T/o" -- "$PROG/sync_heavy" 20 4
+
 done_testing
