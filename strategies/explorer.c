@@ -721,7 +721,10 @@ static void write_timeline(struct explorer *x, struct cts_bug *bug)
 {
 	size_t len = strlen(bug->schedule_path);
 	char cmd[1600];
-	if (len < 6 || len + 1 > sizeof(bug->timeline_path))
+	/* Interrupted: the schedule is saved and replays; its timeline waits
+	 * (its source lines can load a library's debug information first:
+	 * seconds under load, after the user asked to stop). */
+	if (len < 6 || len + 1 > sizeof(bug->timeline_path) || interrupted)
 		return;
 	snprintf(bug->timeline_path, sizeof(bug->timeline_path), "%.*s.html", (int)(len - 6),
 		 bug->schedule_path);

@@ -12,9 +12,10 @@
 . "$(dirname "$0")/lib.sh"
 
 # Phases (interrupt_on calls) below.
-PHASES="dfs-petri-walk"
-# 4 checks in line, 4 in each of 3 interrupt calls, 3 in each phase.
-plan $((4 + 3 * 4 + 3 * $(count $PHASES)))
+PHASES="dfs-petri-walk minimize"
+# 4 checks in line, 4 in each of 3 interrupt calls, 3 in each phase, 2 more
+# for minimize.
+plan $((4 + 3 * 4 + 3 * $(count $PHASES) + 2))
 BOUND=$(slow 1000)
 
 # wait_asleep PID: poll (up to 10 s) until a traced child of PID has a
@@ -121,5 +122,15 @@ interrupt_on() {
 # of thousands of markings): the walk sees the interrupt (was 9 s).
 interrupt_on dfs-petri-walk TERM "^run 1:" sync_heavy \
 	-v -s dfs --state-match petri -m sync -o "$T/o" -- "$PROG/sync_heavy" 20 4
+
+# A bug found, its minimization under way (the race line of the bug's run
+# comes before it): the replays stop, the schedule as found is saved and
+# replays the bug; its timeline is left out (it loaded libc's compressed
+# debug information first: 0.6-1.8 s).
+interrupt_on minimize INT "vs thread 2 write" long_loop_bug \
+	-v -m break -o "$T/min" -- "$PROG/long_loop_bug" 1
+like "$(cat "$T/minimize.err")" "schedule: $T/min/assert-1.sched" "minimize: the bug's schedule is saved"
+timeout -k 2 "$(slow 60)" "$CTS" -q --replay "$T/min/assert-1.sched" >/dev/null 2>&1
+is $? 1 "minimize: the schedule saved replays the bug"
 
 done_testing
