@@ -13,9 +13,9 @@
 
 # Phases (interrupt_on calls) below.
 PHASES="dfs-petri-walk minimize"
-# 4 checks in line, 4 in each of 3 interrupt calls, 3 in each phase, 2 more
+# 4 checks in line, 4 in each of 3 interrupt calls, 4 in each phase, 2 more
 # for minimize.
-plan $((4 + 3 * 4 + 3 * $(count $PHASES) + 2))
+plan $((4 + 3 * 4 + 4 * $(count $PHASES) + 2))
 BOUND=$(slow 1000)
 
 # wait_asleep PID: poll (up to 10 s) until a traced child of PID has a
@@ -96,11 +96,12 @@ is "$(leftovers pipe_handoff_ok)" no "no process of the program left"
 
 # interrupt_on NAME SIG LINE PROG ARGS...: cts-trace ARGS with stderr to a
 # file; SIG once LINE (a regex) is in it (30 s at most). It must end with
-# 130 within BOUND ms, no process of PROG left (none stopped either).
+# 130 within BOUND ms, no process of PROG left (none stopped either), and a
+# JSON report that says it was interrupted.
 interrupt_on() {
 	local name=$1 sig=$2 line=$3 prog=$4 pid i t0 t1 rc
 	shift 4
-	env --default-signal=INT "$CTS" "$@" >/dev/null 2>"$T/$name.err" &
+	env --default-signal=INT "$CTS" --report "$T/$name.json" "$@" >/dev/null 2>"$T/$name.err" &
 	pid=$!
 	for i in $(seq 3000); do
 		grep -Eq -- "$line" "$T/$name.err" && break
@@ -116,6 +117,7 @@ interrupt_on() {
 	is "$rc" 130 "$name: $sig ends it with status 130"
 	ok $((ms > BOUND)) "$name: within $BOUND ms ($ms ms)"
 	is "$(leftovers "$prog")" no "$name: no process of the program left"
+	is "$(jq -r .interrupted "$T/$name.json" 2>&1)" true "$name: the report says interrupted"
 }
 
 # The state-matching dfs walks its model for seconds between two runs (tens
