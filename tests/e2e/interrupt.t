@@ -14,8 +14,8 @@
 # Phases (interrupt_on calls) below.
 PHASES="dfs-petri-walk minimize"
 # 4 checks in line, 4 in each of 3 interrupt calls, 4 in each phase, 2 more
-# for minimize.
-plan $((4 + 3 * 4 + 4 * $(count $PHASES) + 2))
+# for minimize, 3 for SIGKILL.
+plan $((4 + 3 * 4 + 4 * $(count $PHASES) + 2 + 3))
 BOUND=$(slow 1000)
 
 # wait_asleep PID: poll (up to 10 s) until a traced child of PID has a
@@ -134,5 +134,30 @@ interrupt_on minimize INT "vs thread 2 write" long_loop_bug \
 like "$(cat "$T/minimize.err")" "schedule: $T/min/assert-1.sched" "minimize: the bug's schedule is saved"
 timeout -k 2 "$(slow 60)" "$CTS" -q --replay "$T/min/assert-1.sched" >/dev/null 2>&1
 is $? 1 "minimize: the schedule saved replays the bug"
+
+# SIGKILL of a --jobs parent: nothing can clean up in it. Its workers die
+# of PR_SET_PDEATHSIG (SIGTERM), kill their runs (PTRACE_O_EXITKILL would
+# too) and the last one out removes the reports' directory (was left in
+# TMPDIR).
+mkdir "$T/tmp"
+TMPDIR="$T/tmp" "$CTS" -j 2 -m sync -n 0 -o "$T/k" -- "$PROG/sync_heavy" 1000 2 >/dev/null 2>&1 &
+pid=$!
+for i in $(seq 1000); do
+	[ "$(pgrep -P "$pid" | wc -l)" -ge 2 ] && pgrep -f "^$PROG/sync_heavy" >/dev/null && break
+	sleep 0.01
+done
+workers=$(pgrep -P "$pid" | tr '\n' ' ')
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
+# Wait (5 s at most) for what the kernel and the workers do by themselves.
+for i in $(seq 500); do
+	alive=""
+	for w in $workers; do [ -d /proc/"$w" ] && alive="$alive $w"; done
+	[ -z "$alive" ] && [ -z "$(ls -A "$T/tmp")" ] && break
+	sleep 0.01
+done
+is "${alive:-none}" none "SIGKILL of the --jobs parent: its workers end"
+is "$(leftovers sync_heavy)" no "SIGKILL of the --jobs parent: no process of the program left"
+is "$(ls -A "$T/tmp")" "" "SIGKILL of the --jobs parent: no directory left in TMPDIR"
 
 done_testing
