@@ -1,6 +1,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -1351,7 +1352,14 @@ static int run_check(struct explorer *x, uint64_t run, char *out, size_t outlen)
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
 	posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
-	int rc = posix_spawn(&pid, "/bin/sh", &fa, NULL, argv, env);
+	/* Its own process group: an interrupt kills the command and whatever
+	 * it started (a ^C at the terminal reaches cts-trace, which does so). */
+	posix_spawnattr_t sa;
+	posix_spawnattr_init(&sa);
+	posix_spawnattr_setflags(&sa, POSIX_SPAWN_SETPGROUP);
+	posix_spawnattr_setpgroup(&sa, 0);
+	int rc = posix_spawn(&pid, "/bin/sh", &fa, &sa, argv, env);
+	posix_spawnattr_destroy(&sa);
 	posix_spawn_file_actions_destroy(&fa);
 	free(env);
 	close(fds[1]);
@@ -1362,7 +1370,20 @@ static int run_check(struct explorer *x, uint64_t run, char *out, size_t outlen)
 	}
 	char buf[4096];
 	ssize_t got;
-	while ((got = read(fds[0], buf, sizeof(buf))) != 0) {
+	for (;;) {
+		/* A tick, not a bare read: an interrupt that came just before
+		 * the read would not wake it. */
+		struct pollfd pfd = { .fd = fds[0], .events = POLLIN };
+		if (interrupted) {
+			kill(-pid, SIGKILL); /* the user is waiting: no verdict */
+			break;
+		}
+		int pr = poll(&pfd, 1, 100);
+		if (pr == 0 || (pr < 0 && errno == EINTR))
+			continue;
+		got = read(fds[0], buf, sizeof(buf));
+		if (got == 0)
+			break;
 		if (got < 0) {
 			if (errno == EINTR)
 				continue;
@@ -1374,9 +1395,14 @@ static int run_check(struct explorer *x, uint64_t run, char *out, size_t outlen)
 	out[off] = 0;
 	close(fds[0]);
 	int status;
-	while (waitpid(pid, &status, 0) < 0)
+	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR)
 			return -1;
+		if (interrupted)
+			kill(-pid, SIGKILL);
+	}
+	if (interrupted)
+		return 0; /* cut short: not judged */
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 

@@ -12,10 +12,10 @@
 . "$(dirname "$0")/lib.sh"
 
 # Phases (interrupt_on calls) below.
-PHASES="dfs-petri-walk minimize"
+PHASES="dfs-petri-walk minimize check"
 # 4 checks in line, 4 in each of 3 interrupt calls, 4 in each phase, 2 more
-# for minimize, 3 for SIGKILL.
-plan $((4 + 3 * 4 + 4 * $(count $PHASES) + 2 + 3))
+# for minimize, 1 for check, 3 for SIGKILL.
+plan $((4 + 3 * 4 + 4 * $(count $PHASES) + 2 + 1 + 3))
 BOUND=$(slow 1000)
 
 # wait_asleep PID: poll (up to 10 s) until a traced child of PID has a
@@ -95,7 +95,8 @@ like "$out" "replay diverged: step 5: .*nothing can wake it" "said so"
 is "$(leftovers pipe_handoff_ok)" no "no process of the program left"
 
 # interrupt_on NAME SIG LINE PROG ARGS...: cts-trace ARGS with stderr to a
-# file; SIG once LINE (a regex) is in it (30 s at most). It must end with
+# file; SIG once LINE (a regex) is in it, or the file F exists for a LINE
+# file:F (30 s at most). It must end with
 # 130 within BOUND ms, no process of PROG left (none stopped either), and a
 # JSON report that says it was interrupted.
 interrupt_on() {
@@ -104,7 +105,10 @@ interrupt_on() {
 	env --default-signal=INT "$CTS" --report "$T/$name.json" "$@" >/dev/null 2>"$T/$name.err" &
 	pid=$!
 	for i in $(seq 3000); do
-		grep -Eq -- "$line" "$T/$name.err" && break
+		case $line in
+		file:*) [ -e "${line#file:}" ] && break ;;
+		*) grep -Eq -- "$line" "$T/$name.err" && break ;;
+		esac
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.01
 	done
@@ -134,6 +138,13 @@ interrupt_on minimize INT "vs thread 2 write" long_loop_bug \
 like "$(cat "$T/minimize.err")" "schedule: $T/min/assert-1.sched" "minimize: the bug's schedule is saved"
 timeout -k 2 "$(slow 60)" "$CTS" -q --replay "$T/min/assert-1.sched" >/dev/null 2>&1
 is $? 1 "minimize: the schedule saved replays the bug"
+
+# A --check command that takes its time (here for ever): it is killed with
+# what it started, the run not judged (was: cts-trace waited for it).
+interrupt_on check TERM "file:$T/checking" sync_heavy \
+	-m sync -n 5 --check "touch '$T/checking'; sleep 600" -o "$T/ck" -- "$PROG/sync_heavy" 10 2
+is "$(pgrep -f "sleep 600" | xargs -r ps -o args= -p | grep -c "^sleep 600")" 0 \
+	"check: the command's own processes are gone"
 
 # SIGKILL of a --jobs parent: nothing can clean up in it. Its workers die
 # of PR_SET_PDEATHSIG (SIGTERM), kill their runs (PTRACE_O_EXITKILL would
