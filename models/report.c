@@ -234,6 +234,7 @@ static json_t *report_json(const struct cts_report_info *info, const struct cts_
 	/* complete = exhausted and nothing shared unseen (docs/report-format.md) */
 	json_object_set_new(root, "exhausted", json_boolean(res->exhausted));
 	json_object_set_new(root, "unseen", res->unseen[0] ? jstr(res->unseen) : json_null());
+	json_object_set_new(root, "interrupted", json_boolean(info->interrupted));
 	/* What the exploration exercised: the text summary's "covered" line. */
 	json_t *sum = json_object(), *ops = json_object();
 	int nreal = 0;

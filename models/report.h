@@ -36,6 +36,7 @@ struct cts_report_info {
 	const struct cts_suspects *suspects; /* active testing: suspects and confirmations, or NULL */
 	const struct cts_suspects *breaks;   /* --break groups and their hits, or NULL */
 	struct json_t *shard;     /* --jobs/--shard: the slice of the work, or NULL (borrowed) */
+	bool interrupted;         /* SIGINT, SIGTERM or SIGHUP ended the session */
 };
 
 struct cts_report_out;

@@ -1,6 +1,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -721,7 +722,10 @@ static void write_timeline(struct explorer *x, struct cts_bug *bug)
 {
 	size_t len = strlen(bug->schedule_path);
 	char cmd[1600];
-	if (len < 6 || len + 1 > sizeof(bug->timeline_path))
+	/* Interrupted: the schedule is saved and replays; its timeline waits
+	 * (its source lines can load a library's debug information first:
+	 * seconds under load, after the user asked to stop). */
+	if (len < 6 || len + 1 > sizeof(bug->timeline_path) || interrupted)
 		return;
 	snprintf(bug->timeline_path, sizeof(bug->timeline_path), "%.*s.html", (int)(len - 6),
 		 bug->schedule_path);
@@ -1348,7 +1352,14 @@ static int run_check(struct explorer *x, uint64_t run, char *out, size_t outlen)
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
 	posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
-	int rc = posix_spawn(&pid, "/bin/sh", &fa, NULL, argv, env);
+	/* Its own process group: an interrupt kills the command and whatever
+	 * it started (a ^C at the terminal reaches cts-trace, which does so). */
+	posix_spawnattr_t sa;
+	posix_spawnattr_init(&sa);
+	posix_spawnattr_setflags(&sa, POSIX_SPAWN_SETPGROUP);
+	posix_spawnattr_setpgroup(&sa, 0);
+	int rc = posix_spawn(&pid, "/bin/sh", &fa, &sa, argv, env);
+	posix_spawnattr_destroy(&sa);
 	posix_spawn_file_actions_destroy(&fa);
 	free(env);
 	close(fds[1]);
@@ -1359,7 +1370,20 @@ static int run_check(struct explorer *x, uint64_t run, char *out, size_t outlen)
 	}
 	char buf[4096];
 	ssize_t got;
-	while ((got = read(fds[0], buf, sizeof(buf))) != 0) {
+	for (;;) {
+		/* A tick, not a bare read: an interrupt that came just before
+		 * the read would not wake it. */
+		struct pollfd pfd = { .fd = fds[0], .events = POLLIN };
+		if (interrupted) {
+			kill(-pid, SIGKILL); /* the user is waiting: no verdict */
+			break;
+		}
+		int pr = poll(&pfd, 1, 100);
+		if (pr == 0 || (pr < 0 && errno == EINTR))
+			continue;
+		got = read(fds[0], buf, sizeof(buf));
+		if (got == 0)
+			break;
 		if (got < 0) {
 			if (errno == EINTR)
 				continue;
@@ -1371,9 +1395,14 @@ static int run_check(struct explorer *x, uint64_t run, char *out, size_t outlen)
 	out[off] = 0;
 	close(fds[0]);
 	int status;
-	while (waitpid(pid, &status, 0) < 0)
+	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR)
 			return -1;
+		if (interrupted)
+			kill(-pid, SIGKILL);
+	}
+	if (interrupted)
+		return 0; /* cut short: not judged */
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
@@ -1509,6 +1538,8 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 		cts_schedule_set(&x.sched->instance, len ? spec : NULL);
 		free(spec);
 	}
+	/* A strategy's model-only search between runs ends at an interrupt. */
+	strategy->cfg.interrupt = &interrupted;
 	/* Statements with calling contexts come from the backend. */
 	if (backend->ops->context && !strategy->cfg.context) {
 		strategy->cfg.context = backend->ops->context;

@@ -412,7 +412,7 @@ static bool advance(struct ustrat *s)
 	if (!s->sweeping) {
 		struct cts_unf_run r;
 		double dl = s->base.cfg.time_limit > 0 ? s->t0 + s->base.cfg.time_limit : 0;
-		if (cts_unf_advance(s->unf, s->net, &r, dl)) {
+		if (cts_unf_advance(s->unf, s->net, &r, dl, s->base.cfg.interrupt)) {
 			if (r.n > s->tcap) {
 				s->tcap = r.n * 2;
 				s->target = cts_xrealloc(s->target, s->tcap * sizeof(*s->target));
@@ -424,7 +424,7 @@ static bool advance(struct ustrat *s)
 		}
 		struct cts_unf_stats us;
 		cts_unf_get_stats(s->unf, &us);
-		if (us.incomplete && strstr(us.why, "time limit"))
+		if (us.incomplete && (strstr(us.why, "time limit") || strstr(us.why, "interrupted")))
 			return false;
 		s->sweeping = true;
 		s->soft = false;
@@ -447,7 +447,15 @@ static bool dfs_advance(struct ustrat *s)
 			pop_frame(s);
 	}
 	while (s->depth > 0) {
-		if ((++iter & 4095) == 0 && s->base.cfg.time_limit > 0 &&
+		/* A model-only walk can last seconds between two runs: the
+		 * user's interrupt is seen at once, the clock every 64 steps. */
+		const volatile sig_atomic_t *stop = s->base.cfg.interrupt;
+		if (stop && *stop) {
+			s->incomplete = true;
+			snprintf(s->why, sizeof(s->why), "interrupted");
+			return false;
+		}
+		if ((++iter & 63) == 0 && s->base.cfg.time_limit > 0 &&
 		    now_s() - s->t0 > s->base.cfg.time_limit) {
 			s->incomplete = true;  /* --time ran out inside the model */
 			snprintf(s->why, sizeof(s->why), "the time limit ran out");

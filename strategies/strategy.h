@@ -3,6 +3,7 @@
 #ifndef CTS_STRATEGY_H
 #define CTS_STRATEGY_H
 
+#include <signal.h>
 #include <stdint.h>
 #include "models/event.h"
 #include "models/rng.h"   /* cts_splitmix64 seeds cts_rng */
@@ -75,6 +76,9 @@ struct cts_strategy_config {
 	bool no_cutoffs;     /* unfold: no terminal events (the stateless unfolding) */
 	double time_limit;   /* seconds, 0 = none: a state-matching search also stops
 	                      * between runs (its model-only search can be long) */
+	/* Set by the explorer: nonzero once the user interrupted (SIGINT,
+	 * SIGTERM, SIGHUP). A model-only search between runs polls it. */
+	const volatile sig_atomic_t *interrupt;
 	/* Statements with calling contexts (active testing, HaPSet): k return
 	 * addresses (0: pcs alone); the explorer sets context from its backend. */
 	int context_k;

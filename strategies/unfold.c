@@ -76,6 +76,7 @@ struct cts_unf {
 	bool pe_unknown;
 	uint64_t cutcount, markings, dropped, iter;
 	double deadline;
+	const volatile sig_atomic_t *stop;
 	char why[160];
 };
 
@@ -93,6 +94,15 @@ static double now_s(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The deadline passed or the user interrupted: the search unwinds. The
+ * clock is read every 64 calls, the flag at each. */
+static bool out_of_time(struct cts_unf *u)
+{
+	if (u->stop && *u->stop)
+		return true;
+	return (++u->iter & 63) == 0 && u->deadline > 0 && now_s() > u->deadline;
 }
 
 static void u32_push(struct u32v *a, uint32_t x)
@@ -773,7 +783,7 @@ static void pe_branch(struct cts_unf *u, struct pe *p, const uint64_t *cut, size
  * transition touches at that marking decides which component comes next. */
 static void pe_resolve(struct cts_unf *u, struct pe *p, const uint64_t *cut, size_t ncut)
 {
-	if ((++u->iter & 1023) == 0 && u->deadline > 0 && now_s() > u->deadline)
+	if (out_of_time(u))
 		return;
 	cut_marking(u, cut, ncut);
 	if (cts_petri_terminal(u->net, u->mk))
@@ -932,10 +942,11 @@ static bool take_run(struct cts_unf *u, struct cts_unf_run *run)
 }
 
 bool cts_unf_advance(struct cts_unf *u, struct cts_petri *net, struct cts_unf_run *run,
-		     double deadline)
+		     double deadline, const volatile sig_atomic_t *stop)
 {
 	u->net = net;
 	u->deadline = deadline;
+	u->stop = stop;
 	if (!u->m0) {
 		u->m0 = cts_pmark_new(net);
 		u->mk = cts_pmark_new(net);
@@ -945,6 +956,10 @@ bool cts_unf_advance(struct cts_unf *u, struct cts_petri *net, struct cts_unf_ru
 		u->maxt = cts_pmark_nthreads(u->m0);
 	}
 	for (;;) {
+		if (stop && *stop) {
+			note(u, "interrupted");
+			return false;
+		}
 		if (deadline > 0 && now_s() > deadline) {
 			note(u, "the time limit ran out");
 			return false;

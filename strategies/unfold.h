@@ -27,6 +27,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <signal.h>
 #include <stdint.h>
 #include "models/petri.h"
 
@@ -46,9 +47,11 @@ struct cts_unf_run {
 };
 
 /* Grows the prefix until a test run is needed (true, *run set) or the
- * prefix is complete (false). deadline: CLOCK_MONOTONIC seconds, 0 none. */
+ * prefix is complete (false). deadline: CLOCK_MONOTONIC seconds, 0 none;
+ * *stop nonzero (the user's interrupt; NULL: none) ends it as the deadline
+ * does, within milliseconds. */
 bool cts_unf_advance(struct cts_unf *u, struct cts_petri *net, struct cts_unf_run *run,
-		     double deadline);
+		     double deadline, const volatile sig_atomic_t *stop);
 /* A run ended (not cut short) at the stored marking mark: a crash, a
  * deadlock or the exit; nothing follows it. */
 void cts_unf_run_ended(struct cts_unf *u, uint32_t mark);

@@ -543,6 +543,7 @@ static int write_report(struct att *a, struct cts_report_out *out, int status)
 		.mode = a->cfg->races ? "break" : "sync", .races = cts_cli_races_name(a->cfg->races),
 		.seed = a->cfg->seed, .self = "cts-trace", .attach_json = att,
 		.backend_json = stats, .backend = a->tr ? &d : NULL, .watch_json = watch,
+		.interrupted = cts_tr_interrupted(),
 	};
 	int rc = cts_report_write(out, &ri, &res, err, sizeof(err));
 	json_decref(watch);

@@ -24,6 +24,7 @@ struct cts_jobs {
 	pid_t *pids;         /* 0 once reaped */
 	int *status;         /* wait status of each */
 	bool parent;
+	pid_t parent_pid;    /* a worker's parent, the directory's owner */
 	int worker;
 	char dir[PATH_MAX];
 	char path[PATH_MAX]; /* this worker's report */
@@ -89,6 +90,7 @@ int cts_jobs_fork(struct cts_jobs *j)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGUSR1, &sa, NULL);
 	cts_split_set_parent(j->split, parent);
+	j->parent_pid = parent;
 	clock_gettime(CLOCK_MONOTONIC, &j->start);
 	fflush(NULL); /* nothing buffered is written twice */
 	for (unsigned w = 0; w < j->n; w++) {
@@ -233,6 +235,12 @@ void cts_jobs_free(struct cts_jobs *j)
 		}
 		if (d)
 			closedir(d);
+		rmdir(j->dir);
+	} else if (getppid() != j->parent_pid) {
+		/* The parent was killed (SIGKILL: PDEATHSIG ended this worker):
+		 * nobody reads the reports; the last worker out removes the
+		 * directory (each rmdir follows its own unlink). */
+		unlink(j->path);
 		rmdir(j->dir);
 	}
 	free(j->pids);

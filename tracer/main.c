@@ -499,6 +499,8 @@ static int finish_jobs(struct cts_jobs *jobs, const struct cts_cli *cli,
 	if (got_signal && status != EXIT_BUG)
 		cts_error_msg("interrupted; %d bug%s found so far", nbugs, nbugs == 1 ? "" : "s");
 	if (report && o.merged) {
+		/* the parent's word: a worker stopped by another's bug was not */
+		json_object_set_new(o.merged, "interrupted", json_boolean(got_signal != 0));
 		if (cts_report_write_json(report, json_incref(o.merged), err, sizeof(err)) != 0) {
 			cts_error_msg("%s", err);
 			if (status == EXIT_CLEAN)
@@ -1068,6 +1070,7 @@ int main(int argc, char **argv)
 			.instances_json = instances_json,
 			.hapset_json = hapset_json,
 			.coverage_json = coverage_json,
+			.interrupted = got_signal != 0,
 		};
 		struct cts_report_out *r = report, *sr = sarif;
 		report = sarif = NULL;

@@ -306,7 +306,7 @@ static void merge_instances(json_t *out, const json_t *in)
 /* The members merged by their meaning; the rest by merge_generic. */
 static const char *const own_keys[] = {
 	"version", "program", "args", "strategy", "mode", "races_mode", "seed", "runs",
-	"schedules", "steps", "elapsed_seconds", "complete", "exhausted", "unseen",
+	"schedules", "steps", "elapsed_seconds", "complete", "exhausted", "unseen", "interrupted",
 	"internal_error", "bugs", "inconclusive", "races", "shard", "watch_backend",
 	"instances",
 };
@@ -333,6 +333,9 @@ static void merge_one(json_t *out, const json_t *in)
 	json_object_set_new(out, "exhausted", json_boolean(
 		json_is_true(json_object_get(out, "exhausted")) &&
 		json_is_true(json_object_get(in, "exhausted"))));
+	json_object_set_new(out, "interrupted", json_boolean(
+		json_is_true(json_object_get(out, "interrupted")) ||
+		json_is_true(json_object_get(in, "interrupted"))));
 	if (!json_is_string(json_object_get(out, "unseen")) &&
 	    json_is_string(json_object_get(in, "unseen")))
 		json_object_set(out, "unseen", json_object_get(in, "unseen"));

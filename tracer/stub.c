@@ -344,7 +344,10 @@ int cts_tr_stubs_setup(struct cts_tracer *tr, const struct user_regs_struct *reg
 				 tr->stub_base, strerror(errno));
 		return -1;
 	}
-	if (cts_mem_write(tr->pid, tr->stub_base, tr->stub_code, tr->stub_len) != 0) {
+	/* One write through /proc/PID/mem, not a ptrace poke per word (pages
+	 * of them: seconds under load, deaf to an interrupt). */
+	if (cts_mem_pwrite(tr->pid, tr->stub_base, tr->stub_code, tr->stub_len) != 0 &&
+	    cts_mem_write(tr->pid, tr->stub_base, tr->stub_code, tr->stub_len) != 0) {
 		cts_tr_set_error(tr, "cannot write the stub page: %s", strerror(errno));
 		return -1;
 	}

@@ -1,15 +1,22 @@
 #!/bin/bash
-# timeout: 120
+# timeout: 180
 # SIGINT and SIGTERM end cts-trace at once in every wait, with status 130
 # and no process of the program left behind: a replay waiting for a thread
 # the schedule has come back from the kernel, a dpor search waiting for a
 # thread asleep on a socket.  A replay waiting for a thread nothing can wake
 # (its pipe is the program's own and nobody writes it) is a divergence
-# (status 2) at once, not a wait for ever.
+# (status 2) at once, not a wait for ever.  Then each phase of a session,
+# the signal sent when a line on stderr says the phase has begun: it ends
+# within BOUND ms (a bound the old behaviour, seconds of work or a hang,
+# fails).
 . "$(dirname "$0")/lib.sh"
 
-# 4 checks in line, 4 in each of 3 interrupt calls.
-plan $((4 + 3 * 4))
+# Phases (interrupt_on calls) below.
+PHASES="dfs-petri-walk minimize check"
+# 4 checks in line, 4 in each of 3 interrupt calls, 4 in each phase, 2 more
+# for minimize, 1 for check, 3 for SIGKILL.
+plan $((4 + 3 * 4 + 4 * $(count $PHASES) + 2 + 1 + 3))
+BOUND=$(slow 1000)
 
 # wait_asleep PID: poll (up to 10 s) until a traced child of PID has a
 # thread asleep in the kernel (state S): cts-trace is waiting for it.
@@ -86,4 +93,82 @@ rc=$?
 is "$rc" 2 "replay waiting for a thread nothing can wake: divergence, status 2"
 like "$out" "replay diverged: step 5: .*nothing can wake it" "said so"
 is "$(leftovers pipe_handoff_ok)" no "no process of the program left"
+
+# interrupt_on NAME SIG LINE PROG ARGS...: cts-trace ARGS with stderr to a
+# file; SIG once LINE (a regex) is in it, or the file F exists for a LINE
+# file:F (30 s at most). It must end with
+# 130 within BOUND ms, no process of PROG left (none stopped either), and a
+# JSON report that says it was interrupted.
+interrupt_on() {
+	local name=$1 sig=$2 line=$3 prog=$4 pid i t0 t1 rc
+	shift 4
+	env --default-signal=INT "$CTS" --report "$T/$name.json" "$@" >/dev/null 2>"$T/$name.err" &
+	pid=$!
+	for i in $(seq 3000); do
+		case $line in
+		file:*) [ -e "${line#file:}" ] && break ;;
+		*) grep -Eq -- "$line" "$T/$name.err" && break ;;
+		esac
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.01
+	done
+	t0=$EPOCHREALTIME
+	kill -"$sig" "$pid"
+	wait "$pid"
+	rc=$?
+	t1=$EPOCHREALTIME
+	local ms=$(((${t1/./} - ${t0/./}) / 1000))
+	is "$rc" 130 "$name: $sig ends it with status 130"
+	ok $((ms > BOUND)) "$name: within $BOUND ms ($ms ms)"
+	is "$(leftovers "$prog")" no "$name: no process of the program left"
+	is "$(jq -r .interrupted "$T/$name.json" 2>&1)" true "$name: the report says interrupted"
+}
+
+# The state-matching dfs walks its model for seconds between two runs (tens
+# of thousands of markings): the walk sees the interrupt (was 9 s).
+interrupt_on dfs-petri-walk TERM "^run 1:" sync_heavy \
+	-v -s dfs --state-match petri -m sync -o "$T/o" -- "$PROG/sync_heavy" 20 4
+
+# A bug found, its minimization under way (the race line of the bug's run
+# comes before it): the replays stop, the schedule as found is saved and
+# replays the bug; its timeline is left out (it loaded libc's compressed
+# debug information first: 0.6-1.8 s).
+interrupt_on minimize INT "vs thread 2 write" long_loop_bug \
+	-v -m break -o "$T/min" -- "$PROG/long_loop_bug" 1
+like "$(cat "$T/minimize.err")" "schedule: $T/min/assert-1.sched" "minimize: the bug's schedule is saved"
+timeout -k 2 "$(slow 60)" "$CTS" -q --replay "$T/min/assert-1.sched" >/dev/null 2>&1
+is $? 1 "minimize: the schedule saved replays the bug"
+
+# A --check command that takes its time (here for ever): it is killed with
+# what it started, the run not judged (was: cts-trace waited for it).
+interrupt_on check TERM "file:$T/checking" sync_heavy \
+	-m sync -n 5 --check "touch '$T/checking'; sleep 600" -o "$T/ck" -- "$PROG/sync_heavy" 10 2
+is "$(pgrep -f "sleep 600" | xargs -r ps -o args= -p | grep -c "^sleep 600")" 0 \
+	"check: the command's own processes are gone"
+
+# SIGKILL of a --jobs parent: nothing can clean up in it. Its workers die
+# of PR_SET_PDEATHSIG (SIGTERM), kill their runs (PTRACE_O_EXITKILL would
+# too) and the last one out removes the reports' directory (was left in
+# TMPDIR).
+mkdir "$T/tmp"
+TMPDIR="$T/tmp" "$CTS" -j 2 -m sync -n 0 -o "$T/k" -- "$PROG/sync_heavy" 1000 2 >/dev/null 2>&1 &
+pid=$!
+for i in $(seq 1000); do
+	[ "$(pgrep -P "$pid" | wc -l)" -ge 2 ] && pgrep -f "^$PROG/sync_heavy" >/dev/null && break
+	sleep 0.01
+done
+workers=$(pgrep -P "$pid" | tr '\n' ' ')
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
+# Wait (5 s at most) for what the kernel and the workers do by themselves.
+for i in $(seq 500); do
+	alive=""
+	for w in $workers; do [ -d /proc/"$w" ] && alive="$alive $w"; done
+	[ -z "$alive" ] && [ -z "$(ls -A "$T/tmp")" ] && break
+	sleep 0.01
+done
+is "${alive:-none}" none "SIGKILL of the --jobs parent: its workers end"
+is "$(leftovers sync_heavy)" no "SIGKILL of the --jobs parent: no process of the program left"
+is "$(ls -A "$T/tmp")" "" "SIGKILL of the --jobs parent: no directory left in TMPDIR"
+
 done_testing
