@@ -5,7 +5,10 @@
 # by pthread_kill(3), a sigwait(3) thread never woken while main exits
 # (pbzip2's shape), poll(2) on an eventfd, a sense-reversing barrier with
 # sched_yield() spinning, a CAS-retry lock-free stack, a TAS spinlock with
-# `pause`, a raw-futex mutex and a long loop of 200,000 shared reads.
+# `pause`, a raw-futex mutex, a long loop of 200,000 shared reads, and a
+# worker whose loop re-reads a field of its own heap block after an
+# untraced call (no spin proof) while main waits with a timed wait
+# (ripgrep's shape: it was held back as a spinner until the step budget).
 #
 # Each correct twin (<name>_ok) must come back clean in sync and break mode
 # under random, pct and dpor: exit 0, no bug, every run completed (none
@@ -48,6 +51,7 @@ tas_spinlock   counter 10 20000  break random 100 assert
 futex_mutex    counter 10 20000  sync  random 100 deadlock
 spin_learn     data    10 20000  break dpor   10  assert
 table_loop      .*      1  -      break dpor   3   assert
+own_loop       result  10 20000  break random 100 assert
 '
 MODES="sync break"
 STRATEGIES="random pct dpor"
