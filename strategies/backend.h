@@ -103,8 +103,10 @@ struct cts_backend_ops {
 	 * two reads of an unchanged location prove the thread made no progress in
 	 * between: the explorer then treats it as blocked on that location, and
 	 * only with this proof does a run where every thread spins end as a
-	 * livelock. 0, or -1 when the backend cannot tell (e.g. its stores are
-	 * invisible); without it spins are recognised by counting alone. */
+	 * livelock. 0; 1 when equal hashes prove nothing (the thread may
+	 * progress through stores cts cannot see) but different ones still show
+	 * progress, so a loop that counts is not taken for a spin; -1 when the
+	 * backend cannot tell at all, and spins are recognised by counting. */
 	int (*thread_state)(void *be, int tid, uint64_t *hash);
 	/* Optional (--races catch): add the races caught during the run to d
 	 * (cts_race_add), at the end of the run. */

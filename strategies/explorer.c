@@ -1104,12 +1104,19 @@ static void debug_point(struct explorer *x, uint64_t run, uint64_t step)
 	cts_debug_msg("run %" PRIu64 " step %" PRIu64 " threads %s%s", run, step, en,
 		      x->confirming ? " (all spin: taking turns)" : "");
 	free(en);
-	for (i = 0; i < st->nthreads; i++)
-		if (x->alive[i])
-			cts_debug_msg("  thread %d: %s%s", i,
-				      cts_event_str(&x->pending[i], pend, sizeof(pend)),
-				      x->pending[i].op == CTS_OP_COND_REACQUIRE &&
-				      x->pending[i].value ? " (on the mutex)" : "");
+	for (i = 0; i < st->nthreads; i++) {
+		if (!x->alive[i])
+			continue;
+		char where[160] = "";
+		if (x->pending[i].pc && x->backend->ops->describe_pc)
+			x->backend->ops->describe_pc(x->backend->be, x->pending[i].pc, where,
+						     sizeof(where));
+		cts_debug_msg("  thread %d: %s%s%s%s", i,
+			      cts_event_str(&x->pending[i], pend, sizeof(pend)),
+			      x->pending[i].op == CTS_OP_COND_REACQUIRE &&
+			      x->pending[i].value ? " (on the mutex)" : "",
+			      *where ? " at " : "", where);
+	}
 }
 
 /* Races found this run become final at its end, once every variable the run

@@ -28,8 +28,9 @@ struct thr {
 	bool yield_fp_ok;
 	bool others_moved;          /* another thread changed something since its last yield */
 	uint32_t misses, skipped;
-	/* the state hash of the pending operation, computed at most once */
-	bool cur_known, cur_ok;
+	/* the state hash of the pending operation, computed at most once;
+	 * cur_proof: equal hashes prove a stutter (else a hint only) */
+	bool cur_known, cur_ok, cur_proof;
 	uint64_t cur_fp;
 	struct cts_event cur_ev;
 	bool stuck, proven;         /* last cts_spin_stuck answer */
@@ -254,7 +255,9 @@ static bool state_of(struct cts_spin *sp, struct thr *h, const struct cts_event 
 	if (!h->cur_known || !same_pending(&h->cur_ev, p)) {
 		h->cur_known = true;
 		h->cur_ev = *p;
-		h->cur_ok = sp->state(sp->be, p->tid, &h->cur_fp) == 0;
+		int r = sp->state(sp->be, p->tid, &h->cur_fp);
+		h->cur_ok = r >= 0;
+		h->cur_proof = r == 0;
 	}
 	return h->cur_ok;
 }
@@ -276,8 +279,9 @@ static bool stuck(struct cts_spin *sp, struct thr *h, const struct cts_event *p,
 			return false;
 		if (!ok)
 			return by_count(h, true);
-		h->proven = h->yield_fp_ok && h->cur_fp == h->yield_fp;
-		return h->proven;
+		bool same = h->yield_fp_ok && h->cur_fp == h->yield_fp;
+		h->proven = same && h->cur_proof;
+		return same;
 	}
 	if (!read_like(p))
 		return false;
@@ -300,10 +304,11 @@ static bool stuck(struct cts_spin *sp, struct thr *h, const struct cts_event *p,
 		return h->misses < MISS_LIMIT && by_count(h, false);
 	if (!h->loc_fp_ok[i])
 		return false;
-	h->proven = h->cur_fp == h->loc_fp[i];
+	bool same = h->cur_fp == h->loc_fp[i];
+	h->proven = same && h->cur_proof;
 	if (first)
-		h->misses = h->proven ? 0 : h->misses + 1;
-	return h->proven;
+		h->misses = same ? 0 : h->misses + 1;
+	return same;
 }
 
 /* Thread t's streaks, the table grown to hold it. */

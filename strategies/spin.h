@@ -8,8 +8,12 @@
  * hash a thread's own state (backend.h thread_state) the claim is checked:
  * the thread's registers and stack must be the same as before its previous
  * read or yield, so a loop that counts or computes is never taken for a spin.
- * Without it a thread counts as spinning after SPIN_LIMIT re-reads (or two
- * yields), a heuristic used for scheduling only, never for a verdict.
+ * When the backend gives the hash as a hint only (equal hashes prove
+ * nothing: the thread may progress through stores cts cannot see), a hash
+ * that changed still shows progress, and equal ones hold the thread back
+ * without proof. Without any hash a thread counts as spinning after
+ * SPIN_LIMIT re-reads (or two yields). Unproven spins are a heuristic used
+ * for scheduling only, never for a verdict.
  *
  * The tracker also remembers, per 8-byte granule, the last value every
  * visible access saw and who last changed it, so a store of the value

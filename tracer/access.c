@@ -72,6 +72,7 @@ struct cts_access_state {
 	struct cts_hw_set hwset;
 	struct watch_log *log;       /* watch hits for the report */
 	unsigned catch_slots;        /* --races catch's debug registers (bit per slot) */
+	int own_atomics;             /* sync mode: the program's atomics (-1: not counted) */
 };
 
 static bool traced_pc(const struct cts_access_state *a, uint64_t pc)
@@ -111,6 +112,7 @@ int cts_access_init(struct cts_tracer *tr, char *err, size_t errlen)
 		}
 	}
 	a->scan_needed = tr->cfg.mode != CTS_MODE_SYNC;
+	a->own_atomics = -1;
 	a->maps_fd = -1;
 	a->mem_fd = -1;
 	a->arm_check = getenv("CTS_ARM_CHECK") != NULL;
@@ -255,6 +257,11 @@ static void scan_range(uint64_t vaddr, uint64_t size, void *arg)
 	if (cts_mem_read(c->tr->pid, lo, code, size) == 0)
 		cts_disasm_scan(a->dis, lo, code, size, scan_one, c);
 	free(code);
+}
+
+int cts_access_own_atomics(const struct cts_tracer *tr)
+{
+	return tr->acc && tr->acc->own_atomics > 0 ? tr->acc->own_atomics : 0;
 }
 
 bool cts_access_lib_wanted(const struct cts_tracer *tr, const char *path)
@@ -678,6 +685,10 @@ int cts_access_setup(struct cts_tracer *tr)
 		tr->st->status = CTS_RUN_ERROR;
 		return -1;
 	}
+	/* Sync mode sees no atomic instruction: count the program's own, once
+	 * (the text is the same in every run), for what the search saw. */
+	if (tr->cfg.mode == CTS_MODE_SYNC && a->own_atomics < 0 && refresh_maps(tr) == 0)
+		a->own_atomics = cts_libsync_count_own(tr, a->dis, a->maps, a->nmaps);
 	if (a->hw)
 		cts_access_watch_thread(tr, main_th);
 	/* --watch reports single-threaded accesses too: never gate then. */

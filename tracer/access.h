@@ -58,5 +58,8 @@ bool cts_access_shared(struct cts_tracer *tr, struct thread *th, uint64_t addr);
 uint64_t cts_access_mapping_end(struct cts_tracer *tr, uint64_t addr);
 bool cts_access_traced_pc(const struct cts_tracer *tr, uint64_t pc);
 bool cts_access_lib_wanted(const struct cts_tracer *tr, const char *path);
+/* Sync mode: the atomic instructions of the program's own code and of
+ * --trace-lib libraries (libsync.c), which sync mode does not see; else 0. */
+int cts_access_own_atomics(const struct cts_tracer *tr);
 
 #endif

@@ -961,8 +961,9 @@ int main(int argc, char **argv)
 				res.exhausted ? "; search space exhausted for the program's own code and "
 						"modelled library calls, but not complete" : "");
 			if (res.unseen[0])
-				fprintf(stderr, "cts-trace: not seen: %s (--trace-lib shows inside a "
-					"library)\n", res.unseen);
+				fprintf(stderr, "cts-trace: not seen: %s%s\n", res.unseen,
+					strstr(res.unseen, "untraced library") ?
+					" (--trace-lib shows inside a library)" : "");
 			/* What the exploration exercised, so a clean verdict can be weighed. */
 			char ops[1024], incs[64] = "all runs completed", cut[96] = "";
 			if (res.ncut) /* the search's own cuts: killed as redundant, not unjudged */

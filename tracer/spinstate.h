@@ -6,9 +6,11 @@
 
 #include <stdint.h>
 
-/* be is the struct cts_tracer. 0, or -1 when the thread's state cannot be
- * read, or in sync mode, where the thread's stores between its visible
- * operations are invisible and an unchanged register file proves nothing. */
+/* be is the struct cts_tracer. 0; 1 when equal hashes prove nothing (traced
+ * code has called an untraced function with a pointer to shared memory); -1
+ * when the thread's state cannot be read, or in sync mode, where the
+ * thread's stores between its visible operations are invisible and an
+ * unchanged register file proves nothing. */
 int cts_tr_thread_state(void *be, int tid, uint64_t *hash);
 
 #endif

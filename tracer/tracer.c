@@ -387,9 +387,22 @@ static int tr_source_pc(void *be, uint64_t pc, char *file, size_t len, int *line
 	return 0;
 }
 
+/* Untraced calls with pointers to shared memory (sync.c) and, in sync
+ * mode, the program's own atomic instructions: locks and atomics of its
+ * own that no pthread call or futex shows (Rust's std Mutex takes an
+ * uncontended lock with a lock cmpxchg in the program's code). */
 static int tr_unseen(void *be, char *buf, size_t len)
 {
-	return cts_tr_libcalls_unseen(be, buf, len);
+	struct cts_tracer *tr = be;
+	int n = cts_tr_libcalls_unseen(tr, buf, len);
+	int na = cts_access_own_atomics(tr);
+	if (na > 0 && len) {
+		size_t off = strlen(buf);
+		snprintf(buf + off, len - off, "%ssync mode: the program has %d atomic instruction%s "
+			 "(locks or atomics of its own) that sync mode does not see; break mode "
+			 "sees them", off ? "; " : "", na, na == 1 ? "" : "s");
+	}
+	return n + na;
 }
 
 /* A held thread's calling context above its pending statement (context.h). */

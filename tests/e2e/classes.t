@@ -5,7 +5,10 @@
 # by pthread_kill(3), a sigwait(3) thread never woken while main exits
 # (pbzip2's shape), poll(2) on an eventfd, a sense-reversing barrier with
 # sched_yield() spinning, a CAS-retry lock-free stack, a TAS spinlock with
-# `pause`, a raw-futex mutex and a long loop of 200,000 shared reads.
+# `pause`, a raw-futex mutex, a long loop of 200,000 shared reads, and a
+# worker whose loop re-reads a field of its own heap block after an
+# untraced call (no spin proof) while main waits with a timed wait
+# (ripgrep's shape: it was held back as a spinner until the step budget).
 #
 # Each correct twin (<name>_ok) must come back clean in sync and break mode
 # under random, pct and dpor: exit 0, no bug, every run completed (none
@@ -48,13 +51,14 @@ tas_spinlock   counter 10 20000  break random 100 assert
 futex_mutex    counter 10 20000  sync  random 100 deadlock
 spin_learn     data    10 20000  break dpor   10  assert
 table_loop      .*      1  -      break dpor   3   assert
+own_loop       result  10 20000  break random 100 assert
 '
 MODES="sync break"
 STRATEGIES="random pct dpor"
 # Per program: a check per mode and strategy, a race check per strategy in
 # break mode unless racy is -, found and replay; null_mutex's per mode.
 plan $(printf '%s\n' "$PROGRAMS" | awk -v m=$(count $MODES) -v s=$(count $STRATEGIES) \
-	'NF { n += m * s + s * ($2 != "-") + 2 } END { print n + m + 3 }')
+	'NF { n += m * s + s * ($2 != "-") + 2 } END { print n + m + 5 }')
 RUN_TIMEOUT=$(slow 2)	# seconds per run, table_loop 60
 while read -r p racy okn steps bm bs bn kind; do
 	tmo=$RUN_TIMEOUT budget="--max-steps $steps" min=""
@@ -106,6 +110,21 @@ cts_run 200 -m sync -s dpor --seed 1 --timeout "$(slow 10)" -o "$T/sl" -- "$PROG
 SEEN="exit $RC, $(jq -c '.summary | {runs, complete, spin_restarts, inconclusive}' "$T/report.json" 2>&1)"
 [ "$RC" -eq 0 ] && [ "$(jq -r '.summary.spin_restarts >= 1 and .complete and .summary.inconclusive == 0' "$T/report.json")" = true ]
 check $? "spin_learn_ok/sync/dpor/restart" "a load learned mid-run restarts dpor, which then completes"
+
+# Sync mode sees no atomic instruction: a lock or flag the program builds
+# from its own (tas_spinlock_ok's xchg; Rust's std Mutex) is invisible
+# there, so a dpor search of such a program is exhausted, never complete,
+# and the report says why; a C program whose only atomics are libc's
+# (counter_ok: pthread mutexes) stays complete.
+cts_run 120 -m sync -s dpor --seed 1 -n 200 -o "$T/at" -- "$PROG/tas_spinlock_ok"
+SEEN="exit $RC, $(jq -c '{complete, exhausted, unseen}' "$T/report.json" 2>&1)"
+[ "$RC" -eq 0 ] && [ "$(jq -r '.exhausted and (.complete | not) and
+	(.unseen | test("sync mode: the program has [0-9]+ atomic instructions"))' "$T/report.json")" = true ]
+check $? "tas_spinlock_ok/sync/dpor/atomics" "own atomics: exhausted, not complete, unseen says so"
+cts_run 120 -m sync -s dpor --seed 1 -n 200 -o "$T/at" -- "$PROG/counter_ok"
+SEEN="exit $RC, $(jq -c '{complete, exhausted, unseen}' "$T/report.json" 2>&1)"
+[ "$RC" -eq 0 ] && [ "$(jq -r '.complete and .unseen == null' "$T/report.json")" = true ]
+check $? "counter_ok/sync/dpor/complete" "only libc's atomics: complete"
 
 # A lock on a NULL mutex is the SIGSEGV the program really takes, in both
 # modes, never a deadlock on a mutex at address 0 (correct counterpart:

@@ -41,7 +41,12 @@ for pm in $TWINS; do
 	a=$(field "$T/dfs.json" runs) b=$(field "$T/dpor.json" runs)
 	ok $(( rc1 != 0 || rc2 != 0 )) "$p: dfs and dpor find no bug"
 	ok $(( b > a )) "$p: dpor ($b) explores no more schedules than dfs ($a)"
-	is "$(field "$T/dpor.json" complete)" true "$p: dpor complete"
+	# futex_lock_ok's lock is its own cmpxchg and xchg: sync mode sees its
+	# futex calls but not an uncontended acquire, so its search is exhausted,
+	# not complete (the report's unseen says why).
+	want=true
+	[ "$pm" = futex_lock_ok:sync ] && want=false
+	is "$(field "$T/dpor.json" complete)" $want "$p: dpor complete: $want"
 	diag "$p ($m): dfs $a, dpor $b schedules"
 done
 done_testing
