@@ -44,6 +44,7 @@ struct gran {
 	uint8_t mask;               /* bytes whose value is known */
 	uint8_t bytes[8];
 	int wtid;                   /* -1: nobody changed it visibly */
+	int reader;                 /* the one thread that read it, -1 none, -2 several */
 	uint64_t wpc, wstep;
 };
 
@@ -133,9 +134,30 @@ static struct gran *gget(struct cts_spin *sp, uint64_t key)
 		g->key = key;
 		g->gen = sp->gen;
 		g->wtid = -1;
+		g->reader = -1;
 		sp->n++;
 	}
 	return g;
+}
+
+static void note_reader(struct gran *g, int tid)
+{
+	if (g->reader == -1)
+		g->reader = tid;
+	else if (g->reader != tid)
+		g->reader = -2;
+}
+
+/* Has no thread but tid read [addr, addr+size) visibly this run? Others
+ * may have written it (a block filled by one thread and handed over). */
+static bool private_to(const struct cts_spin *sp, uint64_t addr, uint32_t size, int tid)
+{
+	for (uint64_t k = addr >> 3; k <= (addr + (size ? size : 1) - 1) >> 3; k++) {
+		const struct gran *g = gfind(sp, k);
+		if (g && g->reader != -1 && g->reader != tid)
+			return false;
+	}
+	return true;
 }
 
 /* Does memory hold these size bytes (little endian) at addr, as far as the
@@ -157,8 +179,11 @@ static void remember(struct cts_spin *sp, const struct cts_event *ev, bool chang
 	struct gran *g = NULL;
 	for (uint32_t i = 0; i < ev->size; i++) {
 		uint64_t a = ev->obj + i;
-		if (!g || g->key != a >> 3)
+		if (!g || g->key != a >> 3) {
 			g = gget(sp, a >> 3);
+			if (ev->op != CTS_OP_WRITE)
+				note_reader(g, ev->tid);
+		}
 		unsigned b = (unsigned)(a & 7);
 		g->mask |= (uint8_t)(1u << b);
 		g->bytes[b] = (uint8_t)(ev->value >> (8 * i));
@@ -274,7 +299,7 @@ static bool stuck(struct cts_spin *sp, struct thr *h, const struct cts_event *p,
 {
 	if (yield_like(p->op)) {
 		/* Hash every yield: the next one compares with it. */
-		bool ok = sp->state && state_of(sp, h, p);
+		bool ok = sp->state && state_of(sp, h, p) && h->cur_proof;
 		if (!h->yields || h->others_moved)
 			return false;
 		if (!ok)
@@ -300,7 +325,14 @@ static bool stuck(struct cts_spin *sp, struct thr *h, const struct cts_event *p,
 	}
 	if (first)
 		state_of(sp, h, p);
-	if (!h->cur_ok)
+	/* A hint (no proof) tells progress only on a location no other thread
+	 * has read: a loop re-reading a field of its own block waits for
+	 * nobody, and holding it back by count starved it for good (ripgrep's
+	 * searchers). On memory others read, counting goes on as without a
+	 * hash: a loop that keeps re-reading what others use (an interpreter's
+	 * tables while other threads wait for its lock) is still held back,
+	 * which is what lets their timed waits give up. */
+	if (!h->cur_ok || (!h->cur_proof && !private_to(sp, p->obj, p->size, p->tid)))
 		return h->misses < MISS_LIMIT && by_count(h, false);
 	if (!h->loc_fp_ok[i])
 		return false;
