@@ -98,6 +98,7 @@ struct explorer {
 	struct cts_bug_stack *pstacks;  /* by thread: where it stood at the end */
 	int npstacks;
 	bool minimizing;  /* a candidate's run: counted nowhere */
+	bool out_of_time; /* --time ran out inside a run: it was cut, unjudged */
 	bool inc_hidden_said;
 };
 
@@ -1157,6 +1158,14 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 	}
 	while (st->status == CTS_RUN_ACTIVE) {
 		bool give_up, livelock;
+		/* --time bounds the session, a long run too (a clock read every
+		 * 64 steps); a minimization's replays are bounded by count. */
+		if (cfg->time_limit > 0 && !x->minimizing && !(step & 63) &&
+		    now() - x->start >= cfg->time_limit) {
+			x->out_of_time = true;
+			*aborted = true;
+			break;
+		}
 		int n = collect(x, &give_up, &livelock);
 		if ((n == 0 || give_up || x->spin_wait) && x->noutside && x->backend->ops->wait) {
 			/* Threads in the kernel may still come back: wait for them
@@ -1568,6 +1577,10 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 		if (r != 0) {
 			res->internal_error = true;
 			rc = -1;
+			break;
+		}
+		if (x.out_of_time) { /* cut by --time mid-way: neither judged nor counted */
+			memcpy(res->ops, ops_before, sizeof(ops_before));
 			break;
 		}
 		/* An inconclusive run that hid reads may be long only because
