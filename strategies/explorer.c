@@ -1664,7 +1664,10 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 		cts_set_status_clear(NULL);
 		progress_owner = NULL;
 	}
-	res->exhausted = !res->internal_error && strategy->ops->complete(strategy);
+	/* A run cut by an interrupt or --time may be the last one begun: its
+	 * schedule was not searched to the end, so nothing is exhausted. */
+	res->exhausted = !res->internal_error && !interrupted && !x.out_of_time &&
+			 strategy->ops->complete(strategy);
 	/* Exhausted only covers what the backend showed: say what it could not. */
 	int unseen = backend->ops->unseen ?
 		     backend->ops->unseen(backend->be, res->unseen, sizeof(res->unseen)) : 0;
