@@ -98,6 +98,7 @@ struct explorer {
 	struct cts_bug_stack *pstacks;  /* by thread: where it stood at the end */
 	int npstacks;
 	bool minimizing;  /* a candidate's run: counted nowhere */
+	bool out_of_time; /* --time ran out inside a run: it was cut, unjudged */
 	bool inc_hidden_said;
 };
 
@@ -1164,6 +1165,14 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 	}
 	while (st->status == CTS_RUN_ACTIVE) {
 		bool give_up, livelock;
+		/* --time bounds the session, a long run too (a clock read every
+		 * 64 steps); a minimization's replays are bounded by count. */
+		if (cfg->time_limit > 0 && !x->minimizing && !(step & 63) &&
+		    now() - x->start >= cfg->time_limit) {
+			x->out_of_time = true;
+			*aborted = true;
+			break;
+		}
 		int n = collect(x, &give_up, &livelock);
 		if ((n == 0 || give_up || x->spin_wait) && x->noutside && x->backend->ops->wait) {
 			/* Threads in the kernel may still come back: wait for them
@@ -1577,6 +1586,10 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 			rc = -1;
 			break;
 		}
+		if (x.out_of_time) { /* cut by --time mid-way: neither judged nor counted */
+			memcpy(res->ops, ops_before, sizeof(ops_before));
+			break;
+		}
 		/* An inconclusive run that hid reads may be long only because
 		 * of what it hid (a waiter that never gets in between a
 		 * holder's reads): once, every read becomes visible. */
@@ -1658,7 +1671,10 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 		cts_set_status_clear(NULL);
 		progress_owner = NULL;
 	}
-	res->exhausted = !res->internal_error && strategy->ops->complete(strategy);
+	/* A run cut by an interrupt or --time may be the last one begun: its
+	 * schedule was not searched to the end, so nothing is exhausted. */
+	res->exhausted = !res->internal_error && !interrupted && !x.out_of_time &&
+			 strategy->ops->complete(strategy);
 	/* Exhausted only covers what the backend showed: say what it could not. */
 	int unseen = backend->ops->unseen ?
 		     backend->ops->unseen(backend->be, res->unseen, sizeof(res->unseen)) : 0;

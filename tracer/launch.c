@@ -128,8 +128,14 @@ static void die_untraced(void)
 /* Runs in the vfork child: system calls only, then exec. A failure is
  * reported in *child_errno (the parent's memory: it is suspended until the
  * child execs or dies). */
-static void child_exec(struct cts_tracer *tr, volatile int *child_errno)
+static void child_exec(struct cts_tracer *tr, pid_t parent, volatile int *child_errno)
 {
+	/* Until the tracer sets PTRACE_O_EXITKILL after the exec, nothing else
+	 * ends the program with a tracer killed by SIGKILL: detached, it would
+	 * run on untraced. A parent already gone: no program. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		die_untraced();
 	int fd = open("/dev/null", O_RDWR);
 	if (fd >= 0) {
 		dup2(fd, 0);
@@ -272,6 +278,7 @@ int cts_tr_launch(struct cts_tracer *tr, struct user_regs_struct *entry_regs)
 {
 	int status;
 	volatile int child_errno = 0;
+	pid_t self = getpid();
 
 	/* vfork: the tracer's address space (libdw's debug info) is large, and
 	 * copying its page tables made fork the most expensive part of a run. */
@@ -281,7 +288,7 @@ int cts_tr_launch(struct cts_tracer *tr, struct user_regs_struct *entry_regs)
 		return -1;
 	}
 	if (pid == 0)
-		child_exec(tr, &child_errno);
+		child_exec(tr, self, &child_errno);
 	tr->pid = pid;
 	if (child_errno) {
 		wait_for(pid, &status);

@@ -14,8 +14,8 @@
 # Phases (interrupt_on calls) below.
 PHASES="dfs-petri-walk minimize check"
 # 4 checks in line, 4 in each of 3 interrupt calls, 4 in each phase, 2 more
-# for minimize, 1 for check, 3 for SIGKILL.
-plan $((4 + 3 * 4 + 4 * $(count $PHASES) + 2 + 1 + 3))
+# for minimize, 1 for check, 3 for SIGKILL, 3 for --time.
+plan $((4 + 3 * 4 + 4 * $(count $PHASES) + 2 + 1 + 3 + 3))
 BOUND=$(slow 1000)
 
 # wait_asleep PID: poll (up to 10 s) until a traced child of PID has a
@@ -170,5 +170,17 @@ done
 is "${alive:-none}" none "SIGKILL of the --jobs parent: its workers end"
 is "$(leftovers sync_heavy)" no "SIGKILL of the --jobs parent: no process of the program left"
 is "$(ls -A "$T/tmp")" "" "SIGKILL of the --jobs parent: no directory left in TMPDIR"
+
+# --time bounds the session, a run under way too: one run of sync_heavy
+# here is minutes of steps (--timeout 30 would cut it; the old end was
+# then). Cut at 1 s, it is neither judged nor counted.
+t0=$EPOCHREALTIME
+out=$(timeout -k 2 60 "$CTS" -m sync -t 1 --timeout 30 -o "$T/t" -- "$PROG/sync_heavy" 1000000 2 2>&1)
+rc=$?
+t1=$EPOCHREALTIME
+ms=$(((${t1/./} - ${t0/./}) / 1000))
+is "$rc" 0 "--time 1 inside a long run: status 0"
+ok $((ms > $(slow 5000))) "--time 1 inside a long run: ends within $(slow 5) s ($ms ms)"
+like "$out" "covered: 0 runs, .*visible operations: none" "--time 1 inside a long run: the cut run is not counted"
 
 done_testing
