@@ -186,7 +186,8 @@ static void usage(FILE *f)
 "3 internal error;\n"
 "4 no bug but inconclusive runs, with --fail-on-inconclusive (without it, runs\n"
 "cut by --max-steps or --timeout without a deadlock or livelock are only warned\n"
-"about); 130 interrupted (SIGINT, SIGTERM, SIGHUP).\n",
+"about); 130 interrupted (SIGINT, SIGTERM, SIGHUP) before a bug was found\n"
+"(a bug found before the interrupt still gives 1).\n",
 		cts_strategy_names());
 }
 
@@ -915,7 +916,9 @@ int main(int argc, char **argv)
 		if (!worker) /* the parent says it for all */
 			cts_error_msg("interrupted after %" PRIu64 " runs; %d bug%s found so far", res.runs,
 				      res.nbugs, res.nbugs == 1 ? "" : "s");
-		status = EXIT_INTERRUPTED;
+		/* A bug found before the interrupt is still a bug, as with --jobs
+		 * and in attach mode: its schedule is saved and replays it. */
+		status = res.nbugs && !diverged ? EXIT_BUG : EXIT_INTERRUPTED;
 	} else if (cli.replay) {
 		if (diverged) {
 			status = EXIT_USAGE;
