@@ -48,6 +48,21 @@ double cts_tr_now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* The clock of the run's timeout and of the time slice: wall time without
+ * the machine's stalls. It is read at every step and every tick (each
+ * SLICE_US), so a longer gap since the last reading means that nothing of
+ * ours ran meanwhile: a loaded or paused machine (gaps of 1-3 s seen on a
+ * shared 2-CPU VM, in several tracers at once). Such a gap counts as two
+ * ticks: a stall ended runs of a correct program as inconclusive at a 2 s
+ * --timeout and probed threads that had not run for a slice. */
+double cts_tr_run_clock(struct cts_tracer *tr)
+{
+	double now = cts_tr_now_s(), gap = now - tr->clock_at;
+	tr->clock += gap < 2 * SLICE_US * 1e-6 ? gap : 2 * SLICE_US * 1e-6;
+	tr->clock_at = now;
+	return tr->clock;
+}
+
 static int on_breakpoint(struct cts_tracer *tr, struct thread *th, struct cts_wait_event *ev)
 {
 	(void)ev;
@@ -697,7 +712,7 @@ int cts_tr_next_event(struct cts_tracer *tr, long timeout_us)
 			}
 			if (alarm_fired) {
 				alarm_fired = 0;
-				double t = cts_tr_now_s();
+				double t = cts_tr_run_clock(tr);
 				if (tr->cfg.timeout <= 0 || t - tr->run_started < tr->cfg.timeout)
 					slice_expired(tr, t);
 				else

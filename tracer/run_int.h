@@ -103,6 +103,7 @@ void cts_tr_note_cancels(struct cts_tracer *tr);
  * came (or the run ended: interrupt, run timeout), -1 error. */
 int cts_tr_next_event(struct cts_tracer *tr, long timeout_us);
 double cts_tr_now_s(void);
+double cts_tr_run_clock(struct cts_tracer *tr);
 void cts_tr_catch_alarm(void);
 void cts_tr_clear_alarm(void);
 void cts_tr_kill_foreign(struct cts_tracer *tr);

@@ -101,7 +101,7 @@ ready:;
 	if (tr->acc)
 		cts_access_watch_thread(tr, main_th);
 	cts_tr_hold(tr, main_th, AT_START);
-	tr->run_started = cts_tr_now_s();
+	tr->run_started = cts_tr_run_clock(tr);
 	return 0;
 }
 
@@ -141,7 +141,7 @@ static int step_one(void *be, struct cts_run_state *st, int tid, bool give_up,
 	}
 	*done = th->pending;
 	tr->running = th;
-	tr->step_started = cts_tr_now_s();
+	tr->step_started = cts_tr_run_clock(tr);
 	tr->last_created = -1;
 	if (th->state != TH_HELD) {
 		cts_tr_set_error(tr, "thread %d is not held (state %d)", tid, th->state);

@@ -186,7 +186,8 @@ struct cts_tracer {
 	struct thread *running;
 	int last_created;
 	uint64_t fseq;
-	double run_started, step_started;
+	double run_started, step_started; /* on the run clock (cts_tr_run_clock) */
+	double clock, clock_at;           /* the run clock, and the wall time it was read */
 	/* breakpoints: open addressing by address */
 	struct bp *bps;
 	size_t bpcap, nbps;

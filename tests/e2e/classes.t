@@ -23,9 +23,6 @@
 # When the tool is fixed, prove reports it as "unexpectedly succeeded": delete
 # its line and it becomes a real check.
 KNOWN_FAILING=$(cat <<'EOF'
-cas_stack_ok/sync/random       | intermittent under load (2 in 60 on 2026-11-26, inconclusive at the timeout, exit 0): the one caught under -d ended with main running invisibly after its join of the exited producer, both consumers held; cause not found
-cas_stack_ok/sync/pct          | intermittent under load (2 in 60 on 2026-11-26, inconclusive at the timeout, exit 0): the one caught under -d ended with main running invisibly after its join of the exited producer, both consumers held; cause not found
-cas_stack_ok/sync/dpor         | intermittent under load (2 in 60 on 2026-11-26, inconclusive at the timeout, exit 0): the one caught under -d ended with main running invisibly after its join of the exited producer, both consumers held; cause not found
 EOF
 )
 
