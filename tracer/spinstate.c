@@ -41,8 +41,6 @@ static uint64_t mix(uint64_t h, const void *p, size_t len)
 int cts_tr_thread_state(void *be, int tid, uint64_t *hash)
 {
 	struct cts_tracer *tr = be;
-	static unsigned char buf[RED_ZONE + STACK_SPAN + 8];
-
 	struct thread *th = tr->cfg.mode == CTS_MODE_SYNC ? NULL : cts_tr_by_num(tr, tid);
 	if (!th)
 		return -1;
@@ -57,6 +55,12 @@ int cts_tr_thread_state(void *be, int tid, uint64_t *hash)
 	 * sees, so from then on no spin is proven (no livelock verdict). */
 	if (cts_tr_libcalls_unseen(tr, NULL, 0) > 0)
 		return -1;
+	return cts_tr_state_hash(th, hash);
+}
+
+int cts_tr_state_hash(struct thread *th, uint64_t *hash)
+{
+	static unsigned char buf[RED_ZONE + STACK_SPAN + 8];
 	struct user_regs_struct r = th->regs;
 	r.eflags = 0;
 	uint64_t h = mix(0xcbf29ce484222325ull, &r, sizeof(r));
