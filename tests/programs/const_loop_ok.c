@@ -16,7 +16,7 @@
 
 static struct {
 	volatile unsigned long mult;
-} cfg = { 2654435761ul };
+} cfg; /* set by main before the worker starts: writable, shared */
 
 static void *worker(void *arg)
 {
@@ -33,6 +33,7 @@ int main(void)
 	pthread_t t;
 	unsigned long h = 0;
 
+	cfg.mult = 2654435761ul;
 	pthread_create(&t, NULL, worker, &h);
 	pthread_join(t, NULL);
 	printf("hash %lx\n", h);
