@@ -1608,6 +1608,23 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 			n--;
 			continue;
 		}
+		/* The run learned a busy-wait load while it replayed its prefix
+		 * (a libgomp spin that ran a whole slice under load): from then
+		 * on the prefix shows reads its recording did not, so it cannot
+		 * replay. That says nothing about the program: the run is void
+		 * and run again, and the search begins again on the larger set
+		 * of events, as after a run that learned a load (below). Its
+		 * output so far, with --output, stays in the stream. */
+		if (bug.kind == CTS_BUG_DIVERGED && x.st->learned && strategy->ops->restart &&
+		    !cfg->split && res->spin_restarts < MAX_SPIN_RESTARTS) {
+			memcpy(res->ops, ops_before, sizeof(ops_before));
+			strategy->ops->restart(strategy);
+			res->spin_restarts++;
+			cts_debug_msg("run %" PRIu64 " learned a busy-wait load and diverged from its "
+				      "prefix: void, the search begins again", run);
+			n--;
+			continue;
+		}
 		/* The program is gone and its files are in place: judge its output. */
 		if (cfg->check && bug.kind == CTS_BUG_NONE && !inc.kind && !aborted &&
 		    x.st->status == CTS_RUN_EXITED)

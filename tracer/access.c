@@ -38,6 +38,7 @@
 #include "tracer/elf.h"
 #include "tracer/libsync.h"
 #include "tracer/proc.h"
+#include "tracer/spinstate.h"
 
 /* Local-only hits before an access breakpoint is retired. */
 #define RETIRE_AFTER 32
@@ -1308,9 +1309,56 @@ static bool spin_candidate(struct cts_tracer *tr, const struct cts_insn *in, uin
 	return !base || strncmp(base + 1, "ld-", 3) != 0;
 }
 
+/* A candidate load at pc in the probe: true when it proves a spin, and its
+ * pc is learned. */
+static bool probe_load(struct cts_tracer *tr, struct thread *th, uint64_t pc,
+		       const struct cts_event *ev)
+{
+	uint64_t h = 0;
+	bool hashed = cts_tr_state_hash(th, &h) == 0;
+	for (int i = 0; i < th->probe_n; i++) {
+		if (th->probe_pc[i] != pc)
+			continue;
+		if (th->probe_addr[i] != ev->obj || th->probe_val[i] != ev->value) {
+			th->probe_n = 0; /* the value moved: it is working, not waiting */
+			break;
+		}
+		/* An unreadable stack: the same address and value must do. */
+		if (hashed && th->probe_hashed[i] && th->probe_hash[i] != h) {
+			th->probe_hash[i] = h; /* the thread moved on: working */
+			return false;
+		}
+		cts_access_learn(tr, pc);
+		if (tr->st)
+			tr->st->learned = true;
+		struct bp *nb = cts_tr_bp_find(tr, pc);
+		uint8_t orig, cc = 0xCC;
+		if (nb && cts_mem_read(tr->pid, pc, &orig, 1) == 0 && orig != 0xCC) {
+			nb->orig = orig;
+			cts_tr_poke(tr, pc, &cc, 1);
+		}
+		cts_debug_msg("spin probe: thread %d spins on 0x%" PRIx64 " at 0x%" PRIx64
+			      ": learned", th->num, ev->obj, pc);
+		return true;
+	}
+	if (th->probe_n < 16) {
+		th->probe_pc[th->probe_n] = pc;
+		th->probe_addr[th->probe_n] = ev->obj;
+		th->probe_val[th->probe_n] = ev->value;
+		th->probe_hash[th->probe_n] = h;
+		th->probe_hashed[th->probe_n] = hashed;
+		th->probe_n++;
+	}
+	return false;
+}
+
 /* One instruction of the probe: th is stopped before it. A load whose pc
  * comes round again with the same address and value, with no shared store
- * in between, is a spin. */
+ * in between, and the thread's registers and stack top as they were
+ * (spinstate.c's hash), is a spin. A loop that works while it re-reads a
+ * constant (a liblzma encoder loop re-reading a table entry under pixz: its
+ * counters and pointers move) is not: learning its load made every
+ * iteration a visible read, and the run ran out of steps. */
 int cts_access_probe_step(struct cts_tracer *tr, struct thread *th)
 {
 	if (th->probe_left-- <= 0 || cts_tr_getregs(th) != 0)
@@ -1327,32 +1375,8 @@ int cts_access_probe_step(struct cts_tracer *tr, struct thread *th)
 		if (ev.op != CTS_OP_READ) {
 			th->probe_n = 0; /* it writes shared memory: not a pure spin */
 		} else if (spin_candidate(tr, in, pc)) {
-			for (int i = 0; i < th->probe_n; i++) {
-				if (th->probe_pc[i] != pc)
-					continue;
-				if (th->probe_addr[i] == ev.obj && th->probe_val[i] == ev.value) {
-					cts_access_learn(tr, pc);
-					if (tr->st)
-						tr->st->learned = true;
-					struct bp *nb = cts_tr_bp_find(tr, pc);
-					uint8_t orig, cc = 0xCC;
-					if (nb && cts_mem_read(tr->pid, pc, &orig, 1) == 0 && orig != 0xCC) {
-						nb->orig = orig;
-						cts_tr_poke(tr, pc, &cc, 1);
-					}
-					cts_debug_msg("spin probe: thread %d spins on 0x%" PRIx64
-						      " at 0x%" PRIx64 ": learned", th->num, ev.obj, pc);
-					return probe_end(tr, th);
-				}
-				th->probe_n = 0; /* the value moved: it is working, not waiting */
-				break;
-			}
-			if (th->probe_n < 16) {
-				th->probe_pc[th->probe_n] = pc;
-				th->probe_addr[th->probe_n] = ev.obj;
-				th->probe_val[th->probe_n] = ev.value;
-				th->probe_n++;
-			}
+			if (probe_load(tr, th, pc, &ev))
+				return probe_end(tr, th);
 		}
 	}
 	if (cts_tr_flush_regs(th) != 0)

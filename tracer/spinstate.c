@@ -11,8 +11,7 @@
  * may sit in a loop that works on heap state through invisible stores, so
  * there the state cannot be told and a spin is never proven. Nor once the
  * run's traced code has called an untraced library function with a pointer
- * to shared memory (the "unseen" calls of sync.c); the hash is still given
- * then, as a hint: one that changed shows progress all the same. */
+ * to shared memory (the "unseen" calls of sync.c). */
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>
@@ -42,8 +41,6 @@ static uint64_t mix(uint64_t h, const void *p, size_t len)
 int cts_tr_thread_state(void *be, int tid, uint64_t *hash)
 {
 	struct cts_tracer *tr = be;
-	static unsigned char buf[RED_ZONE + STACK_SPAN + 8];
-
 	struct thread *th = tr->cfg.mode == CTS_MODE_SYNC ? NULL : cts_tr_by_num(tr, tid);
 	if (!th)
 		return -1;
@@ -62,6 +59,14 @@ int cts_tr_thread_state(void *be, int tid, uint64_t *hash)
 	 * a spin after three reads and was held back for good while a worker
 	 * polling with sleeps ran (issue 8). */
 	int hint = cts_tr_libcalls_unseen(tr, NULL, 0) > 0;
+	if (cts_tr_state_hash(th, hash) != 0)
+		return -1;
+	return hint;
+}
+
+int cts_tr_state_hash(struct thread *th, uint64_t *hash)
+{
+	static unsigned char buf[RED_ZONE + STACK_SPAN + 8];
 	struct user_regs_struct r = th->regs;
 	r.eflags = 0;
 	uint64_t h = mix(0xcbf29ce484222325ull, &r, sizeof(r));
@@ -86,5 +91,5 @@ int cts_tr_thread_state(void *be, int tid, uint64_t *hash)
 		len = got;
 	}
 	*hash = mix(h, buf, len);
-	return hint;
+	return 0;
 }

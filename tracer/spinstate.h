@@ -13,4 +13,12 @@
  * unchanged register file proves nothing. */
 int cts_tr_thread_state(void *be, int tid, uint64_t *hash);
 
+struct thread;
+
+/* The hash itself, of th's registers as fetched (th->regs) and the top of
+ * its stack, in any mode and state: the spin probe (access.c) tells a loop
+ * that works from one that waits before it learns a load. 0, or -1 when
+ * the stack cannot be read. */
+int cts_tr_state_hash(struct thread *th, uint64_t *hash);
+
 #endif

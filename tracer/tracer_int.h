@@ -95,6 +95,8 @@ struct thread {
 	bool probing;              /* single-stepping a spin probe */
 	int probe_left;
 	uint64_t probe_pc[16], probe_addr[16], probe_val[16];
+	uint64_t probe_hash[16];   /* its state at the load (spinstate.c) */
+	bool probe_hashed[16];
 	int probe_n;
 	int watch_idx;             /* --watch fallback: watch hit by this access, -1 */
 	uint64_t watch_pc;

@@ -18,10 +18,6 @@
 # When the tool is fixed, prove reports it as "unexpectedly succeeded": delete
 # its line and it becomes a real check.
 KNOWN_FAILING=$(cat <<'EOF'
-cxx_queue/break/dpor           | intermittent, was 1 in 30-80 under load (replay diverged at step 907, read64 vs read32); 0 in 30 tries of -n 3 on 2026-11-26; a diverged prefix now ends the search with exit 0, not a bug; a learned spin load now restarts the search, 0 in 30 more tries under load, not proven
-cxx_queue/break/dpor/output    | intermittent: after a divergence fewer runs than asked for completed
-omp_sum/break/dpor             | intermittent, was 1 in 26 (replay diverged at step 268, read32 vs futex_wait; maybe a spin load learned by the time-slice probe in a later run, visible in the replayed prefix); 0 in 53 tries of -n 3 on 2026-11-26; a diverged prefix now exits 0; a learned spin load now restarts the search (the suspected cause), 0 in 30 more tries under load, not proven
-omp_sum/break/dpor/output      | intermittent: after a divergence fewer runs than asked for completed
 EOF
 )
 
