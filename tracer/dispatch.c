@@ -416,6 +416,10 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 				return cts_tr_resume(tr, th, 0);
 			return cts_access_probe_start(tr, th);
 		}
+		/* A signal ends a spin probe: resumed by PTRACE_CONT (a handler
+		 * is not stepped through), a thread left marked probing would
+		 * never be probed again nor take the quick breakpoint path. */
+		th->probing = false;
 		if (ev->sig == SIGSTOP)
 			return cts_tr_resume(tr, th, 0);
 		if (fatal_signal(ev->sig)) {
