@@ -101,6 +101,7 @@ struct explorer {
 	int npstacks;
 	bool minimizing;  /* a candidate's run: counted nowhere */
 	bool out_of_time; /* --time ran out inside a run: it was cut, unjudged */
+	bool cut_by_signal; /* an interrupt cut the run or its --check: unjudged */
 	bool inc_hidden_said;
 };
 
@@ -1169,6 +1170,7 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 	cts_spin_reset(x->spin);
 	clear_threads(x);
 	x->confirming = false;
+	x->cut_by_signal = false;
 	if (cfg->instance)
 		cts_instance_begin_run(cfg->instance);
 	x->preempts = 0;
@@ -1330,6 +1332,7 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 	if (st->status == CTS_RUN_INTERRUPTED) {
 		*aborted = true;
 		interrupted = 1;
+		x->cut_by_signal = true;
 	}
 	if (st->relearn) {
 		bug->run = inc->run = run + cfg->run_base;
@@ -1440,6 +1443,8 @@ static void check_run(struct explorer *x, uint64_t run, struct cts_bug *bug)
 {
 	char out[2048];
 	int rc = run_check(x, run, out, sizeof(out));
+	if (interrupted)
+		x->cut_by_signal = true;
 	if (rc == 0)
 		return;
 	bug->kind = CTS_BUG_CHECK;
@@ -1643,6 +1648,13 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 		if (cfg->check && bug.kind == CTS_BUG_NONE && !inc.kind && !aborted &&
 		    x.st->status == CTS_RUN_EXITED)
 			check_run(&x, run, &bug);
+		/* Cut by an interrupt, or its --check was: neither judged nor
+		 * counted, not as a schedule done nor as the search's cut (a
+		 * race seen before it is a bug all the same). */
+		if (x.cut_by_signal && bug.kind == CTS_BUG_NONE) {
+			memcpy(res->ops, ops_before, sizeof(ops_before));
+			break;
+		}
 		if (cts_strategy_is_active(strategy))
 			active_run(&x, run, &bug);
 		struct cts_run_summary sum = {

@@ -775,6 +775,10 @@ static bool may_come_back(const struct cts_tracer *tr)
 	return io && world_can_reach(tr, io);
 }
 
+/* limit_s is the explorer's short grace before a timed wait may give up
+ * (OUTSIDE_GRACE_S), not the run's --timeout: that one is the tick's in
+ * cts_tr_next_event, on the run clock. Wall time is right for the grace:
+ * the run clock counts a stall as two ticks, already more than it. */
 int cts_tr_sys_wait(struct cts_tracer *tr, double limit_s)
 {
 	double deadline = limit_s > 0 ? cts_tr_now_s() + limit_s : 0;

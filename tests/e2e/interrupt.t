@@ -13,9 +13,10 @@
 
 # Phases (interrupt_on calls) below.
 PHASES="dfs-petri-walk minimize check"
-# 4 checks in line, 4 in each of 3 interrupt calls, 4 in each phase, 2 more
-# for minimize, 1 for check, 3 for SIGKILL, 3 for --time.
-plan $((4 + 3 * 4 + 4 * $(count $PHASES) + 2 + 1 + 3 + 3))
+# 4 checks in line, 4 in each of 3 interrupt calls, 2 more for the dpor one,
+# 4 in each phase, 2 more for minimize, 2 for check, 3 for SIGKILL, 4 for
+# --time.
+plan $((4 + 3 * 4 + 2 + 4 * $(count $PHASES) + 2 + 2 + 3 + 4))
 BOUND=$(slow 1000)
 
 # wait_asleep PID: poll (up to 10 s) until a traced child of PID has a
@@ -76,7 +77,13 @@ end
 EOS
 interrupt TERM "replay" --replay "$T/wait.sched"
 interrupt INT "replay" --replay "$T/wait.sched"
-interrupt TERM "dpor" -m sync -s dpor --timeout 0 -o "$T/o" -- "$PROG/sock_reader" wait
+interrupt TERM "dpor" -m sync -s dpor --timeout 0 -o "$T/o" --report "$T/dpor.json" \
+	-- "$PROG/sock_reader" wait
+# The run cut by the signal is no schedule done, nor one the search cut as
+# redundant (it was counted as both).
+is "$(jq -c '[.runs, .summary.cut, .interrupted]' "$T/dpor.json" 2>&1)" "[0,0,true]" \
+	"dpor: the run the signal cut is not counted"
+like "$(cat "$T/err")" "interrupted after 0 runs" "dpor: nor in the summary"
 
 # pipe_handoff_ok: the worker reads its pipe before main wrote it (the
 # first 5 steps of a recorded run, seed 1), then the schedule has the read
@@ -140,9 +147,12 @@ timeout -k 2 "$(slow 60)" "$CTS" -q --replay "$T/min/assert-1.sched" >/dev/null 
 is $? 1 "minimize: the schedule saved replays the bug"
 
 # A --check command that takes its time (here for ever): it is killed with
-# what it started, the run not judged (was: cts-trace waited for it).
+# what it started, the run not judged (was: cts-trace waited for it) nor
+# counted (was: a clean run).
 interrupt_on check TERM "file:$T/checking" sync_heavy \
 	-m sync -n 5 --check "touch '$T/checking'; sleep 600" -o "$T/ck" -- "$PROG/sync_heavy" 10 2
+is "$(jq -c '[.runs, .summary.cut]' "$T/check.json" 2>&1)" "[0,0]" \
+	"check: the run whose check was cut is not counted"
 is "$(pgrep -f "sleep 600" | xargs -r ps -o args= -p | grep -c "^sleep 600")" 0 \
 	"check: the command's own processes are gone"
 
@@ -175,12 +185,15 @@ is "$(ls -A "$T/tmp")" "" "SIGKILL of the --jobs parent: no directory left in TM
 # here is minutes of steps (--timeout 30 would cut it; the old end was
 # then). Cut at 1 s, it is neither judged nor counted.
 t0=$EPOCHREALTIME
-out=$(timeout -k 2 60 "$CTS" -m sync -t 1 --timeout 30 -o "$T/t" -- "$PROG/sync_heavy" 1000000 2 2>&1)
+out=$(timeout -k 2 60 "$CTS" -m sync -t 1 --timeout 30 -o "$T/t" --report "$T/t.json" \
+	-- "$PROG/sync_heavy" 1000000 2 2>&1)
 rc=$?
 t1=$EPOCHREALTIME
 ms=$(((${t1/./} - ${t0/./}) / 1000))
 is "$rc" 0 "--time 1 inside a long run: status 0"
 ok $((ms > $(slow 5000))) "--time 1 inside a long run: ends within $(slow 5) s ($ms ms)"
 like "$out" "covered: 0 runs, .*visible operations: none" "--time 1 inside a long run: the cut run is not counted"
+is "$(jq -c '[.runs, .summary.cut, .inconclusive.count]' "$T/t.json" 2>&1)" "[0,0,0]" \
+	"--time 1 inside a long run: nor in the report"
 
 done_testing
