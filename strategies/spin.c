@@ -16,6 +16,8 @@
  * later is still seen within CHECK_EVERY iterations. */
 #define MISS_LIMIT 16
 #define CHECK_EVERY 64
+/* Locks one yield loop may take and release between two yields. */
+#define NSYNC 4
 
 struct thr {
 	struct cts_spin_loc loc[NLOC];
@@ -27,6 +29,13 @@ struct thr {
 	uint64_t yield_fp;
 	bool yield_fp_ok;
 	bool others_moved;          /* another thread changed something since its last yield */
+	/* Its own locks and unlocks since its last yield, net per object: a
+	 * poll that takes and releases a mutex between yields leaves it as it
+	 * was (sync_over: too many objects to tell). */
+	uint64_t sync_obj[NSYNC];
+	int sync_net[NSYNC];
+	int nsync;
+	bool sync_over;
 	uint32_t misses, skipped;
 	/* the state hash of the pending operation, computed at most once;
 	 * cur_proof: equal hashes prove a stutter (else a hint only) */
@@ -274,6 +283,65 @@ static bool same_pending(const struct cts_event *a, const struct cts_event *b)
 	return a->op == b->op && a->obj == b->obj && a->pc == b->pc && a->size == b->size;
 }
 
+/* What a lock operation does to its object's hold count: +1, -1, or 0 for
+ * a failed try or an operation that is not a lock's. */
+static int sync_delta(const struct cts_event *ev)
+{
+	switch (ev->op) {
+	case CTS_OP_LOCK: case CTS_OP_RDLOCK: case CTS_OP_WRLOCK:
+		return 1;
+	case CTS_OP_TRYLOCK: case CTS_OP_TRYRDLOCK: case CTS_OP_TRYWRLOCK:
+		return ev->result == 0;
+	case CTS_OP_UNLOCK: case CTS_OP_RWUNLOCK:
+		return -1;
+	default:
+		return 0;
+	}
+}
+
+static bool is_lock_op(cts_op op)
+{
+	switch (op) {
+	case CTS_OP_LOCK: case CTS_OP_RDLOCK: case CTS_OP_WRLOCK:
+	case CTS_OP_TRYLOCK: case CTS_OP_TRYRDLOCK: case CTS_OP_TRYWRLOCK:
+	case CTS_OP_UNLOCK: case CTS_OP_RWUNLOCK:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Record the thread's own lock operation ev for its yield streak. */
+static void note_sync(struct thr *h, const struct cts_event *ev)
+{
+	int d = sync_delta(ev);
+	if (!d)
+		return;
+	for (int i = 0; i < h->nsync; i++)
+		if (h->sync_obj[i] == ev->obj) {
+			h->sync_net[i] += d;
+			return;
+		}
+	if (h->nsync == NSYNC) {
+		h->sync_over = true;
+		return;
+	}
+	h->sync_obj[h->nsync] = ev->obj;
+	h->sync_net[h->nsync++] = d;
+}
+
+/* Did the thread's own lock operations since its last yield leave a lock
+ * taken or released? */
+static bool sync_moved(const struct thr *h)
+{
+	if (h->sync_over)
+		return true;
+	for (int i = 0; i < h->nsync; i++)
+		if (h->sync_net[i])
+			return true;
+	return false;
+}
+
 /* The state hash of t's pending operation, computed once per operation. */
 static bool state_of(struct cts_spin *sp, struct thr *h, const struct cts_event *p)
 {
@@ -300,7 +368,7 @@ static bool stuck(struct cts_spin *sp, struct thr *h, const struct cts_event *p,
 	if (yield_like(p->op)) {
 		/* Hash every yield: the next one compares with it. */
 		bool ok = sp->state && state_of(sp, h, p) && h->cur_proof;
-		if (!h->yields || h->others_moved)
+		if (!h->yields || h->others_moved || sync_moved(h))
 			return false;
 		if (!ok)
 			return by_count(h, true);
@@ -428,15 +496,26 @@ static void own_step(struct thr *h, const struct cts_event *ev, bool silent, boo
 			start_loc(h, h->nloc++, ev, fp_ok, fp);
 		}
 	} else if (yield_like(ev->op)) {
+		if (sync_moved(h))
+			h->yields = 0;
 		h->yields++;
 		h->yield_fp = fp;
 		h->yield_fp_ok = fp_ok;
 		h->others_moved = false;
+		h->nsync = 0;
+		h->sync_over = false;
 	} else {
 		h->nloc = 0;
 		h->rereads = 0;
 	}
-	if (!silent)
+	/* Its own lock and unlock of a mutex between two yields (a flag polled
+	 * under the lock) end the streak only if they leave the lock changed,
+	 * which the next yield checks: counted as a change, they kept such a
+	 * poller from ever being held, and PCT starved the thread it waits
+	 * for (issue 8, tests/programs/yield_poll_ok). */
+	if (is_lock_op(ev->op))
+		note_sync(h, ev);
+	else if (!silent)
 		h->yields = 0;
 }
 
