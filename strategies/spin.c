@@ -283,42 +283,33 @@ static bool same_pending(const struct cts_event *a, const struct cts_event *b)
 	return a->op == b->op && a->obj == b->obj && a->pc == b->pc && a->size == b->size;
 }
 
-/* What a lock operation does to its object's hold count: +1, -1, or 0 for
- * a failed try or an operation that is not a lock's. */
-static int sync_delta(const struct cts_event *ev)
+/* Is ev a lock operation, and what does it do to its object's hold count
+ * (*delta: +1, -1, or 0 for a failed try)? */
+static bool lock_op(const struct cts_event *ev, int *delta)
 {
 	switch (ev->op) {
 	case CTS_OP_LOCK: case CTS_OP_RDLOCK: case CTS_OP_WRLOCK:
-		return 1;
+		*delta = 1;
+		return true;
 	case CTS_OP_TRYLOCK: case CTS_OP_TRYRDLOCK: case CTS_OP_TRYWRLOCK:
-		return ev->result == 0;
+		*delta = ev->result == 0;
+		return true;
 	case CTS_OP_UNLOCK: case CTS_OP_RWUNLOCK:
-		return -1;
-	default:
-		return 0;
-	}
-}
-
-static bool is_lock_op(cts_op op)
-{
-	switch (op) {
-	case CTS_OP_LOCK: case CTS_OP_RDLOCK: case CTS_OP_WRLOCK:
-	case CTS_OP_TRYLOCK: case CTS_OP_TRYRDLOCK: case CTS_OP_TRYWRLOCK:
-	case CTS_OP_UNLOCK: case CTS_OP_RWUNLOCK:
+		*delta = -1;
 		return true;
 	default:
 		return false;
 	}
 }
 
-/* Record the thread's own lock operation ev for its yield streak. */
-static void note_sync(struct thr *h, const struct cts_event *ev)
+/* Record the thread's own lock operation on obj (delta d) for its yield
+ * streak. */
+static void note_sync(struct thr *h, uint64_t obj, int d)
 {
-	int d = sync_delta(ev);
 	if (!d)
 		return;
 	for (int i = 0; i < h->nsync; i++)
-		if (h->sync_obj[i] == ev->obj) {
+		if (h->sync_obj[i] == obj) {
 			h->sync_net[i] += d;
 			return;
 		}
@@ -326,7 +317,7 @@ static void note_sync(struct thr *h, const struct cts_event *ev)
 		h->sync_over = true;
 		return;
 	}
-	h->sync_obj[h->nsync] = ev->obj;
+	h->sync_obj[h->nsync] = obj;
 	h->sync_net[h->nsync++] = d;
 }
 
@@ -513,8 +504,9 @@ static void own_step(struct thr *h, const struct cts_event *ev, bool silent, boo
 	 * which the next yield checks: counted as a change, they kept such a
 	 * poller from ever being held, and PCT starved the thread it waits
 	 * for (issue 8, tests/programs/yield_poll_ok). */
-	if (is_lock_op(ev->op))
-		note_sync(h, ev);
+	int d;
+	if (lock_op(ev, &d))
+		note_sync(h, ev->obj, d);
 	else if (!silent)
 		h->yields = 0;
 }
