@@ -16,6 +16,8 @@
  * later is still seen within CHECK_EVERY iterations. */
 #define MISS_LIMIT 16
 #define CHECK_EVERY 64
+/* Locks one yield loop may take and release between two yields. */
+#define NSYNC 4
 
 struct thr {
 	struct cts_spin_loc loc[NLOC];
@@ -27,6 +29,13 @@ struct thr {
 	uint64_t yield_fp;
 	bool yield_fp_ok;
 	bool others_moved;          /* another thread changed something since its last yield */
+	/* Its own locks and unlocks since its last yield, net per object: a
+	 * poll that takes and releases a mutex between yields leaves it as it
+	 * was (sync_over: too many objects to tell). */
+	uint64_t sync_obj[NSYNC];
+	int sync_net[NSYNC];
+	int nsync;
+	bool sync_over;
 	uint32_t misses, skipped;
 	/* the state hash of the pending operation, computed at most once;
 	 * cur_proof: equal hashes prove a stutter (else a hint only) */
@@ -274,6 +283,56 @@ static bool same_pending(const struct cts_event *a, const struct cts_event *b)
 	return a->op == b->op && a->obj == b->obj && a->pc == b->pc && a->size == b->size;
 }
 
+/* Is ev a lock operation, and what does it do to its object's hold count
+ * (*delta: +1, -1, or 0 for a failed try)? */
+static bool lock_op(const struct cts_event *ev, int *delta)
+{
+	switch (ev->op) {
+	case CTS_OP_LOCK: case CTS_OP_RDLOCK: case CTS_OP_WRLOCK:
+		*delta = 1;
+		return true;
+	case CTS_OP_TRYLOCK: case CTS_OP_TRYRDLOCK: case CTS_OP_TRYWRLOCK:
+		*delta = ev->result == 0;
+		return true;
+	case CTS_OP_UNLOCK: case CTS_OP_RWUNLOCK:
+		*delta = -1;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Record the thread's own lock operation on obj (delta d) for its yield
+ * streak. */
+static void note_sync(struct thr *h, uint64_t obj, int d)
+{
+	if (!d)
+		return;
+	for (int i = 0; i < h->nsync; i++)
+		if (h->sync_obj[i] == obj) {
+			h->sync_net[i] += d;
+			return;
+		}
+	if (h->nsync == NSYNC) {
+		h->sync_over = true;
+		return;
+	}
+	h->sync_obj[h->nsync] = obj;
+	h->sync_net[h->nsync++] = d;
+}
+
+/* Did the thread's own lock operations since its last yield leave a lock
+ * taken or released? */
+static bool sync_moved(const struct thr *h)
+{
+	if (h->sync_over)
+		return true;
+	for (int i = 0; i < h->nsync; i++)
+		if (h->sync_net[i])
+			return true;
+	return false;
+}
+
 /* The state hash of t's pending operation, computed once per operation. */
 static bool state_of(struct cts_spin *sp, struct thr *h, const struct cts_event *p)
 {
@@ -300,7 +359,7 @@ static bool stuck(struct cts_spin *sp, struct thr *h, const struct cts_event *p,
 	if (yield_like(p->op)) {
 		/* Hash every yield: the next one compares with it. */
 		bool ok = sp->state && state_of(sp, h, p) && h->cur_proof;
-		if (!h->yields || h->others_moved)
+		if (!h->yields || h->others_moved || sync_moved(h))
 			return false;
 		if (!ok)
 			return by_count(h, true);
@@ -428,15 +487,27 @@ static void own_step(struct thr *h, const struct cts_event *ev, bool silent, boo
 			start_loc(h, h->nloc++, ev, fp_ok, fp);
 		}
 	} else if (yield_like(ev->op)) {
+		if (sync_moved(h))
+			h->yields = 0;
 		h->yields++;
 		h->yield_fp = fp;
 		h->yield_fp_ok = fp_ok;
 		h->others_moved = false;
+		h->nsync = 0;
+		h->sync_over = false;
 	} else {
 		h->nloc = 0;
 		h->rereads = 0;
 	}
-	if (!silent)
+	/* Its own lock and unlock of a mutex between two yields (a flag polled
+	 * under the lock) end the streak only if they leave the lock changed,
+	 * which the next yield checks: counted as a change, they kept such a
+	 * poller from ever being held, and PCT starved the thread it waits
+	 * for (issue 8, tests/programs/yield_poll_ok). */
+	int d;
+	if (lock_op(ev, &d))
+		note_sync(h, ev->obj, d);
+	else if (!silent)
 		h->yields = 0;
 }
 

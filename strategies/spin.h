@@ -4,7 +4,9 @@
  * location (plain load, or an atomic that leaves the value as it is, e.g. a
  * failed compare-and-swap) at the same pc, sees the value it saw last time,
  * and nobody changed that location in between; or it yields (sched_yield,
- * sleep) again while no other thread did anything. With a backend that can
+ * sleep) again while no other thread did anything and its own steps since
+ * its last yield left memory and every lock as they were (a flag polled
+ * under a mutex). With a backend that can
  * hash a thread's own state (backend.h thread_state) the claim is checked:
  * the thread's registers and stack must be the same as before its previous
  * read or yield, so a loop that counts or computes is never taken for a spin.

@@ -8,7 +8,10 @@
 # `pause`, a raw-futex mutex, a long loop of 200,000 shared reads, and a
 # worker whose loop re-reads a field of its own heap block after an
 # untraced call (no spin proof) while main waits with a timed wait
-# (ripgrep's shape: it was held back as a spinner until the step budget).
+# (ripgrep's shape: it was held back as a spinner until the step budget),
+# and a thread polling a flag under a mutex with sched_yield() (its own
+# lock/unlock between yields once kept it from being held: pct starved the
+# setter until the step budget).
 #
 # Each correct twin (<name>_ok) must come back clean in sync and break mode
 # under random, pct and dpor: exit 0, no bug, every run completed (none
@@ -49,6 +52,7 @@ futex_mutex    counter 10 20000  sync  random 100 deadlock
 spin_learn     data    10 20000  break dpor   10  assert
 table_loop      .*      1  -      break dpor   3   assert
 own_loop       result  10 20000  break random 100 assert
+yield_poll     data    10 20000  sync  random 100 assert
 '
 MODES="sync break"
 STRATEGIES="random pct dpor"

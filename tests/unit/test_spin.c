@@ -1,0 +1,84 @@
+/* Unit tests for strategies/spin.c: the yield streak of a thread that polls
+ * a flag under a mutex (issue 8), without a state hash: counting, so a
+ * thread is held at a yield after two yields that changed nothing. */
+#include "strategies/spin.h"
+#include "tests/unit/tap.h"
+
+#define M 0x1000
+#define FLAG 0x2000
+
+static uint64_t step_no;
+
+static void run(struct cts_spin *sp, int tid, cts_op op, uint64_t obj, int result)
+{
+	/* a store writes 1: the flag's reads saw 0 */
+	struct cts_event ev = { .tid = tid, .op = op, .obj = obj, .pc = 0x400000 + op,
+				.target = -1, .result = result, .value = op == CTS_OP_WRITE };
+	if (op == CTS_OP_READ || op == CTS_OP_WRITE)
+		ev.size = 4;
+	struct cts_spin_step out;
+	cts_spin_executed(sp, &ev, step_no++, &out);
+}
+
+/* Is tid held back if its next step is a yield? */
+static bool yield_stuck(struct cts_spin *sp, int tid)
+{
+	struct cts_event ev = { .tid = tid, .op = CTS_OP_YIELD, .pc = 0x400000 + CTS_OP_YIELD,
+				.target = -1 };
+	struct cts_spin_loc *loc;
+	return cts_spin_stuck(sp, &ev, &loc);
+}
+
+/* One iteration of `lock(m); done = flag; unlock(m); yield`. */
+static void poll_once(struct cts_spin *sp, int tid)
+{
+	run(sp, tid, CTS_OP_LOCK, M, 0);
+	run(sp, tid, CTS_OP_READ, FLAG, 0);
+	run(sp, tid, CTS_OP_UNLOCK, M, 0);
+}
+
+int main(void)
+{
+	struct cts_spin *sp = cts_spin_new(NULL, NULL);
+
+	poll_once(sp, 1);
+	tap_ok(!yield_stuck(sp, 1), "first yield of a poller: not held");
+	run(sp, 1, CTS_OP_YIELD, 0, 0);
+	poll_once(sp, 1);
+	tap_ok(!yield_stuck(sp, 1), "second yield: not held");
+	run(sp, 1, CTS_OP_YIELD, 0, 0);
+	poll_once(sp, 1);
+	tap_ok(yield_stuck(sp, 1), "its own lock/unlock between yields: held at the third");
+	run(sp, 1, CTS_OP_YIELD, 0, 0);
+
+	run(sp, 2, CTS_OP_LOCK, 0x3000, 0);
+	poll_once(sp, 1);
+	tap_ok(!yield_stuck(sp, 1), "another thread's lock releases it");
+	run(sp, 1, CTS_OP_YIELD, 0, 0);
+	poll_once(sp, 1);
+	tap_ok(yield_stuck(sp, 1), "held again after a quiet iteration");
+	run(sp, 1, CTS_OP_YIELD, 0, 0);
+
+	/* lock(m); yield: the lock changed hands, a step that changed something */
+	run(sp, 1, CTS_OP_LOCK, M, 0);
+	tap_ok(!yield_stuck(sp, 1), "a yield after taking a lock: not held");
+	run(sp, 1, CTS_OP_YIELD, 0, 0);
+	run(sp, 1, CTS_OP_UNLOCK, M, 0);
+	tap_ok(!yield_stuck(sp, 1), "a yield after releasing it: not held");
+	run(sp, 1, CTS_OP_YIELD, 0, 0);
+	run(sp, 1, CTS_OP_YIELD, 0, 0);
+
+	/* a failed trylock between yields changes nothing */
+	run(sp, 1, CTS_OP_TRYLOCK, M, 16);
+	tap_ok(yield_stuck(sp, 1), "a failed trylock between yields: held");
+	run(sp, 1, CTS_OP_YIELD, 0, 0);
+
+	/* its own visible store ends the streak */
+	run(sp, 1, CTS_OP_WRITE, FLAG, 0);
+	run(sp, 1, CTS_OP_LOCK, M, 0);
+	run(sp, 1, CTS_OP_UNLOCK, M, 0);
+	tap_ok(!yield_stuck(sp, 1), "its own store between yields: not held");
+
+	cts_spin_free(sp);
+	return tap_done();
+}
