@@ -50,7 +50,7 @@ double cts_tr_now_s(void)
 
 /* The clock of the run's timeout and of the time slice: wall time without
  * the machine's stalls. It is read at every step and every tick (each
- * SLICE_US), so a longer gap since the last reading means that nothing of
+ * slice), so a longer gap since the last reading means that nothing of
  * ours ran meanwhile: a loaded or paused machine (gaps of 1-3 s seen on a
  * shared 2-CPU VM, in several tracers at once). Such a gap counts as two
  * ticks: a stall ended runs of a correct program as inconclusive at a 2 s
@@ -58,7 +58,8 @@ double cts_tr_now_s(void)
 double cts_tr_run_clock(struct cts_tracer *tr)
 {
 	double now = cts_tr_now_s(), gap = now - tr->clock_at;
-	tr->clock += gap < 2 * SLICE_US * 1e-6 ? gap : 2 * SLICE_US * 1e-6;
+	double two = 2 * tr->slice_us * 1e-6;
+	tr->clock += gap < two ? gap : two;
 	tr->clock_at = now;
 	return tr->clock;
 }
@@ -589,7 +590,7 @@ static void slice_expired(struct cts_tracer *tr, double t)
 	struct thread *th = tr->running;
 	if (!th || th->state != TH_RUNNING || th->probe_requested || th->probing || th->in_kcall)
 		return;
-	if (t - tr->step_started < SLICE_US * 1e-6)
+	if (t - tr->step_started < tr->slice_us * 1e-6)
 		return;
 	/* Asleep in a call cts does not model, not spinning: a stop signal
 	 * would only interrupt the call. The run's timeout names it. */

@@ -182,6 +182,29 @@ static int wait_for(pid_t pid, int *status)
 	}
 }
 
+/* Continue the single-threaded start-up of pid until it stops at an int3,
+ * clones, exits or is killed (ev says which); a signal on the way is
+ * passed on, any other stop passed over. -1: lost it (or interrupted). */
+static int cont_to_trap(pid_t pid, struct cts_wait_event *ev)
+{
+	int sig = 0, status;
+	for (;;) {
+		ptrace(PTRACE_CONT, pid, 0, (void *)(long)sig);
+		if (wait_for(pid, &status) != 0)
+			return -1;
+		cts_wait_decode(pid, status, ev);
+		switch (ev->kind) {
+		case CTS_WEV_BREAKPOINT:
+		case CTS_WEV_CLONE:
+		case CTS_WEV_EXITED:
+		case CTS_WEV_KILLED:
+			return 0;
+		default:
+			sig = ev->kind == CTS_WEV_SIGNAL ? ev->sig : 0;
+		}
+	}
+}
+
 void cts_tr_kill_and_reap(struct cts_tracer *tr)
 {
 	int status;
@@ -320,24 +343,18 @@ int cts_tr_launch(struct cts_tracer *tr, struct user_regs_struct *entry_regs)
 		cts_tr_set_error(tr, "cannot set a breakpoint at the entry point of %s", tr->cfg.path);
 		return -1;
 	}
-	ptrace(PTRACE_CONT, pid, 0, 0);
-	for (;;) {
-		if (wait_for(pid, &status) != 0) {
+	struct cts_wait_event ev;
+	do {
+		if (cont_to_trap(pid, &ev) != 0) {
 			cts_tr_set_error(tr, "lost the child before its entry point");
 			return -1;
 		}
-		struct cts_wait_event ev;
-		cts_wait_decode(pid, status, &ev);
-		if (ev.kind == CTS_WEV_BREAKPOINT)
-			break;
-		if (ev.kind == CTS_WEV_EXITED || ev.kind == CTS_WEV_KILLED) {
-			cts_tr_set_error(tr, "%s died before reaching its entry point", tr->cfg.path);
-			tr->st->bad_input = true;
-			tr->pid = 0;
-			return -1;
-		}
-		int sig = ev.kind == CTS_WEV_SIGNAL ? ev.sig : 0;
-		ptrace(PTRACE_CONT, pid, 0, (void *)(long)sig);
+	} while (ev.kind == CTS_WEV_CLONE);
+	if (ev.kind != CTS_WEV_BREAKPOINT) {
+		cts_tr_set_error(tr, "%s died before reaching its entry point", tr->cfg.path);
+		tr->st->bad_input = true;
+		tr->pid = 0;
+		return -1;
 	}
 	cts_mem_write(pid, entry, &orig, 1);
 	if (ptrace(PTRACE_GETREGS, pid, 0, entry_regs) != 0) {
@@ -383,55 +400,42 @@ int cts_tr_run_to_main(struct cts_tracer *tr, struct user_regs_struct *regs)
 	if (own && (cts_mem_read(pid, tr->main_addr, &orig, 1) != 0 ||
 		    cts_mem_write(pid, tr->main_addr, &cc, 1) != 0))
 		return 1;
-	ptrace(PTRACE_CONT, pid, 0, 0);
 	for (;;) {
-		if (wait_for(pid, &status) != 0) {
+		struct cts_wait_event ev;
+		if (cont_to_trap(pid, &ev) != 0) {
 			cts_tr_set_error(tr, "lost the program before main");
 			return -1;
 		}
-		struct cts_wait_event ev;
-		cts_wait_decode(pid, status, &ev);
-		int sig = 0;
-		switch (ev.kind) {
-		case CTS_WEV_EXITED:
-		case CTS_WEV_KILLED:
+		if (ev.kind == CTS_WEV_CLONE)
+			return 1; /* threads before main: schedule from the entry point */
+		if (ev.kind != CTS_WEV_BREAKPOINT) {
 			tr->pid = 0;
 			cts_tr_set_error(tr, "%s ended before main", tr->cfg.path);
 			tr->st->bad_input = true;
 			return -1;
-		case CTS_WEV_CLONE:
-			return 1; /* threads before main: schedule from the entry point */
-		case CTS_WEV_BREAKPOINT:
-			if (ptrace(PTRACE_GETREGS, pid, 0, regs) != 0)
-				return -1;
-			regs->rip--;
-			ptrace(PTRACE_SETREGS, pid, 0, regs);
-			if (regs->rip == tr->main_addr) {
-				if (own)
-					cts_mem_write(pid, tr->main_addr, &orig, 1);
-				return 0;
-			}
-			/* One of ours in start-up code: step over it quietly. */
-			struct bp *b = cts_tr_bp_find(tr, regs->rip);
-			if (!b)
-				return 1;
-			if (b->entry) { /* a stub's trap: on past it */
-				regs->rip++;
-				ptrace(PTRACE_SETREGS, pid, 0, regs);
-				break;
-			}
-			cts_tr_bp_unplant(tr, b);
-			ptrace(PTRACE_SINGLESTEP, pid, 0, 0);
-			if (wait_for(pid, &status) != 0)
-				return -1;
-			cts_tr_bp_plant(tr, b);
-			break;
-		case CTS_WEV_SIGNAL:
-			sig = ev.sig;
-			break;
-		default:
-			break;
 		}
-		ptrace(PTRACE_CONT, pid, 0, (void *)(long)sig);
+		if (ptrace(PTRACE_GETREGS, pid, 0, regs) != 0)
+			return -1;
+		regs->rip--;
+		ptrace(PTRACE_SETREGS, pid, 0, regs);
+		if (regs->rip == tr->main_addr) {
+			if (own)
+				cts_mem_write(pid, tr->main_addr, &orig, 1);
+			return 0;
+		}
+		/* One of ours in start-up code: step over it quietly. */
+		struct bp *b = cts_tr_bp_find(tr, regs->rip);
+		if (!b)
+			return 1;
+		if (b->entry) { /* a stub's trap: on past it */
+			regs->rip++;
+			ptrace(PTRACE_SETREGS, pid, 0, regs);
+			continue;
+		}
+		cts_tr_bp_unplant(tr, b);
+		ptrace(PTRACE_SINGLESTEP, pid, 0, 0);
+		if (wait_for(pid, &status) != 0)
+			return -1;
+		cts_tr_bp_plant(tr, b);
 	}
 }

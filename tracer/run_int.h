@@ -22,7 +22,9 @@
 #define GLIBC_EXITING 0x10
 
 /* A thread running this long without a visible operation is probed for a
- * busy-wait loop (access.c learns its load as a breakpoint). */
+ * busy-wait loop (access.c learns its load as a breakpoint): the default of
+ * tr->slice_us, which CTS_SLICE_MS overrides for testing only (a short slice
+ * makes a spin load be learned while a systematic run replays its prefix). */
 #define SLICE_US 200000
 
 /* launch.c: exec a run, run it to main, kill it */

@@ -8,6 +8,7 @@
  * and exit. This file holds the backend's
  * operations (start, step, stop, describe) and its lifetime; the machinery
  * is split by concern (docs/design.md, "tracer/ layering"). */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -114,7 +115,9 @@ static int tr_start(void *be, struct cts_run_state *st)
 	 * which a thread that reaches no visible operation is probed for a spin,
 	 * and a wake-up for every wait, so an interrupt that lands just before
 	 * one (start-up included) is seen within a tick. */
-	struct itimerval it = { { 0, SLICE_US }, { 0, SLICE_US } };
+	struct cts_tracer *tr = be;
+	struct timeval slice = { tr->slice_us / 1000000, tr->slice_us % 1000000 };
+	struct itimerval it = { slice, slice };
 	setitimer(ITIMER_REAL, &it, NULL);
 	int rc = start_run(be, st);
 	if (cts_tr_interrupted()) {
@@ -459,6 +462,27 @@ struct cts_backend cts_tracer_backend(struct cts_tracer *t)
 	return (struct cts_backend){ .ops = &tracer_ops, .be = t };
 }
 
+/* CTS_SLICE_MS=N, for testing only: a time slice of N ms (1 to 1000)
+ * instead of SLICE_US's 200. A short one makes a spin load be learned while
+ * a systematic run replays its prefix (explorer.c voids the run and
+ * restarts the search: systematic.t). */
+static int slice_from_env(struct cts_tracer *tr, char *err, size_t errlen)
+{
+	const char *s = getenv("CTS_SLICE_MS");
+	tr->slice_us = SLICE_US;
+	if (!s)
+		return 0;
+	char *end;
+	errno = 0;
+	long ms = isdigit((unsigned char)*s) ? strtol(s, &end, 10) : 0;
+	if (!ms || errno || *end || ms > 1000) {
+		snprintf(err, errlen, "CTS_SLICE_MS wants a whole number from 1 to 1000, not '%.64s'", s);
+		return -1;
+	}
+	tr->slice_us = ms * 1000;
+	return 0;
+}
+
 struct cts_tracer *cts_tracer_new(const struct cts_tracer_config *cfg, struct cts_objmodel *model,
 				  char *err, size_t errlen)
 {
@@ -468,6 +492,10 @@ struct cts_tracer *cts_tracer_new(const struct cts_tracer_config *cfg, struct ct
 	tr->model = model;
 	tr->no_server = cfg->no_fork_server;
 	tr->no_emulate = getenv("CTS_NO_EMULATE") != NULL; /* to test the single-step path */
+	if (slice_from_env(tr, err, errlen) != 0) {
+		free(tr);
+		return NULL;
+	}
 	snprintf(tr->image, sizeof(tr->image), "%s", cfg->path);
 	tr->script = cts_elf_script(cfg->path, tr->interp, sizeof(tr->interp));
 	cts_cpu_pin_least_used();

@@ -190,6 +190,7 @@ struct cts_tracer {
 	uint64_t fseq;
 	double run_started, step_started; /* on the run clock (cts_tr_run_clock) */
 	double clock, clock_at;           /* the run clock, and the wall time it was read */
+	long slice_us;                    /* the time slice (SLICE_US, CTS_SLICE_MS) */
 	/* breakpoints: open addressing by address */
 	struct bp *bps;
 	size_t bpcap, nbps;
