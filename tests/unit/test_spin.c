@@ -1,6 +1,7 @@
 /* Unit tests for strategies/spin.c: the yield streak of a thread that polls
  * a flag under a mutex (issue 8), without a state hash: counting, so a
  * thread is held at a yield after two yields that changed nothing. */
+/* timeout: 60 */
 #include "strategies/spin.h"
 #include "tests/unit/tap.h"
 
