@@ -1314,8 +1314,10 @@ static bool spin_candidate(struct cts_tracer *tr, const struct cts_insn *in, uin
 static bool probe_load(struct cts_tracer *tr, struct thread *th, uint64_t pc,
 		       const struct cts_event *ev)
 {
+	/* The hash reads up to 16 KiB of stack: only for a load that is kept
+	 * or compared, not for one dropped (a full table, a moved value). */
 	uint64_t h = 0;
-	bool hashed = cts_tr_state_hash(th, &h) == 0;
+	bool hashed;
 	for (int i = 0; i < th->probe_n; i++) {
 		if (th->probe_pc[i] != pc)
 			continue;
@@ -1324,7 +1326,8 @@ static bool probe_load(struct cts_tracer *tr, struct thread *th, uint64_t pc,
 			break;
 		}
 		/* An unreadable stack: the same address and value must do. */
-		if (hashed && th->probe_hashed[i] && th->probe_hash[i] != h) {
+		hashed = th->probe_hashed[i] && cts_tr_state_hash(th, &h) == 0;
+		if (hashed && th->probe_hash[i] != h) {
 			th->probe_hash[i] = h; /* the thread moved on: working */
 			return false;
 		}
@@ -1342,6 +1345,7 @@ static bool probe_load(struct cts_tracer *tr, struct thread *th, uint64_t pc,
 		return true;
 	}
 	if (th->probe_n < 16) {
+		hashed = cts_tr_state_hash(th, &h) == 0;
 		th->probe_pc[th->probe_n] = pc;
 		th->probe_addr[th->probe_n] = ev->obj;
 		th->probe_val[th->probe_n] = ev->value;
