@@ -62,7 +62,7 @@ deps-check:
 	  dpkg -s $(FUZZ_PKGS) >/dev/null 2>&1 || missing=1; fi; \
 	if [ -n "$$missing" ]; then $(MAKE) --no-print-directory deps; fi
 
-test-deps-check:
+test-deps-check: deps-check
 	@missing=""; for f in $(TEST_FILES); do [ -e $$f ] || missing=1; done; \
 	if [ -n "$$missing" ]; then $(MAKE) --no-print-directory deps; fi
 

@@ -260,6 +260,9 @@ static json_t *report_json(const struct cts_report_info *info, const struct cts_
 	if (info->instances_json)
 		json_object_set(root, "instances", info->instances_json);
 	/* --watch and --races catch: absent without them */
+	/* [] in sync mode: no code is scanned for accesses */
+	json_object_set_new(root, "traced_code",
+			    info->code_json ? json_incref(info->code_json) : json_array());
 	if (info->watch_json) {
 		json_object_set(root, "watch_backend", json_object_get(info->watch_json, "backend"));
 		json_object_set(root, "watch", info->watch_json);

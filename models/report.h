@@ -27,6 +27,7 @@ struct cts_report_info {
 	struct json_t *backend_json;  /* backend counters ("tracer") */
 	struct json_t *strategy_json; /* the strategy's counters ("state_matching") */
 	struct json_t *watch_json;    /* --watch backend and hits */
+	struct json_t *code_json;     /* break/step mode: the code traced, per file */
 	struct json_t *catch_json;    /* --races catch sites, windows, catches */
 	struct json_t *instances_json; /* --instance/--instances (strategies/tiles.h) */
 	struct json_t *hapset_json;    /* HaPSet coverage (strategies/hapset.h) */

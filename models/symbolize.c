@@ -6,8 +6,11 @@
  * and line come from libdw's line tables.  Results are cached by pc. */
 #include "models/symbolize.h"
 
+#include "models/fde.h"
+
 #include <elfutils/libdwfl.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <gelf.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -154,9 +157,12 @@ static const char *intern(struct cts_sym *s, const char *str)
 
 /* ---- per-module symbol index ---- */
 
+/* The binding of a name made up for a function the symbol tables lack. */
+#define BIND_MADE_UP 0xff
+
 static int binding_rank(unsigned char bind)
 {
-	return bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
+	return bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : bind == BIND_MADE_UP ? 3 : 2;
 }
 
 static size_t underscores(const char *p)
@@ -235,6 +241,46 @@ static void load_extent(Dwfl_Module *mod, uint64_t *lo, uint64_t *hi)
 	}
 }
 
+struct unwind_ctx {
+	struct cts_sym *s;
+	struct raw_sym *raw;
+	size_t k, cap;
+	uint64_t bias;
+};
+
+static void unwind_one(uint64_t vaddr, uint64_t size, void *arg)
+{
+	struct unwind_ctx *c = arg;
+	char name[32];
+	const char *nm;
+	snprintf(name, sizeof name, "fn_%" PRIx64, vaddr);
+	if (!(nm = intern(c->s, name)))
+		return;
+	if (c->k == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 64;
+		struct raw_sym *r = realloc(c->raw, cap * sizeof *r);
+		if (!r)
+			return;
+		c->raw = r;
+		c->cap = cap;
+	}
+	c->raw[c->k++] = (struct raw_sym){ { vaddr + c->bias, size, nm }, BIND_MADE_UP };
+}
+
+/* A stripped module's functions as the unwind tables list them, named
+ * fn_<address in the file>; where a symbol starts at the same address, the
+ * index keeps the symbol. Returns the new count (raw may move). */
+static size_t add_unwind_names(struct cts_sym *s, Dwfl_Module *mod, struct raw_sym **raw, size_t k)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	struct unwind_ctx c = { s, *raw, k, k, bias };
+	if (elf)
+		cts_fde_ranges(elf, unwind_one, &c);
+	*raw = c.raw;
+	return c.k;
+}
+
 static struct mod_index *build_index(struct cts_sym *s, Dwfl_Module *mod)
 {
 	struct mod_index *ix = calloc(1, sizeof *ix);
@@ -258,6 +304,7 @@ static struct mod_index *build_index(struct cts_sym *s, Dwfl_Module *mod)
 			continue;
 		raw[k++] = (struct raw_sym){ { addr, sym.st_size, name }, GELF_ST_BIND(sym.st_info) };
 	}
+	k = add_unwind_names(s, mod, &raw, k);
 	if (k) {
 		qsort(raw, k, sizeof *raw, raw_cmp);
 		if (!(ix->v = malloc(k * sizeof *ix->v)))

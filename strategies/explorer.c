@@ -573,9 +573,10 @@ static void pair_words(struct explorer *x, const struct cts_event *e, bool own, 
 {
 	char where[256], var[200] = "";
 	describe_pc(x, e->pc, where, sizeof(where));
-	/* "inc+0x3 (counter.c:17)": the source line alone when there is one. */
+	/* "inc+0x3 (counter.c:17)": the source line alone when there is one
+	 * ("fn_1159+0xc (prog)" names a module, and stays whole). */
 	char *open = strrchr(where, '('), *close = open ? strchr(open, ')') : NULL;
-	if (open && close) {
+	if (open && close && memchr(open, ':', (size_t)(close - open))) {
 		*close = 0;
 		memmove(where, open + 1, strlen(open + 1) + 1);
 	}

@@ -44,6 +44,14 @@
 #define RETIRE_AFTER 32
 #define MAX_RANGES 32
 
+/* One file whose code is traced: where its functions came from, how much
+ * of .text they cover, how many access breakpoints it got. */
+struct traced_file {
+	char *path;
+	struct cts_elf_code code;
+	int sites;
+};
+
 struct watch {
 	char spec[128];
 	uint64_t addr;
@@ -74,6 +82,8 @@ struct cts_access_state {
 	struct watch_log *log;       /* watch hits for the report */
 	unsigned catch_slots;        /* --races catch's debug registers (bit per slot) */
 	int own_atomics;             /* sync mode: the program's atomics (-1: not counted) */
+	struct traced_file *files;   /* the program and --trace-lib libraries, as scanned */
+	int nfiles;
 };
 
 static bool traced_pc(const struct cts_access_state *a, uint64_t pc)
@@ -137,6 +147,9 @@ void cts_access_fini(struct cts_tracer *tr)
 	for (int r = 0; r < a->nranges; r++)
 		free(a->text[r]);
 	free(a->log);
+	for (int i = 0; i < a->nfiles; i++)
+		free(a->files[i].path);
+	free(a->files);
 	free(a);
 	tr->acc = NULL;
 }
@@ -275,6 +288,57 @@ bool cts_access_lib_wanted(const struct cts_tracer *tr, const char *path)
 	return false;
 }
 
+/* "prog: 12 functions (unwind tables) cover 97% of .text, the other 3%
+ * decoded linearly; 40 access sites" */
+static char *traced_file_str(const struct traced_file *f, char *buf, size_t len)
+{
+	const char *base = strrchr(f->path, '/');
+	const struct cts_elf_code *c = &f->code;
+	double pct = c->text_bytes ? 100.0 * (double)c->function_bytes / (double)c->text_bytes : 0;
+	snprintf(buf, len, "%s: %d function%s (%s%s%s) cover %.0f%% of .text, the other %.0f%% "
+		 "decoded linearly; %d access site%s", base ? base + 1 : f->path, c->functions,
+		 c->functions == 1 ? "" : "s", cts_elf_code_source_name(c->source),
+		 c->debug_file[0] ? " " : "", c->debug_file, pct, 100.0 - pct, f->sites,
+		 f->sites == 1 ? "" : "s");
+	return buf;
+}
+
+char *cts_access_code_str(const struct cts_tracer *tr, char *buf, size_t len)
+{
+	const struct cts_access_state *a = tr->acc;
+	buf[0] = 0;
+	for (int i = 0; a && i < a->nfiles; i++) {
+		char one[512];
+		size_t off = strlen(buf);
+		snprintf(buf + off, len - off, "%s%s", i ? "; " : "",
+			 traced_file_str(&a->files[i], one, sizeof(one)));
+	}
+	return buf;
+}
+
+json_t *cts_access_code_json(const struct cts_tracer *tr)
+{
+	const struct cts_access_state *a = tr->acc;
+	if (!a || !a->nfiles)
+		return NULL;
+	json_t *arr = json_array();
+	for (int i = 0; i < a->nfiles; i++) {
+		const struct traced_file *f = &a->files[i];
+		json_t *o = json_pack("{s:o, s:s, s:i, s:I, s:I, s:I, s:i}",
+				      "file", cts_report_jstr(f->path),
+				      "source", cts_elf_code_source_name(f->code.source),
+				      "functions", f->code.functions,
+				      "text_bytes", (json_int_t)f->code.text_bytes,
+				      "function_bytes", (json_int_t)f->code.function_bytes,
+				      "linear_bytes", (json_int_t)f->code.gap_bytes,
+				      "access_sites", f->sites);
+		if (f->code.debug_file[0])
+			json_object_set_new(o, "debug_file", json_string(f->code.debug_file));
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
 /* Instrument the program's functions (and --trace-lib libraries'). */
 static int scan_code(struct cts_tracer *tr)
 {
@@ -298,8 +362,20 @@ static int scan_code(struct cts_tracer *tr)
 			}
 		}
 		c.base = m->lo;
-		if (cts_elf_code_ranges(m->path, &c.lowest, scan_range, &c) < 0)
+		int before = c.added;
+		struct cts_elf_code code;
+		if (cts_elf_code_ranges(m->path, &c.lowest, scan_range, &c, &code) < 0) {
 			cts_error_msg("warning: cannot read the code of %s", m->path);
+			continue;
+		}
+		a->files = cts_xrealloc(a->files, (size_t)(a->nfiles + 1) * sizeof(*a->files));
+		a->files[a->nfiles++] = (struct traced_file){ cts_xstrdup(m->path), code,
+							      c.added - before };
+		if (cts_verbosity >= 2) {
+			char line[512];
+			fprintf(stderr, "cts-trace: traced code: %s\n",
+				traced_file_str(&a->files[a->nfiles - 1], line, sizeof(line)));
+		}
 	}
 	for (int i = 0; i < tr->cfg.ntrace_libs; i++) {
 		bool found = false;

@@ -61,5 +61,11 @@ bool cts_access_lib_wanted(const struct cts_tracer *tr, const char *path);
 /* Sync mode: the atomic instructions of the program's own code and of
  * --trace-lib libraries (libsync.c), which sync mode does not see; else 0. */
 int cts_access_own_atomics(const struct cts_tracer *tr);
+/* Break and step mode: the code traced in each file (the program,
+ * --trace-lib libraries), where its function boundaries came from and how
+ * much of .text they cover: a one-line summary in buf; a JSON array (NULL
+ * before the code was scanned). */
+char *cts_access_code_str(const struct cts_tracer *tr, char *buf, size_t len);
+struct json_t *cts_access_code_json(const struct cts_tracer *tr);
 
 #endif

@@ -537,16 +537,18 @@ static int write_report(struct att *a, struct cts_report_out *out, int status)
 	struct cts_backend be = cts_tracer_backend(a->tr);
 	struct cts_describer d = cts_backend_describer(&be);
 	json_t *watch = a->tr && a->accesses ? cts_tracer_watch_json(a->tr) : NULL;
+	json_t *code = a->tr ? cts_tracer_code_json(a->tr) : NULL;
 	res.races = a->races;
 	struct cts_report_info ri = {
 		.program = a->exe, .argv = argv, .strategy = desc,
 		.mode = a->cfg->races ? "break" : "sync", .races = cts_cli_races_name(a->cfg->races),
 		.seed = a->cfg->seed, .self = "cts-trace", .attach_json = att,
 		.backend_json = stats, .backend = a->tr ? &d : NULL, .watch_json = watch,
-		.interrupted = cts_tr_interrupted(),
+		.code_json = code, .interrupted = cts_tr_interrupted(),
 	};
 	int rc = cts_report_write(out, &ri, &res, err, sizeof(err));
 	json_decref(watch);
+	json_decref(code);
 	json_decref(stats);
 	json_decref(att);
 	if (rc != 0)

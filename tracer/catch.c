@@ -162,7 +162,7 @@ static int find_sites(struct cts_tracer *tr)
 		if (maps[i].off != 0 || strcmp(maps[i].path, tr->cfg.path) != 0)
 			continue;
 		s.base = maps[i].lo;
-		if (cts_elf_code_ranges(maps[i].path, &s.lowest, scan_range, &s) < 0)
+		if (cts_elf_code_ranges(maps[i].path, &s.lowest, scan_range, &s, NULL) < 0)
 			cts_error_msg("warning: cannot read the code of %s", maps[i].path);
 		break;
 	}

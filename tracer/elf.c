@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "models/error.h"
+#include "models/fde.h"
 #include "tracer/elf.h"
 
 static Elf *open_elf(const char *path, int *fd)
@@ -389,123 +390,181 @@ static uint64_t lowest_load(Elf *e)
 	return lowest == UINT64_MAX ? 0 : lowest;
 }
 
-struct range_ctx {
-	uint64_t lo, hi;
-	void (*fn)(uint64_t, uint64_t, void *);
-	void *arg;
+/* Function ranges inside .text, merged where they overlap. */
+struct range_list {
+	struct { uint64_t lo, hi; } *v;
+	size_t n, cap;
+	uint64_t text_lo, text_hi;
 };
 
-static bool range_one(const GElf_Sym *sym, const char *name, size_t idx, void *arg)
+static void range_push(struct range_list *l, uint64_t vaddr, uint64_t size)
 {
-	struct range_ctx *c = arg;
+	uint64_t lo = vaddr, hi = vaddr + size;
+	if (hi < lo || lo < l->text_lo || lo >= l->text_hi)
+		return;
+	if (hi > l->text_hi)
+		hi = l->text_hi;
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 256;
+		l->v = cts_xrealloc(l->v, l->cap * sizeof(*l->v));
+	}
+	l->v[l->n].lo = lo;
+	l->v[l->n++].hi = hi;
+}
+
+static void range_fde(uint64_t vaddr, uint64_t size, void *arg)
+{
+	range_push(arg, vaddr, size);
+}
+
+static bool range_sym(const GElf_Sym *sym, const char *name, size_t idx, void *arg)
+{
+	struct range_list *l = arg;
+	size_t before = l->n;
 	(void)name, (void)idx;
-	if (GELF_ST_TYPE(sym->st_info) != STT_FUNC || !sym->st_size || sym->st_value < c->lo ||
-	    sym->st_value + sym->st_size > c->hi)
-		return false;
-	c->fn(sym->st_value, sym->st_size, c->arg);
-	return true;
+	if (GELF_ST_TYPE(sym->st_info) == STT_FUNC && sym->st_size)
+		range_push(l, sym->st_value, sym->st_size);
+	return l->n > before;
+}
+
+static int range_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Sort and merge overlapping ranges (each starts at an instruction
+ * boundary, so their union decodes from the first start). */
+static void range_merge(struct range_list *l)
+{
+	size_t k = 0;
+	if (!l->n)
+		return;
+	qsort(l->v, l->n, sizeof(*l->v), range_cmp);
+	for (size_t i = 1; i < l->n; i++) {
+		if (l->v[i].lo < l->v[k].hi) {
+			if (l->v[i].hi > l->v[k].hi)
+				l->v[k].hi = l->v[i].hi;
+		} else {
+			l->v[++k] = l->v[i];
+		}
+	}
+	l->n = k + 1;
+}
+
+/* The separate debug file of e installed by build-id (Debian's -dbgsym
+ * packages, libc6-dbg): /usr/lib/debug/.build-id/xx/yyyy.debug. */
+static bool debug_file(Elf *e, char *buf, size_t len)
+{
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e, scn));) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE || !(d = elf_getdata(scn, NULL)))
+			continue;
+		GElf_Nhdr nh;
+		size_t off = 0, name_off, desc_off, next;
+		while ((next = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
+			const uint8_t *id = (const uint8_t *)d->d_buf + desc_off;
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && nh.n_descsz >= 2 &&
+			    nh.n_descsz <= 64 && memcmp((const char *)d->d_buf + name_off, "GNU", 4) == 0) {
+				char hex[129];
+				for (size_t i = 0; i < nh.n_descsz; i++)
+					snprintf(hex + 2 * i, 3, "%02x", id[i]);
+				snprintf(buf, len, "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
+				return access(buf, R_OK) == 0;
+			}
+			off = next;
+		}
+	}
+	return false;
+}
+
+const char *cts_elf_code_source_name(enum cts_elf_code_source s)
+{
+	switch (s) {
+	case CTS_CODE_SYMTAB: return "symbol table";
+	case CTS_CODE_DEBUG_FILE: return "debug file";
+	case CTS_CODE_UNWIND: return "unwind tables";
+	case CTS_CODE_DYNSYM: return "exported symbols";
+	case CTS_CODE_TEXT: return "whole .text";
+	case CTS_CODE_NONE: break;
+	}
+	return "none";
 }
 
 int cts_elf_code_ranges(const char *path, uint64_t *lowest_vaddr,
-			void (*fn)(uint64_t, uint64_t, void *), void *arg)
+			void (*fn)(uint64_t, uint64_t, void *), void *arg, struct cts_elf_code *info)
 {
-	int fd, n = 0;
+	int fd, dfd = -1;
 	size_t shstrndx;
-	Elf *e = open_elf(path, &fd);
+	struct cts_elf_code dummy;
+	Elf *e = open_elf(path, &fd), *de = NULL;
+	if (!info)
+		info = &dummy;
+	memset(info, 0, sizeof(*info));
 	if (!e)
 		return -1;
 	*lowest_vaddr = lowest_load(e);
-	uint64_t text_lo = 0, text_hi = 0;
+	struct range_list l = { 0 };
 	if (elf_getshdrstrndx(e, &shstrndx) == 0) {
 		for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e, scn));) {
 			GElf_Shdr sh;
 			const char *name;
 			if (gelf_getshdr(scn, &sh) && (name = elf_strptr(e, shstrndx, sh.sh_name)) &&
 			    strcmp(name, ".text") == 0) {
-				text_lo = sh.sh_addr;
-				text_hi = sh.sh_addr + sh.sh_size;
+				l.text_lo = sh.sh_addr;
+				l.text_hi = sh.sh_addr + sh.sh_size;
 			}
 		}
 	}
-	if (text_lo == text_hi) {
+	info->text_bytes = l.text_hi - l.text_lo;
+	if (l.text_lo == l.text_hi) {
 		close_elf(e, fd);
 		return 0;
 	}
-	/* Prefer .symtab (all functions), else .dynsym (exported ones). */
-	struct range_ctx c = { text_lo, text_hi, fn, arg };
-	n = each_symbol(e, SHT_SYMTAB, range_one, &c);
-	if (!n)
-		n = each_symbol(e, SHT_DYNSYM, range_one, &c);
-	if (!n) {
-		fn(text_lo, text_hi - text_lo, arg);
-		n = 1;
+	/* Every function the file knows: .symtab (or the installed debug
+	 * file's), joined with the unwind tables, which list the static
+	 * functions of a stripped file too; the exported symbols add the
+	 * functions without CFI (hand-written assembly). */
+	char dpath[160];
+	if (each_symbol(e, SHT_SYMTAB, range_sym, &l)) {
+		info->source = CTS_CODE_SYMTAB;
+	} else if (debug_file(e, dpath, sizeof(dpath)) && (de = open_elf(dpath, &dfd)) &&
+		   each_symbol(de, SHT_SYMTAB, range_sym, &l)) {
+		info->source = CTS_CODE_DEBUG_FILE;
+		snprintf(info->debug_file, sizeof(info->debug_file), "%s", dpath);
 	}
-	close_elf(e, fd);
-	return n;
-}
-
-/* A section's header and contents by name; NULL when absent. */
-static Elf_Data *section_named(Elf *e, const char *want, GElf_Shdr *out)
-{
-	size_t shstrndx;
-	if (elf_getshdrstrndx(e, &shstrndx) != 0)
-		return NULL;
-	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e, scn));) {
-		const char *name;
-		if (gelf_getshdr(scn, out) && out->sh_type != SHT_NOBITS &&
-		    (name = elf_strptr(e, shstrndx, out->sh_name)) && strcmp(name, want) == 0)
-			return elf_getdata(scn, NULL);
+	close_elf(de, dfd);
+	if (cts_fde_ranges(e, range_fde, &l) && !info->source)
+		info->source = CTS_CODE_UNWIND;
+	if (each_symbol(e, SHT_DYNSYM, range_sym, &l) && !info->source)
+		info->source = CTS_CODE_DYNSYM;
+	if (!l.n)
+		info->source = CTS_CODE_TEXT;
+	range_merge(&l);
+	info->functions = (int)l.n;
+	for (size_t i = 0; i < l.n; i++)
+		info->function_bytes += l.v[i].hi - l.v[i].lo;
+	/* Code between the known functions (start-up code, assembly without
+	 * CFI, the functions of a file stripped of its unwind tables too) is
+	 * decoded linearly from the end of the function before it: an
+	 * instruction boundary, and the padding after it decodes as nops. */
+	size_t known = l.n;
+	uint64_t at = l.text_lo;
+	for (size_t i = 0; i <= known; i++) {
+		uint64_t next = i < known ? l.v[i].lo : l.text_hi;
+		if (next > at) {
+			range_push(&l, at, next - at);
+			info->gap_bytes += next - at;
+		}
+		if (i < known)
+			at = l.v[i].hi;
 	}
-	return NULL;
-}
-
-static int32_t sdata4(const uint8_t *p)
-{
-	int32_t v;
-	memcpy(&v, p, 4);
-	return v;
-}
-
-int cts_elf_fde_ranges(const char *path, uint64_t *lowest_vaddr,
-		       void (*fn)(uint64_t, uint64_t, void *), void *arg)
-{
-	int fd, n = 0;
-	GElf_Shdr hsh, fsh;
-	Elf *e = open_elf(path, &fd);
-	if (!e)
-		return -1;
-	*lowest_vaddr = lowest_load(e);
-	Elf_Data *hdr = section_named(e, ".eh_frame_hdr", &hsh);
-	Elf_Data *frames = section_named(e, ".eh_frame", &fsh);
-	const uint8_t *h = hdr ? hdr->d_buf : NULL, *f = frames ? frames->d_buf : NULL;
-	/* The layout every x86-64 linker writes: version 1, eh_frame_ptr
-	 * pcrel|sdata4, fde_count udata4, table datarel|sdata4. Anything else
-	 * is left to the symbol tables. */
-	if (!h || !f || hdr->d_size < 12 || h[0] != 1 || h[1] != 0x1b || h[2] != 0x03 ||
-	    h[3] != 0x3b) {
-		close_elf(e, fd);
-		return 0;
-	}
-	uint32_t count;
-	memcpy(&count, h + 8, 4);
-	if (count > (hdr->d_size - 12) / 8)
-		count = (uint32_t)((hdr->d_size - 12) / 8);
-	for (uint32_t i = 0; i < count; i++) {
-		uint64_t start = hsh.sh_addr + (uint64_t)(int64_t)sdata4(h + 12 + 8 * i);
-		uint64_t fde = hsh.sh_addr + (uint64_t)(int64_t)sdata4(h + 16 + 8 * i);
-		uint64_t off = fde - fsh.sh_addr;
-		/* length, CIE pointer, pc_begin (pcrel sdata4), pc_range */
-		if (fde < fsh.sh_addr || off + 16 > frames->d_size)
-			continue;
-		const uint8_t *p = f + off;
-		uint64_t begin = fde + 8 + (uint64_t)(int64_t)sdata4(p + 8);
-		uint32_t len;
-		memcpy(&len, p + 12, 4);
-		if (begin != start || !len || sdata4(p) == -1)
-			continue; /* not the pc_begin encoding assumed: skip it */
-		fn(start, len, arg);
-		n++;
-	}
+	range_merge(&l);
+	for (size_t i = 0; i < l.n; i++)
+		fn(l.v[i].lo, l.v[i].hi - l.v[i].lo, arg);
+	int n = (int)l.n;
+	free(l.v);
 	close_elf(e, fd);
 	return n;
 }

@@ -45,22 +45,40 @@ int cts_elf_lookup(const char *path, const char *const *names, int n, uint64_t *
 int cts_elf_find_symbol(const char *path, const char *name, uint64_t *value, uint64_t *size,
 			char *where, size_t wherelen);
 
-/* Code worth instrumenting: fn(vaddr, size) for every function symbol
- * inside .text, or .text as a whole when the file has no symbols. Linear
- * disassembly of a whole mapping would run through padding and PLT stubs out
- * of step with the instruction boundaries. *lowest_vaddr gets the first
- * PT_LOAD's address (load bias = mapping base - lowest_vaddr). Returns the
- * number of ranges, -1 on error. */
-int cts_elf_code_ranges(const char *path, uint64_t *lowest_vaddr,
-			void (*fn)(uint64_t vaddr, uint64_t size, void *arg), void *arg);
+/* Where the function boundaries of the traced code came from. */
+enum cts_elf_code_source {
+	CTS_CODE_NONE,        /* no .text */
+	CTS_CODE_SYMTAB,      /* .symtab: every function */
+	CTS_CODE_DEBUG_FILE,  /* the .symtab of a debug file found by build-id */
+	CTS_CODE_UNWIND,      /* stripped: the FDEs of .eh_frame_hdr */
+	CTS_CODE_DYNSYM,      /* stripped, no unwind tables: exported functions only */
+	CTS_CODE_TEXT,        /* nothing at all: .text decoded as one range */
+};
 
-/* Every function the unwind tables know, stripped or not: fn(vaddr, size)
- * for each FDE listed in .eh_frame_hdr (gcc and clang emit one per function,
- * static ones included, and one per cold part). *lowest_vaddr as above.
- * Returns the number of ranges, 0 when the file has no usable
- * .eh_frame_hdr, -1 on error. */
-int cts_elf_fde_ranges(const char *path, uint64_t *lowest_vaddr,
-		       void (*fn)(uint64_t vaddr, uint64_t size, void *arg), void *arg);
+struct cts_elf_code {
+	enum cts_elf_code_source source;
+	int functions;           /* functions known, overlaps merged */
+	uint64_t text_bytes;     /* size of .text */
+	uint64_t function_bytes; /* bytes inside those functions */
+	uint64_t gap_bytes;      /* the rest of .text, decoded linearly */
+	char debug_file[160];    /* CTS_CODE_DEBUG_FILE: its path */
+};
+
+const char *cts_elf_code_source_name(enum cts_elf_code_source s);
+
+/* Code worth instrumenting: fn(vaddr, size) for every function inside
+ * .text: those of .symtab (or, stripped, of the installed debug file's),
+ * of the unwind tables and of .dynsym, overlaps merged; and for each stretch
+ * of .text between them, which is decoded linearly from the end of the
+ * function before it (a linear sweep of a whole mapping would run through
+ * PLT stubs and data out of step with the instruction boundaries).
+ * *lowest_vaddr gets the first PT_LOAD's address (load bias = mapping base
+ * - lowest_vaddr); info (may be NULL) says where the function bounds came
+ * from and how much of .text they cover. Returns the number of ranges, -1
+ * on error. */
+int cts_elf_code_ranges(const char *path, uint64_t *lowest_vaddr,
+			void (*fn)(uint64_t vaddr, uint64_t size, void *arg), void *arg,
+			struct cts_elf_code *info);
 
 /* The program's (or a library's) PLT stubs: fn(name, vaddr) for every stub
  * that jumps through the GOT slot of an imported function (.plt, .plt.sec,

@@ -157,9 +157,7 @@ static int scan_file(struct cts_tracer *tr, struct cts_disasm *dis, const struct
 		return -1;
 	}
 	c.code = code;
-	int nf = cts_elf_fde_ranges(m->path, &c.lowest, scan_function, &c);
-	if (nf == 0)
-		nf = cts_elf_code_ranges(m->path, &c.lowest, scan_function, &c);
+	int nf = cts_elf_code_ranges(m->path, &c.lowest, scan_function, &c, NULL);
 	free(code);
 	cts_debug_msg("%s atomics: %d in %s (%d of %d functions decoded)",
 		      count_only ? "own" : "library", c.added, m->path, c.decoded, nf);

@@ -526,7 +526,7 @@ int main(int argc, char **argv)
 	bool explored = false;
 	struct cts_schedule *sched = NULL, *options = NULL;
 	char **replay_argv = NULL, *path = NULL;
-	json_t *watch_json = NULL, *catch_json = NULL, *stats_json = NULL, *petri_json = NULL;
+	json_t *watch_json = NULL, *code_json = NULL, *catch_json = NULL, *stats_json = NULL, *petri_json = NULL;
 	json_t *coverage_json = NULL, *instances_json = NULL, *hapset_json = NULL;
 	struct cts_map *map = NULL;
 	struct cts_coverage *coverage = NULL;
@@ -895,6 +895,7 @@ int main(int argc, char **argv)
 
 	struct cts_tracer_stats ts;
 	watch_json = cts_tracer_watch_json(tracer);
+	code_json = cts_tracer_code_json(tracer);
 	catch_json = cts_tracer_catch_json(tracer, res.races);
 	cts_tracer_get_stats(tracer, &ts);
 	stats_json = cts_tracer_stats_json(tracer);
@@ -963,6 +964,9 @@ int main(int argc, char **argv)
 				res.complete ? "; search space exhausted (complete)" :
 				res.exhausted ? "; search space exhausted for the program's own code and "
 						"modelled library calls, but not complete" : "");
+			char code[2048];
+			if (cts_tracer_code_str(tracer, code, sizeof(code))[0])
+				fprintf(stderr, "cts-trace: traced code: %s\n", code);
 			if (res.unseen[0])
 				fprintf(stderr, "cts-trace: not seen: %s%s\n", res.unseen,
 					strstr(res.unseen, "untraced library") ?
@@ -1070,7 +1074,7 @@ int main(int argc, char **argv)
 			.backend_json = stats_json, .backend = &describer,
 			.suspects = suspects, .breaks = breaks,
 			.strategy_json = petri_json,
-			.watch_json = watch_json, .catch_json = catch_json, .shard = shard_json,
+			.watch_json = watch_json, .code_json = code_json, .catch_json = catch_json, .shard = shard_json,
 			.instances_json = instances_json,
 			.hapset_json = hapset_json,
 			.coverage_json = coverage_json,
@@ -1110,6 +1114,7 @@ out:
 	free(replay_argv);
 	free(path);
 	json_decref(watch_json);
+	json_decref(code_json);
 	json_decref(catch_json);
 	json_decref(stats_json);
 	json_decref(petri_json);

@@ -575,6 +575,17 @@ struct json_t *cts_tracer_watch_json(const struct cts_tracer *t)
 	return t->acc ? cts_access_watch_json(t) : NULL;
 }
 
+struct json_t *cts_tracer_code_json(const struct cts_tracer *t)
+{
+	return t->acc ? cts_access_code_json(t) : NULL;
+}
+
+char *cts_tracer_code_str(const struct cts_tracer *t, char *buf, size_t len)
+{
+	buf[0] = 0;
+	return t->acc ? cts_access_code_str(t, buf, len) : buf;
+}
+
 struct json_t *cts_tracer_catch_json(const struct cts_tracer *t, const struct cts_race_detector *d)
 {
 	return cts_catch_json(t, d);

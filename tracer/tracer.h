@@ -82,6 +82,10 @@ struct json_t *cts_tracer_stats_json(const struct cts_tracer *t);
  * jansson object (a new reference), NULL without --watch. */
 struct json_t;
 struct json_t *cts_tracer_watch_json(const struct cts_tracer *t);
+/* Break and step mode: the code traced (tracer/access.h); NULL or "" before
+ * any was scanned. */
+struct json_t *cts_tracer_code_json(const struct cts_tracer *t);
+char *cts_tracer_code_str(const struct cts_tracer *t, char *buf, size_t len);
 /* --races catch for the report: sites, windows, catches with both stacks;
  * a jansson object (a new reference), NULL without it. */
 struct cts_race_detector;

@@ -18,6 +18,15 @@
 # When the tool is fixed, prove reports it as "unexpectedly succeeded": delete
 # its line and it becomes a real check.
 KNOWN_FAILING=$(cat <<'EOF'
+lbzip2/break/random        | stripped programs are traced whole (issue 31): one run makes 200,000 shared accesses, over the step budget, until break mode on memory ownership (issue 26)
+lbzip2/break/random/output | its runs are cut at the step budget (issue 26)
+lbzip2/break/pct           | as lbzip2/break/random (issue 26)
+lbzip2/break/pct/output    | as lbzip2/break/random (issue 26)
+lbzip2/break/dpor          | as lbzip2/break/random (issue 26)
+lbzip2/break/dpor/output   | as lbzip2/break/random (issue 26)
+python3/break/random       | python3 is stripped and now traced whole (issue 31): some runs pass the step budget, until issue 26
+python3/break/pct          | as python3/break/random (issue 26)
+python3/break/dpor         | as python3/break/random (issue 26)
 EOF
 )
 
