@@ -619,8 +619,9 @@ static int resolve_watches(struct cts_tracer *tr)
 			w->len = 8;
 	}
 	if (!a->backend_chosen) {
-		if (a->scan_needed) {
-			/* break/step mode: every access stops anyway, the filter is exact */
+		if (a->scan_needed && tr->cfg.watch_backend != CTS_WATCH_HARDWARE) {
+			/* break/step mode: every access stops anyway, the filter is
+			 * exact; the debug registers only when asked for */
 			a->backend_chosen = true;
 			if (cts_verbosity >= 2)
 				fprintf(stderr, "cts-trace: watch backend: breakpoints (mode %s)\n",
