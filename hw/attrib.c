@@ -15,8 +15,12 @@ static bool overlaps(uint64_t lo, uint64_t len, uint64_t wlo, uint64_t whi)
 	return len && lo < whi && wlo < lo + len;
 }
 
-static enum cts_attr_kind kind_of_flags(const struct cts_insn *x)
+enum cts_attr_kind cts_attr_insn_kind(const struct cts_insn *x)
 {
+	if (x->access == CTS_ACC_STRING)
+		return x->str_writes_dst ? CTS_ATTR_WRITE : CTS_ATTR_READ;
+	if (x->access == CTS_ACC_STACK && !x->has_mem)
+		return strncmp(x->mnemonic, "push", 4) == 0 ? CTS_ATTR_WRITE : CTS_ATTR_READ;
 	if (x->access == CTS_ACC_ATOMIC || x->lock)
 		return CTS_ATTR_ATOMIC;
 	if (x->reads && x->writes)
@@ -63,7 +67,7 @@ static int verify(const struct cts_insn *x, const struct user_regs_struct *r, ui
 		bool push = strncmp(x->mnemonic, "push", 4) == 0;
 		uint64_t slot = push ? r->rsp : r->rsp - 8;
 		*size = 8;
-		*kind = push ? CTS_ATTR_WRITE : CTS_ATTR_READ;
+		*kind = cts_attr_insn_kind(x);
 		if (overlaps(slot, 8, wlo, whi)) {
 			*addr = slot;
 			return 1;
@@ -72,7 +76,7 @@ static int verify(const struct cts_insn *x, const struct user_regs_struct *r, ui
 	}
 	if (!x->has_mem || x->access == CTS_ACC_NONE)
 		return -1;
-	*kind = kind_of_flags(x);
+	*kind = cts_attr_insn_kind(x);
 	*size = x->size;
 	if (!x->ea_valid)
 		return 0;

@@ -27,6 +27,7 @@
 #include "hw/hw.h"
 
 struct cts_disasm;
+struct cts_insn;
 
 enum cts_attr_kind {
 	CTS_ATTR_READ,
@@ -64,5 +65,12 @@ struct cts_attr {
 int cts_attr_find(struct cts_disasm *d, const struct cts_attr_input *in, struct cts_attr *out);
 
 const char *cts_attr_kind_name(enum cts_attr_kind k);
+
+/* The kind of access decoded instruction x makes to the memory it touches:
+ * the one table both watch backends report from (read-modify-write and
+ * atomic instructions are rmw and atomic on either). A string instruction
+ * is its store's kind (a write, or a read for lods/scas/cmps), push a
+ * write and pop a read of the stack slot. */
+enum cts_attr_kind cts_attr_insn_kind(const struct cts_insn *x);
 
 #endif

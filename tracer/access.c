@@ -695,8 +695,9 @@ static int resolve_watches(struct cts_tracer *tr)
 			w->len = 8;
 	}
 	if (!a->backend_chosen) {
-		if (a->scan_needed) {
-			/* break/step mode: every access stops anyway, the filter is exact */
+		if (a->scan_needed && tr->cfg.watch_backend != CTS_WATCH_HARDWARE) {
+			/* break/step mode: every access stops anyway, the filter is
+			 * exact; the debug registers only when asked for */
 			a->backend_chosen = true;
 			if (cts_verbosity >= 2)
 				fprintf(stderr, "cts-trace: watch backend: breakpoints (mode %s)\n",
@@ -742,10 +743,10 @@ static void log_watch(struct cts_tracer *tr, struct thread *th, int w, enum cts_
 
 /* The fallback path's reports: the access breakpoint stood on the very
  * instruction, so pc and kind are exact. */
-static void report_watch(struct cts_tracer *tr, struct thread *th, int w, const char *what,
-			 uint64_t pc, uint64_t value)
+static void report_watch(struct cts_tracer *tr, struct thread *th, int w,
+			 enum cts_attr_kind kind, uint64_t pc, uint64_t value)
 {
-	log_watch(tr, th, w, what[0] == 'r' ? CTS_ATTR_READ : CTS_ATTR_WRITE, true, pc, value);
+	log_watch(tr, th, w, kind, true, pc, value);
 }
 
 int cts_access_setup(struct cts_tracer *tr)
@@ -880,7 +881,7 @@ static void watch_moved(struct cts_tracer *tr, struct thread *th, const struct c
 		return;
 	uint64_t v = 0;
 	cts_mem_read(th->tid, a->watch[w].addr, &v, a->watch[w].len);
-	log_watch(tr, th, w, in->writes ? CTS_ATTR_WRITE : CTS_ATTR_READ, true, in->pc, v);
+	log_watch(tr, th, w, cts_attr_insn_kind(in), true, in->pc, v);
 }
 
 bool cts_access_hw_traps(struct cts_tracer *tr)
@@ -1220,11 +1221,15 @@ static int on_access(struct cts_tracer *tr, struct thread *th, uint64_t pc, stru
 	}
 	if (shared && a->nwatch && !a->hw) {
 		int w = watched(a, ev.obj, ev.size);
-		if (w >= 0 && ev.op == CTS_OP_READ)
-			report_watch(tr, th, w, "read", pc, ev.value);
-		else if (w >= 0) {
-			th->watch_idx = w; /* reported after the step, with the new value */
+		if (w >= 0 && ev.op == CTS_OP_READ) {
+			report_watch(tr, th, w, CTS_ATTR_READ, pc, ev.value);
+		} else if (w >= 0) {
+			/* reported after the step, with the new value; its kind
+			 * is the one the debug registers give (rmw, atomic too) */
+			enum cts_attr_kind k = cts_attr_insn_kind(in);
+			th->watch_idx = w;
 			th->watch_pc = pc;
+			th->watch_kind = k == CTS_ATTR_READ ? CTS_ATTR_WRITE : k;
 		}
 	}
 	bool visible = shared && (tr->cfg.mode != CTS_MODE_SYNC || (b && b->learned) ||
@@ -1286,7 +1291,7 @@ static int after_step(struct cts_tracer *tr, struct thread *th, bool known)
 		uint64_t v = 0;
 		const struct watch *w = &tr->acc->watch[th->watch_idx];
 		cts_mem_read(th->tid, w->addr, &v, w->len);
-		report_watch(tr, th, th->watch_idx, "write", th->watch_pc, v);
+		report_watch(tr, th, th->watch_idx, th->watch_kind, th->watch_pc, v);
 		th->watch_idx = -1;
 	}
 	return cts_tr_resume(tr, th, 0);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "hw/hw.h"
 #include "models/coverage.h"
 #include "models/error.h"
 #include "models/map.h"
@@ -111,7 +112,8 @@ static void usage(FILE *f)
 "      --watch SYM|ADDR[:LEN]  report every access to a variable (hardware watchpoint;\n"
 "                        LEN 1, 2, 4 or 8, the address aligned to it; at most 4)\n"
 "      --watch-backend B auto (debug registers if they trap here, probed at\n"
-"                        start-up), hardware (usage error if they do not),\n"
+"                        start-up; break/step mode: access breakpoints),\n"
+"                        hardware (any mode; usage error if they do not trap),\n"
 "                        breakpoints (access breakpoints); -v says which\n"
 "      --trace-lib NAME  also instrument this library in break/step mode\n"
 "      --no-fork-server  exec the program for every run (default: fork each run\n"
@@ -561,6 +563,9 @@ int main(int argc, char **argv)
 	}
 	cts_verbosity = cli.verbosity;
 	cli.catch_seed = cli.seed;
+	/* For testing: the path of a machine whose debug registers never trap. */
+	if (getenv("CTS_NO_DEBUG_REGISTERS"))
+		cts_hw_force_unavailable(true);
 	if (cli.attach_pid) /* attach mode: tracer/attach.c */
 		return cts_attach_main(&cli);
 

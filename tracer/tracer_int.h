@@ -100,6 +100,7 @@ struct thread {
 	int probe_n;
 	int watch_idx;             /* --watch fallback: watch hit by this access, -1 */
 	uint64_t watch_pc;
+	int watch_kind;            /* its enum cts_attr_kind: write, rmw or atomic */
 	struct cts_hw_regs hw;
 	/* its last cold (invisible) reads: a repeat is a possible spin, read
 	 * visibly so that spin.c sees it (cold.h) */

@@ -109,12 +109,16 @@ done
 
 # ---- --watch --------------------------------------------------------------------
 lw=$(grep -n 'hits += bump' "$TOP/tests/programs/attach_datarace_ok.c" | cut -d: -f1)
-out=$("$CTS" -p "$P" --watch hits --time 1 -o o --report "$T/w.json" 2>&1); rc=$?
+# `hits += bump` is `add %rbx,hits(%rip)`: a read-modify-write, rmw on
+# either backend. The backend is the start-up probe's choice (-v says it):
+# debug registers where they trap, else access breakpoints.
+out=$("$CTS" -p "$P" -v --watch hits --time 1 -o o --report "$T/w.json" 2>&1); rc=$?
 is "$rc" 0 "--watch: exit 0"
-like "$out" "watch hits: thread [12] write at traffic\+0x[0-9a-f]+ \(attach_datarace_ok.c:$lw\) value [0-9]+" \
-	"--watch: the writes, each with its line and new value"
-is "$(json "$T/w.json" "d['watch']['backend'], d['watch']['hits_total'] > 0")" "breakpoints True" \
-	"--watch: report names the backend and counts the hits"
+like "$out" "watch hits: thread [12] rmw at traffic\+0x[0-9a-f]+ \(attach_datarace_ok.c:$lw\) value [0-9]+" \
+	"--watch: the read-modify-writes, each with its line and new value"
+b=$(printf '%s\n' "$out" | sed -n 's/.*watch backend: \(hardware\|breakpoints\) .*/\1/p')
+is "$(json "$T/w.json" "d['watch']['backend'], d['watch']['hits_total'] > 0")" "${b:-none} True" \
+	"--watch: report names the probed backend (${b:-none}) and counts the hits"
 is "$(detached_alive "$P") $(text_md5 "$P")" "3 0  $before" "--watch: detached, threads alive, no int3 left"
 
 out=$("$CTS" -p "$P" --watch nosuchsym --time 1 -o o 2>&1); rc=$?
@@ -128,7 +132,8 @@ if [ "$rc" -eq 2 ] && printf '%s' "$out" | grep -q "debug registers do not trap 
 	skip 1 "skipped: debug registers do not trap on this machine"
 else
 	is "$rc" 0 "--watch on debug registers: exit 0"
-	like "$out" "watch hits: thread [12] write (at|near) traffic" "--watch on debug registers: the writes"
+	like "$out" "watch hits: thread [12] rmw at traffic\+0x[0-9a-f]+ \(attach_datarace_ok.c:$lw\)" \
+		"--watch on debug registers: the read-modify-writes, exact"
 fi
 is "$(detached_alive "$P") $(text_md5 "$P")" "3 0  $before" "hardware --watch: detached, threads alive, text as before"
 exec 6>&-

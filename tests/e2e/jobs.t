@@ -93,8 +93,9 @@ is "$(leftovers counter)" no "no traced process left"
 is "$(ps -eo stat,args | grep -c "^[tT].*$PROG/")" 0 "no stopped process left"
 is "$(pgrep -fc "cts-trace -n 0 -t 120 -j 2")" 0 "no worker left"
 
-# SIGTERM to the parent reaches the workers; nothing is left behind.
-"$CTS" -q -j 2 -n 0 --timeout 0 -o out -- "$PROG/forever" &
+# SIGTERM to the parent reaches the workers; nothing is left behind. (No
+# step budget either: each worker's run is under way when the signal comes.)
+"$CTS" -q -j 2 -n 0 --timeout 0 --max-steps $NO_STEP_LIMIT -o out -- "$PROG/forever" &
 pid=$!
 for _ in $(seq 100); do
 	[ "$(pgrep -fc "^$PROG/forever")" -ge 2 ] && break
@@ -104,7 +105,7 @@ kill -TERM $pid
 wait $pid
 is $? 130 "SIGTERM: exit 130"
 is "$(leftovers forever)" no "SIGTERM: no traced process left"
-is "$(pgrep -fc "cts-trace -q -j 2 -n 0 --timeout 0")" 0 "SIGTERM: no worker left"
+is "$(pgrep -fc "cts-trace -q -j 2 -n 0 --timeout 0 --max-steps $NO_STEP_LIMIT")" 0 "SIGTERM: no worker left"
 
 # --instances: workers take whole instances; instance i is the same in every
 # worker, so the instances searched, the runs and the bugs are the single

@@ -105,7 +105,8 @@ is $? 0 "200 sequential threads: clean"
 # handlers are in place.
 interrupt_at() { # DELAY PROGRAM ARGS...
 	local d=$1; shift
-	"$CTS" -q -n 0 --timeout 60 -o "$T/lat" -- "$@" >/dev/null 2>&1 &
+	# No step budget: the signal comes in the middle of a run on any machine.
+	"$CTS" -q -n 0 --timeout 60 --max-steps $NO_STEP_LIMIT -o "$T/lat" -- "$@" >/dev/null 2>&1 &
 	local pid=$! i
 	for i in $(seq 300); do pgrep -f "^$1" >/dev/null && break; sleep 0.02; done
 	sleep "$d"

@@ -18,8 +18,9 @@ is $? 1 "crash: replay reproduces it"
 "$CTS" -q -n 500 -o "$T/crash" -- "$PROG/crash_ok"
 is $? 0 "crash_ok: 500 schedules clean"
 
-# A correct program longer than the step budget: slow, not wrong.
-out=$("$CTS" --max-steps 50 -n 2 -o "$T/ll" --report "$T/ll.json" -- "$PROG/sync_heavy" 2>&1)
+# A correct program longer than the step budget: slow, not wrong. (No time
+# limit: the budget, not the machine's speed, ends these runs.)
+out=$("$CTS" --max-steps 50 --timeout $NO_TIME_LIMIT -n 2 -o "$T/ll" --report "$T/ll.json" -- "$PROG/sync_heavy" 2>&1)
 is $? 0 "step budget: not a bug (exit 0)"
 like "$out" "warning: run 0 inconclusive after 50 steps: step budget of 50 exhausted; no deadlock or livelock seen" \
 	"step budget: a warning says the run is inconclusive and why"
@@ -27,14 +28,15 @@ like "$out" "schedule: $T/ll/inconclusive-1.sched" "step budget: its schedule is
 like "$out" "0 bugs found; 2 runs inconclusive" "step budget: the summary counts it"
 like "$(tr -d '\n' < "$T/ll.json")" '"inconclusive": \{ *"count": 2, *"runs": \[ *\{ *"run": 0, *"steps": 50, *"kind": "max-steps", *"reason": "step budget' \
 	"step budget: the report lists it"
-"$CTS" -q --max-steps 50 -n 2 --fail-on-inconclusive -o "$T/ll2" -- "$PROG/sync_heavy"
+"$CTS" -q --max-steps 50 --timeout $NO_TIME_LIMIT -n 2 --fail-on-inconclusive -o "$T/ll2" -- "$PROG/sync_heavy"
 is $? 4 "--fail-on-inconclusive: exit 4"
 r=$("$CTS" --replay "$T/ll/inconclusive-1.sched" 2>&1)
 is $? 0 "replay of an inconclusive schedule: exit 0"
 like "$r" "replay finished without a bug \(the run was inconclusive\)" "replay: says inconclusive"
 
-# A thread that computes for ever: the run times out, inconclusive too.
-out=$("$CTS" --timeout 1 -n 1 -o "$T/to" -- "$PROG/forever" 2>&1)
+# A thread that computes for ever: the run times out, inconclusive too. (No
+# step budget: a fast machine spent the default one in less than the 1 s.)
+out=$("$CTS" --timeout 1 --max-steps $NO_STEP_LIMIT -n 1 -o "$T/to" -- "$PROG/forever" 2>&1)
 is $? 0 "timeout: not a bug (exit 0)"
 like "$out" "warning: run 0 inconclusive after [0-9]+ steps: run timed out after 1.0 s.*no deadlock or livelock seen" \
 	"timeout: inconclusive, says why"
@@ -76,7 +78,7 @@ is $? 0 "single-step path: deadlock_ok clean"
 # SIGTERM while the program is running: exit 130, nothing left behind. (A
 # background job's SIGINT is ignored, and cts-trace leaves it so.) Wait until
 # the program itself runs: its command line starts with its path.
-"$CTS" --timeout 60 -n 1 -o "$T/int" -- "$PROG/forever" >"$T/int.log" 2>&1 &
+"$CTS" --timeout 60 --max-steps $NO_STEP_LIMIT -n 1 -o "$T/int" -- "$PROG/forever" >"$T/int.log" 2>&1 &
 pid=$!
 for i in $(seq 200); do pgrep -f "^$PROG/forever" >/dev/null && break; sleep 0.1; done
 kill -TERM $pid

@@ -32,28 +32,29 @@ is $? 1 "tas_lock: the broken lock's lost update is found"
 like "$out" "BUG \\(assert\\)" "tas_lock: as a failed assert"
 
 # Long, not stuck: 2 x 5 x 1000 table reads and as many re-reads of one
-# unchanged variable by threads that count.
-out=$("$CTS" -n 2 --max-steps 3000 -o "$T/ll" -- "$PROG/long_loop" 5 2>&1)
+# unchanged variable by threads that count. The step budget ends these runs,
+# never the time (no per-run limit: NO_TIME_LIMIT).
+out=$("$CTS" -n 2 --max-steps 3000 --timeout $NO_TIME_LIMIT -o "$T/ll" -- "$PROG/long_loop" 5 2>&1)
 is $? 0 "long_loop over the budget: exit 0"
 like "$out" "0 bugs found; 2 runs inconclusive" "long_loop: both runs inconclusive, no livelock"
-"$CTS" -q -n 2 --max-steps 3000 --fail-on-inconclusive -o "$T/ll" -- "$PROG/long_loop" 5
+"$CTS" -q -n 2 --max-steps 3000 --timeout $NO_TIME_LIMIT --fail-on-inconclusive -o "$T/ll" -- "$PROG/long_loop" 5
 is $? 4 "long_loop with --fail-on-inconclusive: exit 4"
 "$CTS" -q -s pct -n 3 --report "$T/r.json" -o "$T/ll" -- "$PROG/long_loop" 1
 is $? 0 "long_loop within the budget: clean"
 is "$(field "$T/r.json" count)" 0 "long_loop within the budget: nothing inconclusive"
 "$CTS" -q -s random -n 100 -o "$T/llb" -- "$PROG/long_loop_bug" 1
 is $? 1 "long_loop_bug within the budget: the lost update is found"
-out=$("$CTS" -s random -n 3 --max-steps 3000 -o "$T/llb" -- "$PROG/long_loop_bug" 5 2>&1)
+out=$("$CTS" -s random -n 3 --max-steps 3000 --timeout $NO_TIME_LIMIT -o "$T/llb" -- "$PROG/long_loop_bug" 5 2>&1)
 is $? 0 "long_loop_bug over the budget: its assert is never reached, not a bug"
 like "$out" "0 bugs found; 3 runs inconclusive" "long_loop_bug over the budget: inconclusive"
 
 # Spinning for ever. In sync mode the spinners' stores are invisible: no proof,
 # so only inconclusive.
-out=$("$CTS" -m sync -n 2 --max-steps 2000 -o "$T/lvs" -- "$PROG/livelock" 2>&1)
+out=$("$CTS" -m sync -n 2 --max-steps 2000 --timeout $NO_TIME_LIMIT -o "$T/lvs" -- "$PROG/livelock" 2>&1)
 is $? 0 "livelock/sync: exit 0"
 like "$out" "inconclusive.*every live thread was spinning or blocked" "livelock/sync: inconclusive, says the threads spin"
 # In break mode the tracer's thread-state hash proves it.
-out=$("$CTS" -n 3 --max-steps 5000 -o "$T/lv" -- "$PROG/livelock" 2>&1)
+out=$("$CTS" -n 3 --max-steps 5000 --timeout $NO_TIME_LIMIT -o "$T/lv" -- "$PROG/livelock" 2>&1)
 rc=$?
 ok $(( rc != 0 && rc != 1 )) "livelock/break: exit 0 or 1, never an error"
 unlike=$(printf '%s' "$out" | grep -c 'BUG (deadlock)\|BUG (assert)\|BUG (crash)')
@@ -63,7 +64,7 @@ printf '%s' "$out" | grep -Eq "BUG \(livelock\).*thread 1 spins on fb \(0x[0-9a-
 ok $? "livelock/break: says who spins on what"
 printf '%s' "$out" | grep -Eq "spins at a\+0x[0-9a-f]+ \(livelock.c:[0-9]+\): re-reads fb .* never changed in this run"
 ok $? "livelock/break: with the source line, and that nobody ever wrote it"
-out=$("$CTS" -s pct -n 10 --max-steps 5000 -o "$T/yb" -- "$PROG/yield_barrier" 2>&1)
+out=$("$CTS" -s pct -n 10 --max-steps 5000 --timeout $NO_TIME_LIMIT -o "$T/yb" -- "$PROG/yield_barrier" 2>&1)
 ok $(( $? != 1 )) "yield_barrier: the livelock is found"
 printf '%s' "$out" | grep -q "spins on sense"
 ok $? "yield_barrier: the threads spin on sense"

@@ -38,8 +38,8 @@ watch_checks() {
 WATCH_CHECKS=11
 SAFE_TWINS="counter_ok publish_ok check_then_act_ok"
 # watch_checks for both backends (skipped for hardware where it cannot run),
-# 3 checks per twin, 18 in line.
-plan $((2 * WATCH_CHECKS + 3 * $(count $SAFE_TWINS) + 18))
+# 3 checks per twin, 4 for break mode on debug registers, 18 in line.
+plan $((2 * WATCH_CHECKS + 3 * $(count $SAFE_TWINS) + 4 + 18))
 
 watch_checks breakpoints "fallback"
 
@@ -56,9 +56,32 @@ out=$("$CTS" -m sync -n 1 --watch watched --watch-backend hardware -o "$T/probe"
 if [ $? -eq 2 ] && printf '%s' "$out" | grep -q "debug registers do not trap on this machine"; then
 	ok 0 "--watch-backend hardware where traps never arrive: exit 2, says why"
 	skip "$WATCH_CHECKS" "skipped: debug registers do not trap on this machine"
+	traps=no
 else
 	ok 0 "debug registers trap on this machine: testing the hardware path"
 	watch_checks hardware "hardware"
+	traps=yes
+fi
+
+# Break mode with --watch-backend hardware: the debug registers, as asked
+# (it used access breakpoints, saying so only with -v), or exit 2 where they
+# do not trap (CTS_NO_DEBUG_REGISTERS makes this machine such a one).
+hw_break() {
+	"$CTS" -m break -n 1 -v --watch watched --watch-backend hardware --report "$T/bh.json" \
+		-o "$T/bh" -- "$PROG/watch" 2>&1
+}
+out=$(CTS_NO_DEBUG_REGISTERS=1 hw_break)
+is "$?" 2 "break mode, --watch-backend hardware where traps never arrive: exit 2"
+like "$out" "^cts-trace: --watch-backend hardware: debug registers do not trap on this machine\$" \
+	"break mode, --watch-backend hardware where traps never arrive: one line says why"
+if [ "$traps" = yes ]; then
+	out=$(hw_break)
+	is "$?.$(json "$T/bh.json" "d['watch_backend']")" 0.hardware \
+		"break mode, --watch-backend hardware: clean, the report says hardware"
+	is "$(printf '%s\n' "$out" | grep -c 'watch backend: hardware\|watch watched: thread [0-2] \(read\|write\) at')" 5 \
+		"break mode on debug registers: -v says so, the 4 accesses exact"
+else
+	skip 2 "skipped: debug registers do not trap on this machine"
 fi
 
 # --races catch: the lost update and the publication are caught in sync

@@ -158,6 +158,31 @@ int main(void)
 				     .slot = 0, .regs = &r };
 	errno = 0;
 	tap_ok(cts_attr_find(d, &in, &out) == -1 && errno == EINVAL, "an unused slot is EINVAL");
+
+	/* The kind of each decoded instruction, the one table both watch
+	 * backends report from: an access breakpoint on `add %rbx,hits(%rip)`
+	 * says rmw, as its debug-register trap does (it said write). */
+	static const struct { uint64_t off; enum cts_attr_kind want; } kinds[] = {
+		{ 0x4, CTS_ATTR_WRITE }, { 0xb, CTS_ATTR_RMW }, { 0xd, CTS_ATTR_ATOMIC },
+		{ 0x11, CTS_ATTR_ATOMIC }, { 0x15, CTS_ATTR_READ }, { 0x18, CTS_ATTR_READ },
+		{ 0x1b, CTS_ATTR_WRITE }, { 0x1d, CTS_ATTR_WRITE }, { 0x1e, CTS_ATTR_READ },
+		{ 0x1f, CTS_ATTR_WRITE }, { 0x21, CTS_ATTR_ATOMIC }, { 0x23, CTS_ATTR_WRITE },
+		{ 0x25, CTS_ATTR_READ },
+	};
+	cts_disasm_forget(d);
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		struct cts_insn x;
+		int rc = cts_disasm_decode(d, BASE + kinds[i].off, code + kinds[i].off, 15, &x);
+		tap_ok(rc == 0 && cts_attr_insn_kind(&x) == kinds[i].want, "+0x%llx %s: kind %s (got %s)",
+		       (unsigned long long)kinds[i].off, rc == 0 ? x.mnemonic : "?",
+		       cts_attr_kind_name(kinds[i].want),
+		       rc == 0 ? cts_attr_kind_name(cts_attr_insn_kind(&x)) : "no decode");
+	}
+	/* attach_datarace_ok's `hits += bump`: add %rbx,0x2dde(%rip) */
+	static const uint8_t add_rip[15] = { 0x48, 0x01, 0x1d, 0xde, 0x2d, 0x00, 0x00 };
+	struct cts_insn x;
+	tap_ok(cts_disasm_decode(d, BASE + 0x100, add_rip, sizeof(add_rip), &x) == 0 &&
+	       cts_attr_insn_kind(&x) == CTS_ATTR_RMW, "add %%rbx,hits(%%rip): kind rmw");
 	cts_disasm_free(d);
 	return tap_done();
 }
