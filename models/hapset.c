@@ -6,6 +6,7 @@
 #include <string.h>
 #include "models/error.h"
 #include "models/hapset.h"
+#include "models/report.h"
 
 #define HS_CTX 4          /* longest context (= CTS_CTX_MAX) */
 #define HS_LAST 8         /* threads whose last event is kept per object */
@@ -473,12 +474,9 @@ int cts_hapset_save(const struct cts_hapset *h, const char *path, char *err, siz
 
 int cts_hapset_load(struct cts_hapset *h, const char *path, char *err, size_t errlen)
 {
-	json_error_t je;
-	json_t *o = json_load_file(path, 0, &je);
-	if (!o) {
-		snprintf(err, errlen, "--hapset-load %s: %s (line %d)", path, je.text, je.line);
+	json_t *o = cts_json_load_path("--hapset-load ", path, "", 0, err, errlen);
+	if (!o)
 		return -1;
-	}
 	json_t *a = json_object_get(o, "pairs");
 	if (json_integer_value(json_object_get(o, "hapset")) != 1 || !json_is_array(a)) {
 		snprintf(err, errlen, "--hapset-load %s: not a HaPSet file (--hapset-save writes one)",

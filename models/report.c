@@ -280,11 +280,15 @@ static json_t *report_json(const struct cts_report_info *info, const struct cts_
 		json_object_set(root, "attach", info->attach_json);
 	json_object_set_new(root, "internal_error",
 			    res->internal_error ? jstr(res->error) : json_null());
+	/* A divergence says the program does not repeat itself under one
+	 * schedule: no bug of the program, so not in "bugs". */
+	json_t *divs = json_array();
 	for (int i = 0; i < res->nbugs; i++)
-		json_array_append_new(bugs, bug_json(&res->bugs[i],
-						     info->self ? info->self : "cts-trace",
-						     info->backend));
+		json_array_append_new(res->bugs[i].kind == CTS_BUG_DIVERGED ? divs : bugs,
+				      bug_json(&res->bugs[i], info->self ? info->self : "cts-trace",
+					       info->backend));
 	json_object_set_new(root, "bugs", bugs);
+	json_object_set_new(root, "divergences", divs);
 	json_t *inc = json_object(), *incl = json_array();
 	json_object_set_new(inc, "count", jint(res->ninconclusive));
 	for (int i = 0; i < res->nlisted; i++) {
@@ -315,6 +319,33 @@ static json_t *report_json(const struct cts_report_info *info, const struct cts_
 }
 
 /* ---- the file --------------------------------------------------------------- */
+
+json_t *cts_json_load_path(const char *what, const char *path, const char *not_json, size_t flags,
+			   char *err, size_t errlen)
+{
+	json_error_t je;
+	struct stat sb;
+	/* jansson says "unable to open X: ..." (line -1) or, for a directory,
+	 * "'[' or '{' expected near end of file": say what is wrong instead. */
+	FILE *f = fopen(path, "re");
+	if (!f) {
+		snprintf(err, errlen, "%s%s: %s", what, path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		fclose(f);
+		snprintf(err, errlen, "%s%s: is a directory", what, path);
+		return NULL;
+	}
+	json_t *o = json_loadf(f, flags, &je);
+	fclose(f);
+	if (!o && je.line > 0)
+		snprintf(err, errlen, "%s%s: %s%s (line %d)", what, path, not_json, je.text,
+			 je.line);
+	else if (!o)
+		snprintf(err, errlen, "%s%s: %s%s", what, path, not_json, je.text);
+	return o;
+}
 
 __attribute__((format(printf, 3, 4)))
 static void say(char *err, size_t errlen, const char *fmt, ...)

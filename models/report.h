@@ -74,4 +74,10 @@ struct json_t *cts_report_jstr(const char *s);
  * malloc'd. */
 char *cts_report_replay_cmd(const char *self, const char *schedule);
 
+/* A JSON file read whole (jansson flags), or NULL with a one-line reason in
+ * err: "WHAT PATH: reason" (what is a prefix such as "--suspects-from "),
+ * not_json put before the parser's complaint ("" or e.g. "not a JSON report: "). */
+struct json_t *cts_json_load_path(const char *what, const char *path, const char *not_json,
+				  size_t flags, char *err, size_t errlen);
+
 #endif

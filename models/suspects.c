@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "models/error.h"
+#include "models/report.h"
 #include "models/suspects.h"
 
 struct cts_suspects {
@@ -360,12 +361,9 @@ static bool suspect_from_json(json_t *o, struct cts_suspect *s)
 
 struct cts_suspects *cts_suspects_load(const char *path, char *err, size_t errlen)
 {
-	json_error_t je;
-	json_t *o = json_load_file(path, 0, &je);
-	if (!o) {
-		snprintf(err, errlen, "--suspects-from %s: %s (line %d)", path, je.text, je.line);
+	json_t *o = cts_json_load_path("--suspects-from ", path, "", 0, err, errlen);
+	if (!o)
 		return NULL;
-	}
 	json_t *a = json_object_get(o, "list");
 	if (!json_is_array(a)) {
 		snprintf(err, errlen, "--suspects-from %s: no \"list\" array of suspects", path);

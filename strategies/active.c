@@ -182,7 +182,8 @@ static bool item_matches(const char *item, size_t len, uint64_t pc, const char *
 	uint64_t off = 0;
 	if (plus) {
 		*plus = 0;
-		off = strtoull(plus + 1, NULL, 0);
+		/* decimal or 0x hex, as tracer/cli.c checked it: no octal */
+		off = strtoull(plus + 1, NULL, strncmp(plus + 1, "0x", 2) ? 10 : 16);
 	}
 	size_t n = strlen(it);
 	if (strncmp(where, it, n) != 0)

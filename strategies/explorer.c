@@ -398,7 +398,7 @@ static void report_bug(struct explorer *x, const struct cts_bug *bug)
 {
 	FILE *log = x->cfg->log;
 	char cmd[1600];
-	if (x->cfg->quiet)
+	if (x->cfg->quiet && bug->kind == CTS_BUG_DIVERGED)
 		return;
 	clear_progress(x);
 	if (bug->kind == CTS_BUG_DIVERGED) {
@@ -409,6 +409,10 @@ static void report_bug(struct explorer *x, const struct cts_bug *bug)
 	}
 	fprintf(log, "cts-trace: BUG (%s) in run %" PRIu64 " after %" PRIu64 " steps: %s\n",
 		cts_bug_kind_name(bug->kind), bug->run, bug->steps, bug->message);
+	if (x->cfg->quiet) { /* -q: the verdict, one line */
+		fflush(log);
+		return;
+	}
 	if (bug->headline[0])
 		fprintf(log, "  %s\n", bug->headline);
 	if (bug->detail[0])

@@ -16,6 +16,7 @@
  *
  * --watch: hardware watchpoints where the CPU delivers them, else the same
  * access breakpoints, filtered by address (the fallback is automatic). */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -674,9 +675,12 @@ static int resolve_watches(struct cts_tracer *tr)
 		if (w->addr)
 			continue;
 		char *end;
-		unsigned long long v = strtoull(w->spec, &end, 0);
+		/* decimal or 0x hex, as tracer/cli.c checked it: no octal, no sign */
+		bool hex = strncmp(w->spec, "0x", 2) == 0 || strncmp(w->spec, "0X", 2) == 0;
+		errno = 0;
+		unsigned long long v = strtoull(w->spec, &end, hex ? 16 : 10);
 		uint64_t size = 0;
-		if (*w->spec && !*end) {
+		if (isdigit((unsigned char)w->spec[0]) && !*end && !errno) {
 			w->addr = v;
 			snprintf(w->name, sizeof(w->name), "0x%llx", v);
 		} else if (tr->sym && cts_sym_lookup(tr->sym, w->spec, &w->addr, &size) == 0) {

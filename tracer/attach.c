@@ -71,7 +71,8 @@ static void explain_eperm(pid_t pid, char *err, size_t errlen);
 
 /* Every check that can be made before touching the process. 0, or -1 with
  * one line in err (bad input: exit 2). *pid may become the thread group's. */
-static int check_target(pid_t *pidp, char *exe, size_t exelen, char *err, size_t errlen)
+static int check_target(pid_t *pidp, uint64_t max_threads, char *exe, size_t exelen, char *err,
+			size_t errlen)
 {
 	pid_t pid = *pidp;
 	char state[64] = "", path[96], tracer_comm[64];
@@ -113,6 +114,29 @@ static int check_target(pid_t *pidp, char *exe, size_t exelen, char *err, size_t
 			 "has one tracer at a time", (int)pid, tracer,
 			 tracer_comm[0] ? tracer_comm : "?");
 		return -1;
+	}
+	if (nthreads > 0 && (uint64_t)nthreads > max_threads) {
+		snprintf(err, errlen, "process %d has %ld threads, more than --max-threads %" PRIu64,
+			 (int)pid, nthreads, max_threads);
+		return -1;
+	}
+	/* A thread of its own can be traced by another tracer (strace -p TID). */
+	pid_t *ttids;
+	size_t ntt;
+	if (cts_proc_tasks(pid, &ttids, &ntt) == 0) {
+		for (size_t i = 0; i < ntt && tracer <= 0; i++) {
+			tracer = cts_proc_status_field(ttids[i], "TracerPid", NULL, 0);
+			if (tracer > 0) {
+				cts_proc_comm((pid_t)tracer, tracer_comm, sizeof(tracer_comm));
+				snprintf(err, errlen, "thread %d of process %d is already traced by "
+					 "process %ld (%s): a process has one tracer at a time",
+					 (int)ttids[i], (int)pid, tracer,
+					 tracer_comm[0] ? tracer_comm : "?");
+			}
+		}
+		free(ttids);
+		if (tracer > 0)
+			return -1;
 	}
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
 	ssize_t n = readlink(path, exe, exelen - 1);
@@ -249,8 +273,17 @@ static int seize_all(struct att *a, char *err, size_t errlen, bool *bad)
 					free(tids);
 					return -1;
 				} else {
-					snprintf(err, errlen, "cannot attach to thread %d of process %d: %s",
-						 (int)tids[i], (int)a->pid, strerror(e));
+					long t = e == EPERM ? cts_proc_status_field(tids[i], "TracerPid",
+										    NULL, 0) : 0;
+					*bad = t > 0; /* traced since check_target looked */
+					if (t > 0)
+						snprintf(err, errlen, "thread %d of process %d is already "
+							 "traced by process %ld: a process has one tracer "
+							 "at a time", (int)tids[i], (int)a->pid, t);
+					else
+						snprintf(err, errlen, "cannot attach to thread %d of "
+							 "process %d: %s", (int)tids[i], (int)a->pid,
+							 strerror(e));
 					free(tids);
 					return -1;
 				}
@@ -259,8 +292,9 @@ static int seize_all(struct att *a, char *err, size_t errlen, bool *bad)
 			if (th)
 				X(a, th)->was_stopped = was == 'T';
 			if (!th) {
-				snprintf(err, errlen, "process %d has more threads than --max-threads",
-					 (int)a->pid);
+				*bad = true; /* README: more than --max-threads is exit 2 */
+				snprintf(err, errlen, "process %d has more threads than --max-threads %d",
+					 (int)a->pid, a->st.max_threads);
 				free(tids);
 				return -1;
 			}
@@ -565,7 +599,7 @@ static int attach_run(const struct attach_cfg *cfg)
 	bool bad = false, seized = false;
 	struct cts_strategy *strat = NULL;
 
-	if (check_target(&a.pid, a.exe, sizeof(a.exe), err, sizeof(err)) != 0) {
+	if (check_target(&a.pid, cfg->max_threads, a.exe, sizeof(a.exe), err, sizeof(err)) != 0) {
 		cts_error_msg("%s", err);
 		return EXIT_USAGE;
 	}
@@ -585,6 +619,14 @@ static int attach_run(const struct attach_cfg *cfg)
 			return EXIT_USAGE;
 		}
 		a.diag = json_array();
+	}
+	/* the observed schedule's file too: it is the session's one output */
+	if (cts_att_open_log(&a, err, sizeof(err)) != 0) {
+		cts_error_msg("%s", err);
+		cts_report_discard(report);
+		json_decref(a.diag);
+		cts_strategy_destroy(strat);
+		return EXIT_USAGE;
 	}
 	a.model = cts_objmodel_new(true);
 	char exe_link[64];
@@ -687,7 +729,6 @@ static int attach_run(const struct attach_cfg *cfg)
 			goto out;
 		}
 	}
-	cts_att_open_log(&a);
 	a.controlling = true;
 	if (cts_verbosity >= 1)
 		cts_error_msg("controlling process %d with %s%s", (int)a.pid, cfg->strategy,
@@ -710,14 +751,17 @@ out:
 		print_bug(&a);
 	if (a.log) {
 		fclose(a.log);
-		if (!a.steps)
+		if (!a.steps) {
 			unlink(a.log_path); /* nothing was scheduled: nothing to read */
+			if (a.out_created)
+				rmdir(a.cfg->out_dir ? a.cfg->out_dir : "cts-out");
+		}
 		if (cts_verbosity >= 1 && a.steps)
 			cts_error_msg("%" PRIu64 " steps under control; schedule observed: %s (a live "
 				      "process cannot be replayed from its start)", a.steps,
 				      a.log_path);
 	}
-	if (seized && cts_verbosity >= 1 && !a.gone)
+	if (seized && cts_verbosity >= 1 && !a.gone && !bad) /* bad input: its one line */
 		cts_error_msg("detached from process %d", (int)a.pid);
 	/* a write error says more than "clean" only */
 	if (report && write_report(&a, report, status) != 0 && status == EXIT_CLEAN)

@@ -27,10 +27,15 @@ static void log_step(struct att *a, struct thread *th)
 		th->pending.obj, th->pending.pc);
 }
 
-void cts_att_open_log(struct att *a)
+int cts_att_open_log(struct att *a, char *err, size_t errlen)
 {
 	const char *dir = a->cfg->out_dir ? a->cfg->out_dir : "cts-out";
-	mkdir(dir, 0777);
+	if (mkdir(dir, 0777) == 0) {
+		a->out_created = true;
+	} else if (errno != EEXIST) {
+		snprintf(err, errlen, "--out %s: cannot create it: %s", dir, strerror(errno));
+		return -1;
+	}
 	for (int k = 1; k < 10000; k++) {
 		snprintf(a->log_path, sizeof(a->log_path), "%s/attach-%d-%d.txt", dir, (int)a->pid, k);
 		FILE *f = fopen(a->log_path, "wx");
@@ -40,13 +45,15 @@ void cts_att_open_log(struct att *a)
 				"# step thread tid operation object pc. A live process cannot be "
 				"replayed from its start: this is for reading, not for --replay.\n",
 				(int)a->pid, a->exe);
-			return;
+			return 0;
 		}
 		if (errno != EEXIST)
 			break;
 	}
-	cts_error_msg("warning: cannot write the observed schedule in %s", dir);
+	snprintf(err, errlen, "--out %s: cannot write the observed schedule there: %s", dir,
+		 strerror(errno));
 	a->log_path[0] = 0;
+	return -1;
 }
 
 /* Every thread asleep for a while: stop them all, look for a cycle, let

@@ -323,8 +323,9 @@ int cts_att_event(struct att *a, long timeout_us)
 				snprintf(a->gone_how, sizeof(a->gone_how), "exited with status %d",
 					 ev.code);
 			else
-				snprintf(a->gone_how, sizeof(a->gone_how), "was killed by %s",
-					 strsignal(ev.sig));
+				/* "killed by SIGKILL", not strsignal's "killed by Killed" */
+				snprintf(a->gone_how, sizeof(a->gone_how), "was killed by SIG%s",
+					 sigabbrev_np(ev.sig) ? sigabbrev_np(ev.sig) : "?");
 			for (int i = a->tr->nlive - 1; i >= 0; i--)
 				thread_gone(a, a->tr->live[i]);
 			return 1;

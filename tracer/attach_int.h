@@ -87,6 +87,7 @@ struct att {
 	size_t nmaps;
 	FILE *log;
 	char log_path[512];
+	bool out_created;          /* --out made for the log: removed again if left empty */
 	/* --report: the diagnosis at attach, operations scheduled, the clock */
 	json_t *diag;
 	uint64_t ops[CTS_OP__COUNT];
@@ -140,7 +141,8 @@ struct cts_sym *cts_att_sym(struct att *a);
 
 /* attach_control.c: the control loop */
 int cts_att_control(struct att *a, struct cts_strategy *s);
-void cts_att_open_log(struct att *a);
+/* Opens the observed schedule's file in --out; -1 with the reason in err. */
+int cts_att_open_log(struct att *a, char *err, size_t errlen);
 int cts_att_step(struct att *a, struct thread *th);
 
 /* attach_races.c: --races, --watch */

@@ -181,8 +181,15 @@ int cts_cli_parse_watch(const char *spec, struct cts_watch_spec *w, char *err, s
 			return bad(err, errlen, "--watch %.128s: length must be 1, 2, 4 or 8", spec);
 		w->len = (unsigned)l;
 	}
-	if (to_u64(w->name, &w->addr) != 0)
+	if (to_u64(w->name, &w->addr) != 0) {
+		/* No symbol starts with a digit, a sign or a space: a number that
+		 * does not parse (sign, spaces, overflow) is an error, not a name. */
+		unsigned char c0 = (unsigned char)w->name[0];
+		if (isdigit(c0) || isspace(c0) || c0 == '-' || c0 == '+' || strpbrk(w->name, " \t"))
+			return bad(err, errlen, "--watch %.128s: not an address (decimal or 0x hex, "
+				   "at most 64 bits, no sign or spaces) nor a symbol", spec);
 		return 0; /* a symbol: resolved against the program later */
+	}
 	w->is_addr = true;
 	/* A hardware watchpoint covers an aligned 1, 2, 4 or 8 bytes. */
 	unsigned len = w->len ? w->len : 8;
@@ -194,6 +201,39 @@ int cts_cli_parse_watch(const char *spec, struct cts_watch_spec *w, char *err, s
 			   !w->len && w->addr % 8 ? " (give the length: ADDR:LEN)" : "");
 	w->len = len;
 	return 0;
+}
+
+/* One --break item, as strategies/active.c matches it: FILE:LINE (LINE a
+ * decimal number from 1), SYMBOL or SYMBOL+OFF (OFF decimal or 0x hex),
+ * 0xADDR above the null page; no spaces, no signs, nothing that overflows. */
+static int check_break_item(const char *item, size_t len, char *err, size_t errlen)
+{
+	char it[256], *colon, *plus;
+	uint64_t v;
+	snprintf(it, sizeof(it), "%.*s", (int)len, item);
+	const char *why = NULL;
+	if (strpbrk(it, " \t\n\v\f\r"))
+		why = "no spaces in an item";
+	else if (strncmp(it, "0x", 2) == 0 || strncmp(it, "0X", 2) == 0)
+		why = to_u64(it, &v) != 0 ? "not a 64-bit hex address" :
+		      v < 4096 ? "address in the null page" : NULL;
+	else if ((colon = strrchr(it, ':')) != NULL &&
+		 (!colon[1] || strchr("0123456789+-", colon[1]))) /* else C++'s a::b */
+		why = colon == it ? "no file before the ':'" :
+		      !colon[1] || colon[1 + strspn(colon + 1, "0123456789")] ?
+		      "the line is not a decimal number" :
+		      to_u64(colon + 1, &v) != 0 || v < 1 || v > 0x7fffffff ?
+		      "no such line number" : NULL;
+	else if (isdigit((unsigned char)it[0]) || it[0] == '+' || it[0] == '-')
+		why = "not a symbol (an address is 0xADDR)";
+	else if ((plus = strchr(it, '+')) != NULL)
+		why = plus == it ? "no symbol before the '+'" :
+		      to_u64(plus + 1, &v) != 0 ? "the offset is not a 64-bit number (decimal or 0x hex)" :
+		      NULL;
+	if (!why)
+		return 0;
+	return bad(err, errlen, "--break item '%.64s': %s; want FILE:LINE, SYMBOL[+OFF] or 0xADDR",
+		   it, why);
 }
 
 static int set_races(struct cts_cli *c, const char *v, char *err, size_t errlen)
@@ -292,6 +332,12 @@ static int one_option(struct cts_cli *c, int opt, const char *arg, char *err, si
 		    arg[strlen(arg) - 1] == ',')
 			return bad(err, errlen, "--break '%.64s': want FILE:LINE, SYMBOL[+OFF] or 0xADDR, "
 				   "comma-separated, at most 249 characters", arg);
+		for (const char *p = arg; *p;) {
+			size_t len = strcspn(p, ",");
+			if (check_break_item(p, len, err, errlen) != 0)
+				return -1;
+			p += len + (p[len] == ',');
+		}
 		c->breaks[c->nbreaks++] = arg;
 		return 0;
 	case O_SUSPECTS: return nonempty(arg, "--suspects", err, errlen) ?: (c->suspects_out = arg, 0);
@@ -487,6 +533,7 @@ static bool g_hapset(const struct cts_cli *c)
 	return c->hapset_load || c->hapset_save || c->hapset_learn_given;
 }
 static bool g_attach(const struct cts_cli *c) { return c->attach_pid != 0; }
+static bool g_sarif(const struct cts_cli *c) { return c->sarif != NULL; }
 
 #define SYSTEMATIC "dfs dpor pcb idb"
 #define FUZZERS "racefuzzer deadlockfuzzer atomfuzzer"
@@ -516,6 +563,8 @@ static const struct cli_rule {
 	{ "--coverage",           g_coverage,  CTX_ATTACH | CTX_SPLIT,          NULL, "not yet" },
 	{ "--guide hapset",       g_guide,     CTX_ATTACH | CTX_SPLIT,          "dpor pcb idb", NULL },
 	{ "--hapset-load, --hapset-save and --hapset-learn", g_hapset, CTX_ATTACH, NULL, NULL },
+	{ "--sarif",              g_sarif,     CTX_ATTACH,                      NULL,
+	  "not yet: --report writes the session's JSON" },
 	{ "-p (attach mode)",     g_attach,    0,                              "random pct", NULL },
 };
 

@@ -64,7 +64,8 @@ struct cts_jobs *cts_jobs_new(unsigned n, struct cts_split *split, char *err, si
 	snprintf(j->dir, sizeof(j->dir), "%s/cts-jobs-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(j->dir)) {
 		snprintf(err, errlen, "--jobs: cannot create a directory for the workers' reports "
-			 "(%s): %s", j->dir, strerror(errno));
+			 "in %s: %s%s", tmp && *tmp ? tmp : "/tmp", strerror(errno), tmp && *tmp ?
+			 " (TMPDIR must name a writable directory)" : "");
 		free(j->pids);
 		free(j->status);
 		free(j);

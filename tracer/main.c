@@ -172,7 +172,7 @@ static void usage(FILE *f)
 "      --replay FILE     re-run a saved schedule exactly and check it matches; the\n"
 "                        run options it records apply unless given here (these win)\n"
 "      --output          let the program's stdout/stderr through (default with --replay)\n"
-"  -q, --quiet           only errors\n"
+"  -q, --quiet           only errors and the verdict (each BUG line)\n"
 "  -v, --verbose         one line per run\n"
 "  -d, --debug           tracer debugging messages\n"
 "  -h, --help            this text\n"
@@ -181,10 +181,12 @@ static void usage(FILE *f)
 "Seconds are 0 to 1e9; numbers are decimal or 0x hex.\n"
 "\n"
 "Exit status: 0 no bug found; 1 bug found (or reproduced by --replay);\n"
-"2 usage error or bad input (no such program, not executable, not a valid\n"
-"x86-64 ELF, statically linked, exec failed, more threads than --max-threads,\n"
-"bad --watch, --out or --report not writable, corrupt schedule, replay diverged;\n"
-"a report that cannot be written at the end when no bug was found);\n"
+"2 usage error or bad input, one line (no such program, not executable, not a\n"
+"valid x86-64 ELF, statically linked, exec failed, more threads than\n"
+"--max-threads (with -p: than the process has), bad --watch or --break item,\n"
+"--out or --report not writable, a TMPDIR that cannot hold --jobs' reports,\n"
+"options that do not go together (--sarif with -p), corrupt schedule, replay\n"
+"diverged; a report that cannot be written at the end when no bug was found);\n"
 "3 internal error;\n"
 "4 no bug but inconclusive runs, with --fail-on-inconclusive (without it, runs\n"
 "cut by --max-steps or --timeout without a deadlock or livelock are only warned\n"
@@ -553,9 +555,8 @@ int main(int argc, char **argv)
 	case CTS_CLI_VERSION:
 		printf("cts-trace %s\n", CTS_VERSION);
 		return EXIT_CLEAN;
-	case CTS_CLI_USAGE:
-		cts_error_msg("%s", err);
-		fprintf(stderr, "Try 'cts-trace --help'.\n");
+	case CTS_CLI_USAGE: /* one line, the hint at its end */
+		cts_error_msg("%s (see cts-trace --help)", err);
 		status = EXIT_USAGE;
 		goto out;
 	case CTS_CLI_RUN:
@@ -775,7 +776,7 @@ int main(int argc, char **argv)
 	if (cli.jobs > 1) {
 		if (!(jobs = cts_jobs_new((unsigned)cli.jobs, split, err, sizeof(err)))) {
 			cts_error_msg("%s", err);
-			status = EXIT_INTERNAL;
+			status = EXIT_USAGE; /* TMPDIR unusable: the environment is input */
 			goto out;
 		}
 		int w = cts_jobs_fork(jobs);
@@ -927,6 +928,8 @@ int main(int argc, char **argv)
 		status = res.nbugs && !diverged ? EXIT_BUG : EXIT_INTERRUPTED;
 	} else if (cli.replay) {
 		if (diverged) {
+			if (cts_verbosity == 0) /* -q: the explorer kept it to itself */
+				cts_error_msg("%s", res.bugs[0].message);
 			status = EXIT_USAGE;
 		} else if (res.nbugs) {
 			if (cts_verbosity >= 1)
@@ -977,14 +980,23 @@ int main(int argc, char **argv)
 					strstr(res.unseen, "untraced library") ?
 					" (--trace-lib shows inside a library)" : "");
 			/* What the exploration exercised, so a clean verdict can be weighed. */
-			char ops[1024], incs[64] = "all runs completed", cut[96] = "";
+			char ops[1024], incs[192] = "all runs completed", cut[96] = "";
 			if (res.ncut) /* the search's own cuts: killed as redundant, not unjudged */
 				snprintf(cut, sizeof(cut), "; %" PRIu64 " run%s cut short as redundant by "
 					 "the search", res.ncut, res.ncut == 1 ? "" : "s");
 			int nraces = cts_race_count(res.races);
+			/* A voided run was thrown away and run again (it hid a read
+			 * a write could reorder with, or learned a busy-wait load):
+			 * not every run completed as first run. */
+			uint64_t voided = res.relearned + res.spin_restarts;
+			int off = 0;
 			if (res.ninconclusive + div)
-				snprintf(incs, sizeof(incs), "%" PRIu64 " inconclusive",
-					 res.ninconclusive + div);
+				off = snprintf(incs, sizeof(incs), "%" PRIu64 " inconclusive",
+					       res.ninconclusive + div);
+			if (voided)
+				snprintf(incs + off, sizeof(incs) - (size_t)off, "%s%" PRIu64 " run%s "
+					 "voided and run again", off ? ", " : "", voided,
+					 voided == 1 ? "" : "s");
 			fprintf(stderr, "cts-trace: covered: %" PRIu64 " %s, %d distinct bug%s, %d race%s, "
 				"%s, %s; visible operations: %s%s\n", res.runs,
 				systematic ? "schedules" : "runs", nreal, nreal == 1 ? "" : "s", nraces,

@@ -8,6 +8,8 @@
 #include "tracer/merge.h"
 
 #define LISTED 20  /* inconclusive runs listed, as the explorer does */
+/* A usage error is one line, the hint at its end. */
+#define TRY " (see cts-trace merge --help)"
 
 __attribute__((format(printf, 3, 4)))
 static int fail(char *err, size_t errlen, const char *fmt, ...)
@@ -57,6 +59,14 @@ static int check_shape(const json_t *r, const char *name, char *err, size_t errl
 	return 0;
 }
 
+/* Equal, a number being its value: 10.0 and 10 are one (jq writes 10.0 as 10). */
+static bool same_value(const json_t *a, const json_t *b)
+{
+	if (json_is_number(a) && json_is_number(b))
+		return json_number_value(a) == json_number_value(b);
+	return json_equal(a, b);
+}
+
 /* Same search: what the run options of every slice must agree on. */
 static int check_same(const json_t *a, const json_t *b, const char *na, const char *nb,
 		      char *err, size_t errlen)
@@ -86,7 +96,7 @@ static int check_same(const json_t *a, const json_t *b, const char *na, const ch
 	if (!sa != !sb)
 		return fail(err, errlen, "%s and %s: only one is a shard report", na, nb);
 	for (size_t i = 0; sa && i < sizeof(skeys) / sizeof(skeys[0]); i++)
-		if (!json_equal(json_object_get(sa, skeys[i]), json_object_get(sb, skeys[i])) &&
+		if (!same_value(json_object_get(sa, skeys[i]), json_object_get(sb, skeys[i])) &&
 		    (json_object_get(sa, skeys[i]) || json_object_get(sb, skeys[i])))
 			return fail(err, errlen, "%s and %s are shards of different searches "
 				    "(shard \"%s\" differs)", na, nb, skeys[i]);
@@ -101,6 +111,8 @@ static int check_cover(json_t *const *reps, const char *const *names, int n, cha
 	if (!json_is_object(s0))
 		return fail(err, errlen, "%s: not a shard report (no \"shard\": run with --shard I/N)",
 			    names[0]);
+	if (!json_is_integer(json_object_get(s0, "count")))
+		return fail(err, errlen, "%s: shard count is not a whole number", names[0]);
 	json_int_t count = geti(s0, "count");
 	if (count < 1 || count > 1000000)
 		return fail(err, errlen, "%s: shard count %" JSON_INTEGER_FORMAT " out of range",
@@ -108,8 +120,11 @@ static int check_cover(json_t *const *reps, const char *const *names, int n, cha
 	int *seen = cts_xcalloc((size_t)count + 1, sizeof(int));
 	int rc = 0;
 	for (int i = 0; i < n && rc == 0; i++) {
-		json_int_t idx = geti(json_object_get(reps[i], "shard"), "index");
-		if (idx < 1 || idx > count)
+		const json_t *ji = json_object_get(json_object_get(reps[i], "shard"), "index");
+		json_int_t idx = json_integer_value(ji);
+		if (!json_is_integer(ji))
+			rc = fail(err, errlen, "%s: shard index is not a whole number", names[i]);
+		else if (idx < 1 || idx > count)
 			rc = fail(err, errlen, "%s: shard index %" JSON_INTEGER_FORMAT " not in 1..%"
 				  JSON_INTEGER_FORMAT, names[i], idx, count);
 		else if (seen[idx])
@@ -185,27 +200,36 @@ static void merge_generic(json_t *a, const json_t *b)
 	}
 }
 
+/* One bug into list: a repeat (same kind and message) adds its hits. */
+static void merge_bug(json_t *list, const json_t *b)
+{
+	json_t *o;
+	size_t j;
+	json_array_foreach(list, j, o) {
+		if (strcmp(gets(o, "kind"), gets(b, "kind")) == 0 &&
+		    strcmp(gets(o, "message"), gets(b, "message")) == 0) {
+			/* the earliest run's schedule stands for the bug */
+			json_int_t hits = geti(o, "hits") + geti(b, "hits");
+			if (geti(b, "run") < geti(o, "run"))
+				json_object_update(o, (json_t *)b);
+			json_object_set_new(o, "hits", json_integer(hits));
+			return;
+		}
+	}
+	json_array_append_new(list, json_deep_copy(b));
+}
+
+/* Divergences are no bugs of the program: kept apart, in "divergences"
+ * (a report written before they were lists them in "bugs"). */
 static void merge_bugs(json_t *out, const json_t *in)
 {
-	json_t *list = json_object_get(out, "bugs"), *b, *o;
-	size_t i, j;
-	json_array_foreach(json_object_get(in, "bugs"), i, b) {
-		bool dup = false;
-		json_array_foreach(list, j, o) {
-			if (strcmp(gets(o, "kind"), gets(b, "kind")) == 0 &&
-			    strcmp(gets(o, "message"), gets(b, "message")) == 0) {
-				/* the earliest run's schedule stands for the bug */
-				json_int_t hits = geti(o, "hits") + geti(b, "hits");
-				if (geti(b, "run") < geti(o, "run"))
-					json_object_update(o, b);
-				json_object_set_new(o, "hits", json_integer(hits));
-				dup = true;
-				break;
-			}
-		}
-		if (!dup)
-			json_array_append_new(list, json_deep_copy(b));
-	}
+	json_t *bugs = json_object_get(out, "bugs"), *divs = json_object_get(out, "divergences");
+	const json_t *b;
+	size_t i;
+	json_array_foreach(json_object_get(in, "bugs"), i, b)
+		merge_bug(strcmp(gets(b, "kind"), "divergence") == 0 ? divs : bugs, b);
+	json_array_foreach(json_object_get(in, "divergences"), i, b)
+		merge_bug(divs, b);
 }
 
 /* A race is its variable and its two accesses (pcs and ops), either order. */
@@ -307,8 +331,8 @@ static void merge_instances(json_t *out, const json_t *in)
 static const char *const own_keys[] = {
 	"version", "program", "args", "strategy", "mode", "races_mode", "seed", "runs",
 	"schedules", "steps", "elapsed_seconds", "complete", "exhausted", "unseen", "interrupted",
-	"internal_error", "bugs", "inconclusive", "races", "shard", "watch_backend",
-	"instances",
+	"internal_error", "bugs", "divergences", "inconclusive", "races", "shard",
+	"watch_backend", "instances",
 };
 
 static bool own_key(const char *k)
@@ -386,6 +410,7 @@ json_t *cts_merge_reports(json_t *const *reps, const char *const *names, int n, 
 	/* Dedupe within the first report too: merge it into an empty list. */
 	json_t *first = json_deep_copy(reps[0]);
 	json_object_set_new(out, "bugs", json_array());
+	json_object_set_new(out, "divergences", json_array());
 	json_object_set_new(out, "races", json_array());
 	json_object_set_new(json_object_get(out, "inconclusive"), "runs", json_array());
 	json_object_set_new(json_object_get(out, "inconclusive"), "count", json_integer(0));
@@ -411,7 +436,7 @@ int cts_merge_bugs(const json_t *root)
 	size_t i;
 	int n = 0;
 	json_array_foreach(json_object_get(root, "bugs"), i, b)
-		if (strcmp(gets(b, "kind"), "diverged") != 0)
+		if (strcmp(gets(b, "kind"), "divergence") != 0) /* in an older report */
 			n++;
 	return n;
 }
@@ -474,32 +499,28 @@ int cts_merge_main(int argc, char **argv)
 			quiet = true;
 		} else if (strcmp(a, "--report") == 0 || strcmp(a, "-o") == 0) {
 			if (++i >= argc || !argv[i][0]) {
-				cts_error_msg("merge: %s needs a file name", a);
-				goto usage;
+				cts_error_msg("merge: %s needs a file name%s", a, TRY);
+				goto out;
 			}
 			out_path = argv[i];
 		} else if (strncmp(a, "--report=", 9) == 0 && a[9]) {
 			out_path = a + 9;
 		} else if (a[0] == '-' && a[1] && strcmp(a, "--") != 0) {
-			cts_error_msg("merge: unknown option '%.64s'", a);
-			goto usage;
+			cts_error_msg("merge: unknown option '%.64s'%s", a, TRY);
+			goto out;
 		} else if (strcmp(a, "--") != 0) {
 			names[n++] = a;
 		}
 	}
 	if (!n) {
-		cts_error_msg("merge: no reports given");
-		goto usage;
+		cts_error_msg("merge: no reports given%s", TRY);
+		goto out;
 	}
 	for (int i = 0; i < n; i++) {
-		json_error_t je;
-		reps[i] = json_load_file(names[i], JSON_REJECT_DUPLICATES, &je);
+		reps[i] = cts_json_load_path("merge: ", names[i], "not a JSON report: ",
+					     JSON_REJECT_DUPLICATES, err, sizeof(err));
 		if (!reps[i]) {
-			if (je.line > 0)
-				cts_error_msg("merge: %s: not a JSON report: %s (line %d)", names[i],
-					      je.text, je.line);
-			else
-				cts_error_msg("merge: %s: %s", names[i], je.text);
+			cts_error_msg("%s", err);
 			goto out;
 		}
 	}
@@ -515,6 +536,13 @@ int cts_merge_main(int argc, char **argv)
 	if (!quiet)
 		cts_merge_summary(stderr, merged, "merged: ");
 	status = cts_merge_bugs(merged) ? 1 : 0;
+	if (quiet && status == 1) { /* -q: the verdict still, a line a bug */
+		const json_t *b;
+		size_t i;
+		json_array_foreach(json_object_get(merged, "bugs"), i, b) /* no divergence */
+			cts_error_msg("BUG (%s) in run %" JSON_INTEGER_FORMAT ": %s", gets(b, "kind"),
+				      geti(b, "run"), gets(b, "message"));
+	}
 	json_incref(merged);
 	if (cts_report_write_json(ro, merged, err, sizeof(err)) != 0) {
 		cts_error_msg("merge: %s", err);
@@ -522,8 +550,6 @@ int cts_merge_main(int argc, char **argv)
 	}
 	ro = NULL;
 	goto out;
-usage:
-	fprintf(stderr, "Try 'cts-trace merge --help'.\n");
 out:
 	cts_report_discard(ro);
 	json_decref(merged);

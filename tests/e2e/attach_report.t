@@ -8,7 +8,14 @@
 # timeout: 120
 . "$(dirname "$0")/lib.sh"
 . "$TOP/tests/e2e/attach_lib.sh"
-plan 32
+# Bad input with -p: exit 2, one line, the process untouched (OPTION|REASON).
+ATTACH_BAD=("--sarif $T/s.sarif|--sarif cannot be used in attach mode"
+	    "-o /dev/null|--out /dev/null: cannot write the observed schedule there"
+	    "--max-threads 2|process [0-9]+ has 3 threads, more than --max-threads 2"
+	    "--watch -8|not an address" "--watch +0x10|not an address"
+	    "--watch 99999999999999999999999|not an address"
+	    "--watch 0x10000000000000000|not an address")
+plan $((36 + 2 * ${#ATTACH_BAD[@]}))
 
 # The top-level members of a launched run's report, for comparison.
 "$CTS" -q -s random --runs 2 --report "$T/launch.json" -o lo -- "$PROG/counter_ok" >/dev/null 2>&1
@@ -25,6 +32,30 @@ out=$("$CTS" -p "$d" --report "$T/no/such/dir/r.json" -o o 2>&1); rc=$?
 is "$rc" 2 "unwritable report: exit 2"
 is "$(printf '%s\n' "$out" | wc -l)" 1 "unwritable report: one line"
 is "$(tracer_of "$d")" 0 "unwritable report: the process untouched"
+
+for b in "${ATTACH_BAD[@]}"; do
+	a=${b%%|*}
+	out=$("$CTS" -p "$d" --time 0.3 $a 2>&1); rc=$?
+	is "$rc $(printf '%s\n' "$out" | wc -l) $(tracer_of "$d")" "2 1 0" "-p $a: exit 2, one line, untouched"
+	like "$out" "${b#*|}" "-p $a: says why"
+done
+out=$("$CTS" -p "$d" --time 0.3 --watch ' 4096' 2>&1); rc=$?
+is "$rc $(printf '%s\n' "$out" | wc -l) $(tracer_of "$d")" "2 1 0" "-p --watch ' 4096': exit 2, one line, untouched"
+# Another tracer on a thread that is not the leader (strace -p TID).
+if command -v strace >/dev/null; then
+	tid=$(ls "/proc/$d/task" | sort -n | tail -n 1)
+	strace -p "$tid" -o /dev/null 2>/dev/null &
+	s=$!
+	for _ in $(seq 200); do [ "$(tracer_of "$tid")" = "$s" ] && break; sleep 0.05; done
+	out=$("$CTS" -p "$d" --time 0.3 -o o 2>&1); rc=$?
+	is "$rc $(printf '%s\n' "$out" | wc -l) $(tracer_of "$d")" "2 1 0" "a thread traced by strace: exit 2, one line, untouched"
+	like "$out" "thread $tid of process $d is already traced by process $s \(strace\)" \
+		"a thread traced by strace: says which and by whom"
+	kill "$s" && wait "$s" 2>/dev/null
+	for _ in $(seq 200); do [ "$(tracer_of "$tid")" = 0 ] && break; sleep 0.05; done
+else
+	skip 2 "no strace"
+fi
 
 # ---- a deadlock in progress -------------------------------------------------------
 "$CTS" -q -p "$d" --time 10 -o o --report "$T/d.json" 2>/dev/null; rc=$?
@@ -79,5 +110,17 @@ is "$(jq -r '.bugs | length' "$T/ok.json")" 0 "twin: no bug"
 is "$(jq -r '.steps > 0 and .runs == 1' "$T/ok.json")" true "twin: one session, scheduled"
 is "$(jq -r '[.attach.diagnosis[] | .tid] | length' "$T/ok.json")" 3 "twin: every thread diagnosed"
 is "$(tracer_of "$r") $(nthreads "$r")" "0 3" "twin: detached, threads all there"
+
+# ---- the process killed while attached: said by the signal's name ----------------
+"$PROG/attach_idle" &
+i=$!
+bg="$bg $i"
+wait_all_futex "$i"
+cts_bg -p "$i" --time 60 -o o 2>"$T/kill.log"
+wait_line "$T/kill.log" "controlling process $i"
+kill -9 "$i"
+wait "$C"
+like "$(cat "$T/kill.log")" "process $i was killed by SIGKILL while attached" \
+	"killed while attached: 'by SIGKILL', not 'by Killed'"
 
 done_testing

@@ -7,11 +7,20 @@ NUMBERS=("--timeout nan" "--time nan" "--timeout inf" "--time -1" "--timeout 1e4
 INTEGERS=("--depth -1" "--max-steps -5" "--bound -1" "--runs -1" "--seed ' 1'" "--depth 010x")
 WATCH_SPECS=("no_such_symbol/no such symbol" "0x0/null page" "0xffffffffffffffff:8/aligned"
 	     "0x601001:4/not aligned" "0x601004/not aligned" "watched:3/length must be 1, 2, 4 or 8"
-	     "0x7ffffffff000:8/outside user space" ":4/no symbol or address")
+	     "0x7ffffffff000:8/outside user space" ":4/no symbol or address"
+	     "-8/not an address" " 4096/not an address" "+0x10/not an address"
+	     "99999999999999999999999/not an address" "0x10000000000000000/not an address")
 UNWRITABLE=("--out=" "--report=" "-o /dev/null/sub" "--report $T/no/such/dir/r.json" "--report $T")
-# 2 checks in each of 10 combo calls, 2 per --watch spec and unwritable
-# output, 70 in line.
-plan $((70 + 10 * 2 + ${#NUMBERS[@]} + ${#INTEGERS[@]} + 2 * ${#WATCH_SPECS[@]} + 2 * ${#UNWRITABLE[@]}))
+# --break items that cannot be parsed (negative or overflowing numbers, the null page, spaces).
+BAD_BREAKS=("counter_ok.c:-1/the line is not a decimal number"
+	    "counter_ok.c:99999999999999999999/no such line number"
+	    "inc+99999999999999999999/the offset is not a 64-bit number"
+	    "0x10000000000000000/not a 64-bit hex address" "0x0/address in the null page"
+	    "a b/no spaces in an item" "inc,counter_ok.c:0/no such line number")
+# 2 checks in each of 10 combo calls, 2 per --watch spec, unwritable
+# output and bad --break item, 77 in line.
+plan $((77 + 10 * 2 + ${#NUMBERS[@]} + ${#INTEGERS[@]} + 2 * ${#WATCH_SPECS[@]} + 2 * ${#UNWRITABLE[@]} +
+	2 * ${#BAD_BREAKS[@]}))
 
 out=$("$CTS" --help 2>&1); rc=$?
 is $rc 0 "--help exits 0"
@@ -22,7 +31,8 @@ is $? 0 "--version exits 0"
 like "$out" "^cts-trace [0-9]" "--version prints a version"
 
 out=$("$CTS" --frobnicate 2>&1)
-is $? 2 "unknown option: exit 2"
+is "$? $(printf '%s\n' "$out" | wc -l)" "2 1" "unknown option: exit 2, one line"
+like "$out" "unknown option '--frobnicate' \(see cts-trace --help\)$" "unknown option: the hint on the same line"
 out=$("$CTS" 2>&1)
 is $? 2 "no program: exit 2"
 like "$out" "no program given" "no program: says so"
@@ -118,6 +128,33 @@ for w in "${WATCH_SPECS[@]}"; do
 	is $? 2 "--watch $spec: exit 2"
 	like "$out" "${w#*/}" "--watch $spec: says why"
 done
+
+# --break: an item that cannot be parsed is exit 2, one line, before anything runs.
+for b in "${BAD_BREAKS[@]}"; do
+	item=${b%%/*}
+	out=$(timeout 60 "$CTS" -n 3 --break "$item" -- "$PROG/counter_ok" 2>&1)
+	is "$? $(printf '%s\n' "$out" | wc -l)" "2 1" "--break '$item': exit 2, one line"
+	like "$out" "${b#*/}" "--break '$item': says why"
+done
+
+# JSON inputs that are no files: the reason, not jansson's "(line -1)" or
+# "'[' or '{' expected near end of file".
+ln -s "$T/nowhere" "$T/dlink"
+out=$("$CTS" -s racefuzzer --suspects-from "$T/dlink" -- "$PROG/counter_ok" 2>&1)
+is "$? $(printf '%s\n' "$out" | wc -l)" "2 1" "--suspects-from a dangling symlink: exit 2, one line"
+is "$out" "cts-trace: --suspects-from $T/dlink: No such file or directory" \
+	"--suspects-from a dangling symlink: no '(line -1)'"
+out=$("$CTS" -s racefuzzer --suspects-from "$T" -- "$PROG/counter_ok" 2>&1)
+is "$? $out" "2 cts-trace: --suspects-from $T: is a directory" "--suspects-from a directory: says so"
+out=$("$CTS" -s hapset --hapset-load "$T" -- "$PROG/counter_ok" 2>&1)
+is "$? $out" "2 cts-trace: --hapset-load $T: is a directory" "--hapset-load a directory: says so"
+
+# -q: a diverged replay is an error, said in its one line even so.
+"$CTS" -q -n 500 -o "$T/qd" -- "$PROG/deadlock" 2>/dev/null
+sed 's/^\([0-9][0-9]*\) 0 create/\1 1 create/' "$T/qd/deadlock-1.sched" >"$T/qd.sched"
+out=$("$CTS" -q --replay "$T/qd.sched" 2>&1)
+is "$? $(printf '%s\n' "$out" | wc -l)" "2 1" "-q, replay diverged: exit 2, one line"
+like "$out" "^cts-trace: replay diverged: step [0-9]+" "-q, replay diverged: says so"
 
 # Reports (4): never renamed over a device, FIFO or symlink; '-' is stdout; a full device fails.
 ln -s /dev/full "$T/full"

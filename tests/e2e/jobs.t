@@ -20,8 +20,8 @@ runs() { jq -r .runs "$1"; }
 EXACT_PROGRAMS="counter_ok:sync lost_wakeup_ok:sync rwlock_ok:sync"
 EXACT_SEARCHES="dfs pcb idb"
 SPLIT_SEARCHES="dfs pcb"
-# Per program 3 checks per exact search and 3 for dpor; 39 in line.
-plan $(($(count $EXACT_PROGRAMS) * (3 * $(count $EXACT_SEARCHES) + 3) + $(count $SPLIT_SEARCHES) + 39))
+# Per program 3 checks per exact search and 3 for dpor; 45 in line.
+plan $(($(count $EXACT_PROGRAMS) * (3 * $(count $EXACT_SEARCHES) + 3) + $(count $SPLIT_SEARCHES) + 45))
 
 for pm in $EXACT_PROGRAMS; do
 	p=${pm%%:*} m=${pm#*:}
@@ -162,5 +162,17 @@ is $? 2 "--jobs with a fuzzer: usage error"
 is $? 2 "--jobs with --replay: usage error"
 "$CTS" -q -j 0 -o out -- "$PROG/counter" 2>/dev/null
 is $? 2 "--jobs 0: usage error"
+
+# The workers' reports go under TMPDIR: one that cannot hold them is bad
+# input (exit 2, one line), not an internal error.
+for td in "$T/no/such/dir" /dev/null; do
+	out=$(TMPDIR=$td "$CTS" -q -j 2 -n 30 -o out -- "$PROG/counter" 2>&1)
+	is "$? $(printf '%s\n' "$out" | wc -l)" "2 1" "TMPDIR=$td with --jobs: exit 2, one line"
+	like "$out" "TMPDIR must name a writable directory" "TMPDIR=$td with --jobs: says so"
+done
+# -q: the bug's verdict line still, from the worker that found it.
+out=$("$CTS" -q -j 2 -n 40 -o out -- "$PROG/counter" 2>&1)
+is $? 1 "-q --jobs 2 with a bug: exit 1"
+like "$out" "^cts-trace: BUG \(assert\) in run [0-9]+" "-q --jobs 2 with a bug: the BUG line"
 
 done_testing

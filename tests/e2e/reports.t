@@ -5,7 +5,7 @@
 # schema in tests/schema, and JSON that parses whatever bytes the program's
 # path and arguments hold.
 . "$(dirname "$0")/lib.sh"
-plan 44
+plan 52
 
 SCHEMA="$TOP/tests/schema/sarif-schema-2.1.0.json"
 
@@ -27,8 +27,16 @@ EOF
 # --- the summary: counter's lost update under dfs (break mode sees the accesses)
 out=$("$CTS" -s dfs -o "$T/out" --report "$T/c.json" --sarif "$T/c.sarif" -- "$PROG/counter" 2>&1)
 is $? 1 "counter: bug found (exit 1)"
-like "$out" "covered: [0-9]+ schedules, 1 distinct bug, [1-9][0-9]* races?, all runs completed, search not complete" \
+like "$out" "covered: [0-9]+ schedules, 1 distinct bug, [1-9][0-9]* races?, (all runs completed|[0-9]+ runs? voided and run again), search not complete" \
 	"summary: schedules, distinct bugs, races, inconclusive, completeness"
+# A run thrown away and run again (a cold read conflicted: summary.relearned)
+# is no completed run: the text says how many, as the report counts them.
+v=$(jq -r '.summary.relearned + .summary.spin_restarts' "$T/c.json")
+if [ "$v" -gt 0 ]; then
+	like "$out" ", $v runs? voided and run again," "summary: the $v voided runs said, not 'all runs completed'"
+else
+	like "$out" ", all runs completed," "summary: no run voided, all runs completed"
+fi
 like "$out" "visible operations: .*read [0-9]+.*" "summary: visible operations per kind"
 is "$(jq -r '.summary.distinct_bugs' "$T/c.json")" 1 "report summary: distinct_bugs"
 is "$(jq -r '.summary.runs == .runs' "$T/c.json")" true "report summary: runs"
@@ -47,6 +55,28 @@ out=$("$CTS" -n 5 -- "$PROG/counter_ok" 2>&1)
 like "$out" "covered: 5 runs, .* sampled \(not a complete search\)" "random: sampled, not complete"
 out=$("$CTS" -q -n 5 -- "$PROG/counter_ok" 2>&1)
 is "$out" "" "-q: no summary"
+# -q with a bug: the verdict, one line, still.
+out=$("$CTS" -q -s dfs -o "$T/q" -- "$PROG/counter" 2>&1)
+is "$? $(printf '%s\n' "$out" | wc -l)" "1 1" "-q with a bug: exit 1, one line"
+like "$out" "^cts-trace: BUG \(assert\) in run [0-9]+ after [0-9]+ steps: thread 0: assertion" \
+	"-q with a bug: the BUG line"
+
+# A program that does not repeat itself under one schedule (its lock count
+# comes from the clock): the search stops at a divergence, which is no bug of
+# the program: exit 0, kept out of bugs, in divergences.
+out=$("$CTS" -s dfs -m sync -n 50 -o "$T/dv" --report "$T/dv.json" -- "$PROG/time_seeded_ok" 2>&1)
+is $? 0 "time_seeded_ok: a divergence is exit 0"
+is "$(jq -c '[(.bugs | length), .summary.distinct_bugs]' "$T/dv.json")" "[0,0]" \
+	"time_seeded_ok: no bug in bugs, none counted"
+is "$(jq -r '[.divergences[] | .kind] | unique | join(",")' "$T/dv.json")" divergence \
+	"time_seeded_ok: the divergence in divergences"
+
+# spin_learn_ok: the probe learns a busy-wait load mid-run, the run is void
+# and run again (summary.spin_restarts, tests/e2e/classes.t): the text says so.
+out=$("$CTS" -m sync -s dpor --seed 1 -n 200 -o "$T/sl" --report "$T/sl.json" -- "$PROG/spin_learn_ok" 2>&1)
+v=$(jq -r '.summary.relearned + .summary.spin_restarts' "$T/sl.json")
+is "$([ "$v" -ge 1 ] && echo yes)" yes "spin_learn_ok: a run voided ($v)"
+like "$out" "covered: .*, $v runs? voided and run again," "spin_learn_ok: the summary says how many runs were voided"
 
 # --- SARIF
 is "$(validate "$T/c.sarif" | tail -n 1)" valid "SARIF of counter validates against the 2.1.0 schema"

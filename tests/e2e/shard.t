@@ -11,7 +11,7 @@
 runs() { jq -r .runs "$1"; }
 BAD_SHARDS="0/2 3/2 2/0 x 1/ /3 1/2/3"
 DFS_SHARDS="1 2 3"
-plan $(($(count $BAD_SHARDS) + 2 * $(count $DFS_SHARDS) + 40))
+plan $(($(count $BAD_SHARDS) + 2 * $(count $DFS_SHARDS) + 50))
 
 for bad in $BAD_SHARDS; do
 	"$CTS" -q --shard "$bad" -o out -- "$PROG/counter_ok" 2>/dev/null
@@ -64,6 +64,28 @@ is "$(jq -c '[.races[] | [.address, .runs, .first_run]] | sort' m.json)" \
    "$(jq -c '[.races[] | [.address, .runs, .first_run]] | sort' all.json)" \
    "merged random report: the races of the single search"
 is "$(jq -r .complete m.json)" false "random: never complete"
+out=$("$CTS" merge -q r-1.json r-2.json --report m.json 2>&1)
+is $? 1 "merge -q of shards with a bug: exit 1"
+like "$out" "^cts-trace: BUG \(assert\) in run [0-9]+: thread 0: assertion" "merge -q: the verdict, a BUG line"
+# jq writes 10.0 as 10: the same number, the same search.
+jq . r-1.json >rj-1.json
+"$CTS" merge -q rj-1.json r-2.json --report m.json 2>/dev/null
+is $? 1 "a shard rewritten by jq still merges"
+
+# A divergence (time_seeded_ok does not repeat itself under one schedule) is
+# no bug: merged apart from bugs, exit 0; one listed in "bugs" by an older
+# report is moved there too.
+for i in 1 2; do
+	"$CTS" -q -m sync -s dfs -n 50 --shard $i/2 --report dv-$i.json -o out -- "$PROG/time_seeded_ok"
+done
+"$CTS" merge dv-1.json dv-2.json --report m.json 2>/dev/null
+is $? 0 "merge of shards with divergences: exit 0"
+is "$(jq -c '[(.bugs | length), (.divergences | length) > 0]' m.json)" "[0,true]" \
+	"merged: no bug, the divergences in divergences"
+jq '.bugs += .divergences | del(.divergences)' dv-1.json >dv-old.json
+"$CTS" merge dv-old.json dv-2.json --report m.json 2>/dev/null
+is "$? $(jq -c '[(.bugs | length), (.divergences | length) > 0]' m.json)" "0 [0,true]" \
+	"a divergence in an older report's bugs: exit 0, moved to divergences"
 
 # --instances: shard I of N searches instances i with i mod N = I-1; merged,
 # the single search's instances, runs and bugs (the first run, which every
@@ -113,6 +135,15 @@ out=$("$CTS" merge plain.json 2>&1)
 is $? 2 "a report of no shard: exit 2"
 "$CTS" merge 2>/dev/null
 is $? 2 "merge without reports: exit 2"
+out=$("$CTS" merge --bogus r-1.json 2>&1)
+is "$? $(printf '%s\n' "$out" | wc -l)" "2 1" "merge, unknown option: exit 2, one line"
+jq '.shard.index = "1"' r-1.json >ri-1.json
+out=$("$CTS" merge ri-1.json r-2.json 2>&1)
+is $? 2 "a string shard index: exit 2"
+like "$out" "ri-1.json: shard index is not a whole number" "a string shard index: says so, not 'index 0'"
+mkdir -p adir
+out=$("$CTS" merge r-1.json adir 2>&1)
+is "$? $out" "2 cts-trace: merge: adir: is a directory" "a directory: says so"
 
 # GNU parallel, for real: 4 shards of a dfs search, merged.
 if command -v parallel >/dev/null; then
