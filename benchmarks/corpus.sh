@@ -54,6 +54,10 @@ measure() {
 	runs=$(json "$SCRATCH/r.json" '.runs')
 	steps=$(json "$SCRATCH/r.json" '.steps')
 	verdict=$(verdict_of $rc "$SCRATCH/r.json")
+	# break mode: the code traced, per file (the same in every invocation)
+	[ "$2" = break ] && [ "$3" = 1 ] && [ -s "$SCRATCH/r.json" ] &&
+		jq -r '.traced_code[]? | "\(.file) \(.source | gsub(" "; "_")) \(.functions) \(.text_bytes) \(.function_bytes) \(.linear_bytes) \(.access_sites)"' \
+			"$SCRATCH/r.json" >"$SCRATCH/code.$1" 2>/dev/null
 	if [ "$runs" = - ] || [ "$runs" = null ] || [ "$runs" -eq 0 ]; then
 		echo "$1 $2 $3 - - $verdict" >>"$DATA"
 	else
@@ -105,6 +109,17 @@ verdicts() {
 			row="$row | $(verdicts "$p" "$k")"
 		done
 		echo "$row |"
+	done
+	printf '\n## Traced code in break mode\n\n'
+	printf 'What break mode instruments, per file (the program; `traced_code` in the report): where the function bounds came from '
+	printf '(Debian binaries are stripped: their unwind tables), how many functions and how much of `.text` they cover (the rest is decoded linearly), and the access breakpoints placed.\n\n'
+	printf '| program | file | bounds from | functions | .text bytes | in functions | access sites |\n'
+	printf '|---|---|---|---:|---:|---:|---:|\n'
+	for p in $CORPUS_NAMES; do
+		[ -s "$SCRATCH/code.$p" ] || { echo "| $p | - | - | - | - | - | - |"; continue; }
+		awk -v p="$p" '{ f = $1; sub(/.*\//, "", f); src = $2; gsub(/_/, " ", src)
+			printf "| %s | %s | %s | %d | %d | %.0f%% | %d |\n", p, f, src, $3, $4, $4 ? 100 * $5 / $4 : 0, $7 }' \
+			"$SCRATCH/code.$p"
 	done
 	printf '\n## Commands\n\n```sh\nmake && make programs\nsh benchmarks/corpus.sh %s\n```\n\n' "$BENCH_MODE"
 	printf '## Raw data\n\nname kind repetition seconds_per_run steps_per_run verdict\n\n```\n'

@@ -1,0 +1,104 @@
+/* Break mode on memory ownership: the state of each page of the program's
+ * writable memory, and what an access to it means (docs/design.md, "Break
+ * mode on memory ownership").
+ *
+ * cts runs one thread at a time, so a protection the tracer switches with
+ * the running thread (protection keys, or mprotect) is a per-thread
+ * protection: an access to a page the running thread owns, or a read of a
+ * read-shared page, runs natively with no stop; any other access faults, and
+ * the fault is reported here. This module is the state machine only: which
+ * state a page is in, what an access does to it, which protection each
+ * thread must see. The live mechanism (faults, keys, mprotect) sits above.
+ *
+ * States: untouched (since the run began), owned by one thread (read only, or
+ * written), read-shared (read by several, written by none since), shared.
+ * An access by thread t:
+ *   shared                  visible: an event (the int3/emulation path)
+ *   untouched               t owns it; native
+ *   owned by t              native
+ *   owned by u, or read-shared, and every earlier access of the others
+ *     happens before t's    t owns it (a hand-off: no race, and no order of
+ *                           them is possible without reordering visible
+ *                           events); native
+ *   a read of a page only read so far      read-shared; native
+ *   anything else           a conflict: the page becomes shared, and the run
+ *                           is void, because the earlier accesses to it were
+ *                           invisible; the page is learned, shared from the
+ *                           first step of every later run.
+ * A page's learned set is kept across runs (cts_pages_begin_run forgets the
+ * run's states only); what a run shows is a function of its schedule and the
+ * learned set. */
+#ifndef CTS_PAGES_H
+#define CTS_PAGES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CTS_PAGE_SHIFT 12
+#define CTS_PAGE_SIZE ((uint64_t)1 << CTS_PAGE_SHIFT)
+
+enum cts_page_state {
+	CTS_PAGE_UNTOUCHED,
+	CTS_PAGE_OWNED,         /* one thread: cts_page_info.owner */
+	CTS_PAGE_READ_SHARED,   /* read by several, written by none since */
+	CTS_PAGE_SHARED,        /* learned, or turned shared in this run */
+};
+
+/* What an access means for the run. */
+enum cts_page_verdict {
+	CTS_PAGE_NATIVE,        /* no event: the thread goes on */
+	CTS_PAGE_VISIBLE,       /* a shared page: a visible access */
+	CTS_PAGE_CONFLICT,      /* a page turned shared: the run is void */
+};
+
+/* Does event number `epoch` (from 1) of thread `earlier` happen before the
+ * current point of thread `tid`? (With vector clocks: epoch <= C_tid[earlier].) */
+typedef bool (*cts_pages_ordered_fn)(void *arg, int earlier, uint32_t epoch, int tid);
+
+struct cts_pages;
+
+struct cts_pages *cts_pages_new(cts_pages_ordered_fn ordered, void *arg);
+void cts_pages_free(struct cts_pages *p);
+
+/* A new run: every page untouched but the learned ones. */
+void cts_pages_begin_run(struct cts_pages *p);
+
+/* An access by thread tid to [addr, addr+len), made before its visible
+ * event number `epoch` (from 1: the count of its events so far, plus one).
+ * The verdict of the worst page; a conflict learns each page that caused
+ * one. A range access (a system call's buffer, a library call) is the
+ * thread's access to every page it covers. */
+enum cts_page_verdict cts_pages_access(struct cts_pages *p, int tid, uint64_t addr, uint64_t len,
+				       bool write, uint32_t epoch);
+
+/* The learned pages (shared from the first step of every run). learn adds
+ * one (replay: from the schedule); each gives them in ascending order. */
+void cts_pages_learn(struct cts_pages *p, uint64_t page);
+size_t cts_pages_learned(const struct cts_pages *p, uint64_t *out, size_t max);
+/* Pages learned since the last call (the run that taught them is void). */
+size_t cts_pages_take_new(struct cts_pages *p);
+
+struct cts_page_info {
+	enum cts_page_state state;
+	int owner;              /* CTS_PAGE_OWNED */
+	bool written;           /* CTS_PAGE_OWNED: the owner wrote it */
+	bool learned;
+};
+struct cts_page_info cts_pages_info(const struct cts_pages *p, uint64_t addr);
+
+/* The protection thread tid must see on a page while it runs: read and
+ * write for pages it owns, read for read-shared pages, none for the rest
+ * (the first touch of an untouched page must fault to be owned; a shared
+ * page's accesses are visible). Tracked pages only: other memory (code, the
+ * tracer's stub page, read-only data) is not the module's. */
+enum cts_page_prot { CTS_PROT_NONE = 0, CTS_PROT_READ = 1, CTS_PROT_RW = 3 };
+enum cts_page_prot cts_pages_prot(const struct cts_pages *p, int tid, uint64_t addr);
+
+/* Counts for -v and the report. */
+struct cts_pages_stats {
+	uint64_t accesses, native, visible, conflicts, handoffs, pages_touched;
+};
+void cts_pages_get_stats(const struct cts_pages *p, struct cts_pages_stats *s);
+
+#endif

@@ -1,0 +1,206 @@
+/* timeout: 60 */
+/* models/pages: the page states of break mode on memory ownership, on
+ * recorded access sequences (the shapes of tests/programs), and the generic
+ * hash table under them (models/htab). */
+#include <stdlib.h>
+
+#include "models/htab.h"
+#include "models/pages.h"
+#include "tests/unit/tap.h"
+
+/* Vector clocks of up to 4 threads: vc[t][u] = the last event of u that
+ * happens before t's current point. */
+static uint32_t vc[4][4];
+
+static bool ordered(void *arg, int earlier, uint32_t epoch, int tid)
+{
+	(void)arg;
+	return epoch <= vc[tid][earlier];
+}
+
+static void reset_clocks(void)
+{
+	memset(vc, 0, sizeof(vc));
+}
+
+/* t's event number n happens before u's current point (a create, a join, a
+ * release/acquire): u learns everything t knew. */
+static void sync_to(int t, uint32_t n, int u)
+{
+	for (int k = 0; k < 4; k++)
+		if (vc[t][k] > vc[u][k])
+			vc[u][k] = vc[t][k];
+	if (n > vc[u][t])
+		vc[u][t] = n;
+}
+
+static void test_htab(void)
+{
+	struct cts_htab *h = cts_htab_new(sizeof(uint64_t), sizeof(uint32_t));
+	enum { N = 5000 };
+	bool ok = true;
+	for (uint64_t k = 0; k < N; k++) {
+		bool added;
+		uint32_t *v = cts_htab_put(h, &(uint64_t){ k * 4096 }, &added);
+		ok &= added && *v == 0;
+		*v = (uint32_t)k + 1;
+	}
+	tap_ok(ok, "htab: %d keys inserted, each new and zeroed", N);
+	tap_is_int(cts_htab_count(h), N, "htab: count");
+	for (uint64_t k = 0; k < N; k += 2)
+		ok &= cts_htab_del(h, &(uint64_t){ k * 4096 });
+	tap_ok(ok, "htab: every other key deleted");
+	tap_ok(!cts_htab_del(h, &(uint64_t){ 0 }), "htab: a deleted key is gone");
+	for (uint64_t k = 0; k < N; k++) {
+		uint32_t *v = cts_htab_get(h, &(uint64_t){ k * 4096 });
+		ok &= (k % 2) ? (v && *v == k + 1) : !v;
+	}
+	tap_ok(ok, "htab: the others found with their values after the deletions (backward shift)");
+	size_t pos = 0, n = 0;
+	const void *key;
+	void *val;
+	uint64_t sum = 0;
+	while (cts_htab_next(h, &pos, &key, &val)) {
+		uint64_t k;
+		memcpy(&k, key, sizeof(k));
+		sum += k / 4096;
+		n++;
+	}
+	tap_ok(n == N / 2 && sum == (uint64_t)(N / 2) * (N / 2), "htab: iteration visits each entry once");
+	cts_htab_clear(h);
+	tap_ok(!cts_htab_count(h) && !cts_htab_get(h, &(uint64_t){ 4096 }), "htab: clear");
+	cts_htab_free(h);
+}
+
+int main(void)
+{
+	test_htab();
+
+	struct cts_pages *p = cts_pages_new(ordered, NULL);
+	const uint64_t counter = 0x55555555802c, heap = 0x5555555a0000;
+
+	/* counter.c: main creates t1 and t2 (their events 1), each loads and
+	 * stores counter with no lock. */
+	reset_clocks();
+	cts_pages_begin_run(p);
+	sync_to(0, 1, 1);
+	sync_to(0, 2, 2);
+	tap_is_int(cts_pages_access(p, 1, counter, 4, false, 1), CTS_PAGE_NATIVE,
+		   "counter: t1's load of an untouched page: native, t1 owns it");
+	tap_is_int(cts_pages_access(p, 1, counter, 4, true, 1), CTS_PAGE_NATIVE,
+		   "counter: t1's store to its own page: native");
+	tap_is_int(cts_pages_access(p, 2, counter, 4, false, 1), CTS_PAGE_CONFLICT,
+		   "counter: t2's load of t1's written page, unordered: a conflict (the run is void)");
+	tap_is_int(cts_pages_take_new(p), 1, "counter: one page learned");
+	tap_is_int(cts_pages_take_new(p), 0, "counter: ...taken once");
+	cts_pages_begin_run(p);
+	tap_is_int(cts_pages_access(p, 1, counter, 4, false, 1), CTS_PAGE_VISIBLE,
+		   "counter: the next run sees t1's first load (the page is shared from the first step)");
+	tap_ok(cts_pages_info(p, counter).learned && cts_pages_prot(p, 1, counter) == CTS_PROT_NONE,
+	       "counter: a learned page is protected from every thread");
+
+	/* Private slices (par_sum): each thread writes its own page, main reads
+	 * both after joining. */
+	reset_clocks();
+	cts_pages_begin_run(p);
+	sync_to(0, 1, 1);
+	sync_to(0, 2, 2);
+	tap_is_int(cts_pages_access(p, 0, heap, 8192, true, 1), CTS_PAGE_NATIVE,
+		   "slices: main fills both pages before creating the threads");
+	tap_is_int(cts_pages_access(p, 1, heap, 8, true, 1), CTS_PAGE_NATIVE,
+		   "slices: t1 takes page 0 from main (main's fill happens before t1)");
+	tap_is_int(cts_pages_access(p, 2, heap + 4096, 8, true, 1), CTS_PAGE_NATIVE,
+		   "slices: t2 takes page 1");
+	tap_is_int(cts_pages_access(p, 1, heap + 8, 4000, true, 1), CTS_PAGE_NATIVE,
+		   "slices: t1's other writes to its page: native");
+	tap_ok(cts_pages_prot(p, 1, heap) == CTS_PROT_RW && cts_pages_prot(p, 2, heap) == CTS_PROT_NONE,
+	       "slices: t1 may use page 0 while it runs, t2 may not");
+	sync_to(1, 2, 0); /* t1 exits (its event 2), main joins it */
+	sync_to(2, 2, 0);
+	tap_is_int(cts_pages_access(p, 0, heap, 8192, false, 4), CTS_PAGE_NATIVE,
+		   "slices: main's read of both after the joins: a hand-off, native");
+	tap_is_int(cts_pages_take_new(p), 0, "slices: nothing learned");
+
+	/* A block handed over under a lock (main's unlock is its event 2). */
+	reset_clocks();
+	cts_pages_begin_run(p);
+	sync_to(0, 1, 1);
+	cts_pages_access(p, 0, heap, 64, true, 2);  /* written before the unlock */
+	sync_to(0, 2, 1);                           /* t1's lock after main's unlock */
+	tap_is_int(cts_pages_access(p, 1, heap, 64, false, 2), CTS_PAGE_NATIVE,
+		   "queue: a block last written before the producer's release: a hand-off");
+	tap_ok(cts_pages_info(p, heap).owner == 1, "queue: the consumer owns it now");
+	/* The producer writes the page again after its release (its epoch 3). */
+	reset_clocks();
+	cts_pages_begin_run(p);
+	sync_to(0, 1, 1);
+	cts_pages_access(p, 0, heap, 64, true, 2);
+	sync_to(0, 2, 1);
+	cts_pages_access(p, 0, heap + 64, 64, true, 3);
+	tap_is_int(cts_pages_access(p, 1, heap, 64, false, 2), CTS_PAGE_CONFLICT,
+		   "queue: the consumer's read of a page the producer wrote after its release: conflict");
+	tap_is_int(cts_pages_take_new(p), 1, "queue: the page is learned");
+	cts_pages_free(p);
+
+	p = cts_pages_new(ordered, NULL);
+	/* A table main fills, read by two threads, then written by one. */
+	reset_clocks();
+	cts_pages_begin_run(p);
+	const uint64_t table = 0x555555600000;
+	sync_to(0, 1, 1);
+	sync_to(0, 2, 2);
+	tap_is_int(cts_pages_access(p, 1, table, 4, false, 1), CTS_PAGE_NATIVE, "table: t1 reads");
+	tap_is_int(cts_pages_access(p, 2, table + 64, 4, false, 1), CTS_PAGE_NATIVE,
+		   "table: t2 reads too: read-shared, native");
+	tap_ok(cts_pages_info(p, table).state == CTS_PAGE_READ_SHARED &&
+	       cts_pages_prot(p, 1, table) == CTS_PROT_READ && cts_pages_prot(p, 3, table) == CTS_PROT_READ,
+	       "table: read-shared pages are readable by every thread, writable by none");
+	tap_is_int(cts_pages_access(p, 1, table, 4, false, 1), CTS_PAGE_NATIVE, "table: re-reads: native");
+	tap_is_int(cts_pages_access(p, 2, table, 4, true, 1), CTS_PAGE_CONFLICT,
+		   "table: a write while another reader is unordered: conflict");
+	cts_pages_take_new(p);
+
+	/* The same, with the write after joining the other reader. */
+	reset_clocks();
+	cts_pages_begin_run(p);
+	const uint64_t table2 = 0x555555700000;
+	sync_to(0, 1, 1);
+	sync_to(0, 2, 2);
+	cts_pages_access(p, 1, table2, 4, false, 1);
+	cts_pages_access(p, 2, table2, 4, false, 1);
+	sync_to(1, 2, 0);
+	sync_to(2, 2, 0);
+	tap_is_int(cts_pages_access(p, 0, table2, 4, true, 4), CTS_PAGE_NATIVE,
+		   "table: main's write after joining both readers: a hand-off");
+
+	/* Many readers: the set overflows, a later write conflicts. */
+	reset_clocks();
+	cts_pages_begin_run(p);
+	const uint64_t wide = 0x555555800000;
+	for (int t = 0; t < 4; t++)
+		cts_pages_access(p, t, wide, 1, false, 1);
+	tap_ok(cts_pages_info(p, wide).state == CTS_PAGE_READ_SHARED, "4 readers: read-shared");
+	tap_is_int(cts_pages_access(p, 0, wide, 1, true, 1), CTS_PAGE_CONFLICT,
+		   "4 unordered readers, then a write: conflict");
+
+	/* A range access (a system call's buffer) spanning an owned and a learned page. */
+	reset_clocks();
+	cts_pages_begin_run(p);
+	const uint64_t buf = wide - 100;
+	tap_is_int(cts_pages_access(p, 1, buf, 200, true, 1), CTS_PAGE_VISIBLE,
+		   "a range over a fresh page and a learned one: visible (the worst page)");
+	tap_ok(cts_pages_info(p, buf).owner == 1, "...and the fresh page is owned by the thread");
+
+	uint64_t out[8];
+	size_t n = cts_pages_learned(p, out, 8);
+	tap_ok(n == 2 && out[0] < out[1] &&
+	       out[0] == (0x555555600000 >> CTS_PAGE_SHIFT),
+	       "the learned set: the table and the wide page, ascending (%zu)", n);
+	struct cts_pages_stats st;
+	cts_pages_get_stats(p, &st);
+	tap_ok(st.accesses == st.native + st.visible + st.conflicts && st.handoffs == 1,
+	       "stats add up (%llu accesses, %llu hand-offs)", (unsigned long long)st.accesses,
+	       (unsigned long long)st.handoffs);
+	cts_pages_free(p);
+	return tap_done();
+}
