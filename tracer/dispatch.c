@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "models/objmodel.h"
 #include "models/symbolize.h"
+#include "tracer/native.h"
 #include "tracer/access.h"
 #include "tracer/proc.h"
 #include "tracer/run_int.h"
@@ -249,6 +250,8 @@ static int foreign_event(struct cts_tracer *tr, const struct cts_wait_event *ev)
 	add_foreign(tr, ev->tid);
 	if (ev->kind == CTS_WEV_BREAKPOINT)
 		return foreign_breakpoint(tr, ev->tid);
+	if (ev->kind == CTS_WEV_SECCOMP)
+		cts_view_free_call(tr->view, ev->tid);
 	if (ev->kind == CTS_WEV_FORK)
 		add_foreign(tr, (pid_t)ev->msg);
 	return run_free(ev);
@@ -353,11 +356,17 @@ static int after_exec_event(struct cts_tracer *tr, const struct cts_wait_event *
 		add_foreign(tr, (pid_t)ev->msg);
 	if (gone || ev->kind == CTS_WEV_GONE)
 		return 0;
+	if (ev->kind == CTS_WEV_SECCOMP)
+		cts_view_free_call(tr->view, ev->tid);
 	return run_free(ev);
 }
 
 static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 {
+	if (ev->kind == CTS_WEV_CLONE || ev->kind == CTS_WEV_FORK)
+		cts_view_inherit(tr->view, ev->tid, (pid_t)ev->msg);
+	else if (ev->kind == CTS_WEV_EXITED || ev->kind == CTS_WEV_KILLED)
+		cts_view_forget(tr->view, ev->tid);
 	if (tr->exec_free)
 		return after_exec_event(tr, ev);
 	struct thread *th = cts_tr_by_tid(tr, ev->tid);

@@ -8,6 +8,7 @@
 #include <sys/syscall.h>
 #include "models/objmodel.h"
 #include "tracer/access.h"
+#include "tracer/native.h"
 #include "tracer/proc.h"
 #include "tracer/run_int.h"
 
@@ -206,6 +207,14 @@ int cts_tr_on_seccomp(struct cts_tracer *tr, struct thread *th)
 		return cts_tr_resume(tr, th, 0);
 	case SYS_getrandom:
 		return cts_tr_on_getrandom(tr, th);
+	case SYS_sched_getaffinity:
+	case SYS_sched_setaffinity:
+	case SYS_personality: {
+		long ret;
+		if (cts_view_call(tr->view, th->tid, &th->regs, &ret))
+			cts_tr_skip_syscall(th, ret);
+		return cts_tr_resume(tr, th, 0);
+	}
 	default:
 		return cts_tr_sys_entry(tr, th, nr);
 	}

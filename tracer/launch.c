@@ -12,7 +12,6 @@
 #include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
-#include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/user.h>
@@ -22,6 +21,7 @@
 #include "models/symbolize.h"
 #include "tracer/access.h"
 #include "tracer/catch.h"
+#include "tracer/native.h"
 #include "tracer/proc.h"
 #include "tracer/run_int.h"
 #include "tracer/wait.h"
@@ -85,7 +85,7 @@ int cts_tr_build_seccomp(struct cts_tracer *tr)
 	 * need CAP_SYS_PTRACE, which the program is run without (child_exec). */
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	/* Signals and calls that may sleep: syscall.c's own list. */
-	if (cts_tr_sys_seccomp_rules(ctx) != 0)
+	if (cts_tr_sys_seccomp_rules(ctx) != 0 || cts_native_seccomp_rules(ctx) != 0)
 		goto out;
 	/* seccomp_export_bpf writes to an fd: a temporary file gives it one. */
 	FILE *tmp = tmpfile();
@@ -158,7 +158,9 @@ static void child_exec(struct cts_tracer *tr, pid_t parent, volatile int *child_
 	 * sets its options before the program runs a single instruction. */
 	if (ptrace(PTRACE_TRACEME, 0, 0, 0) != 0)
 		goto fail;
-	if (personality(ADDR_NO_RANDOMIZE) == -1)
+	/* The caller's signal mask and ignored signals, its personality
+	 * with ADDR_NO_RANDOMIZE added (native.h). */
+	if (cts_native_exec_prepare() != 0)
 		goto fail;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
 	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &tr->bpf_prog) != 0)
@@ -313,6 +315,7 @@ int cts_tr_launch(struct cts_tracer *tr, struct user_regs_struct *entry_regs)
 	if (pid == 0)
 		child_exec(tr, self, &child_errno);
 	tr->pid = pid;
+	cts_view_forget(tr->view, pid); /* a new process: the native view */
 	if (child_errno) {
 		wait_for(pid, &status);
 		tr->pid = 0;

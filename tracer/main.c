@@ -24,6 +24,7 @@
 #include "strategies/explorer.h"
 #include "strategies/split.h"
 #include "strategies/stateful.h"
+#include "tracer/native.h"
 #include "tracer/attach.h"
 #include "strategies/tiles.h"
 #include "tracer/cli.h"
@@ -520,6 +521,7 @@ static int finish_jobs(struct cts_jobs *jobs, const struct cts_cli *cli,
 
 int main(int argc, char **argv)
 {
+	cts_native_save(); /* the program sees the caller's state, not ours */
 	install_signals();
 	if (argc > 1 && strcmp(argv[1], "merge") == 0)
 		return cts_merge_main(argc - 1, argv + 1);

@@ -8,6 +8,7 @@
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "tracer/native.h"
 #include "tracer/proc.h"
 #include "tracer/run_int.h"
 #include "tracer/wait.h"
@@ -121,6 +122,7 @@ pid_t cts_tr_fork_from_server(struct cts_tracer *tr)
 	/* Its own process group, as an exec'd run has: the program's kill(0)
 	 * must not reach the server. */
 	setpgid(child, child);
+	cts_view_inherit(tr->view, srv, child);
 	return child;
 fail:
 	if (patch)

@@ -19,6 +19,7 @@
 #include <jansson.h>
 #include "models/error.h"
 #include "models/symbolize.h"
+#include "tracer/native.h"
 #include "tracer/context.h"
 #include "tracer/cpu.h"
 #include "tracer/access.h"
@@ -498,7 +499,9 @@ struct cts_tracer *cts_tracer_new(const struct cts_tracer_config *cfg, struct ct
 	}
 	snprintf(tr->image, sizeof(tr->image), "%s", cfg->path);
 	tr->script = cts_elf_script(cfg->path, tr->interp, sizeof(tr->interp));
+	cts_native_save(); /* before the pin (main did it already) */
 	cts_cpu_pin_least_used();
+	tr->view = cts_view_new();
 	cts_tr_catch_alarm();
 	if (cts_tr_build_seccomp(tr) != 0) {
 		snprintf(err, errlen, "cannot build the seccomp filter (libseccomp)");
@@ -542,6 +545,7 @@ void cts_tracer_free(struct cts_tracer *tr)
 	if (tr->sym)
 		cts_sym_free(tr->sym);
 	cts_ctx_free(tr->ctx);
+	cts_view_free(tr->view);
 	free(tr->bps);
 	free(tr->bpf);
 	cts_tr_free_threads(tr);

@@ -230,6 +230,7 @@ struct cts_tracer {
 	int nlibc_ranges;
 	struct cts_sym *sym;
 	struct cts_ctx *ctx;          /* calling contexts (context.h), made on first use */
+	struct cts_view *view;        /* what each thread sees of affinity, personality (native.h) */
 	struct cts_access_state *acc;
 	struct cts_cold *cold;          /* cfg.cold_reads: cold lines (cold.h), else NULL */
 	struct cts_catch *ct;           /* --races catch (catch.c), NULL otherwise */

@@ -24,6 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "models/error.h"
+#include "tracer/native.h"
 #include "tracer/elf.h"
 #include "tracer/run_int.h"
 #include "tracer/wait.h"
@@ -121,8 +122,15 @@ int cts_tr_follow_wrapper(struct cts_tracer *tr, pid_t pid)
 			break;
 		case CTS_WEV_GONE:
 			continue;
+		case CTS_WEV_SECCOMP:
+			cts_view_free_call(tr->view, r);
+			break;
+		case CTS_WEV_CLONE:
+		case CTS_WEV_FORK:
+			cts_view_inherit(tr->view, r, (pid_t)ev.msg);
+			break;
 		default:
-			break; /* seccomp, fork, clone, exit events: just go on */
+			break; /* exit events: just go on */
 		}
 	}
 }
