@@ -31,6 +31,7 @@
 #include "tracer/jobs.h"
 #include "tracer/merge.h"
 #include "tracer/tracer.h"
+#include "tracer/verify.h"
 #include <jansson.h>
 
 #define CTS_VERSION "0.1.0"
@@ -516,6 +517,30 @@ static int finish_jobs(struct cts_jobs *jobs, const struct cts_cli *cli,
 	return status;
 }
 
+/* Fresh replays each saved bug schedule must pass before it is printed:
+ * 3; CTS_VERIFY_REPLAYS=N (0 to 10) for testing. */
+static int verify_replays(void)
+{
+	const char *s = getenv("CTS_VERIFY_REPLAYS");
+	return s && s[0] >= '0' && s[0] <= '9' && atoi(s) <= 10 ? atoi(s) : 3;
+}
+
+/* The verifier; for testing only, CTS_TEST_UNREPLAYABLE=minimized makes
+ * every schedule but an .orig.sched fail its replays, =all every one (the
+ * fallbacks of explorer.c's verify_saved, with no program that misbehaves). */
+static int verify_replay(const struct cts_explorer_config *cfg, const char *path,
+			 const struct cts_bug *bug, char *why, size_t len)
+{
+	const char *t = getenv("CTS_TEST_UNREPLAYABLE");
+	size_t n = strlen(path);
+	bool orig = n >= 11 && strcmp(path + n - 11, ".orig.sched") == 0;
+	if (t && (strcmp(t, "all") == 0 || (strcmp(t, "minimized") == 0 && !orig))) {
+		snprintf(why, len, "replay diverged: CTS_TEST_UNREPLAYABLE=%s", t);
+		return 0;
+	}
+	return cts_verify_replay(cfg, path, bug, why, len);
+}
+
 int main(int argc, char **argv)
 {
 	install_signals();
@@ -869,6 +894,7 @@ int main(int argc, char **argv)
 		.self = self_path(argv[0]), .options = options,
 		.check = cli.check, .instance = instance, .coverage = coverage, .split = split,
 		.relearn = cold && !cli.replay,
+		.verify = cli.replay ? NULL : verify_replay, .verify_replays = verify_replays(),
 	};
 	struct cts_backend backend = cts_tracer_backend(tracer);
 	active_be = backend;
