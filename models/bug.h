@@ -91,6 +91,10 @@ struct cts_bug {
 	uint64_t pair_step[3];   /* their step indexes in the saved schedule */
 	char timeline_path[512]; /* the bug's HTML timeline, "" if none */
 	char headline[1024];     /* the critical pair in words, "" if none */
+	int replays_ok;          /* fresh replays of the saved schedule that ended with
+	                          * the bug (cts_explorer_config.verify_replays asked) */
+	char replay_note[1400];  /* why the saved schedule is not the one expected, or
+	                          * does not replay; "" when all is well */
 	int ntrace;              /* the last executed steps, then each live thread's pending one */
 	struct cts_bug_step *trace; /* malloc'd for a recorded bug, NULL otherwise */
 };

@@ -77,6 +77,11 @@ void cts_schedule_copy_options(struct cts_schedule *dst, const struct cts_schedu
 	free_list(&dst->trace_libs, &dst->ntrace_libs);
 	for (int i = 0; i < src->ntrace_libs; i++)
 		list_add(&dst->trace_libs, &dst->ntrace_libs, src->trace_libs[i]);
+	cts_schedule_set(&dst->exec_path, src->exec_path);
+	cts_schedule_set(&dst->argv0, src->argv0);
+	cts_schedule_set(&dst->cwd, src->cwd);
+	cts_schedule_set(&dst->binary, src->binary);
+	cts_schedule_set(&dst->env, src->env);
 }
 
 void cts_schedule_free(struct cts_schedule *s)
@@ -94,6 +99,11 @@ void cts_schedule_free(struct cts_schedule *s)
 	free_list(&s->trace_libs, &s->ntrace_libs);
 	free(s->instance);
 	free(s->hot_lines);
+	free(s->exec_path);
+	free(s->argv0);
+	free(s->cwd);
+	free(s->binary);
+	free(s->env);
 	free(s->steps);
 	free(s);
 }
@@ -187,8 +197,13 @@ int cts_schedule_write(const struct cts_schedule *s, FILE *f)
 	fprintf(f, "cts-schedule %d\n", CTS_SCHEDULE_VERSION);
 	fprintf(f, "# replay: cts-trace --replay FILE [-- program args]\n");
 	put_key(f, "program", s->program);
+	put_key(f, "exec", s->exec_path);
+	put_key(f, "argv0", s->argv0);
 	for (int i = 0; i < s->argc; i++)
 		put_key(f, "arg", s->argv[i]);
+	put_key(f, "cwd", s->cwd);
+	put_key(f, "binary", s->binary);
+	put_key(f, "env", s->env);
 	put_key(f, "mode", s->mode);
 	put_key(f, "races", s->races);
 	put_key(f, "catch", s->catch_opts);
@@ -532,6 +547,21 @@ int cts_schedule_parse(const char *text, const char *name, struct cts_schedule *
 		} else if (strcmp(key, "hot-lines") == 0) {
 			free(s->hot_lines);
 			s->hot_lines = v;
+		} else if (strcmp(key, "exec") == 0) {
+			free(s->exec_path);
+			s->exec_path = v;
+		} else if (strcmp(key, "argv0") == 0) {
+			free(s->argv0);
+			s->argv0 = v;
+		} else if (strcmp(key, "cwd") == 0) {
+			free(s->cwd);
+			s->cwd = v;
+		} else if (strcmp(key, "binary") == 0) {
+			free(s->binary);
+			s->binary = v;
+		} else if (strcmp(key, "env") == 0) {
+			free(s->env);
+			s->env = v;
 		} else if (strcmp(key, "bug") == 0) {
 			free(s->bug);
 			s->bug = v;

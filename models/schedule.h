@@ -42,6 +42,14 @@ struct cts_schedule {
 	 * from the start, "0x4040,0x4080" ("none": no line); NULL: an older
 	 * file, or cold reads off: every shared read was visible */
 	char *hot_lines;
+	/* How the program was started, so --replay starts it the same way (a
+	 * symlink's name, argv[0] and the environment move main's stack). Absent
+	 * from older files: NULL. */
+	char *exec_path;      /* the path exec'd, as given or found on PATH (unresolved) */
+	char *argv0;          /* the program's argv[0] */
+	char *cwd;            /* the working directory */
+	char *binary;         /* the program file: "size=N fnv1a=HEX" */
+	char *env;            /* the environment: "count=N bytes=N fnv1a=HEX" */
 	size_t n, cap;
 	struct cts_sched_step *steps;
 };

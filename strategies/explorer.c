@@ -433,6 +433,8 @@ static void report_bug(struct explorer *x, const struct cts_bug *bug)
 			fprintf(log, "  minimized to %" PRIu64 " preemption%s; the original (%" PRIu64
 				") is %s\n", bug->preemptions, bug->preemptions == 1 ? "" : "s",
 				bug->original_preemptions, bug->orig_path);
+		if (bug->replay_note[0])
+			fprintf(log, "  warning:  %s\n", bug->replay_note);
 	}
 	if (bug->instance[0])
 		fprintf(log, "  instance: %s (--instance re-searches it alone)\n", bug->instance);
@@ -789,6 +791,75 @@ static void keep_trace(struct explorer *x, struct cts_bug *bug)
 	bug->ntrace = n;
 }
 
+/* One saved schedule replayed cfg->verify_replays times by a fresh
+ * cts-trace: how many ended with the bug (it stops at the first that did
+ * not, whose account is left in why). */
+static int replays_of(struct explorer *x, const char *path, const struct cts_bug *bug,
+		      char *why, size_t len)
+{
+	int ok = 0;
+	why[0] = 0;
+	while (ok < x->cfg->verify_replays && !interrupted &&
+	       x->cfg->verify(x->cfg, path, bug, why, len) == 1)
+		ok++;
+	return ok;
+}
+
+/* Never leave a schedule that does not replay under the name printed for
+ * it: a minimized one that fails its replays gives way to the original
+ * (renamed over it, with the original's trace and counts); a schedule that
+ * fails, with nothing better to fall back on, stays with a note saying so. */
+static void verify_saved(struct explorer *x, struct cts_bug *bug, struct cts_bug *found)
+{
+	const struct cts_explorer_config *cfg = x->cfg;
+	char why[600];
+
+	if (!cfg->verify || cfg->verify_replays <= 0 || !bug->schedule_path[0] ||
+	    bug->kind == CTS_BUG_DIVERGED || interrupted)
+		return;
+	int ok = replays_of(x, bug->schedule_path, bug, why, sizeof(why));
+	if (ok == cfg->verify_replays || interrupted) {
+		bug->replays_ok = ok;
+		return;
+	}
+	if (bug->minimized && bug->orig_path[0]) {
+		char mwhy[600];
+		int mok = ok;
+		snprintf(mwhy, sizeof(mwhy), "%s", why);
+		ok = replays_of(x, bug->orig_path, bug, why, sizeof(why));
+		if (rename(bug->orig_path, bug->schedule_path) != 0) {
+			cts_perror_msg("cannot rename %s", bug->orig_path);
+			return;
+		}
+		cts_debug_msg("the minimized schedule replayed the bug %d time%s of %d (%s): "
+			      "the original is saved instead", mok, mok == 1 ? "" : "s",
+			      cfg->verify_replays, mwhy);
+		bug->steps = found->steps;
+		bug->preemptions = bug->original_preemptions;
+		bug->threads = bug->original_threads;
+		bug->minimized = false;
+		bug->orig_path[0] = 0;
+		bug->npair = 0;
+		bug->headline[0] = 0;
+		free(bug->trace);
+		bug->trace = found->trace;
+		bug->ntrace = found->ntrace;
+		found->trace = NULL;
+		snprintf(bug->replay_note, sizeof(bug->replay_note),
+			 "the minimized schedule did not replay (%d of %d: %s); this is the "
+			 "original", mok, cfg->verify_replays, mwhy);
+		if (ok == cfg->verify_replays || interrupted) {
+			bug->replays_ok = ok;
+			return;
+		}
+	}
+	bug->replays_ok = ok;
+	size_t n = strlen(bug->replay_note);
+	snprintf(bug->replay_note + n, sizeof(bug->replay_note) - n,
+		 "%sthis schedule does NOT reproduce the bug: %d of %d replays did (%s)",
+		 n ? "; " : "", ok, cfg->verify_replays, why);
+}
+
 /* Threads with a step in the run's schedule. */
 static int sched_threads(const struct explorer *x)
 {
@@ -825,14 +896,21 @@ static bool record_bug(struct explorer *x, struct cts_bug *bug)
 	bug->original_preemptions = x->preempts;
 	bug->threads = bug->original_threads = sched_threads(x);
 	keep_trace(x, bug);
-	if (minimizable(x->cfg, bug->kind))
+	struct cts_bug found = *bug;  /* as found, should the minimized one not replay */
+	found.trace = NULL;
+	if (minimizable(x->cfg, bug->kind)) {
+		found.trace = cts_xmalloc(((size_t)bug->ntrace + 1) * sizeof(*found.trace));
+		memcpy(found.trace, bug->trace, (size_t)bug->ntrace * sizeof(*found.trace));
 		minimize_bug(x, bug, &orig, &norig);
-	else if (x->cfg->out_dir && bug->kind != CTS_BUG_DIVERGED && x->backend->ops->stack)
+	} else if (x->cfg->out_dir && bug->kind != CTS_BUG_DIVERGED && x->backend->ops->stack) {
 		stack_bug(x, bug);
+	}
 	save_schedule(x, cts_bug_kind_name(bug->kind), bug->message, bug->schedule_path,
 		      sizeof(bug->schedule_path));
 	save_original(x, bug, orig, norig);
 	free(orig);
+	verify_saved(x, bug, &found);
+	free(found.trace);
 	write_timeline(x, bug);
 	res->bugs = cts_xrealloc(res->bugs, ((size_t)res->nbugs + 1) * sizeof(*res->bugs));
 	res->bugs[res->nbugs++] = *bug;

@@ -51,6 +51,12 @@ struct cts_explorer_config {
 	bool minimize;            /* minimize each new bug's schedule before saving it */
 	int min_runs;             /* ...within this many replays (never time: the
 	                           * result must not depend on the machine's load) */
+	/* Replays a saved schedule in a fresh process as --replay does: 1 when
+	 * it ended with the bug, 0 when not (why says what happened), -1 when
+	 * it could not run. NULL: saved schedules are not checked. */
+	int (*verify)(const struct cts_explorer_config *cfg, const char *path,
+		      const struct cts_bug *bug, char *why, size_t len);
+	int verify_replays;       /* replays each saved bug schedule must pass */
 	bool relearn;             /* a run that ends with st->relearn is run again after
 	                           * backend->relearn, the strategy restarted (its
 	                           * restart op); false: such a run is a divergence */

@@ -165,7 +165,7 @@ static void child_exec(struct cts_tracer *tr, pid_t parent, volatile int *child_
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
 	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &tr->bpf_prog) != 0)
 		goto fail;
-	execv(tr->cfg.path, tr->cfg.argv);
+	execv(tr->cfg.exec_path ? tr->cfg.exec_path : tr->cfg.path, tr->cfg.argv);
 fail:
 	*child_errno = errno ? errno : ENOEXEC;
 	die_untraced();

@@ -32,6 +32,7 @@
 #include "tracer/jobs.h"
 #include "tracer/merge.h"
 #include "tracer/tracer.h"
+#include "tracer/verify.h"
 #include <jansson.h>
 
 #define CTS_VERSION "0.1.0"
@@ -249,12 +250,13 @@ static void install_signals(void)
 }
 
 /* execvp's search, so errors can be told apart before forking. */
-static char *resolve(const char *prog)
+/* The path to exec, as the shell would: prog itself when it names a
+ * directory, else the first executable match on PATH, symlinks unresolved
+ * (the kernel passes this string to the program as AT_EXECFN). */
+static char *exec_path_of(const char *prog)
 {
-	if (strchr(prog, '/')) {
-		char *r = realpath(prog, NULL);
-		return r ? r : cts_xstrdup(prog);
-	}
+	if (strchr(prog, '/'))
+		return cts_xstrdup(prog);
 	const char *path = getenv("PATH");
 	if (!path)
 		path = "/usr/bin:/bin";
@@ -263,13 +265,88 @@ static char *resolve(const char *prog)
 		size_t len = colon ? (size_t)(colon - path) : strlen(path);
 		char buf[PATH_MAX];
 		snprintf(buf, sizeof(buf), "%.*s/%s", (int)len, len ? path : ".", prog);
-		if (access(buf, X_OK) == 0) {
-			char *r = realpath(buf, NULL);
-			return r ? r : cts_xstrdup(buf);
-		}
+		if (access(buf, X_OK) == 0)
+			return cts_xstrdup(buf);
 		path = colon ? colon + 1 : path + len;
 	}
 	return cts_xstrdup(prog);
+}
+
+/* The program file itself, symlinks resolved: what is read and traced. */
+static char *resolve(const char *exec_path)
+{
+	char *r = realpath(exec_path, NULL);
+	return r ? r : cts_xstrdup(exec_path);
+}
+
+static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ c[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/* "size=N fnv1a=HEX" of the program file, or NULL when it cannot be read. */
+static char *binary_fingerprint(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char buf[65536], out[96];
+	uint64_t h = 0xcbf29ce484222325ull, size = 0;
+	size_t n;
+	if (!f)
+		return NULL;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
+		h = fnv1a(h, buf, n);
+		size += n;
+	}
+	bool bad = ferror(f);
+	fclose(f);
+	if (bad)
+		return NULL;
+	snprintf(out, sizeof(out), "size=%" PRIu64 " fnv1a=%016" PRIx64, size, h);
+	return cts_xstrdup(out);
+}
+
+extern char **environ;
+
+/* "count=N bytes=N fnv1a=HEX" of the environment, in order: its size moves
+ * main's stack, its contents what the program does. Not the variables
+ * themselves: a schedule file must not carry secrets. */
+static char *env_fingerprint(void)
+{
+	uint64_t h = 0xcbf29ce484222325ull, bytes = 0, count = 0;
+	char out[96];
+	for (char **e = environ; e && *e; e++, count++) {
+		size_t n = strlen(*e) + 1;
+		h = fnv1a(h, *e, n);
+		bytes += n;
+	}
+	snprintf(out, sizeof(out), "count=%" PRIu64 " bytes=%" PRIu64 " fnv1a=%016" PRIx64, count,
+		 bytes, h);
+	return cts_xstrdup(out);
+}
+
+/* --replay: say when the program is started otherwise than it was recorded
+ * (the replay may then diverge); the exec path, argv[0] and program are
+ * the recorded ones already. */
+static void compare_start(const struct cts_schedule *s, const char *path)
+{
+	char cwd[PATH_MAX];
+	if (s->cwd && getcwd(cwd, sizeof(cwd)) && strcmp(cwd, s->cwd) != 0)
+		cts_error_msg("warning: replaying in %s, but the schedule was recorded in %s; "
+			      "the replay may diverge (cd there first)", cwd, s->cwd);
+	char *now = s->binary ? binary_fingerprint(path) : NULL;
+	if (s->binary && (!now || strcmp(now, s->binary) != 0))
+		cts_error_msg("warning: %s is not the program the schedule was recorded with (%s, "
+			      "recorded %s); the replay may diverge", path, now ? now : "unreadable",
+			      s->binary);
+	free(now);
+	now = s->env ? env_fingerprint() : NULL;
+	if (s->env && strcmp(now, s->env) != 0)
+		cts_error_msg("warning: the environment differs from the recorded one (%s, recorded "
+			      "%s); the replay may diverge", now, s->env);
+	free(now);
 }
 
 static const char *self_path(const char *argv0)
@@ -519,6 +596,30 @@ static int finish_jobs(struct cts_jobs *jobs, const struct cts_cli *cli,
 	return status;
 }
 
+/* Fresh replays each saved bug schedule must pass before it is printed:
+ * 3; CTS_VERIFY_REPLAYS=N (0 to 10) for testing. */
+static int verify_replays(void)
+{
+	const char *s = getenv("CTS_VERIFY_REPLAYS");
+	return s && s[0] >= '0' && s[0] <= '9' && atoi(s) <= 10 ? atoi(s) : 3;
+}
+
+/* The verifier; for testing only, CTS_TEST_UNREPLAYABLE=minimized makes
+ * every schedule but an .orig.sched fail its replays, =all every one (the
+ * fallbacks of explorer.c's verify_saved, with no program that misbehaves). */
+static int verify_replay(const struct cts_explorer_config *cfg, const char *path,
+			 const struct cts_bug *bug, char *why, size_t len)
+{
+	const char *t = getenv("CTS_TEST_UNREPLAYABLE");
+	size_t n = strlen(path);
+	bool orig = n >= 11 && strcmp(path + n - 11, ".orig.sched") == 0;
+	if (t && (strcmp(t, "all") == 0 || (strcmp(t, "minimized") == 0 && !orig))) {
+		snprintf(why, len, "replay diverged: CTS_TEST_UNREPLAYABLE=%s", t);
+		return 0;
+	}
+	return cts_verify_replay(cfg, path, bug, why, len);
+}
+
 int main(int argc, char **argv)
 {
 	cts_native_save(); /* the program sees the caller's state, not ours */
@@ -531,7 +632,7 @@ int main(int argc, char **argv)
 	int status = EXIT_CLEAN;
 	bool explored = false;
 	struct cts_schedule *sched = NULL, *options = NULL;
-	char **replay_argv = NULL, *path = NULL;
+	char **replay_argv = NULL, *path = NULL, *exec_path = NULL;
 	json_t *watch_json = NULL, *code_json = NULL, *catch_json = NULL, *stats_json = NULL, *petri_json = NULL;
 	json_t *coverage_json = NULL, *instances_json = NULL, *hapset_json = NULL;
 	struct cts_map *map = NULL;
@@ -587,7 +688,16 @@ int main(int argc, char **argv)
 				goto out;
 			}
 			prog_argv = replay_argv = cts_xcalloc((size_t)sched->argc + 2, sizeof(char *));
-			prog_argv[0] = sched->program;
+			/* Started as recorded: the same argv[0] and exec path. */
+			prog_argv[0] = sched->argv0 ? sched->argv0 : sched->program;
+			const char *e = sched->exec_path;
+			if (e && access(e, X_OK) != 0) {
+				cts_error_msg("warning: %s (the path the schedule was recorded "
+					      "with) is not here; running %s, the replay may "
+					      "diverge", e, sched->program);
+				e = NULL;
+			}
+			exec_path = cts_xstrdup(e ? e : sched->program);
 			for (int i = 0; i < sched->argc; i++)
 				prog_argv[i + 1] = sched->argv[i];
 		}
@@ -636,7 +746,11 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
-	path = resolve(prog_argv[0]);
+	if (!exec_path)
+		exec_path = exec_path_of(prog_argv[0]);
+	path = resolve(exec_path);
+	if (cli.replay)
+		compare_start(sched, path);
 	struct cts_elf_info info = { .debug_info = true };
 	char interp[256];
 	/* A #! script: the tracer follows it to the program it execs (wrapper.c). */
@@ -820,7 +934,7 @@ int main(int argc, char **argv)
 	       !catching && !cli.nbreaks && !cli.state_match && !cli.output && !getenv("CTS_NO_COLD");
 	struct cts_tracer_config tcfg = {
 		.cold_reads = cold, .hot_lines = cli.replay && sched ? sched->hot_lines : NULL,
-		.path = path, .argv = prog_argv, .mode = mode, .timeout = cli.timeout,
+		.path = path, .exec_path = exec_path, .argv = prog_argv, .mode = mode, .timeout = cli.timeout,
 		.show_output = cli.output, .trace_libs = cli.trace_libs,
 		.ntrace_libs = cli.ntrace_libs, .watch = watch, .nwatch = cli.nwatch,
 		.symbolize = true, .no_fork_server = cli.no_fork_server,
@@ -851,6 +965,12 @@ int main(int argc, char **argv)
 	options->max_steps = cli.max_steps;
 	options->timeout = cli.timeout;
 	options->fail_on_exit = cli.fail_on_exit;
+	cts_schedule_set(&options->exec_path, exec_path);
+	cts_schedule_set(&options->argv0, prog_argv[0]);
+	char cwd[PATH_MAX];
+	cts_schedule_set(&options->cwd, getcwd(cwd, sizeof(cwd)));
+	options->binary = binary_fingerprint(path);
+	options->env = env_fingerprint();
 	for (int i = 0; i < cli.nwatch; i++)
 		cts_schedule_add_watch(options, watch[i]);
 	for (int i = 0; i < cli.ntrace_libs; i++)
@@ -872,6 +992,7 @@ int main(int argc, char **argv)
 		.self = self_path(argv[0]), .options = options,
 		.check = cli.check, .instance = instance, .coverage = coverage, .split = split,
 		.relearn = cold && !cli.replay,
+		.verify = cli.replay ? NULL : verify_replay, .verify_replays = verify_replays(),
 	};
 	struct cts_backend backend = cts_tracer_backend(tracer);
 	active_be = backend;
@@ -1132,6 +1253,7 @@ out:
 	cts_suspects_free(breaks);
 	free(replay_argv);
 	free(path);
+	free(exec_path);
 	json_decref(watch_json);
 	json_decref(code_json);
 	json_decref(catch_json);

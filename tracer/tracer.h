@@ -22,7 +22,8 @@ enum cts_watch_backend {
 };
 
 struct cts_tracer_config {
-	const char *path;          /* program to exec (resolved path) */
+	const char *path;          /* the program file (resolved path) */
+	const char *exec_path;     /* the path to exec it by (as given), NULL: path */
 	char *const *argv;         /* argv[0] included */
 	enum cts_mode mode;
 	double timeout;            /* per-run wall clock, seconds (0 = none) */

@@ -18,8 +18,8 @@ BAD_BREAKS=("counter_ok.c:-1/the line is not a decimal number"
 	    "0x10000000000000000/not a 64-bit hex address" "0x0/address in the null page"
 	    "a b/no spaces in an item" "inc,counter_ok.c:0/no such line number")
 # 2 checks in each of 10 combo calls, 2 per --watch spec, unwritable
-# output and bad --break item, 77 in line.
-plan $((77 + 10 * 2 + ${#NUMBERS[@]} + ${#INTEGERS[@]} + 2 * ${#WATCH_SPECS[@]} + 2 * ${#UNWRITABLE[@]} +
+# output and bad --break item, 86 in line.
+plan $((86 + 10 * 2 + ${#NUMBERS[@]} + ${#INTEGERS[@]} + 2 * ${#WATCH_SPECS[@]} + 2 * ${#UNWRITABLE[@]} +
 	2 * ${#BAD_BREAKS[@]}))
 
 out=$("$CTS" --help 2>&1); rc=$?
@@ -225,6 +225,46 @@ out=$("$CTS" --fail-on-exit -s dfs -o "$T/fx" -- "$PROG/exit_status" 2>&1)
 is $? 1 "--fail-on-exit: exit status 3 is a bug"
 out=$("$CTS" --replay "$T/fx/exit-status-1.sched" 2>&1)
 is $? 1 "--fail-on-exit is replayed from the schedule"
+
+# Replay starts the program as it was started (9; issue 27 item 3): the
+# path as given (a symlink: AT_EXECFN), argv[0], and says when the working
+# directory, the program file or the environment differ. execfn_steps's run
+# depends on the lengths of its AT_EXECFN and argv[0].
+mkdir -p "$T/named/elsewhere" && ln -s "$PROG/execfn_steps" "$T/named/link" &&
+	cp "$PROG/execfn_steps" "$T/named/copy"
+out=$(cd "$T/named" && "$CTS" --races off -n 200 -o o -- ./link 2>&1)
+is $? 1 "by a symlink: the lost update is found"
+sf="$T/named/o/assert-1.sched"
+like "$(cat "$sf" 2>/dev/null)" "exec \./link
+argv0 \./link
+cwd $T/named
+binary size=[0-9]+ fnv1a=[0-9a-f]{16}
+env count=[0-9]+ bytes=[0-9]+ fnv1a=[0-9a-f]{16}" \
+	"the schedule records the exec path, argv[0], cwd, the binary and the environment"
+cmd=$(printf '%s\n' "$out" | sed -n 's/^  replay: *//p' | head -n 1)
+good=0
+for i in 1 2 3; do
+	r=$(cd "$T/named" && $cmd 2>&1)
+	[ $? -eq 1 ] && ! printf '%s' "$r" | grep -q "warning" && good=$((good + 1))
+done
+is "$good" 3 "by a symlink: the printed replay command reproduces the bug 3/3, no warning"
+r=$(cd "$T/named/elsewhere" && "$CTS" --replay ../o/assert-1.sched 2>&1)
+like "$r" "warning: replaying in $T/named/elsewhere, but the schedule was recorded in $T/named" \
+	"replay from another directory: a warning names both"
+like "$r" "warning: \./link \(the path the schedule was recorded with\) is not here" \
+	"replay from another directory: says the recorded path is not there"
+out=$(cd "$T/named" && "$CTS" --races off -n 200 -o o2 -- ./copy 2>&1)
+is $? 1 "a copy of the program: the bug is found"
+cp "$PROG/execfn_steps_ok" "$T/named/copy"
+r=$(cd "$T/named" && "$CTS" --replay o2/assert-1.sched 2>&1)
+like "$r" "warning: $T/named/copy is not the program the schedule was recorded with" \
+	"replay of a changed program file: a warning"
+r=$(cd "$T/named" && env CTS_EXTRA_VARIABLE=1 "$CTS" --replay o/assert-1.sched 2>&1)
+like "$r" "warning: the environment differs from the recorded one" \
+	"replay in another environment: a warning"
+grep -v -E '^(exec|argv0|cwd|binary|env) ' "$T/rf/race-1.sched" > "$T/old.sched"
+"$CTS" --replay "$T/old.sched" >/dev/null 2>&1
+is $? 1 "a schedule without the new keys (older files) still replays"
 
 # Bounded reads (7): a device is refused before anything is read.
 out=$(timeout 20 "$CTS" --replay /dev/zero 2>&1)

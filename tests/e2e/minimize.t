@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 # Bug programs: seeds where random's first hit has more preemptions than needed.
 BUGS="counter:assert:3 check_then_act:assert:3 cas_stack:assert:3 deadlock:deadlock:3"
-plan $((4 * $(count $BUGS) + 20))
+plan $((4 * $(count $BUGS) + 31))
 
 for pk in $BUGS; do
 	IFS=: read -r p kind seed <<< "$pk"
@@ -94,6 +94,38 @@ ok $? "bystanders: minimized twice, byte-identical schedules"
 "$CTS" -q -n 300 --seed 3 -o "$T/c5" -- "$PROG/cas_stack" 2>/dev/null
 cmp -s "$T/c4/assert-1.sched" "$T/c5/assert-1.sched"
 ok $? "cas_stack (budget spent): minimized twice, byte-identical schedules"
+
+# Issue 27 item 2: a schedule is printed only after 3 replays by a fresh
+# cts-trace (as --replay runs it) ended with the bug; a minimized one that
+# does not replay gives way to the original, and one that nothing replays
+# is said to be so. spin_count_barrier: threads meeting at spin barriers.
+out=$("$CTS" -s pct --seed 1 -n 100 -o "$T/sb" --report "$T/sb.json" -- "$PROG/spin_count_barrier" 2>&1)
+is $? 1 "spin_count_barrier: pct finds the lost update"
+printf "%s" "$out" | grep -q "warning: "
+ok $((! $?)) "spin_count_barrier: the saved schedule passed its replays (no warning)"
+good=0
+for i in 1 2 3; do
+	"$CTS" --replay "$T/sb/assert-1.sched" 2>&1 | grep -q "BUG (assert)" && good=$((good + 1))
+done
+is "$good" 3 "spin_count_barrier: the saved schedule replays the bug 3/3"
+"$CTS" -q -s pct -n 100 -o "$T/sbok" -- "$PROG/spin_count_barrier_ok"
+is $? 0 "spin_count_barrier_ok: clean"
+# The test hook fails every replay of a schedule but an .orig.sched.
+out=$(CTS_TEST_UNREPLAYABLE=minimized "$CTS" -n 300 --seed 3 -o "$T/um" --report "$T/um.json" \
+	-- "$PROG/counter" 2>&1)
+is $? 1 "unreplayable minimized: the bug is still found"
+like "$out" "warning:  the minimized schedule did not replay \(0 of 3: [^)]*\); this is the original" \
+	"unreplayable minimized: says the original is saved instead"
+[ -s "$T/um/assert-1.sched" ] && [ ! -e "$T/um/assert-1.orig.sched" ]
+ok $? "unreplayable minimized: the original under the printed name, no .orig.sched"
+is "$(jq -r '.bugs[0] | .preemptions == .original_preemptions and .original_schedule == null' "$T/um.json")" \
+	true "unreplayable minimized: the report counts the original's preemptions"
+"$CTS" --replay "$T/um/assert-1.sched" >/dev/null 2>&1
+is $? 1 "unreplayable minimized: the schedule saved replays the bug"
+out=$(CTS_TEST_UNREPLAYABLE=all "$CTS" -n 300 --seed 3 -o "$T/ua" -- "$PROG/counter" 2>&1)
+is $? 1 "unreplayable: the bug is still found"
+like "$out" "this schedule does NOT reproduce the bug: 0 of 3 replays did" \
+	"unreplayable: says plainly that the schedule does not replay"
 
 # The twin stays clean (no bug: nothing to minimize).
 "$CTS" -q -n 100 --seed 3 -o "$T/ok" -- "$PROG/counter_ok"
