@@ -103,6 +103,13 @@ tests/programs/lib_lock tests/programs/lib_lock_ok: tests/programs/%: tests/prog
 		tests/programs/lib/libspeclock.so
 	$(CC) $(PROG_CFLAGS) -o $@ $< -Ltests/programs/lib -lspeclock -Wl,-rpath,'$$ORIGIN/lib'
 
+# A library that calls its own exported function through its PLT.
+tests/programs/lib/libselfcall.so: tests/programs/lib/selfcall.c
+	$(CC) -g -O2 -fPIC -shared -std=gnu11 -o $@ $<
+
+tests/programs/lib_selfcall_ok: tests/programs/lib_selfcall_ok.c tests/programs/lib/libselfcall.so
+	$(CC) $(PROG_CFLAGS) -o $@ $< -Ltests/programs/lib -lselfcall -Wl,-rpath,'$$ORIGIN/lib'
+
 # Calls into libc through the GOT, no PLT stubs (as Rust code makes them).
 tests/programs/got_reuse tests/programs/got_reuse_ok: tests/programs/%: tests/programs/%.c
 	$(CC) $(PROG_CFLAGS) -fno-plt -o $@ $<
@@ -163,7 +170,7 @@ bench-quick: all programs
 
 clean:
 	rm -f cts-trace libcts.a */*.o tests/unit/*.o $(UNIT_BINS) $(PROG_BINS) $(CORPUS_BINS) $(FUZZ_BINS) \
-	      tests/programs/lib/libspeclock.so
+	      tests/programs/lib/libspeclock.so tests/programs/lib/libselfcall.so
 	rm -rf cts-out
 
 .PHONY: all deps deps-check test-deps-check check asan demo bench bench-quick clean programs fuzzers fuzz

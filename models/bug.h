@@ -66,8 +66,11 @@ struct cts_bug_step {
 	struct cts_bug_stack stack; /* taken in the bug's last re-run, else n = 0 */
 };
 
-/* Executed steps kept per bug (the last ones of its run). */
+/* Executed steps kept per bug: the last ones of its run, and those within
+ * CTS_BUG_CONTEXT of the bug's own steps (its critical pair, a race's two
+ * accesses) however far back. */
 #define CTS_BUG_TRACE 512
+#define CTS_BUG_CONTEXT 24
 
 struct cts_bug {
 	enum cts_bug_kind kind;
@@ -95,7 +98,8 @@ struct cts_bug {
 	                          * the bug (cts_explorer_config.verify_replays asked) */
 	char replay_note[1400];  /* why the saved schedule is not the one expected, or
 	                          * does not replay; "" when all is well */
-	int ntrace;              /* the last executed steps, then each live thread's pending one */
+	int ntrace;              /* the executed steps kept (ascending, with gaps), then each
+	                          * live thread's pending one */
 	struct cts_bug_step *trace; /* malloc'd for a recorded bug, NULL otherwise */
 };
 

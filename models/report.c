@@ -141,6 +141,7 @@ static json_t *bug_json(const struct cts_bug *b, const char *self,
 			if (be && be->describe_pc)
 				be->describe_pc(be->be, b->pair[i].pc, where, sizeof(where));
 			json_object_set_new(e, "thread", json_integer(b->pair[i].tid));
+			json_object_set_new(e, "step", jint(b->pair_step[i]));
 			json_object_set_new(e, "op", jstr(cts_op_name(b->pair[i].op)));
 			json_object_set_new(e, "object", jhex(b->pair[i].obj));
 			json_object_set_new(e, "pc", jhex(b->pair[i].pc));

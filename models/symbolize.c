@@ -28,6 +28,8 @@ struct sym_ent {
 struct mod_index {
 	struct sym_ent *v;
 	size_t n;
+	struct sym_ent *u;  /* fn_<addr> names from the unwind tables, sorted */
+	size_t nu;
 	uint64_t lo, hi;    /* extent of its PT_LOAD segments in memory, .bss included */
 };
 
@@ -157,12 +159,9 @@ static const char *intern(struct cts_sym *s, const char *str)
 
 /* ---- per-module symbol index ---- */
 
-/* The binding of a name made up for a function the symbol tables lack. */
-#define BIND_MADE_UP 0xff
-
 static int binding_rank(unsigned char bind)
 {
-	return bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : bind == BIND_MADE_UP ? 3 : 2;
+	return bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
 }
 
 static size_t underscores(const char *p)
@@ -243,42 +242,49 @@ static void load_extent(Dwfl_Module *mod, uint64_t *lo, uint64_t *hi)
 
 struct unwind_ctx {
 	struct cts_sym *s;
-	struct raw_sym *raw;
-	size_t k, cap;
+	struct mod_index *ix;
+	size_t cap;
 	uint64_t bias;
 };
 
 static void unwind_one(uint64_t vaddr, uint64_t size, void *arg)
 {
 	struct unwind_ctx *c = arg;
+	struct mod_index *ix = c->ix;
 	char name[32];
 	const char *nm;
 	snprintf(name, sizeof name, "fn_%" PRIx64, vaddr);
 	if (!(nm = intern(c->s, name)))
 		return;
-	if (c->k == c->cap) {
+	if (ix->nu == c->cap) {
 		size_t cap = c->cap ? 2 * c->cap : 64;
-		struct raw_sym *r = realloc(c->raw, cap * sizeof *r);
-		if (!r)
+		struct sym_ent *u = realloc(ix->u, cap * sizeof *u);
+		if (!u)
 			return;
-		c->raw = r;
+		ix->u = u;
 		c->cap = cap;
 	}
-	c->raw[c->k++] = (struct raw_sym){ { vaddr + c->bias, size, nm }, BIND_MADE_UP };
+	ix->u[ix->nu++] = (struct sym_ent){ vaddr + c->bias, size, nm };
 }
 
-/* A stripped module's functions as the unwind tables list them, named
- * fn_<address in the file>; where a symbol starts at the same address, the
- * index keeps the symbol. Returns the new count (raw may move). */
-static size_t add_unwind_names(struct cts_sym *s, Dwfl_Module *mod, struct raw_sym **raw, size_t k)
+static int ent_cmp(const void *a, const void *b)
+{
+	const struct sym_ent *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* The module's functions as its unwind tables list them, named
+ * fn_<address in the file>: looked up only where no symbol covers a pc (a
+ * stripped file's static functions). */
+static void unwind_names(struct cts_sym *s, Dwfl_Module *mod, struct mod_index *ix)
 {
 	GElf_Addr bias;
 	Elf *elf = dwfl_module_getelf(mod, &bias);
-	struct unwind_ctx c = { s, *raw, k, k, bias };
+	struct unwind_ctx c = { s, ix, 0, bias };
 	if (elf)
 		cts_fde_ranges(elf, unwind_one, &c);
-	*raw = c.raw;
-	return c.k;
+	if (ix->nu)
+		qsort(ix->u, ix->nu, sizeof *ix->u, ent_cmp);
 }
 
 static struct mod_index *build_index(struct cts_sym *s, Dwfl_Module *mod)
@@ -304,7 +310,7 @@ static struct mod_index *build_index(struct cts_sym *s, Dwfl_Module *mod)
 			continue;
 		raw[k++] = (struct raw_sym){ { addr, sym.st_size, name }, GELF_ST_BIND(sym.st_info) };
 	}
-	k = add_unwind_names(s, mod, &raw, k);
+	unwind_names(s, mod, ix);
 	if (k) {
 		qsort(raw, k, sizeof *raw, raw_cmp);
 		if (!(ix->v = malloc(k * sizeof *ix->v)))
@@ -340,30 +346,44 @@ static struct mod_index *mod_index(struct cts_sym *s, Dwfl_Module *mod)
 static void free_index(void *p)
 {
 	struct mod_index *ix = p;
-	if (ix)
+	if (ix) {
 		free(ix->v);
+		free(ix->u);
+	}
 	free(ix);
 }
 
 /* The symbol containing addr: the last one starting at or below it if it is
  * sized and covers addr or is sizeless, else an enclosing one a few back. */
-static const struct sym_ent *index_find(const struct mod_index *ix, uint64_t addr)
+static const struct sym_ent *find_in(const struct sym_ent *v, size_t n, uint64_t addr)
 {
-	size_t lo = 0, hi = ix ? ix->n : 0;
+	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (ix->v[mid].addr <= addr)
+		if (v[mid].addr <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	for (size_t i = lo, back = 0; i > 0 && back < 8; i--, back++) {
-		const struct sym_ent *e = &ix->v[i - 1];
+		const struct sym_ent *e = &v[i - 1];
 		if (e->size ? addr - e->addr < e->size : back == 0)
 			return e;
 	}
 	return NULL;
+}
+
+static const struct sym_ent *index_find(const struct mod_index *ix, uint64_t addr)
+{
+	return ix ? find_in(ix->v, ix->n, addr) : NULL;
+}
+
+/* A function's name: a symbol's, else the unwind tables' fn_<addr>. */
+static const struct sym_ent *func_find(const struct mod_index *ix, uint64_t addr)
+{
+	const struct sym_ent *e = index_find(ix, addr);
+	return e || !ix ? e : find_in(ix->u, ix->nu, addr);
 }
 
 /* ---- handle ---- */
@@ -463,7 +483,7 @@ static int resolve(struct cts_sym *s, uint64_t pc, struct cts_srcloc *out)
 	out->module = intern(s, mname);
 	out->module_off = pc - (dwfl_module_getelf(mod, &bias) ? bias : start);
 
-	const struct sym_ent *e = index_find(mod_index(s, mod), pc);
+	const struct sym_ent *e = func_find(mod_index(s, mod), pc);
 	if (e) {
 		out->func = intern(s, e->name);
 		out->func_off = pc - e->addr;

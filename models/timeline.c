@@ -72,6 +72,8 @@ static bool is_failing(const struct cts_bug *b, int i)
 	const struct cts_bug_step *s = &b->trace[i];
 	if (b->kind == CTS_BUG_DEADLOCK || b->kind == CTS_BUG_LIVELOCK)
 		return s->pending;
+	if (b->kind == CTS_BUG_RACE && b->npair >= 2) /* the second of the racing accesses */
+		return !s->pending && s->step == b->pair_step[1] && s->ev.tid == b->pair[1].tid;
 	if (b->tid < 0 || s->ev.tid != b->tid)
 		return false;
 	for (int k = i + 1; k < b->ntrace; k++)
@@ -151,13 +153,15 @@ static void put_page(FILE *f, const struct cts_bug *b, const struct cts_describe
 		     const char *replay_cmd)
 {
 	int *tids = cts_xmalloc(((size_t)b->ntrace + 1) * sizeof(*tids)), nt = 0, nexec = 0;
+	int ngaps = 0; /* rows saying "N steps not drawn" between two drawn ones */
 	for (int i = 0; i < b->ntrace; i++) {
 		if (lane_of(tids, nt, b->trace[i].ev.tid) < 0)
 			tids[nt++] = b->trace[i].ev.tid;
 		nexec += !b->trace[i].pending;
+		ngaps += i > 0 && !b->trace[i].pending && b->trace[i].step > b->trace[i - 1].step + 1;
 	}
 	qsort(tids, (size_t)nt, sizeof(*tids), cmp_int);
-	int rows = nexec + (nexec < b->ntrace);
+	int rows = nexec + ngaps + (nexec < b->ntrace);
 	int width = LEFT + nt * LANE_W + 10, height = TOP + rows * ROW_H + 10;
 
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>cts: ", f);
@@ -191,8 +195,9 @@ static void put_page(FILE *f, const struct cts_bug *b, const struct cts_describe
 		b->steps, b->preemptions, b->preemptions == 1 ? "" : "s");
 	if (b->original_preemptions != b->preemptions)
 		fprintf(f, " (minimized from %" PRIu64 ")", b->original_preemptions);
-	if (nexec && b->trace[0].step > 0)
-		fprintf(f, "; the first %" PRIu64 " steps are not drawn", b->trace[0].step);
+	if (nexec && (uint64_t)nexec < b->steps)
+		fprintf(f, "; %" PRIu64 " of them are not drawn (the last %d and those around the "
+			"bug's own steps are)", b->steps - (uint64_t)nexec, CTS_BUG_TRACE);
 	fputs(".<br>replay: <code>", f);
 	put_esc(f, replay_cmd ? replay_cmd : "");
 	fputs("</code></p>\n<p class=\"legend\"><span style=\"background:#ffd27f\">critical pair"
@@ -208,11 +213,19 @@ static void put_page(FILE *f, const struct cts_bug *b, const struct cts_describe
 			LANE_W, rows * ROW_H + 8, LEFT + k * LANE_W + 8, TOP - 12, tids[k]);
 	for (int i = 0, row = 0; i < b->ntrace; i++) {
 		const struct cts_bug_step *s = &b->trace[i];
-		int r = s->pending ? nexec : row++;
+		uint64_t from = i ? b->trace[i - 1].step + 1 : 0;
+		if (!s->pending && s->step > from && (i > 0 || s->step > 0)) {
+			fprintf(f, "<text class=\"gap\" data-from=\"%" PRIu64 "\" data-to=\"%" PRIu64
+				"\" x=\"%d\" y=\"%d\">&#8942; steps %" PRIu64 "&#8211;%" PRIu64
+				" not drawn</text>\n", from, s->step - 1, LEFT + 8,
+				TOP + row * ROW_H + ROW_H - 7, from, s->step - 1);
+			row++;
+		}
+		int r = s->pending ? nexec + ngaps : row++;
 		if (!s->pending)
 			fprintf(f, "<text class=\"stepno\" x=\"4\" y=\"%d\">%" PRIu64 "</text>\n",
 				TOP + r * ROW_H + ROW_H - 7, s->step);
-		else if (r == nexec && (i == 0 || !b->trace[i - 1].pending))
+		else if (r == nexec + ngaps && (i == 0 || !b->trace[i - 1].pending))
 			fprintf(f, "<text class=\"stepno\" x=\"4\" y=\"%d\">end</text>\n",
 				TOP + r * ROW_H + ROW_H - 7);
 		put_step(f, b, be, i, lane_of(tids, nt, s->ev.tid), r);

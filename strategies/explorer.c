@@ -755,17 +755,41 @@ static bool minimizable(const struct cts_explorer_config *cfg, enum cts_bug_kind
 	       k != CTS_BUG_RACE && k != CTS_BUG_NONE;
 }
 
-/* The bug's run as its reports draw it: its last steps, then where each
- * live thread stood (blocked or not) when it ended. */
+/* Is step i drawn: among the last CTS_BUG_TRACE, or within
+ * CTS_BUG_CONTEXT of one of the bug's own steps (the critical pair, a
+ * race's accesses) while the run's record still holds it? */
+static bool step_drawn(const struct explorer *x, const struct cts_bug *bug, uint64_t i)
+{
+	if (i + CTS_BUG_TRACE >= bug->steps)
+		return true;
+	if (!x->rec_whole)
+		return false; /* the ring holds the last steps only */
+	for (int k = 0; k < bug->npair && k < 3; k++)
+		if (i + CTS_BUG_CONTEXT >= bug->pair_step[k] && i <= bug->pair_step[k] + CTS_BUG_CONTEXT)
+			return true;
+	return false;
+}
+
+/* The bug's run as its reports draw it: its last steps and those around
+ * its own steps, then where each live thread stood (blocked or not) when it
+ * ended. */
 static void keep_trace(struct explorer *x, struct cts_bug *bug)
 {
 	uint64_t first = bug->steps > CTS_BUG_TRACE ? bug->steps - CTS_BUG_TRACE : 0;
-	size_t cap = (size_t)(bug->steps - first) + (size_t)x->nlive;
+	size_t cap = (size_t)(bug->steps - first) + (size_t)x->nlive +
+		     (size_t)(3 * (2 * CTS_BUG_CONTEXT + 1));
 	int n = 0;
 
 	bug->preemptions = x->preempts;
-	bug->trace = cts_xcalloc(cap ? cap : 1, sizeof(*bug->trace));
+	bug->trace = cts_xcalloc(cap, sizeof(*bug->trace));
+	for (int k = 0; k < bug->npair && k < 3; k++) {
+		uint64_t lo = bug->pair_step[k] > CTS_BUG_CONTEXT ? bug->pair_step[k] - CTS_BUG_CONTEXT : 0;
+		if (lo < first)
+			first = lo;
+	}
 	for (uint64_t i = first; i < bug->steps; i++) {
+		if (!step_drawn(x, bug, i))
+			continue;
 		struct cts_bug_step *b = &bug->trace[n++];
 		size_t k = rec_index(x, i);
 		b->ev = x->rec_ev[k];
@@ -1005,6 +1029,15 @@ static void race_bug(struct explorer *x, struct cts_bug *bug, const struct cts_r
 	describe_var(x, r->addr, var, sizeof(var));
 	bug->kind = CTS_BUG_RACE;
 	bug->tid = r->tid2;
+	/* The two accesses are the bug's own steps: the timeline draws them
+	 * however long the run, and marks them. */
+	bug->npair = 2;
+	bug->pair[0] = (struct cts_event){ .tid = r->tid1, .op = r->op1, .obj = r->addr,
+					   .pc = r->pc1, .size = r->size, .target = -1 };
+	bug->pair[1] = (struct cts_event){ .tid = r->tid2, .op = r->op2, .obj = r->addr,
+					   .pc = r->pc2, .size = r->size, .target = -1 };
+	bug->pair_step[0] = r->step1;
+	bug->pair_step[1] = r->step2;
 	snprintf(bug->message, sizeof(bug->message),
 		 "data race on %s (%u bytes): thread %d %s at %s vs thread %d %s at %s%s", var,
 		 r->size, r->tid1, cts_op_name(r->op1), a, r->tid2, cts_op_name(r->op2), b,

@@ -270,6 +270,34 @@ int cts_elf_lookup(const char *path, const char *const *names, int n, uint64_t *
 	return found;
 }
 
+struct exports_ctx {
+	void (*fn)(const char *name, void *arg);
+	void *arg;
+};
+
+static bool export_one(const GElf_Sym *sym, const char *name, size_t idx, void *arg)
+{
+	struct exports_ctx *c = arg;
+	int type = GELF_ST_TYPE(sym->st_info);
+	(void)idx;
+	if ((type != STT_FUNC && type != STT_GNU_IFUNC) || !*name)
+		return false;
+	c->fn(name, c->arg);
+	return true;
+}
+
+int cts_elf_exported_functions(const char *path, void (*fn)(const char *name, void *arg), void *arg)
+{
+	int fd;
+	Elf *e = open_elf(path, &fd);
+	if (!e)
+		return -1;
+	struct exports_ctx c = { fn, arg };
+	int n = each_symbol(e, SHT_DYNSYM, export_one, &c);
+	close_elf(e, fd);
+	return n;
+}
+
 /* ---- libraries a program needs, for cts_elf_find_symbol ---- */
 
 #define MAX_LIBS 64

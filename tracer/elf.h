@@ -36,6 +36,11 @@ bool cts_elf_script(const char *path, char *interp, size_t len);
 int cts_elf_lookup(const char *path, const char *const *names, int n, uint64_t *values,
 		   uint64_t *sizes);
 
+/* fn(name) for every function the ELF file at path defines in .dynsym (what
+ * it exports). Returns how many, -1 on error. */
+int cts_elf_exported_functions(const char *path, void (*fn)(const char *name, void *arg),
+			       void *arg);
+
 /* A symbol's place before the program runs: the program's own symbol
  * tables first, then those of the libraries it needs (DT_NEEDED, breadth
  * first, searched along LD_LIBRARY_PATH, DT_RUNPATH/DT_RPATH and the system

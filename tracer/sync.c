@@ -434,7 +434,32 @@ struct stub_ctx {
 	struct cts_tracer *tr;
 	uint64_t base;     /* where the file's first page is mapped */
 	uint64_t lowest;   /* its first PT_LOAD address (filled before the callbacks) */
+	char **traced_fns; /* the functions --trace-lib libraries export, sorted */
+	size_t ntraced, traced_cap;
 };
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void add_traced_fn(const char *name, void *arg)
+{
+	struct stub_ctx *c = arg;
+	if (c->ntraced == c->traced_cap) {
+		c->traced_cap = c->traced_cap ? 2 * c->traced_cap : 256;
+		c->traced_fns = cts_xrealloc(c->traced_fns, c->traced_cap * sizeof(*c->traced_fns));
+	}
+	c->traced_fns[c->ntraced++] = cts_xstrdup(name);
+}
+
+/* A call to a function a --trace-lib library exports (the program's call,
+ * or the library's own call of its export through its PLT) goes to traced
+ * code, whose accesses are seen where they are made: no library call. */
+static bool calls_traced(const struct stub_ctx *c, const char *name)
+{
+	return c->ntraced && bsearch(&name, c->traced_fns, c->ntraced, sizeof(char *), cmp_str);
+}
 
 /* The BP_LIBCALL fn of imported function name, -1 when it is not watched. */
 static int watched_fn(struct cts_libcalls *lc, const char *name)
@@ -449,7 +474,7 @@ static void add_stub(const char *name, uint64_t stub, void *arg)
 {
 	struct stub_ctx *c = arg;
 	uint64_t addr = c->base - c->lowest + stub;
-	int fn = watched_fn(c->tr->lc, name);
+	int fn = calls_traced(c, name) ? -1 : watched_fn(c->tr->lc, name);
 
 	if (fn >= 0 && !cts_tr_bp_find(c->tr, addr))
 		cts_tr_bp_add(c->tr, addr, BP_LIBCALL, fn)->early = early_alloc(c->tr, fn);
@@ -459,7 +484,7 @@ static void add_got_slot(const char *name, uint64_t slot, void *arg)
 {
 	struct stub_ctx *c = arg;
 	struct cts_tracer *tr = c->tr;
-	int fn = watched_fn(tr->lc, name);
+	int fn = calls_traced(c, name) ? -1 : watched_fn(tr->lc, name);
 
 	if (fn < 0)
 		return;
@@ -482,6 +507,13 @@ static void libcalls_resolve(struct cts_tracer *tr)
 	tr->ngot = 0;
 	if (cts_maps_read(tr->pid, &maps, &n) != 0)
 		return;
+	struct stub_ctx c = { .tr = tr };
+	for (size_t i = 0; i < n; i++)
+		if (maps[i].off == 0 && maps[i].path[0] && strcmp(maps[i].path, tr->image) != 0 &&
+		    cts_access_lib_wanted(tr, maps[i].path))
+			cts_elf_exported_functions(maps[i].path, add_traced_fn, &c);
+	if (c.ntraced)
+		qsort(c.traced_fns, c.ntraced, sizeof(*c.traced_fns), cmp_str);
 	for (size_t i = 0; i < n; i++) {
 		if (maps[i].off != 0 || !maps[i].path[0] ||
 		    (strcmp(maps[i].path, tr->image) != 0 && !cts_access_lib_wanted(tr, maps[i].path)))
@@ -489,11 +521,14 @@ static void libcalls_resolve(struct cts_tracer *tr)
 		bool seen = false;
 		for (size_t j = 0; j < i; j++)
 			seen |= maps[j].off == 0 && strcmp(maps[j].path, maps[i].path) == 0;
-		struct stub_ctx c = { .tr = tr, .base = maps[i].lo };
+		c.base = maps[i].lo;
 		if (!seen && (cts_elf_plt_stubs(maps[i].path, &c.lowest, add_stub, &c) < 0 ||
 			      cts_elf_got_slots(maps[i].path, &c.lowest, add_got_slot, &c) < 0))
 			cts_error_msg("warning: cannot read the PLT of %s", maps[i].path);
 	}
+	for (size_t i = 0; i < c.ntraced; i++)
+		free(c.traced_fns[i]);
+	free(c.traced_fns);
 	free(maps);
 	if (tr->ngot)
 		qsort(tr->got, tr->ngot, sizeof(*tr->got), cts_tr_got_slot_cmp);

@@ -5,14 +5,15 @@
 # strlen/free, free vs. a read, realloc vs. a read). dpor finds each bug and
 # its schedule replays it; each locked twin is clean and complete. A free is
 # no race with a later access: the block may have been allocated again unseen. A call
-# into a function cts does not model (swab) makes dpor say it is not complete.
+# into a function cts does not model (swab) makes dpor say it is not complete;
+# a call into a --trace-lib library's own functions does not.
 . "$(dirname "$0")/lib.sh"
 
 field() { sed -n "s/.*\"$2\": \\([a-z0-9]*\\).*/\\1/p" "$1" | head -n 1; }
 BUGS="lib_memset:crash lib_memcpy:assert lib_strcmp:assert lib_free:crash
       lib_use_after_free:assert lib_realloc:assert"
 SPIN_SEARCHES="pcb dpor"
-plan $((6 * $(count $BUGS) + 2 * $(count $SPIN_SEARCHES) + 23))
+plan $((6 * $(count $BUGS) + 2 * $(count $SPIN_SEARCHES) + 25))
 
 for pk in $BUGS; do
 	p=${pk%%:*} k=${pk#*:}
@@ -84,6 +85,14 @@ like "$out" "not complete" "lib_untraced: the summary says not complete"
 "$CTS" -q -m break -s dpor --report "$T/uo.json" -o "$T/u" -- "$PROG/lib_untraced_ok"
 is $? 0 "lib_untraced_ok: no bug"
 is "$(field "$T/uo.json" complete)" false "lib_untraced_ok: not complete either"
+
+# A call into a --trace-lib library's own exports (the program's call of
+# sc_bump, and sc_bump's call of sc_add through the library's PLT) is traced
+# code, no untraced library function: the search is complete.
+"$CTS" -q -m break -s dfs --trace-lib selfcall --report "$T/sc.json" -o "$T/sc" -- "$PROG/lib_selfcall_ok"
+is $? 0 "lib_selfcall_ok: no bug"
+is "$(jq -r '"\(.complete) \(.unseen // "")"' "$T/sc.json")" "true " \
+	"lib_selfcall_ok: complete, nothing unseen (calls into the traced library are traced code)"
 
 # A spin that only reads through strcmp is recognised: every schedule ends.
 for s in $SPIN_SEARCHES; do

@@ -6,7 +6,7 @@
 # highlighted, preemptions, blocked threads) and whose screenshot is saved in
 # the test output directory (CTS_TEST_OUT, default tests/out).
 . "$(dirname "$0")/lib.sh"
-plan 22
+plan 27
 
 OUTDIR=${CTS_TEST_OUT:-$TOP/tests/out}
 mkdir -p "$OUTDIR"
@@ -39,6 +39,29 @@ ok $? "a race bug's timeline has call stacks"
 "$CTS" -q --check false -s random --seed 1 -n 3 -o "$T/ck" -- "$PROG/counter_ok" >/dev/null 2>&1
 stacked "$T/ck"
 ok $? "a --check bug's timeline has call stacks"
+
+# A race early in a long run (long_loop_bug: the lost update on `started`,
+# then 1,500 steps of loops): the timeline draws the two racing accesses,
+# marked, with their context, the last steps, and says what it leaves out.
+"$CTS" -q -m break --races fail -s random --seed 1 -n 20 --report "$T/ll.json" -o "$T/ll" -- \
+	"$PROG/long_loop_bug" 1 >/dev/null 2>&1
+is $? 1 "long_loop_bug: the race is a bug"
+hl="$T/ll/race-1.html"
+steps=$(jq -r '.bugs[0].steps' "$T/ll.json")
+pair=$(jq -r '[.bugs[0].critical_pair.events[]?.step] | map(tostring) | join(" ")' "$T/ll.json")
+set -- $pair
+[ "$#" -eq 2 ] && [ "$steps" -gt 1000 ] && [ "$2" -lt $((steps - 600)) ]
+ok $? "long_loop_bug: the racing accesses ($pair) are far before the end ($steps steps)"
+n=0
+for st in $pair; do
+	grep -Eq "class=\"step critical( failing)?\" data-thread=\"[12]\" data-step=\"$st\"" "$hl" && n=$((n + 1))
+done
+is "$n" 2 "long_loop_bug: both racing accesses are drawn and marked"
+grep -q "class=\"step critical failing\" data-thread=\"[12]\" data-step=\"${2:-x}\"" "$hl"
+ok $? "long_loop_bug: the second access is the failing step"
+grep -q "data-step=\"$((steps - 1))\"" "$hl" && grep -q 'class="gap"' "$hl" &&
+	grep -q "of them are not drawn" "$hl"
+ok $? "long_loop_bug: the last step drawn too, and the steps left out are said"
 
 chrome=$(command -v chromium || command -v chromium-browser || true)
 # dom FILE: the DOM after Chromium loaded the page and ran its script.
