@@ -126,6 +126,14 @@ struct cts_explore_result {
 	char error[512];
 	struct cts_race_detector *races; /* every race seen, NULL with races off */
 	uint64_t ops[CTS_OP__COUNT]; /* visible operations executed, per kind, over all runs */
+	/* What break mode on memory ownership would make of the visible plain
+	 * accesses (models/pages.h), estimated with the race detector's clocks:
+	 * how many would run natively, stay visible, how many runs it would void
+	 * and how many pages it would learn shared. */
+	struct {
+		bool estimated;
+		uint64_t accesses, native, visible, handoffs, void_runs, pages_learned;
+	} own;
 };
 
 /* What the reports ask of the backend that ran the program (its pcs and data

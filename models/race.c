@@ -1038,6 +1038,25 @@ static void on_barrier_wait(struct cts_race_detector *d, int t, uint64_t addr)
 		barrier_complete(d, o);
 }
 
+bool cts_race_ordered(const struct cts_race_detector *d, int earlier, uint32_t epoch, int tid)
+{
+	if (!d || !valid_tid(tid) || (size_t)tid >= d->thcap || tid >= d->nthreads)
+		return false;
+	return cts_vc_epoch_leq(epoch, earlier, &d->th[tid].vc);
+}
+
+uint32_t cts_race_epoch(const struct cts_race_detector *d, int tid)
+{
+	if (!d || !valid_tid(tid) || (size_t)tid >= d->thcap || tid >= d->nthreads)
+		return 0;
+	return cts_vc_get(&d->th[tid].vc, tid);
+}
+
+bool cts_race_is_sync(const struct cts_race_detector *d, uint64_t addr, uint32_t size)
+{
+	return d && sync_bytes(d, addr, size ? size : 1);
+}
+
 int cts_race_observe(struct cts_race_detector *d, const struct cts_event *ev, uint64_t step)
 {
 	if (!d || !ev || !valid_tid(ev->tid))

@@ -63,6 +63,16 @@ int cts_race_add(struct cts_race_detector *d, const struct cts_race *r);
  * run (begin_run drops what was not flushed). */
 int cts_race_flush(struct cts_race_detector *d);
 
+/* Does thread earlier's event at its own clock value `epoch` happen before
+ * thread tid's current point (epoch <= tid's clock of earlier)? And a
+ * thread's own clock value now (the epoch of what it does next). For the
+ * ownership estimate (models/pages.h). */
+bool cts_race_ordered(const struct cts_race_detector *d, int earlier, uint32_t epoch, int tid);
+uint32_t cts_race_epoch(const struct cts_race_detector *d, int tid);
+/* Is [addr, addr+size) a synchronization variable as far as the run showed
+ * (an atomic's bytes, a busy-wait's flag)? */
+bool cts_race_is_sync(const struct cts_race_detector *d, uint64_t addr, uint32_t size);
+
 /* Distinct races so far, across all runs. */
 int cts_race_count(const struct cts_race_detector *d);
 /* Race i (0 <= i < count), NULL otherwise. Pointers stay valid until cts_race_free. */

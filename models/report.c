@@ -254,6 +254,15 @@ static json_t *report_json(const struct cts_report_info *info, const struct cts_
 	json_object_set_new(sum, "complete", json_boolean(res->complete));
 	json_object_set_new(sum, "operations", ops);
 	json_object_set_new(root, "summary", sum);
+	if (res->own.estimated)
+		json_object_set_new(root, "ownership_estimate",
+				    json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}",
+					      "plain_accesses", (json_int_t)res->own.accesses,
+					      "native", (json_int_t)res->own.native,
+					      "visible", (json_int_t)res->own.visible,
+					      "handoffs", (json_int_t)res->own.handoffs,
+					      "void_runs", (json_int_t)res->own.void_runs,
+					      "pages_learned", (json_int_t)res->own.pages_learned));
 	if (info->backend_json)
 		json_object_set(root, "tracer", info->backend_json);
 	if (info->strategy_json)

@@ -15,6 +15,7 @@
 #include "models/coverage.h"
 #include "models/error.h"
 #include "models/objmodel.h"
+#include "models/pages.h"
 #include "models/race.h"
 #include "models/schedule.h"
 #include "strategies/active.h"
@@ -57,6 +58,8 @@ struct explorer {
 	struct cts_strategy *strategy;
 	struct cts_explore_result *res;
 	struct cts_race_detector *races;
+	struct cts_pages *pages;   /* the ownership estimate, with the race detector */
+	bool own_conflict;         /* this run: an access the estimate would void it at */
 	struct cts_schedule *sched;
 	struct cts_run_state *st;
 	struct cts_spin *spin;
@@ -1267,6 +1270,42 @@ static void settle_races(struct explorer *x, struct cts_bug *bug)
 	}
 }
 
+/* ---- the ownership estimate (docs/design.md, "Break mode on memory
+ * ownership"): what the page states would make of each visible plain
+ * access, with the race detector's clocks for the hand-offs. */
+
+static bool own_ordered(void *arg, int earlier, uint32_t epoch, int tid)
+{
+	return cts_race_ordered(arg, earlier, epoch, tid);
+}
+
+static void own_estimate(struct explorer *x, const struct cts_event *e)
+{
+	bool write;
+	switch (e->op) {
+	case CTS_OP_READ:
+	case CTS_OP_LIB_READ:
+		write = false;
+		break;
+	case CTS_OP_WRITE:
+	case CTS_OP_RMW:
+	case CTS_OP_LIB_WRITE:
+		write = true;
+		break;
+	default:
+		return;
+	}
+	if (!x->pages || x->minimizing || !e->obj || cts_race_is_sync(x->races, e->obj, e->size))
+		return;
+	uint32_t epoch = cts_race_epoch(x->races, e->tid);
+	enum cts_page_verdict v = cts_pages_access(x->pages, e->tid, e->obj, e->size ? e->size : 1,
+						   write, epoch);
+	if (v == CTS_PAGE_CONFLICT && !x->own_conflict) {
+		x->own_conflict = true;
+		x->res->own.void_runs++;
+	}
+}
+
 static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 		   struct cts_inconclusive *inc, bool *aborted)
 {
@@ -1280,6 +1319,10 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 	cts_coverage_begin_run(cfg->coverage);
 	if (x->races)
 		cts_race_begin_run(x->races, run + x->cfg->run_base);
+	if (x->pages && !x->minimizing) {
+		cts_pages_begin_run(x->pages);
+		x->own_conflict = false;
+	}
 	cts_schedule_clear_steps(x->sched);
 	cts_run_state_reset(st);
 	st->max_threads = x->cfg->max_threads;
@@ -1437,8 +1480,10 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 			 * ended it: ad hoc synchronization (Tian et al., ISSTA 2008). */
 			if (sp.spin_exit)
 				cts_race_sync_location(x->races, sp.exit_addr, sp.exit_size);
-			if (!cfg->races_catch)
+			if (!cfg->races_catch) {
+				own_estimate(x, &done);
 				cts_race_observe(x->races, &done, step);
+			}
 		}
 		step++;
 		last = c;
@@ -1671,6 +1716,10 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 	}
 	if (cfg->races)
 		x.races = cfg->race_detector ? cfg->race_detector : cts_race_new();
+	if (x.races && !cfg->races_catch) {
+		x.pages = cts_pages_new(own_ordered, x.races);
+		res->own.estimated = true;
+	}
 	cts_schedule_set(&x.sched->program, cfg->program);
 	if (cfg->argv && cfg->argv[0]) {
 		int argc = 0;
@@ -1848,6 +1897,16 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 	res->complete = res->exhausted && unseen == 0;
 	res->elapsed = now() - x.start;
 	res->races = cfg->race_detector ? NULL : x.races; /* for the report */
+	if (x.pages) {
+		struct cts_pages_stats ps;
+		cts_pages_get_stats(x.pages, &ps);
+		res->own.accesses = ps.accesses;
+		res->own.native = ps.native;
+		res->own.visible = ps.visible;
+		res->own.handoffs = ps.handoffs;
+		res->own.pages_learned = cts_pages_learned(x.pages, NULL, 0);
+		cts_pages_free(x.pages);
+	}
 	cts_spin_free(x.spin);
 	free(x.rec_ev);
 	free(x.rec_pre);

@@ -1098,6 +1098,16 @@ int main(int argc, char **argv)
 			char code[2048];
 			if (cts_tracer_code_str(tracer, code, sizeof(code))[0])
 				fprintf(stderr, "cts-trace: traced code: %s\n", code);
+			if (res.own.estimated && res.own.accesses && cts_verbosity >= 2)
+				fprintf(stderr, "cts-trace: ownership estimate: of %" PRIu64 " visible plain "
+					"accesses, %" PRIu64 " (%.0f%%) would run natively on pages one thread "
+					"owns, %" PRIu64 " stay visible (%" PRIu64 " hand-offs); %" PRIu64
+					" run%s would be void, %" PRIu64 " page%s learned shared\n",
+					res.own.accesses, res.own.native,
+					100.0 * (double)res.own.native / (double)res.own.accesses,
+					res.own.visible, res.own.handoffs, res.own.void_runs,
+					res.own.void_runs == 1 ? "" : "s", res.own.pages_learned,
+					res.own.pages_learned == 1 ? "" : "s");
 			if (res.unseen[0])
 				fprintf(stderr, "cts-trace: not seen: %s%s\n", res.unseen,
 					strstr(res.unseen, "untraced library") ?

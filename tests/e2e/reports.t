@@ -5,7 +5,7 @@
 # schema in tests/schema, and JSON that parses whatever bytes the program's
 # path and arguments hold.
 . "$(dirname "$0")/lib.sh"
-plan 52
+plan 55
 
 SCHEMA="$TOP/tests/schema/sarif-schema-2.1.0.json"
 
@@ -173,5 +173,19 @@ is "$(clean_lines < "$T/tty3.out" | grep -c '^run [0-9]*: ')" 30 "terminal with 
 is "$(clean_lines < "$T/tty3.out" | grep -c '\[cts\]')" 0 "terminal with -v: no status line left in any line"
 out=$("$CTS" -n 50 -- "$PROG/counter_ok" 2>&1)
 like "$(printf '%s' "$out" | grep -c '\[cts\]')" "^0$" "not a terminal: no status line"
+
+# The ownership estimate (docs/design.md, "Break mode on memory ownership"):
+# counter's lost update turns its page shared (a void run, the page
+# learned); counter_ok's increments under the mutex are hand-offs.
+"$CTS" -q -m break --races report -s random --seed 1 -n 20 --report "$T/own.json" -o "$T/own" -- \
+	"$PROG/counter" >/dev/null 2>&1
+is "$(jq -r '.ownership_estimate | "\(.void_runs > 0) \(.pages_learned) \(.visible > 0)"' "$T/own.json")" \
+	"true 1 true" "ownership estimate, counter: a void run, its page learned shared, then visible"
+"$CTS" -q -m break --races report -s random --seed 1 -n 20 --report "$T/own2.json" -o "$T/own" -- \
+	"$PROG/counter_ok"
+is "$(jq -r '.ownership_estimate | "\(.native == .plain_accesses) \(.void_runs) \(.handoffs > 0)"' "$T/own2.json")" \
+	"true 0 true" "ownership estimate, counter_ok: every access native, by hand-offs under the mutex"
+"$CTS" -q -m break --races off -n 2 --report "$T/own3.json" -o "$T/own" -- "$PROG/counter_ok"
+is "$(jq -r 'has("ownership_estimate")' "$T/own3.json")" false "--races off: no race detector, no estimate"
 
 done_testing
