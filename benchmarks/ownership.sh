@@ -39,10 +39,10 @@ measure() {
 		"$@" </dev/null >/dev/null 2>"$SCRATCH/err"
 	local rc=$?
 	if [ ! -s "$SCRATCH/r.json" ]; then
-		echo "$name - - - - - - - exit-$rc" >>"$DATA"
+		echo "$name - - - - - - - - - - - exit-$rc" >>"$DATA"
 		return
 	fi
-	echo "$name $(json "$SCRATCH/r.json" '"\(.runs) \(.steps) \(.ownership_estimate | "\(.plain_accesses) \(.native) \(.visible) \(.handoffs) \(.void_runs) \(.pages_learned)")"') $(verdict_of $rc "$SCRATCH/r.json")" >>"$DATA"
+	echo "$name $(json "$SCRATCH/r.json" '"\(.runs) \(.steps) \(.ownership_estimate | "\(.plain_accesses) \(.native) \(.visible) \(.handoffs) \(.void_runs) \(.pages_learned) \(.lines.native) \(.lines.void_runs) \(.lines.learned)")"') $(verdict_of $rc "$SCRATCH/r.json")" >>"$DATA"
 	log "  $name: $(tail -n 1 "$DATA")"
 }
 
@@ -65,14 +65,16 @@ done
 	printf '*accesses*: visible plain accesses over all runs (reads, writes, RMWs, library-call ranges; atomics and what the run showed to be synchronization excluded); '
 	printf '*native*: those on a page the thread owns or a read-shared page, which would cost no stop and be no scheduling point; '
 	printf '*visible*: those on pages learned shared; *void runs*: runs in which a page would turn shared (the run is thrown away and the search restarts with the page shared); '
-	printf '*pages learned*: pages shared at the end; *hand-offs*: owner changes ordered by happens-before. '
+	printf '*pages learned*: pages shared at the end; *hand-offs*: owner changes ordered by happens-before; *line* columns: the same states on 64-byte lines instead of 4 KiB pages (what deciding visibility per line inside a faulting page would give). '
 	printf 'Input of the compressors: the 3.8 KB text of `corpus_input` in tests/corpus/lib.sh. Exact counts: the same on every machine for this build and seed.\n\n'
-	printf '| program | runs | steps | accesses | native | native %% | visible | hand-offs | void runs | pages learned | verdict |\n'
-	printf '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n'
-	awk '{ pct = ($4 ~ /^[0-9]+$/ && $4 > 0) ? sprintf("%.1f%%", 100 * $5 / $4) : "-";
-	       printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, pct, $6, $7, $8, $9, $10 }' "$DATA"
+	printf '| program | runs | steps | accesses | native | native %% | visible | hand-offs | void runs | pages learned | line native %% | line void runs | lines learned | verdict |\n'
+	printf '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n'
+	awk '{ ok = ($4 ~ /^[0-9]+$/ && $4 > 0);
+	       pct = ok ? sprintf("%.1f%%", 100 * $5 / $4) : "-";
+	       lpct = ok ? sprintf("%.1f%%", 100 * $10 / $4) : "-";
+	       printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, pct, $6, $7, $8, $9, lpct, $11, $12, $13 }' "$DATA"
 	printf '\n## Commands\n\n```sh\nmake && make programs\nsh benchmarks/ownership.sh %s\n```\n\n' "$BENCH_MODE"
-	printf '## Raw data\n\nname runs steps accesses native visible handoffs void_runs pages_learned verdict\n\n```\n'
+	printf '## Raw data\n\nname runs steps accesses native visible handoffs void_runs pages_learned line_native line_void_runs lines_learned verdict\n\n```\n'
 	cat "$DATA"
 	printf '```\n'
 } >"$SCRATCH/table.md"

@@ -133,6 +133,7 @@ struct cts_explore_result {
 	struct {
 		bool estimated;
 		uint64_t accesses, native, visible, handoffs, void_runs, pages_learned;
+		uint64_t line_native, line_void_runs, lines_learned; /* on 64-byte lines */
 	} own;
 };
 

@@ -23,6 +23,7 @@ struct page {
 };
 
 struct cts_pages {
+	unsigned shift;             /* log2 of the unit: CTS_PAGE_SHIFT, or a cache line's 6 */
 	cts_pages_ordered_fn ordered;
 	void *arg;
 	struct cts_htab *run;       /* page number -> struct page */
@@ -33,7 +34,13 @@ struct cts_pages {
 
 struct cts_pages *cts_pages_new(cts_pages_ordered_fn ordered, void *arg)
 {
+	return cts_pages_new_unit(ordered, arg, CTS_PAGE_SHIFT);
+}
+
+struct cts_pages *cts_pages_new_unit(cts_pages_ordered_fn ordered, void *arg, unsigned shift)
+{
 	struct cts_pages *p = cts_xcalloc(1, sizeof(*p));
+	p->shift = shift;
 	p->ordered = ordered;
 	p->arg = arg;
 	p->run = cts_htab_new(sizeof(uint64_t), sizeof(struct page));
@@ -186,10 +193,10 @@ enum cts_page_verdict cts_pages_access(struct cts_pages *p, int tid, uint64_t ad
 				       bool write, uint32_t epoch)
 {
 	enum cts_page_verdict worst = CTS_PAGE_NATIVE;
-	uint64_t first = addr >> CTS_PAGE_SHIFT;
-	uint64_t last = (addr + (len ? len - 1 : 0)) >> CTS_PAGE_SHIFT;
+	uint64_t first = addr >> p->shift;
+	uint64_t last = (addr + (len ? len - 1 : 0)) >> p->shift;
 	if (last < first)
-		last = UINT64_MAX >> CTS_PAGE_SHIFT; /* wrapped: to the end */
+		last = UINT64_MAX >> p->shift; /* wrapped: to the end */
 	for (uint64_t pg = first;; pg++) {
 		enum cts_page_verdict v = access_page(p, pg, tid, write, epoch);
 		if (v > worst)
@@ -209,7 +216,7 @@ enum cts_page_verdict cts_pages_access(struct cts_pages *p, int tid, uint64_t ad
 
 struct cts_page_info cts_pages_info(const struct cts_pages *p, uint64_t addr)
 {
-	uint64_t page = addr >> CTS_PAGE_SHIFT;
+	uint64_t page = addr >> p->shift;
 	struct cts_page_info in = { .state = CTS_PAGE_UNTOUCHED, .owner = -1 };
 	const struct page *pg = cts_htab_get(p->run, &page);
 	in.learned = cts_htab_get(p->learned, &page) != NULL;

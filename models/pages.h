@@ -59,6 +59,9 @@ typedef bool (*cts_pages_ordered_fn)(void *arg, int earlier, uint32_t epoch, int
 struct cts_pages;
 
 struct cts_pages *cts_pages_new(cts_pages_ordered_fn ordered, void *arg);
+/* The same states on units of 2^shift bytes (the estimate also tries 64-byte
+ * lines: what an int3 or fault path that decides per line would show). */
+struct cts_pages *cts_pages_new_unit(cts_pages_ordered_fn ordered, void *arg, unsigned shift);
 void cts_pages_free(struct cts_pages *p);
 
 /* A new run: every page untouched but the learned ones. */
@@ -72,8 +75,9 @@ void cts_pages_begin_run(struct cts_pages *p);
 enum cts_page_verdict cts_pages_access(struct cts_pages *p, int tid, uint64_t addr, uint64_t len,
 				       bool write, uint32_t epoch);
 
-/* The learned pages (shared from the first step of every run). learn adds
- * one (replay: from the schedule); each gives them in ascending order. */
+/* The learned pages (shared from the first step of every run), as unit
+ * numbers (address >> shift). learn adds one (replay: from the schedule);
+ * cts_pages_learned gives them in ascending order. */
 void cts_pages_learn(struct cts_pages *p, uint64_t page);
 size_t cts_pages_learned(const struct cts_pages *p, uint64_t *out, size_t max);
 /* Pages learned since the last call (the run that taught them is void). */

@@ -256,13 +256,16 @@ static json_t *report_json(const struct cts_report_info *info, const struct cts_
 	json_object_set_new(root, "summary", sum);
 	if (res->own.estimated)
 		json_object_set_new(root, "ownership_estimate",
-				    json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}",
+				    json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:{s:I, s:I, s:I}}",
 					      "plain_accesses", (json_int_t)res->own.accesses,
 					      "native", (json_int_t)res->own.native,
 					      "visible", (json_int_t)res->own.visible,
 					      "handoffs", (json_int_t)res->own.handoffs,
 					      "void_runs", (json_int_t)res->own.void_runs,
-					      "pages_learned", (json_int_t)res->own.pages_learned));
+					      "pages_learned", (json_int_t)res->own.pages_learned,
+					      "lines", "native", (json_int_t)res->own.line_native,
+					      "void_runs", (json_int_t)res->own.line_void_runs,
+					      "learned", (json_int_t)res->own.lines_learned));
 	if (info->backend_json)
 		json_object_set(root, "tracer", info->backend_json);
 	if (info->strategy_json)

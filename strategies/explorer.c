@@ -59,7 +59,8 @@ struct explorer {
 	struct cts_explore_result *res;
 	struct cts_race_detector *races;
 	struct cts_pages *pages;   /* the ownership estimate, with the race detector */
-	bool own_conflict;         /* this run: an access the estimate would void it at */
+	struct cts_pages *lines;   /* the same on 64-byte lines */
+	bool own_conflict, line_conflict; /* this run: the estimate would void it */
 	struct cts_schedule *sched;
 	struct cts_run_state *st;
 	struct cts_spin *spin;
@@ -1298,11 +1299,16 @@ static void own_estimate(struct explorer *x, const struct cts_event *e)
 	if (!x->pages || x->minimizing || !e->obj || cts_race_is_sync(x->races, e->obj, e->size))
 		return;
 	uint32_t epoch = cts_race_epoch(x->races, e->tid);
-	enum cts_page_verdict v = cts_pages_access(x->pages, e->tid, e->obj, e->size ? e->size : 1,
-						   write, epoch);
-	if (v == CTS_PAGE_CONFLICT && !x->own_conflict) {
+	uint64_t len = e->size ? e->size : 1;
+	if (cts_pages_access(x->pages, e->tid, e->obj, len, write, epoch) == CTS_PAGE_CONFLICT &&
+	    !x->own_conflict) {
 		x->own_conflict = true;
 		x->res->own.void_runs++;
+	}
+	if (cts_pages_access(x->lines, e->tid, e->obj, len, write, epoch) == CTS_PAGE_CONFLICT &&
+	    !x->line_conflict) {
+		x->line_conflict = true;
+		x->res->own.line_void_runs++;
 	}
 }
 
@@ -1321,7 +1327,8 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 		cts_race_begin_run(x->races, run + x->cfg->run_base);
 	if (x->pages && !x->minimizing) {
 		cts_pages_begin_run(x->pages);
-		x->own_conflict = false;
+		cts_pages_begin_run(x->lines);
+		x->own_conflict = x->line_conflict = false;
 	}
 	cts_schedule_clear_steps(x->sched);
 	cts_run_state_reset(st);
@@ -1718,6 +1725,7 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 		x.races = cfg->race_detector ? cfg->race_detector : cts_race_new();
 	if (x.races && !cfg->races_catch) {
 		x.pages = cts_pages_new(own_ordered, x.races);
+		x.lines = cts_pages_new_unit(own_ordered, x.races, 6);
 		res->own.estimated = true;
 	}
 	cts_schedule_set(&x.sched->program, cfg->program);
@@ -1905,7 +1913,11 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 		res->own.visible = ps.visible;
 		res->own.handoffs = ps.handoffs;
 		res->own.pages_learned = cts_pages_learned(x.pages, NULL, 0);
+		cts_pages_get_stats(x.lines, &ps);
+		res->own.line_native = ps.native;
+		res->own.lines_learned = cts_pages_learned(x.lines, NULL, 0);
 		cts_pages_free(x.pages);
+		cts_pages_free(x.lines);
 	}
 	cts_spin_free(x.spin);
 	free(x.rec_ev);

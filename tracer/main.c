@@ -1102,12 +1102,14 @@ int main(int argc, char **argv)
 				fprintf(stderr, "cts-trace: ownership estimate: of %" PRIu64 " visible plain "
 					"accesses, %" PRIu64 " (%.0f%%) would run natively on pages one thread "
 					"owns, %" PRIu64 " stay visible (%" PRIu64 " hand-offs); %" PRIu64
-					" run%s would be void, %" PRIu64 " page%s learned shared\n",
+					" run%s would be void, %" PRIu64 " page%s learned shared; on 64-byte "
+					"lines: %" PRIu64 " native, %" PRIu64 " void, %" PRIu64 " learned\n",
 					res.own.accesses, res.own.native,
 					100.0 * (double)res.own.native / (double)res.own.accesses,
 					res.own.visible, res.own.handoffs, res.own.void_runs,
 					res.own.void_runs == 1 ? "" : "s", res.own.pages_learned,
-					res.own.pages_learned == 1 ? "" : "s");
+					res.own.pages_learned == 1 ? "" : "s", res.own.line_native,
+					res.own.line_void_runs, res.own.lines_learned);
 			if (res.unseen[0])
 				fprintf(stderr, "cts-trace: not seen: %s%s\n", res.unseen,
 					strstr(res.unseen, "untraced library") ?

@@ -202,5 +202,23 @@ int main(void)
 	       "stats add up (%llu accesses, %llu hand-offs)", (unsigned long long)st.accesses,
 	       (unsigned long long)st.handoffs);
 	cts_pages_free(p);
+
+	/* The same states on 64-byte lines: two variables of one page, one
+	 * read by every thread, one written under a lock, do not conflict. */
+	struct cts_pages *l = cts_pages_new_unit(ordered, NULL, 6);
+	reset_clocks();
+	cts_pages_begin_run(l);
+	sync_to(0, 1, 1);
+	sync_to(0, 2, 2);
+	const uint64_t config = 0x555555558010, total = 0x555555558080;
+	cts_pages_access(l, 1, config, 4, false, 1);
+	cts_pages_access(l, 2, config, 4, false, 1);
+	cts_pages_access(l, 1, total, 8, true, 1);
+	sync_to(1, 2, 2); /* t1's unlock (its event 2), t2's lock */
+	tap_is_int(cts_pages_access(l, 2, total, 8, true, 2), CTS_PAGE_NATIVE,
+		   "lines: a total handed over under a lock, beside a config both threads read: native");
+	tap_ok(cts_pages_info(l, config).state == CTS_PAGE_READ_SHARED &&
+	       cts_pages_info(l, total).owner == 2, "lines: the config line read-shared, the total t2's");
+	cts_pages_free(l);
 	return tap_done();
 }
