@@ -15,5 +15,6 @@ const char *cts_bug_kind_name(enum cts_bug_kind k)
 
 const char *cts_inconclusive_kind_name(enum cts_inconclusive_kind k)
 {
-	return k == CTS_INC_STEPS ? "max-steps" : k == CTS_INC_TIMEOUT ? "timeout" : "?";
+	return k == CTS_INC_STEPS ? "max-steps" : k == CTS_INC_TIMEOUT ? "timeout" :
+	       k == CTS_INC_CHECK ? "check" : "?";
 }

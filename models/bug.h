@@ -29,6 +29,7 @@ enum cts_bug_kind {
 enum cts_inconclusive_kind {
 	CTS_INC_STEPS = 1,  /* --max-steps */
 	CTS_INC_TIMEOUT,    /* --timeout */
+	CTS_INC_CHECK,      /* the --check command ran out of --timeout or stopped itself */
 };
 
 struct cts_inconclusive {

@@ -1522,15 +1522,21 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 	return 0;
 }
 
-/* --check: the user's command judges the run's output. Its exit status and
- * the first lines it printed; -1 if it could not run. */
-static int run_check(struct explorer *x, uint64_t run, char *out, size_t outlen)
+/* How a --check command ended, when it gave no exit status of its own. */
+enum {
+	CHECK_ERROR = -1,     /* could not run (errno) */
+	CHECK_TIMEOUT = -2,   /* ran out of --timeout */
+	CHECK_STOPPED = -3,   /* stopped itself (SIGSTOP, SIGTSTP...) */
+	CHECK_NO_TIME = -4,   /* --time ran out */
+	CHECK_CUT = -5,       /* interrupted */
+};
+
+static pid_t spawn_check(struct explorer *x, uint64_t run, int out_fd)
 {
 	char status_var[64], run_var[64];
-	int fds[2];
 	posix_spawn_file_actions_t fa;
 	pid_t pid;
-	size_t nenv = 0, off = 0;
+	size_t nenv = 0;
 
 	snprintf(status_var, sizeof(status_var), "CTS_EXIT_STATUS=%d", x->st->exit_code);
 	snprintf(run_var, sizeof(run_var), "CTS_RUN=%" PRIu64, run);
@@ -1544,17 +1550,12 @@ static int run_check(struct explorer *x, uint64_t run, char *out, size_t outlen)
 	env[k++] = status_var;
 	env[k++] = run_var;
 	char *argv[] = { "sh", "-c", (char *)x->cfg->check, NULL };
-	out[0] = 0;
-	if (pipe2(fds, O_CLOEXEC) != 0) {
-		free(env);
-		return -1;
-	}
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
-	/* Its own process group: an interrupt kills the command and whatever
-	 * it started (a ^C at the terminal reaches cts-trace, which does so). */
+	posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+	posix_spawn_file_actions_adddup2(&fa, out_fd, 2);
+	/* Its own process group: what it leaves behind is killed with it, and
+	 * a ^C at the terminal reaches cts-trace, which does so. */
 	posix_spawnattr_t sa;
 	posix_spawnattr_init(&sa);
 	posix_spawnattr_setflags(&sa, POSIX_SPAWN_SETPGROUP);
@@ -1563,56 +1564,142 @@ static int run_check(struct explorer *x, uint64_t run, char *out, size_t outlen)
 	posix_spawnattr_destroy(&sa);
 	posix_spawn_file_actions_destroy(&fa);
 	free(env);
-	close(fds[1]);
 	if (rc != 0) {
-		close(fds[0]);
 		errno = rc;
 		return -1;
 	}
+	return pid;
+}
+
+/* One read of the command's output into out (what does not fit is
+ * dropped): the bytes read, 0 at its end, -1 if none now (or an error). */
+static ssize_t read_check_output(int fd, char *out, size_t outlen, size_t *off)
+{
 	char buf[4096];
-	ssize_t got;
+	ssize_t got = read(fd, buf, sizeof(buf));
+	for (ssize_t i = 0; i < got && *off + 1 < outlen; i++)
+		out[(*off)++] = buf[i];
+	return got;
+}
+
+/* --check: the user's command judges the run's output. Its exit status
+ * (0-255, 128+N for a signal) and the first lines it printed, or a
+ * CHECK_* outcome. It runs in a process group of its own, within the run's
+ * --timeout (0: none) and what is left of --time; the group is killed when
+ * the command exits, stops itself or runs out of time, so nothing it
+ * started stays in the group, and a child it left holding its output is
+ * never waited for: once the command has exited, what the pipe holds is
+ * read and the rest dropped. */
+static int run_check(struct explorer *x, uint64_t run, char *out, size_t outlen)
+{
+	const struct cts_explorer_config *cfg = x->cfg;
+	int fds[2];
+	size_t off = 0;
+	double t0 = now(), limit = cfg->check_timeout > 0 ? cfg->check_timeout : -1;
+	bool session = false;
+
+	out[0] = 0;
+	if (cfg->time_limit > 0) {
+		double left = cfg->time_limit - (t0 - x->start);
+		if (left <= 0)
+			return CHECK_NO_TIME;
+		if (limit < 0 || left < limit) {
+			limit = left;
+			session = true;
+		}
+	}
+	if (pipe2(fds, O_CLOEXEC) != 0)
+		return CHECK_ERROR;
+	pid_t pid = spawn_check(x, run, fds[1]);
+	int saved = errno;
+	close(fds[1]);
+	if (pid < 0) {
+		close(fds[0]);
+		errno = saved;
+		return CHECK_ERROR;
+	}
+	fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK);
+	int outcome = 0;
+	bool eof = false;
+	long tick_ms = 1;
 	for (;;) {
-		/* A tick, not a bare read: an interrupt that came just before
-		 * the read would not wake it. */
-		struct pollfd pfd = { .fd = fds[0], .events = POLLIN };
 		if (interrupted) {
-			kill(-pid, SIGKILL); /* the user is waiting: no verdict */
+			outcome = CHECK_CUT; /* the user is waiting: no verdict */
 			break;
 		}
-		int pr = poll(&pfd, 1, 100);
-		if (pr == 0 || (pr < 0 && errno == EINTR))
-			continue;
-		got = read(fds[0], buf, sizeof(buf));
-		if (got == 0)
-			break;
-		if (got < 0) {
-			if (errno == EINTR)
-				continue;
+		/* Exited or stopped? WNOWAIT keeps the zombie, and with it the
+		 * group's id, until the group is killed below. */
+		siginfo_t si = { 0 };
+		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WSTOPPED | WNOHANG | WNOWAIT) == 0 &&
+		    si.si_pid == pid) {
+			if (si.si_code == CLD_STOPPED) {
+				outcome = CHECK_STOPPED;
+				break;
+			}
+			/* What it wrote before it exited is in the pipe (at
+			 * most the pipe's size); what a child it left writes
+			 * later is not waited for. */
+			ssize_t got = 1;
+			for (size_t drained = 0; !eof && got > 0 && drained < 65536; drained += (size_t)got)
+				got = read_check_output(fds[0], out, outlen, &off);
 			break;
 		}
-		for (ssize_t i = 0; i < got && off + 1 < outlen; i++)
-			out[off++] = buf[i];
+		double el = now() - t0;
+		if (limit >= 0 && el >= limit) {
+			outcome = session ? CHECK_NO_TIME : CHECK_TIMEOUT;
+			break;
+		}
+		/* A tick, not a bare wait: an interrupt that came just before
+		 * the poll would not wake it, nor does the command's exit. */
+		long wait_ms = 100;
+		if (eof) { /* its output is closed: only its exit is awaited */
+			wait_ms = tick_ms;
+			tick_ms = tick_ms < 64 ? 2 * tick_ms : 100;
+		}
+		if (limit >= 0 && (limit - el) * 1000 < wait_ms)
+			wait_ms = (long)((limit - el) * 1000) + 1;
+		struct pollfd pfd = { .fd = eof ? -1 : fds[0], .events = POLLIN };
+		if (poll(&pfd, 1, (int)wait_ms) > 0 && !eof &&
+		    read_check_output(fds[0], out, outlen, &off) == 0)
+			eof = true;
 	}
 	out[off] = 0;
 	close(fds[0]);
+	kill(-pid, SIGKILL); /* what it left in its group; itself unless it exited */
 	int status;
-	while (waitpid(pid, &status, 0) < 0) {
+	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
-			return -1;
-		if (interrupted)
-			kill(-pid, SIGKILL);
-	}
-	if (interrupted)
-		return 0; /* cut short: not judged */
+			return CHECK_ERROR;
+	if (outcome != 0)
+		return outcome;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-static void check_run(struct explorer *x, uint64_t run, struct cts_bug *bug)
+static void check_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
+		      struct cts_inconclusive *inc)
 {
 	char out[2048];
 	int rc = run_check(x, run, out, sizeof(out));
-	if (interrupted)
+	if (rc == CHECK_CUT || interrupted) {
 		x->cut_by_signal = true;
+		return;
+	}
+	if (rc == CHECK_NO_TIME) { /* the session is over: the run is not judged */
+		x->out_of_time = true;
+		return;
+	}
+	if (rc == CHECK_TIMEOUT || rc == CHECK_STOPPED) {
+		/* No verdict: slow or stopped is not wrong output. */
+		inc->kind = CTS_INC_CHECK;
+		if (rc == CHECK_TIMEOUT)
+			snprintf(inc->reason, sizeof(inc->reason), "the --check command did not end "
+				 "within --timeout %g s; killed with its process group",
+				 x->cfg->check_timeout);
+		else
+			snprintf(inc->reason, sizeof(inc->reason), "the --check command stopped itself; "
+				 "killed with its process group");
+		return;
+	}
 	if (rc == 0)
 		return;
 	bug->kind = CTS_BUG_CHECK;
@@ -1818,13 +1905,14 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 			continue;
 		}
 		/* The program is gone and its files are in place: judge its output. */
+		bool run_inc = inc.kind != 0; /* not its check's: the run itself went to its end */
 		if (cfg->check && bug.kind == CTS_BUG_NONE && !inc.kind && !aborted &&
 		    x.st->status == CTS_RUN_EXITED)
-			check_run(&x, run, &bug);
-		/* Cut by an interrupt, or its --check was: neither judged nor
-		 * counted, not as a schedule done nor as the search's cut (a
-		 * race seen before it is a bug all the same). */
-		if (x.cut_by_signal && bug.kind == CTS_BUG_NONE) {
+			check_run(&x, run, &bug, &inc);
+		/* Cut by an interrupt or --time, or its --check was: neither
+		 * judged nor counted, not as a schedule done nor as the search's
+		 * cut (a race seen before it is a bug all the same). */
+		if ((x.cut_by_signal || x.out_of_time) && bug.kind == CTS_BUG_NONE) {
 			memcpy(res->ops, ops_before, sizeof(ops_before));
 			break;
 		}
@@ -1832,7 +1920,7 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 			active_run(&x, run, &bug);
 		struct cts_run_summary sum = {
 			.run = run, .steps = bug.steps, .bug = bug.kind != CTS_BUG_NONE,
-			.aborted = aborted || inc.kind,
+			.aborted = aborted || run_inc,
 		};
 		strategy->ops->end_run(strategy, &sum);
 		/* The run learned a busy-wait load mid-way: from now on every run

@@ -37,6 +37,8 @@ struct cts_explorer_config {
 	const char *self;         /* path of cts-trace, for replay commands */
 	const struct cts_schedule *options; /* run options to record in saved schedules, or NULL */
 	const char *check;        /* --check: shell command run after each run, NULL = none */
+	double check_timeout;     /* its time limit, seconds (the run's --timeout; 0 = none),
+	                           * always within what is left of time_limit */
 	/* Every run restricted to this instance (strategies/tiles.h), or NULL. */
 	struct cts_instance *instance;
 	uint64_t run_base;        /* added to the run numbers reported (--instances) */

@@ -6,12 +6,14 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "models/error.h"
 #include "models/objmodel.h"
 #include "models/symbolize.h"
 #include "tracer/native.h"
@@ -196,11 +198,16 @@ static bool is_foreign(const struct cts_tracer *tr, pid_t tid)
 
 static void add_foreign(struct cts_tracer *tr, pid_t tid)
 {
-	if (tid > 0 && !is_foreign(tr, tid) && tr->nforeign < MAX_FOREIGN)
-		tr->foreign[tr->nforeign++] = tid;
+	if (tid <= 0 || is_foreign(tr, tid))
+		return;
+	if ((size_t)tr->nforeign == tr->foreigncap) {
+		tr->foreigncap = tr->foreigncap ? 2 * tr->foreigncap : 16;
+		tr->foreign = cts_xrealloc(tr->foreign, tr->foreigncap * sizeof(*tr->foreign));
+	}
+	tr->foreign[tr->nforeign++] = tid;
 }
 
-static void forget_foreign(struct cts_tracer *tr, pid_t tid)
+void cts_tr_forget_foreign(struct cts_tracer *tr, pid_t tid)
 {
 	for (int i = 0; i < tr->nforeign; i++)
 		if (tr->foreign[i] == tid)
@@ -257,15 +264,64 @@ static int foreign_event(struct cts_tracer *tr, const struct cts_wait_event *ev)
 	return run_free(ev);
 }
 
-void cts_tr_kill_foreign(struct cts_tracer *tr)
+/* Wait until a tracee of ours is gone, continuing its stops. A thread that
+ * cannot be waited for (ECHILD) is not ours or was reaped already. */
+static void reap_tracee(pid_t tid)
 {
 	int status;
+	for (;;) {
+		pid_t r = waitpid(tid, &status, __WALL);
+		if (r < 0 && errno == EINTR)
+			continue; /* SIGKILLed: it is on its way out */
+		if (r != tid || !WIFSTOPPED(status))
+			return;
+		ptrace(PTRACE_CONT, tid, 0, 0);
+	}
+}
+
+/* Every thread of a killed process, its leader last: the kernel reports a
+ * leader's death only once its other threads are reaped, and those are our
+ * tracees too, so a wait on the leader alone never returns (issue 27 item
+ * 7: a child left running with threads hung cts-trace for good). The task
+ * list is read again until the leader is alone: a thread created while the
+ * SIGKILL came is in it by then. */
+static void reap_process(pid_t any_tid)
+{
+	long tgid = cts_proc_status_field(any_tid, "Tgid", NULL, 0);
+	pid_t leader = tgid > 0 ? (pid_t)tgid : any_tid;
+	for (int round = 0; round < 1000; round++) {
+		pid_t *tids = NULL;
+		size_t n = 0;
+		bool others = false;
+		if (cts_proc_tasks(leader, &tids, &n) == 0)
+			for (size_t i = 0; i < n; i++)
+				if (tids[i] != leader) {
+					others = true;
+					reap_tracee(tids[i]);
+				}
+		free(tids);
+		if (!others)
+			break;
+	}
+	reap_tracee(leader);
+}
+
+/* The processes the program started are killed with the run, whatever
+ * they do: threads of their own, a session of their own (setsid). The
+ * run's process group (group: its leader's pid) goes too, for a process
+ * whose fork we had not seen yet; only while one of ours, unreaped, is in
+ * it and so holds its id (never another group a process moved to). */
+void cts_tr_kill_foreign(struct cts_tracer *tr, pid_t group)
+{
 	for (int i = 0; i < tr->nforeign; i++) {
 		pid_t p = tr->foreign[i];
+		bool in_group = group > 0 && getpgid(p) == group;
 		kill(p, SIGKILL);
-		while (waitpid(p, &status, __WALL) == p && WIFSTOPPED(status))
-			ptrace(PTRACE_CONT, p, 0, 0);
+		if (in_group)
+			kill(-group, SIGKILL);
 	}
+	for (int i = 0; i < tr->nforeign; i++)
+		reap_process(tr->foreign[i]);
 	tr->nforeign = 0;
 }
 
@@ -351,7 +407,7 @@ static int after_exec_event(struct cts_tracer *tr, const struct cts_wait_event *
 	if (gone && ev->tid == tr->pid)
 		process_gone(tr, ev);
 	else if (gone || ev->kind == CTS_WEV_GONE)
-		forget_foreign(tr, ev->tid);
+		cts_tr_forget_foreign(tr, ev->tid);
 	else if (ev->kind == CTS_WEV_FORK)
 		add_foreign(tr, (pid_t)ev->msg);
 	if (gone || ev->kind == CTS_WEV_GONE)
@@ -373,7 +429,7 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 
 	if (!th) {
 		if (ev->kind == CTS_WEV_EXITED || ev->kind == CTS_WEV_KILLED) {
-			forget_foreign(tr, ev->tid);
+			cts_tr_forget_foreign(tr, ev->tid);
 			return 0;
 		}
 		if (is_foreign(tr, ev->tid) || tgid_of(ev->tid) != tr->pid)

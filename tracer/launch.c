@@ -237,6 +237,7 @@ void cts_tr_kill_and_reap(struct cts_tracer *tr)
 		}
 		if (r == tr->pid)
 			break;
+		cts_tr_forget_foreign(tr, r); /* its pid is free now */
 	}
 	tr->pid = 0;
 }

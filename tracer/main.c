@@ -95,7 +95,10 @@ static void usage(FILE *f)
 "                        a signal such as SIGTERM it sent itself) is a bug\n"
 "      --check CMD       after each run that exits, run CMD with /bin/sh in the\n"
 "                        current directory (CTS_EXIT_STATUS = the program's exit\n"
-"                        status, CTS_RUN = run number); non-zero is a bug\n"
+"                        status, CTS_RUN = run number); non-zero is a bug. CMD has\n"
+"                        --timeout (and what is left of --time): running out or\n"
+"                        stopping itself makes the run inconclusive; its process\n"
+"                        group is killed when it ends\n"
 "      --coverage        MAP coverage (memory-access patterns covered / estimated):\n"
 "                        a line at the end, one per run with -v, and a \"coverage\"\n"
 "                        object in --report (with HaPSet statements and pairs of\n"
@@ -191,7 +194,8 @@ static void usage(FILE *f)
 "diverged; a report that cannot be written at the end when no bug was found);\n"
 "3 internal error;\n"
 "4 no bug but inconclusive runs, with --fail-on-inconclusive (without it, runs\n"
-"cut by --max-steps or --timeout without a deadlock or livelock are only warned\n"
+"cut by --max-steps or --timeout without a deadlock or livelock, or whose --check\n"
+"ran out of --timeout or stopped itself, are only warned\n"
 "about); 130 interrupted (SIGINT, SIGTERM, SIGHUP) before a bug was found\n"
 "(a bug found before the interrupt still gives 1).\n",
 		cts_strategy_names());
@@ -990,7 +994,7 @@ int main(int argc, char **argv)
 		.minimize = !cli.no_minimize, .min_runs = 100,
 		.races = catching ? races - CTS_RACES_FAIL : races, .races_catch = catching,
 		.self = self_path(argv[0]), .options = options,
-		.check = cli.check, .instance = instance, .coverage = coverage, .split = split,
+		.check = cli.check, .check_timeout = cli.timeout, .instance = instance, .coverage = coverage, .split = split,
 		.relearn = cold && !cli.replay,
 		.verify = cli.replay ? NULL : verify_replay, .verify_replays = verify_replays(),
 	};

@@ -108,6 +108,10 @@ double cts_tr_now_s(void);
 double cts_tr_run_clock(struct cts_tracer *tr);
 void cts_tr_catch_alarm(void);
 void cts_tr_clear_alarm(void);
-void cts_tr_kill_foreign(struct cts_tracer *tr);
+/* The processes the program forked (tr->foreign): kill them, their run's
+ * process group (group, 0: none) and reap every thread; forget one reaped
+ * elsewhere. */
+void cts_tr_kill_foreign(struct cts_tracer *tr, pid_t group);
+void cts_tr_forget_foreign(struct cts_tracer *tr, pid_t tid);
 
 #endif

@@ -308,8 +308,9 @@ static void tr_stop(void *be, struct cts_run_state *st)
 	(void)st;
 	struct itimerval off = { { 0, 0 }, { 0, 0 } };
 	setitimer(ITIMER_REAL, &off, NULL);
+	pid_t group = tr->pid; /* the run's process group (launch.c, server.c) */
 	cts_tr_kill_and_reap(tr);
-	cts_tr_kill_foreign(tr);
+	cts_tr_kill_foreign(tr, group);
 	tr->pid_reaped = false;
 }
 
@@ -535,7 +536,9 @@ void cts_tracer_free(struct cts_tracer *tr)
 {
 	if (!tr)
 		return;
+	pid_t group = tr->pid;
 	cts_tr_kill_and_reap(tr);
+	cts_tr_kill_foreign(tr, group);
 	cts_tr_stop_server(tr);
 	cts_catch_fini(tr);
 	cts_access_fini(tr);
@@ -553,6 +556,7 @@ void cts_tracer_free(struct cts_tracer *tr)
 	free(tr->reaped);
 	free(tr->dead_handles);
 	free(tr->early);
+	free(tr->foreign);
 	free(tr);
 }
 

@@ -182,9 +182,9 @@ struct cts_tracer {
 	size_t dead_handle_cap;
 	pid_t *early;                 /* first stops seen before their clone event */
 	size_t earlycap;
-#define MAX_FOREIGN 64
-	pid_t foreign[MAX_FOREIGN];   /* processes the program forked: run free */
-	int nforeign;
+	pid_t *foreign;               /* processes the program forked and their */
+	int nforeign;                 /* threads: run free, killed with the run */
+	size_t foreigncap;
 	int nearly;
 	struct thread *running;
 	int last_created;
