@@ -23,6 +23,7 @@ struct cts_schedule *cts_schedule_new(void)
 	struct cts_schedule *s = cts_xcalloc(1, sizeof(struct cts_schedule));
 	s->timeout = -1;
 	s->fail_on_exit = -1;
+	s->isolate = -1;
 	return s;
 }
 
@@ -71,6 +72,7 @@ void cts_schedule_copy_options(struct cts_schedule *dst, const struct cts_schedu
 	dst->max_steps = src->max_steps;
 	dst->timeout = src->timeout;
 	dst->fail_on_exit = src->fail_on_exit;
+	dst->isolate = src->isolate;
 	free_list(&dst->watch, &dst->nwatch);
 	for (int i = 0; i < src->nwatch; i++)
 		list_add(&dst->watch, &dst->nwatch, src->watch[i]);
@@ -213,6 +215,8 @@ int cts_schedule_write(const struct cts_schedule *s, FILE *f)
 		fprintf(f, "timeout %.17g\n", s->timeout);
 	if (s->fail_on_exit >= 0)
 		fprintf(f, "fail-on-exit %s\n", s->fail_on_exit ? "yes" : "no");
+	if (s->isolate >= 0)
+		fprintf(f, "isolate %s\n", s->isolate ? "yes" : "no");
 	for (int i = 0; i < s->nwatch; i++)
 		put_key(f, "watch", s->watch[i]);
 	for (int i = 0; i < s->ntrace_libs; i++)
@@ -508,6 +512,14 @@ int cts_schedule_parse(const char *text, const char *name, struct cts_schedule *
 				goto out;
 			}
 			s->fail_on_exit = strcmp(val, "yes") == 0;
+			continue;
+		}
+		if (strcmp(key, "isolate") == 0) {
+			if (strcmp(val, "yes") != 0 && strcmp(val, "no") != 0) {
+				fail(err, errlen, name, line, "isolate wants yes or no, not '%.40s'", val);
+				goto out;
+			}
+			s->isolate = strcmp(val, "yes") == 0;
 			continue;
 		}
 		if (strcmp(key, "races") == 0) {

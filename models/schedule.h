@@ -33,6 +33,7 @@ struct cts_schedule {
 	uint64_t max_steps;   /* step budget; 0 = not recorded */
 	double timeout;       /* per-run seconds (0 = no limit); < 0 = not recorded */
 	int fail_on_exit;     /* 0 or 1; -1 = not recorded */
+	int isolate;          /* 1: the run was isolated (tracer/isolate.h), 0 not; -1 = not recorded */
 	int nwatch;
 	char **watch;         /* --watch specs, at most CTS_SCHEDULE_MAX_WATCH */
 	int ntrace_libs;

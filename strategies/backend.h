@@ -124,6 +124,11 @@ struct cts_backend_ops {
 	/* Optional: what a schedule file must carry for a replay to see the
 	 * same events (the hot lines): a new string, NULL if nothing. */
 	char *(*hot_lines)(void *be);
+	/* Optional: enter (true) or leave (false) the file-system view of the
+	 * run that just stopped (the live tracer's isolated working directory,
+	 * TMPDIR and /dev/shm: tracer/isolate.h), around spawning --check, which
+	 * inherits it. Entering: 0, or -1 (errno). */
+	int (*run_fs)(void *be, bool enter);
 };
 
 struct cts_backend {

@@ -1560,7 +1560,15 @@ static pid_t spawn_check(struct explorer *x, uint64_t run, int out_fd)
 	posix_spawnattr_init(&sa);
 	posix_spawnattr_setflags(&sa, POSIX_SPAWN_SETPGROUP);
 	posix_spawnattr_setpgroup(&sa, 0);
-	int rc = posix_spawn(&pid, "/bin/sh", &fa, &sa, argv, env);
+	/* In the run's files (isolated runs: its overlays), which the
+	 * command inherits. */
+	const struct cts_backend_ops *ops = x->backend->ops;
+	int rc = ops->run_fs && ops->run_fs(x->backend->be, true) != 0 ? errno : 0;
+	if (rc == 0) {
+		rc = posix_spawn(&pid, "/bin/sh", &fa, &sa, argv, env);
+		if (ops->run_fs)
+			ops->run_fs(x->backend->be, false);
+	}
 	posix_spawnattr_destroy(&sa);
 	posix_spawn_file_actions_destroy(&fa);
 	free(env);

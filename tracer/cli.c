@@ -23,6 +23,7 @@ enum {
 	O_COVERAGE, O_COVERAGEPLOT,
 	O_JOBS, O_SHARD, O_SPLITDEPTH,
 	O_SARIF, O_MINIMIZE, O_NOMINIMIZE,
+	O_ISOLATE, O_NOISOLATE,
 };
 
 static const struct option opts[] = {
@@ -54,6 +55,8 @@ static const struct option opts[] = {
 	{ "replay", required_argument, 0, O_REPLAY },
 	{ "output", no_argument, 0, O_OUTPUT },
 	{ "no-fork-server", no_argument, 0, O_NOFORK },
+	{ "isolate", no_argument, 0, O_ISOLATE },
+	{ "no-isolate", no_argument, 0, O_NOISOLATE },
 	{ "quiet", no_argument, 0, 'q' },
 	{ "verbose", no_argument, 0, 'v' },
 	{ "debug", no_argument, 0, 'd' },
@@ -323,6 +326,8 @@ static int one_option(struct cts_cli *c, int opt, const char *arg, char *err, si
 	case O_REPLAY: return nonempty(arg, "--replay", err, errlen) ?: (c->replay = arg, 0);
 	case O_OUTPUT: c->output = true; return 0;
 	case O_NOFORK: c->no_fork_server = true; return 0;
+	case O_ISOLATE: c->isolate = 1; return 0;
+	case O_NOISOLATE: c->isolate = 0; return 0;
 	case O_BREAK:
 		if (c->nbreaks == CTS_CLI_MAX_BREAKS)
 			return bad(err, errlen, "--break: at most %d groups", CTS_CLI_MAX_BREAKS);
@@ -429,7 +434,7 @@ enum cts_cli_status cts_cli_parse(int argc, char **argv, struct cts_cli *c, char
 {
 	*c = (struct cts_cli){
 		.strategy = "random", .runs = 1000, .seed = 1, .depth = 3, .bound = 1,
-		.max_steps = 100000, .max_threads = CTS_THREADS_DEFAULT, .timeout = 10, .races = -1, .out_dir = "cts-out",
+		.max_steps = 100000, .max_threads = CTS_THREADS_DEFAULT, .timeout = 10, .races = -1, .isolate = -1, .out_dir = "cts-out",
 		.catch_sites = 64, .catch_window = 8,
 		.verbosity = 1, .tile = 16, .tiles_per_thread = 2, .context = 1, .jobs = 1,
 		.split_depth = 4,
@@ -534,6 +539,7 @@ static bool g_hapset(const struct cts_cli *c)
 }
 static bool g_attach(const struct cts_cli *c) { return c->attach_pid != 0; }
 static bool g_sarif(const struct cts_cli *c) { return c->sarif != NULL; }
+static bool g_isolate(const struct cts_cli *c) { return c->isolate >= 0; }
 
 #define SYSTEMATIC "dfs dpor pcb idb"
 #define FUZZERS "racefuzzer deadlockfuzzer atomfuzzer"
@@ -565,6 +571,8 @@ static const struct cli_rule {
 	{ "--hapset-load, --hapset-save and --hapset-learn", g_hapset, CTX_ATTACH, NULL, NULL },
 	{ "--sarif",              g_sarif,     CTX_ATTACH,                      NULL,
 	  "not yet: --report writes the session's JSON" },
+	{ "--isolate and --no-isolate", g_isolate, CTX_ATTACH,                NULL,
+	  "attach mode starts no run" },
 	{ "-p (attach mode)",     g_attach,    0,                              "random pct", NULL },
 };
 

@@ -29,6 +29,7 @@ struct cts_cli {
 	double time_limit;             /* seconds, 0 = none */
 	double timeout;                /* per run, seconds, 0 = none */
 	bool keep_going, fail_on_exit, output, no_fork_server;
+	int isolate;                   /* --isolate 1, --no-isolate 0, -1 = not given */
 	bool fail_on_inconclusive;     /* exit 4 when runs were inconclusive and no bug found */
 	const char *check;             /* --check CMD, NULL */
 	const char *mode;              /* "sync", "break", "step"; NULL = not given */

@@ -22,6 +22,7 @@
 #include "tracer/access.h"
 #include "tracer/catch.h"
 #include "tracer/native.h"
+#include "tracer/isolate.h"
 #include "tracer/proc.h"
 #include "tracer/run_int.h"
 #include "tracer/wait.h"
@@ -150,6 +151,9 @@ static void child_exec(struct cts_tracer *tr, pid_t parent, volatile int *child_
 	 * SIGTERM reaches cts-trace, which kills and reaps the program itself
 	 * instead of reporting its death as a crash. */
 	setpgid(0, 0);
+	/* Run isolation: the namespace and the run's overlays. */
+	if (tr->cfg.iso && cts_iso_child_enter(tr->cfg.iso) != 0)
+		goto fail;
 	/* Without CAP_SYS_PTRACE (a root program keeps the rest) it cannot
 	 * open the non-dumpable tracer's /proc files. Not being root, it never
 	 * had it: the drop fails harmlessly. */

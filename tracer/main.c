@@ -29,6 +29,7 @@
 #include "strategies/tiles.h"
 #include "tracer/cli.h"
 #include "tracer/elf.h"
+#include "tracer/isolate.h"
 #include "tracer/jobs.h"
 #include "tracer/merge.h"
 #include "tracer/tracer.h"
@@ -94,7 +95,8 @@ static void usage(FILE *f)
 "      --fail-on-exit    a non-zero exit status of the program (or its death by\n"
 "                        a signal such as SIGTERM it sent itself) is a bug\n"
 "      --check CMD       after each run that exits, run CMD with /bin/sh in the\n"
-"                        current directory (CTS_EXIT_STATUS = the program's exit\n"
+"                        current directory, among the run's files (isolated: see\n"
+"                        --no-isolate; CTS_EXIT_STATUS = the program's exit\n"
 "                        status, CTS_RUN = run number); non-zero is a bug. CMD has\n"
 "                        --timeout (and what is left of --time): running out or\n"
 "                        stopping itself makes the run inconclusive; its process\n"
@@ -123,6 +125,12 @@ static void usage(FILE *f)
 "      --trace-lib NAME  also instrument this library in break/step mode\n"
 "      --no-fork-server  exec the program for every run (default: fork each run\n"
 "                        from a copy stopped at main)\n"
+"      --no-isolate      let runs write the real working directory, TMPDIR and\n"
+"                        /dev/shm (default: each run and its --check see them through\n"
+"                        a fresh overlay in a private mount namespace, thrown away\n"
+"                        after it: no run sees another's files, none stay)\n"
+"      --isolate         exit 2 where runs cannot be isolated (not root, no\n"
+"                        overlayfs) instead of warning\n"
 "Scale-out (random, pct, dfs, dpor, pcb, idb):\n"
 "  -j, --jobs N          N worker processes, each with its own tracer and CPU, take\n"
 "                        run numbers (random, pct: run i keeps its seed), subtrees\n"
@@ -644,6 +652,7 @@ int main(int argc, char **argv)
 	struct cts_strategy *strat = NULL;
 	struct cts_objmodel *model = NULL;
 	struct cts_tracer *tracer = NULL;
+	struct cts_iso *iso = NULL;
 	struct cts_report_out *report = NULL, *sarif = NULL;
 	struct out_dir od = { .ncreated = 0 };
 	struct cts_suspects *suspects = NULL, *breaks = NULL;
@@ -891,6 +900,36 @@ int main(int argc, char **argv)
 
 	if (got_signal)
 		goto out;
+	/* Run isolation (tracer/isolate.h), unless --no-isolate or the replayed
+	 * schedule's runs were not isolated. Probed here, once: a --jobs worker
+	 * makes its own (its own namespace, overlays and runs). */
+	bool want_iso = cli.isolate >= 0 ? cli.isolate == 1 : !(cli.replay && sched->isolate == 0);
+	if (cli.replay && cli.isolate >= 0 && sched->isolate >= 0 && cli.isolate != sched->isolate &&
+	    cts_verbosity >= 1)
+		cts_error_msg("warning: %s on the command line overrides the schedule's \"isolate %s\"; "
+			      "the replay may diverge", cli.isolate ? "--isolate" : "--no-isolate",
+			      sched->isolate ? "yes" : "no");
+	if (want_iso) {
+		char why[PATH_MAX + 256];
+		iso = cts_iso_new(why, sizeof(why));
+		if (!iso && cli.isolate == 1) {
+			cts_error_msg("--isolate: the runs cannot be isolated here: %s", why);
+			status = EXIT_USAGE;
+			goto out;
+		}
+		if (!iso && cts_verbosity >= 1)
+			cts_error_msg("warning: runs are not isolated (%s): what a run writes in the "
+				      "working directory, TMPDIR and /dev/shm stays and is seen by later "
+				      "runs%s; --no-isolate silences this", why,
+				      cli.replay && sched->isolate == 1 ?
+				      " (the schedule's runs were isolated: the replay may diverge)" : "");
+		if (iso && cli.jobs > 1) {
+			cts_iso_free(iso);
+			iso = NULL;
+		} else {
+			want_iso = false; /* made, or not to be had */
+		}
+	}
 	/* --jobs: the workers are forked here, before any tracee exists; this
 	 * process only waits for them and merges their reports. */
 	if (cli.jobs > 1) {
@@ -913,6 +952,14 @@ int main(int argc, char **argv)
 		}
 		/* A worker: its report goes to the parent; --out is the parent's. */
 		worker = true;
+		if (want_iso) {
+			char why[PATH_MAX + 256];
+			if (!(iso = cts_iso_new(why, sizeof(why)))) {
+				cts_error_msg("--jobs worker %d: cannot isolate its runs: %s", w + 1, why);
+				status = EXIT_INTERNAL;
+				goto out;
+			}
+		}
 		cts_report_abandon(report);
 		report = cts_report_open(cts_jobs_report_path(jobs), err, sizeof(err));
 		while (od.ncreated > 0)
@@ -941,7 +988,7 @@ int main(int argc, char **argv)
 		.path = path, .exec_path = exec_path, .argv = prog_argv, .mode = mode, .timeout = cli.timeout,
 		.show_output = cli.output, .trace_libs = cli.trace_libs,
 		.ntrace_libs = cli.ntrace_libs, .watch = watch, .nwatch = cli.nwatch,
-		.symbolize = true, .no_fork_server = cli.no_fork_server,
+		.symbolize = true, .no_fork_server = cli.no_fork_server, .iso = iso,
 		.watch_backend = cli.watch_backend, .catch_races = catching,
 		.catch_sites = (unsigned)cli.catch_sites, .catch_window = (unsigned)cli.catch_window,
 		.catch_seed = cli.catch_seed,
@@ -975,6 +1022,7 @@ int main(int argc, char **argv)
 	cts_schedule_set(&options->cwd, getcwd(cwd, sizeof(cwd)));
 	options->binary = binary_fingerprint(path);
 	options->env = env_fingerprint();
+	options->isolate = iso != NULL;
 	for (int i = 0; i < cli.nwatch; i++)
 		cts_schedule_add_watch(options, watch[i]);
 	for (int i = 0; i < cli.ntrace_libs; i++)
@@ -1261,6 +1309,7 @@ out:
 	cts_report_discard(sarif);
 	finish_out_dir(&od);
 	cts_tracer_free(tracer);
+	cts_iso_free(iso); /* after the fork server, the namespace's last process */
 	cts_strategy_destroy(strat);
 	cts_objmodel_free(model);
 	cts_schedule_free(sched);

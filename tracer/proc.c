@@ -6,7 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/ptrace.h>
+#include <sys/user.h>
+#include <sys/wait.h>
 #include <sys/uio.h>
 #include <elf.h>
 #include <unistd.h>
@@ -103,6 +106,50 @@ int cts_mem_write_data(pid_t tid, uint64_t addr, const void *buf, size_t len)
 			return -1;
 	}
 	return cts_mem_write(tid, addr, buf, len);
+}
+
+int cts_inject_syscall(pid_t pid, const struct user_regs_struct *regs, uint64_t code, long nr,
+		       const uint64_t args[6], int64_t *ret)
+{
+	static const uint8_t insn[3] = { 0x0f, 0x05, 0xcc }; /* syscall; int3 */
+	uint8_t saved[3];
+	struct user_regs_struct r = *regs;
+	int status, rc = -1;
+	bool patch = !code;
+
+	if (patch && (cts_mem_read(pid, regs->rip, saved, 3) != 0 ||
+		      cts_mem_write(pid, regs->rip, insn, 3) != 0))
+		return -1;
+	r.rip = patch ? regs->rip : code;
+	r.rax = (uint64_t)nr;
+	r.rdi = args[0];
+	r.rsi = args[1];
+	r.rdx = args[2];
+	r.r10 = args[3];
+	r.r8 = args[4];
+	r.r9 = args[5];
+	if (ptrace(PTRACE_SETREGS, pid, 0, &r) == 0 && ptrace(PTRACE_CONT, pid, 0, 0) == 0) {
+		for (;;) {
+			pid_t w = waitpid(pid, &status, __WALL);
+			if (w < 0 && errno == EINTR)
+				continue; /* the run's timer */
+			if (w != pid || !WIFSTOPPED(status))
+				break;
+			if (WSTOPSIG(status) == SIGTRAP && (status >> 16) == 0) {
+				if (ptrace(PTRACE_GETREGS, pid, 0, &r) == 0) {
+					*ret = (int64_t)r.rax;
+					rc = 0;
+				}
+				break;
+			}
+			if (ptrace(PTRACE_CONT, pid, 0, 0) != 0) /* a seccomp stop: let it run */
+				break;
+		}
+	}
+	if (patch)
+		cts_mem_write(pid, regs->rip, saved, 3);
+	ptrace(PTRACE_SETREGS, pid, 0, regs);
+	return rc;
 }
 
 int cts_mem_read_str(pid_t tid, uint64_t addr, char *buf, size_t len)

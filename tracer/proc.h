@@ -15,6 +15,13 @@ int cts_mem_write(pid_t tid, uint64_t addr, const void *buf, size_t len);
 int cts_mem_pwrite(pid_t tid, uint64_t addr, const void *buf, size_t len);
 /* Writable data: process_vm_writev, falling back to PTRACE_POKEDATA. */
 int cts_mem_write_data(pid_t tid, uint64_t addr, const void *buf, size_t len);
+/* Run one system call in pid, stopped at regs, by writing syscall; int3 at
+ * code (regs->rip when 0: its 3 bytes are put back after) and continuing to
+ * the int3; seccomp stops on the way are passed over. The registers are put
+ * back. 0 with the call's result in *ret, or -1 (lost the process). */
+struct user_regs_struct;
+int cts_inject_syscall(pid_t pid, const struct user_regs_struct *regs, uint64_t code, long nr,
+		       const uint64_t args[6], int64_t *ret);
 /* NUL-terminated string, truncated to len-1. */
 int cts_mem_read_str(pid_t tid, uint64_t addr, char *buf, size_t len);
 

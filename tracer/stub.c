@@ -60,40 +60,13 @@ struct cts_stub {
 static uint64_t inject_mmap(pid_t pid, const struct user_regs_struct *regs, uint64_t hint,
 			    size_t len, int flags)
 {
-	static const uint8_t code[3] = { 0x0f, 0x05, 0xcc }; /* syscall; int3 */
-	uint8_t saved[3];
-	struct user_regs_struct r = *regs;
-	uint64_t res = 0;
-	int status;
-
-	if (cts_mem_read(pid, regs->rip, saved, 3) != 0 || cts_mem_write(pid, regs->rip, code, 3) != 0)
+	const uint64_t args[6] = { hint, len, PROT_READ | PROT_EXEC, (uint64_t)flags,
+				   (uint64_t)-1, 0 };
+	int64_t res;
+	if (cts_inject_syscall(pid, regs, 0, SYS_mmap, args, &res) != 0 ||
+	    (uint64_t)res >= (uint64_t)-4096)
 		return 0;
-	r.rax = SYS_mmap;
-	r.rdi = hint;
-	r.rsi = len;
-	r.rdx = PROT_READ | PROT_EXEC;
-	r.r10 = (uint64_t)flags;
-	r.r8 = (uint64_t)-1;
-	r.r9 = 0;
-	if (ptrace(PTRACE_SETREGS, pid, 0, &r) == 0 && ptrace(PTRACE_CONT, pid, 0, 0) == 0) {
-		for (;;) {
-			pid_t w = waitpid(pid, &status, __WALL);
-			if (w < 0 && errno == EINTR)
-				continue; /* the run's timer */
-			if (w != pid || !WIFSTOPPED(status))
-				break;
-			if (WSTOPSIG(status) == SIGTRAP && (status >> 16) == 0) {
-				if (ptrace(PTRACE_GETREGS, pid, 0, &r) == 0 && r.rax < (uint64_t)-4096)
-					res = r.rax;
-				break;
-			}
-			if (ptrace(PTRACE_CONT, pid, 0, 0) != 0) /* a seccomp stop: let it run */
-				break;
-		}
-	}
-	cts_mem_write(pid, regs->rip, saved, 3);
-	ptrace(PTRACE_SETREGS, pid, 0, regs);
-	return res;
+	return (uint64_t)res;
 }
 
 /* The targets of every direct jump or call in libc's and ld.so's text that

@@ -26,10 +26,41 @@
 #include "tracer/catch.h"
 #include "tracer/cold.h"
 #include "tracer/elf.h"
+#include "tracer/isolate.h"
 #include "tracer/proc.h"
 #include "tracer/run_int.h"
 #include "tracer/spinstate.h"
 #include "tracer/tracer.h"
+
+/* Fresh overlays for the run to come (tracer/isolate.h). */
+static int isolate_run(struct cts_tracer *tr)
+{
+	if (!tr->cfg.iso || cts_iso_reset(tr->cfg.iso) == 0)
+		return 0;
+	cts_tr_set_error(tr, "cannot isolate the run (fresh overlays on %s): %s",
+			 cts_iso_describe(tr->cfg.iso), strerror(errno));
+	return -1;
+}
+
+/* A run's process from the fork server, working in its fresh overlays: it
+ * inherits the server's working directory, moved into them (an injected
+ * chdir) whenever they were mounted afresh. -1: no fork (exec instead);
+ * -2: an error. */
+static pid_t fork_run(struct cts_tracer *tr)
+{
+	struct cts_iso *iso = tr->cfg.iso;
+	if (isolate_run(tr) != 0)
+		return -2;
+	if (iso && tr->server_iso_gen != cts_iso_generation(iso)) {
+		if (cts_iso_chdir_tracee(iso, tr->server, &tr->server_regs, tr->stub_syscall) != 0) {
+			cts_tr_set_error(tr, "cannot move the fork server into the isolated working "
+					 "directory: %s", strerror(errno));
+			return -2;
+		}
+		tr->server_iso_gen = cts_iso_generation(iso);
+	}
+	return cts_tr_fork_from_server(tr);
+}
 
 static int start_run(void *be, struct cts_run_state *st)
 {
@@ -54,17 +85,19 @@ static int start_run(void *be, struct cts_run_state *st)
 
 	if (tr->server) {
 		cts_tr_bp_sync_server(tr);
-		pid_t child = cts_tr_fork_from_server(tr);
+		pid_t child = fork_run(tr);
 		if (child > 0) {
 			tr->pid = child;
 			regs = tr->server_regs;
 			goto ready;
 		}
+		if (child == -2)
+			return -1;
 		cts_debug_msg("fork server failed; exec'ing every run from now on");
 		cts_tr_stop_server(tr);
 		tr->no_server = true;
 	}
-	if (cts_tr_launch(tr, &regs) != 0)
+	if (isolate_run(tr) != 0 || cts_tr_launch(tr, &regs) != 0)
 		return -1;
 	if (!tr->main_known) {
 		const char *names[1] = { "main" };
@@ -86,7 +119,11 @@ static int start_run(void *be, struct cts_run_state *st)
 		return start_run(be, st);
 	}
 	if (r == 0 && !tr->no_server && !tr->server && cts_tr_become_server(tr, &regs)) {
-		pid_t child = cts_tr_fork_from_server(tr);
+		/* Again: what the server's start-up wrote reaches no run. */
+		tr->server_iso_gen = 0;
+		pid_t child = fork_run(tr);
+		if (child == -2)
+			return -1;
 		if (child <= 0) {
 			cts_tr_stop_server(tr);
 			tr->no_server = true;
@@ -441,6 +478,18 @@ static int tr_stack(void *be, int tid, int k, uint64_t *ret)
 	return cts_ctx_capture(tr->ctx, tr->pid, th->tid, &r, ra, k, ret);
 }
 
+static int tr_run_fs(void *be, bool enter)
+{
+	struct cts_tracer *tr = be;
+	if (!tr->cfg.iso)
+		return 0;
+	if (!enter) {
+		cts_iso_leave(tr->cfg.iso);
+		return 0;
+	}
+	return cts_iso_enter(tr->cfg.iso);
+}
+
 static const struct cts_backend_ops tracer_ops = {
 	.name = "ptrace",
 	.start = tr_start,
@@ -457,6 +506,7 @@ static const struct cts_backend_ops tracer_ops = {
 	.stack = tr_stack,
 	.relearn = tr_relearn,
 	.hot_lines = tr_hot_lines,
+	.run_fs = tr_run_fs,
 };
 
 struct cts_backend cts_tracer_backend(struct cts_tracer *t)

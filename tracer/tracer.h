@@ -45,6 +45,8 @@ struct cts_tracer_config {
 	bool cold_reads;           /* break/step mode: reads of lines no thread wrote stay
 	                            * invisible (tracer/cold.h); the explorer must handle
 	                            * cts_run_state.relearn */
+	struct cts_iso *iso;       /* run isolation (tracer/isolate.h), NULL: none; the
+	                            * caller's, outliving the tracer */
 	const char *hot_lines;     /* with cold_reads: lines hot from the start (a replayed
 	                            * schedule's hot-lines), NULL */
 };

@@ -222,6 +222,7 @@ struct cts_tracer {
 	bool bps_dirty;             /* breakpoints changed since the server was synced */
 	bool no_server;
 	struct user_regs_struct server_regs;
+	unsigned server_iso_gen;    /* the run overlays the server works in (isolate.h), 0: unknown */
 	uint64_t entropy;           /* getrandom's generator state (entropy.c), reset per run */
 	char image[256];            /* the program's image: cfg.path, or what a script exec'd */
 	bool script;                /* cfg.path is a #! script (wrapper.c) */
