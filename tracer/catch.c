@@ -145,7 +145,7 @@ static void scan_range(uint64_t vaddr, uint64_t size, void *arg)
 	uint64_t lo = s->base - s->lowest + vaddr;
 	uint8_t *code = cts_xmalloc(size);
 	if (cts_mem_read(s->tr->pid, lo, code, size) == 0)
-		cts_disasm_scan(s->c->dis, lo, code, size, site_one, s->c);
+		cts_disasm_scan(s->c->dis, lo, code, size, CTS_SCAN_SHARED, site_one, s->c);
 	free(code);
 }
 
