@@ -1206,8 +1206,14 @@ bool cts_disasm_rip_call(const struct cts_insn *in)
 	return (in->is_call || in->is_branch) && in->has_mem && in->rip_rel && in->len;
 }
 
+bool cts_disasm_mem_operand(const struct cts_insn *in)
+{
+	return (in->access == CTS_ACC_STACK || in->is_call || in->is_branch) && in->has_mem &&
+	       in->ea_valid && !in->is_ret && in->base != X86_REG_RSP && in->base != X86_REG_ESP;
+}
+
 int cts_disasm_scan(struct cts_disasm *d, uint64_t base, const uint8_t *code, size_t len,
-		    cts_disasm_scan_fn fn, void *arg)
+		    unsigned what, cts_disasm_scan_fn fn, void *arg)
 {
 	struct cts_insn in;
 	int reported = 0;
@@ -1218,7 +1224,9 @@ int cts_disasm_scan(struct cts_disasm *d, uint64_t base, const uint8_t *code, si
 	}
 	for (size_t off = 0; off < len;) {
 		decode_raw(d, base + off, code + off, len - off, &in);
-		if (cts_disasm_may_share(&in) || cts_disasm_rip_call(&in)) {
+		if (((what & CTS_SCAN_SHARED) &&
+		     (cts_disasm_may_share(&in) || cts_disasm_rip_call(&in))) ||
+		    ((what & CTS_SCAN_OPERANDS) && cts_disasm_mem_operand(&in))) {
 			fn(&in, arg);
 			reported++;
 		}

@@ -172,8 +172,16 @@ bool cts_disasm_may_share(const struct cts_insn *in);
  * through its GOT slot, at pc + len + disp. */
 bool cts_disasm_rip_call(const struct cts_insn *in);
 
+/* push [m], pop [m], call *[m] or jmp *[m] with an operand that is not on
+ * the stack (not rsp-based): the operand's bytes are read (written by pop)
+ * though the instruction is not a shared access of its own. */
+bool cts_disasm_mem_operand(const struct cts_insn *in);
+
+#define CTS_SCAN_SHARED   1u /* cts_disasm_may_share() or cts_disasm_rip_call() */
+#define CTS_SCAN_OPERANDS 2u /* cts_disasm_mem_operand() */
+
 /* Walk code[0..len), which sits at address base, and call fn for every
- * instruction with cts_disasm_may_share() or cts_disasm_rip_call().
+ * instruction of a kind in what (CTS_SCAN_*).
  * Undecodable bytes are skipped one
  * at a time (VEX/EVEX ones by their worked-out length). The scan does not
  * fill the decode cache: a text section is mostly never executed, and a hit
@@ -181,7 +189,7 @@ bool cts_disasm_rip_call(const struct cts_insn *in);
  * -1 on bad arguments. */
 typedef void (*cts_disasm_scan_fn)(const struct cts_insn *in, void *arg);
 int cts_disasm_scan(struct cts_disasm *d, uint64_t base, const uint8_t *code, size_t len,
-		    cts_disasm_scan_fn fn, void *arg);
+		    unsigned what, cts_disasm_scan_fn fn, void *arg);
 
 /* Copy the whole instructions at pc (bytes[0..len)) that cover at least min
  * bytes so that they run at address to instead: rip-relative operands and

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <capstone/capstone.h>
+
 #include "disasm/disasm.h"
 
 #define MAX_INSN 15
@@ -15,17 +17,79 @@ static bool overlaps(uint64_t lo, uint64_t len, uint64_t wlo, uint64_t whi)
 	return len && lo < whi && wlo < lo + len;
 }
 
+/* push, pushf, call, enter: the stack slot is written; pop, popf, ret,
+ * leave: read.  Anything else is not a stack operation. */
+static bool stack_op(const struct cts_insn *x, bool *pushes)
+{
+	const char *m = x->mnemonic;
+	*pushes = x->is_call || strncmp(m, "push", 4) == 0 || strcmp(m, "enter") == 0;
+	return *pushes || x->is_ret || strncmp(m, "pop", 3) == 0 || strcmp(m, "leave") == 0;
+}
+
 enum cts_attr_kind cts_attr_insn_kind(const struct cts_insn *x)
 {
+	bool pushes;
 	if (x->access == CTS_ACC_STRING)
 		return x->str_writes_dst ? CTS_ATTR_WRITE : CTS_ATTR_READ;
-	if (x->access == CTS_ACC_STACK && !x->has_mem)
-		return strncmp(x->mnemonic, "push", 4) == 0 ? CTS_ATTR_WRITE : CTS_ATTR_READ;
+	if (stack_op(x, &pushes) || x->is_branch) {
+		/* push [m], call/jmp *[m] only read the operand, pop [m] only
+		 * writes it; without one, the stack slot's kind. */
+		if (x->has_mem && !x->is_ret)
+			return strncmp(x->mnemonic, "pop", 3) == 0 ? CTS_ATTR_WRITE : CTS_ATTR_READ;
+		return pushes ? CTS_ATTR_WRITE : CTS_ATTR_READ;
+	}
 	if (x->access == CTS_ACC_ATOMIC || x->lock)
 		return CTS_ATTR_ATOMIC;
 	if (x->reads && x->writes)
 		return CTS_ATTR_RMW;
 	return x->writes ? CTS_ATTR_WRITE : CTS_ATTR_READ;
+}
+
+int cts_attr_accesses(const struct cts_insn *x, const struct user_regs_struct *r, bool after,
+		      struct cts_attr_access acc[3])
+{
+	int n = 0;
+	bool pushes;
+
+	if (x->access == CTS_ACC_STRING) {
+		uint64_t mask = x->addr32 ? 0xffffffffu : UINT64_MAX;
+		if (!x->elem || (!after && x->rep && !(r->rcx & mask)))
+			return 0;
+		/* After an iteration rsi/rdi have moved one element on (back for DF). */
+		int64_t step = (r->eflags & 0x400) ? -(int64_t)x->elem : (int64_t)x->elem;
+		uint64_t back = after ? (uint64_t)step : 0;
+		uint64_t src = (r->rsi - back) & mask, dst = (r->rdi - back) & mask;
+		if (x->seg == CTS_SEG_FS)
+			src += r->fs_base;
+		else if (x->seg == CTS_SEG_GS)
+			src += r->gs_base;
+		if (x->str_writes_dst || x->str_reads_dst)
+			acc[n++] = (struct cts_attr_access){ dst, x->elem, x->str_writes_dst ?
+							     CTS_ATTR_WRITE : CTS_ATTR_READ };
+		if (x->str_reads_src)
+			acc[n++] = (struct cts_attr_access){ src, x->elem, CTS_ATTR_READ };
+		return n;
+	}
+	bool stack = stack_op(x, &pushes);
+	if (x->has_mem && x->ea_valid && x->access != CTS_ACC_NONE) {
+		uint64_t ea = cts_disasm_ea(x, r);
+		/* push [rsp+d] computed its address before rsp moved down */
+		if (after && pushes && !x->is_call && x->base == X86_REG_RSP)
+			ea += x->size ? x->size : 8;
+		acc[n++] = (struct cts_attr_access){ ea, x->size, cts_attr_insn_kind(x) };
+	}
+	if (stack) {
+		uint32_t sz = x->has_mem || !x->size ? 8 : x->size;
+		uint64_t slot;
+		if (pushes)
+			slot = after ? r->rsp : r->rsp - sz;
+		else if (strcmp(x->mnemonic, "leave") == 0)
+			slot = after ? r->rsp - sz : r->rbp;
+		else
+			slot = after ? r->rsp - sz : r->rsp;
+		acc[n++] = (struct cts_attr_access){ slot, sz, pushes ? CTS_ATTR_WRITE : CTS_ATTR_READ };
+	}
+	return n;
 }
 
 /* Could x have changed a register its own address was computed from?
@@ -42,36 +106,26 @@ static int verify(const struct cts_insn *x, const struct user_regs_struct *r, ui
 		  uint64_t whi, enum cts_attr_kind *kind, uint32_t *size,
 		  uint64_t *addr)
 {
+	struct cts_attr_access acc[3];
+	bool pushes;
+
 	*addr = 0;
-	if (x->access == CTS_ACC_STRING) {
-		/* After an iteration rsi/rdi have moved one element on (back for DF). */
-		int64_t step = (r->eflags & 0x400) ? -(int64_t)x->elem : (int64_t)x->elem;
-		uint64_t src = r->rsi - (uint64_t)step, dst = r->rdi - (uint64_t)step;
-		*size = x->elem;
-		if ((x->str_writes_dst || x->str_reads_dst) && overlaps(dst, x->elem, wlo, whi)) {
-			*kind = x->str_writes_dst ? CTS_ATTR_WRITE : CTS_ATTR_READ;
-			*addr = dst;
-			return 1;
-		}
-		if (x->str_reads_src && overlaps(src, x->elem, wlo, whi)) {
-			*kind = CTS_ATTR_READ;
-			*addr = src;
-			return 1;
-		}
-		return -1;
-	}
 	if (x->is_call || x->is_ret || x->is_branch)
 		return -1; /* the trap pc would be its target, not the next instruction */
-	if (x->access == CTS_ACC_STACK && !x->has_mem) {
-		/* push/pushf: the slot now at rsp; pop/popf/leave: the one below. */
-		bool push = strncmp(x->mnemonic, "push", 4) == 0;
-		uint64_t slot = push ? r->rsp : r->rsp - 8;
-		*size = 8;
-		*kind = cts_attr_insn_kind(x);
-		if (overlaps(slot, 8, wlo, whi)) {
-			*addr = slot;
+	int n = cts_attr_accesses(x, r, true, acc);
+	for (int i = 0; i < n; i++) {
+		if (overlaps(acc[i].addr, acc[i].size ? acc[i].size : 1, wlo, whi)) {
+			*kind = acc[i].kind;
+			*size = acc[i].size;
+			*addr = acc[i].addr;
 			return 1;
 		}
+	}
+	if (x->access == CTS_ACC_STRING)
+		return -1;
+	if (stack_op(x, &pushes) && !x->has_mem) {
+		*size = n ? acc[0].size : 8;
+		*kind = cts_attr_insn_kind(x);
 		return strncmp(x->mnemonic, "pop", 3) == 0 ? 0 : -1; /* pop rsp moves it */
 	}
 	if (!x->has_mem || x->access == CTS_ACC_NONE)
@@ -80,11 +134,6 @@ static int verify(const struct cts_insn *x, const struct user_regs_struct *r, ui
 	*size = x->size;
 	if (!x->ea_valid)
 		return 0;
-	uint64_t ea = cts_disasm_ea(x, r);
-	if (overlaps(ea, x->size ? x->size : 1, wlo, whi)) {
-		*addr = ea;
-		return 1;
-	}
 	return may_move_address(x) ? 0 : -1;
 }
 
@@ -96,6 +145,7 @@ static void fill(struct cts_attr *out, const struct cts_insn *x, enum cts_attr_k
 	out->kind = k;
 	out->size = size;
 	out->exact = true;
+	out->located = true;
 	snprintf(out->text, sizeof(out->text), "%s%s%s", x->mnemonic, x->op_str[0] ? " " : "",
 		 x->op_str);
 }
@@ -109,21 +159,25 @@ static int decode(struct cts_disasm *d, const struct cts_attr_input *in, uint64_
 	size_t n = in->code_len - off;
 	if (cts_disasm_decode(d, pc, in->code + off, n < MAX_INSN ? n : MAX_INSN, x) != 0 ||
 	    !x->len)
-		return -1;
+		return -1; /* x->len may still be known (see cts_disasm_decode) */
 	return 0;
 }
 
 /* The instruction ending exactly at the trap pc, decoded forward from a
- * known boundary: 0 and *x, or -1 (the sweep does not land on the trap pc). */
+ * known boundary: 0 and *x, 1 and *x undecoded but of a known length (a
+ * VEX/EVEX instruction capstone 4 cannot decode, such as AVX-512 kmovq:
+ * its length carries the sweep over it), or -1 (the sweep does not land
+ * on the trap pc). */
 static int predecessor(struct cts_disasm *d, const struct cts_attr_input *in,
 		       struct cts_insn *x)
 {
 	uint64_t pc = in->code_lo;
 	while (pc < in->trap_pc) {
-		if (decode(d, in, pc, x) != 0)
+		int rc = decode(d, in, pc, x);
+		if (rc != 0 && !x->len)
 			return -1;
 		if (pc + x->len == in->trap_pc)
-			return 0;
+			return rc == 0 ? 0 : 1;
 		pc += x->len;
 	}
 	return -1;
@@ -180,8 +234,8 @@ int cts_attr_find(struct cts_disasm *d, const struct cts_attr_input *in, struct 
 			self.access == CTS_ACC_STRING;
 
 	if (in->boundary) {
-		int v = predecessor(d, in, &x) == 0 ? verify(&x, in->regs, wlo, whi, &k, &size, &ea)
-						     : -1;
+		int p = predecessor(d, in, &x);
+		int v = p == 0 ? verify(&x, in->regs, wlo, whi, &k, &size, &ea) : -1;
 		if (v == 1) {
 			fill(out, &x, k, size, ea);
 			return 0;
@@ -196,6 +250,13 @@ int cts_attr_find(struct cts_disasm *d, const struct cts_attr_input *in, struct 
 		if (v == 0) {
 			fill(out, &x, k, size, ea);
 			return 0;
+		}
+		if (p == 1 && x.has_mem) {
+			/* It made the access (nothing else ends here), how is not
+			 * known: its pc, the watch's own kind. */
+			out->pc = x.pc;
+			out->located = true;
+			snprintf(out->text, sizeof(out->text), "(undecoded)");
 		}
 		return 0;
 	}

@@ -58,7 +58,10 @@ struct cts_attr {
 	uint64_t addr;           /* first byte it accessed, 0 when not recomputed
 	                          * (the instruction overwrote its address register) */
 	bool exact;              /* pc and kind come from the decoded instruction */
-	char text[96];           /* "mnemonic operands", "" if !exact */
+	bool located;            /* pc is the accessing instruction: exact, or one
+	                          * capstone cannot decode whose length is known
+	                          * (kind: the watch's own, text "(undecoded)") */
+	char text[96];           /* "mnemonic operands", "(undecoded)", or "" */
 };
 
 /* 0 with *out filled (exact or not); -1 with errno EINVAL on bad input. */
@@ -66,11 +69,31 @@ int cts_attr_find(struct cts_disasm *d, const struct cts_attr_input *in, struct 
 
 const char *cts_attr_kind_name(enum cts_attr_kind k);
 
-/* The kind of access decoded instruction x makes to the memory it touches:
+/* The kind of access decoded instruction x makes to the memory it names:
  * the one table both watch backends report from (read-modify-write and
- * atomic instructions are rmw and atomic on either). A string instruction
- * is its store's kind (a write, or a read for lods/scas/cmps), push a
- * write and pop a read of the stack slot. */
+ * atomic instructions are rmw and atomic on either).  A string instruction
+ * is its store's kind (a write, or a read for lods/scas/cmps).  push [m],
+ * call *[m] and jmp *[m] read their operand and pop [m] writes it; without
+ * an operand push, call and enter write the stack slot, pop, ret and leave
+ * read it. */
 enum cts_attr_kind cts_attr_insn_kind(const struct cts_insn *x);
+
+/* One memory access of an instruction. */
+struct cts_attr_access {
+	uint64_t addr;
+	uint32_t size;           /* 0: unknown extent */
+	enum cts_attr_kind kind;
+};
+
+/* Every access x makes in one execution (one iteration of a rep string
+ * instruction), each with its own kind: the operand it names (a string's
+ * destination element), a string's source element (read), and the stack
+ * slot of push, pop, call, ret, enter, leave.  r are the registers before
+ * x runs (an access breakpoint), or after it (after = true, a data
+ * breakpoint's trap; branches excluded, their rip is the target).  An
+ * operand whose address cannot be computed (gathers, undecoded bytes) is
+ * left out; a rep with rcx 0 makes none.  Returns how many (at most 3). */
+int cts_attr_accesses(const struct cts_insn *x, const struct user_regs_struct *r, bool after,
+		      struct cts_attr_access acc[3]);
 
 #endif

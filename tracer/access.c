@@ -205,6 +205,13 @@ static const struct cts_mapping *mapping_of(struct cts_tracer *tr, uint64_t addr
 	return NULL;
 }
 
+/* --watch on access breakpoints: every instruction that may touch a
+ * watched variable carries one, push/pop/call/jmp through memory included. */
+static bool watch_on_breakpoints(const struct cts_access_state *a)
+{
+	return a->nwatch && !a->hw;
+}
+
 /* ---- scanning the code ------------------------------------------------------ */
 
 struct scan_ctx {
@@ -248,7 +255,8 @@ static void scan_one(const struct cts_insn *in, void *arg)
 	struct scan_ctx *c = arg;
 	if (got_call(c, in))
 		return;
-	if (in->is_branch || in->is_call || in->is_ret || in->is_syscall)
+	bool operand = watch_on_breakpoints(c->tr->acc) && cts_disasm_mem_operand(in);
+	if ((in->is_branch || in->is_call || in->is_ret || in->is_syscall) && !operand)
 		return;
 	if (in->access == CTS_ACC_UNKNOWN && !in->ea_valid)
 		return;
@@ -270,7 +278,9 @@ static void scan_range(uint64_t vaddr, uint64_t size, void *arg)
 	c->code = code;
 	c->code_lo = lo;
 	if (cts_mem_read(c->tr->pid, lo, code, size) == 0)
-		cts_disasm_scan(a->dis, lo, code, size, scan_one, c);
+		cts_disasm_scan(a->dis, lo, code, size,
+				CTS_SCAN_SHARED | (watch_on_breakpoints(a) ? CTS_SCAN_OPERANDS : 0),
+				scan_one, c);
 	free(code);
 }
 
@@ -844,7 +854,7 @@ static void watch_traps(struct cts_tracer *tr, struct thread *th, uint64_t dr6)
 			continue;
 		uint64_t v = 0;
 		cts_mem_read(th->tid, a->watch[w].addr, &v, a->watch[w].len);
-		log_watch(tr, th, w, at.kind, at.exact, at.pc, v);
+		log_watch(tr, th, w, at.kind, at.located, at.pc, v);
 	}
 	free(code);
 }
@@ -1206,6 +1216,38 @@ static bool cold_read(struct cts_tracer *tr, struct thread *th, const struct cts
 	return true;
 }
 
+/* Access breakpoints: does the instruction th is about to run at pc touch
+ * a watched variable?  Each of its accesses (one element of a rep string
+ * instruction per iteration, the operand of push/pop/call) with its own
+ * kind from hw/attrib.c's table, as a debug register would see it: one hit
+ * per execution, a store's kind over a read's.  A read is reported now, a
+ * store after the step with the new value. */
+static void watch_before(struct cts_tracer *tr, struct thread *th, const struct cts_insn *in,
+			 uint64_t pc)
+{
+	struct cts_access_state *a = tr->acc;
+	struct cts_attr_access acc[3];
+	int n = cts_attr_accesses(in, &th->regs, false, acc), best = -1, w = -1;
+	for (int i = 0; i < n; i++) {
+		int wi = watched(a, acc[i].addr, acc[i].size ? acc[i].size : 1);
+		if (wi >= 0 && (best < 0 || acc[best].kind == CTS_ATTR_READ)) {
+			best = i;
+			w = wi;
+		}
+	}
+	if (best < 0)
+		return;
+	if (acc[best].kind == CTS_ATTR_READ) {
+		uint64_t v = 0;
+		cts_mem_read(th->tid, a->watch[w].addr, &v, a->watch[w].len);
+		report_watch(tr, th, w, CTS_ATTR_READ, pc, v);
+		return;
+	}
+	th->watch_idx = w;
+	th->watch_pc = pc;
+	th->watch_kind = acc[best].kind;
+}
+
 /* An access th is about to make at pc (from a breakpoint, or stepping). */
 static int on_access(struct cts_tracer *tr, struct thread *th, uint64_t pc, struct bp *b)
 {
@@ -1214,27 +1256,17 @@ static int on_access(struct cts_tracer *tr, struct thread *th, uint64_t pc, stru
 	struct cts_event ev;
 
 	th->acc_val_ok = false;
-	if (!in || !cts_disasm_may_share(in))
-		return cts_access_step_over(tr, th, b, false);
-	bool shared = classify(tr, th, in, pc, &ev);
 	th->watch_idx = -1;
+	if (in && watch_on_breakpoints(a))
+		watch_before(tr, th, in, pc);
+	/* push/pop/call/jmp through memory carry an int3 for --watch only */
+	if (!in || !cts_disasm_may_share(in) || (b && (in->is_branch || in->is_call)))
+		return cts_access_step_over(tr, th, b, th->watch_idx >= 0);
+	bool shared = classify(tr, th, in, pc, &ev);
 	th->acc_capture = false;
 	if (shared) {
 		th->acc_addr = ev.obj;
 		th->acc_size = ev.size;
-	}
-	if (shared && a->nwatch && !a->hw) {
-		int w = watched(a, ev.obj, ev.size);
-		if (w >= 0 && ev.op == CTS_OP_READ) {
-			report_watch(tr, th, w, CTS_ATTR_READ, pc, ev.value);
-		} else if (w >= 0) {
-			/* reported after the step, with the new value; its kind
-			 * is the one the debug registers give (rmw, atomic too) */
-			enum cts_attr_kind k = cts_attr_insn_kind(in);
-			th->watch_idx = w;
-			th->watch_pc = pc;
-			th->watch_kind = k == CTS_ATTR_READ ? CTS_ATTR_WRITE : k;
-		}
 	}
 	bool visible = shared && (tr->cfg.mode != CTS_MODE_SYNC || (b && b->learned) ||
 				  cts_catch_access(tr, th, b, &ev)) &&
@@ -1342,7 +1374,8 @@ int cts_access_single_step(struct cts_tracer *tr, struct thread *th)
 	}
 	const struct cts_insn *in = decode_at(tr, th, pc, NULL);
 	th->last_was_call = in && in->is_call;
-	if (!in || !cts_disasm_may_share(in))
+	if (!in || (!cts_disasm_may_share(in) &&
+		    !(watch_on_breakpoints(a) && cts_disasm_mem_operand(in))))
 		return cts_tr_resume(tr, th, 0);
 	return on_access(tr, th, pc, NULL);
 }

@@ -488,6 +488,8 @@ static int detach_all(struct att *a)
 		}
 		X(a, th)->stopped = false;
 	}
+	if (cts_att_release_extra(a) != 0)
+		rc = -1;
 	return rc;
 }
 
@@ -781,6 +783,7 @@ out:
 	cts_run_state_free(&a.st);
 	free(a.x);
 	free(a.planted);
+	free(a.extra);
 	free(a.bug_detail);
 	free(a.fns);
 	free(a.maps);

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
+#include "hw/hw.h"
 #include "models/error.h"
 #include "tracer/access.h"
 #include "tracer/proc.h"
@@ -49,6 +50,60 @@ struct thread *cts_att_add_thread(struct att *a, pid_t tid)
 		return NULL;
 	memset(X(a, th), 0, sizeof(struct att_th));
 	return th;
+}
+
+static struct extra_th *find_extra(struct att *a, pid_t tid)
+{
+	for (size_t i = 0; i < a->nextra; i++)
+		if (a->extra[i].tid == tid)
+			return &a->extra[i];
+	return NULL;
+}
+
+/* A thread past --max-threads: control ends. It is not let run (it would
+ * meet our int3s untraced and die of SIGTRAP, and the process with it):
+ * it stays in its first stop until the detach, after the bytes are back. */
+static void too_many(struct att *a, pid_t tid, bool stopped)
+{
+	if (!a->overflow)
+		cts_error_msg("process %d created more threads than --max-threads: detaching",
+			      (int)a->pid);
+	a->overflow = true;
+	if (a->nextra == a->extracap) {
+		size_t cap = cts_grow_cap(a->extracap, a->nextra + 1);
+		a->extra = cts_xgrow(a->extra, a->extracap, cap, sizeof(*a->extra));
+		a->extracap = cap;
+	}
+	a->extra[a->nextra++] = (struct extra_th){ .tid = tid, .stopped = stopped };
+}
+
+int cts_att_release_extra(struct att *a)
+{
+	int rc = 0;
+	for (size_t i = 0; i < a->nextra; i++) {
+		struct extra_th *e = &a->extra[i];
+		int status;
+		/* Its first stop is sure to come (or its end): nothing of it ran. */
+		while (!e->stopped) {
+			pid_t w = waitpid(e->tid, &status, __WALL);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0 || WIFEXITED(status) || WIFSIGNALED(status))
+				break;
+			e->stopped = true;
+		}
+		if (!e->stopped)
+			continue;
+		if (cts_hw_clear(e->tid, NULL) != 0 && errno != ESRCH && errno != EIO)
+			rc = -1;
+		if (ptrace(PTRACE_DETACH, e->tid, 0, 0) != 0 && errno != ESRCH) {
+			cts_error_msg("warning: PTRACE_DETACH of thread %d: %s", (int)e->tid,
+				      strerror(errno));
+			rc = -1;
+		}
+	}
+	a->nextra = 0;
+	return rc;
 }
 
 static void thread_gone(struct att *a, struct thread *th)
@@ -298,8 +353,16 @@ int cts_att_event(struct att *a, long timeout_us)
 	cts_wait_decode(tid, status, &ev);
 	struct thread *th = cts_tr_by_tid(a->tr, tid);
 	if (!th) {
-		if (ev.kind == CTS_WEV_EXITED || ev.kind == CTS_WEV_KILLED)
+		struct extra_th *e = find_extra(a, tid);
+		if (ev.kind == CTS_WEV_EXITED || ev.kind == CTS_WEV_KILLED) {
+			if (e)
+				*e = a->extra[--a->nextra];
 			return 1;
+		}
+		if (e) {
+			e->stopped = true; /* its first stop: it stays in it */
+			return 1;
+		}
 		long tgid = cts_proc_status_field(tid, "Tgid", NULL, 0);
 		if (tgid != a->pid) {
 			release_child(a, tid, false); /* a fork child, before its fork event */
@@ -308,7 +371,7 @@ int cts_att_event(struct att *a, long timeout_us)
 		/* A new thread's first stop before its clone event. */
 		th = cts_att_add_thread(a, tid);
 		if (!th) {
-			ptrace(PTRACE_DETACH, tid, 0, 0);
+			too_many(a, tid, true);
 			return 1;
 		}
 	}
@@ -408,13 +471,8 @@ int cts_att_event(struct att *a, long timeout_us)
 	case CTS_WEV_CLONE: {
 		x->stopped = true;
 		pid_t ntid = (pid_t)ev.msg;
-		if (!cts_tr_by_tid(a->tr, ntid) && !cts_att_add_thread(a, ntid) && !a->overflow) {
-			/* Not detached now: it would run into our int3s. The kernel
-			 * lets it go when cts-trace exits, after the bytes are back. */
-			cts_error_msg("process %d created more threads than --max-threads: detaching",
-				      (int)a->pid);
-			a->overflow = true;
-		}
+		if (!cts_tr_by_tid(a->tr, ntid) && !find_extra(a, ntid) && !cts_att_add_thread(a, ntid))
+			too_many(a, ntid, false);
 		if (a->detaching)
 			return 1;
 		return cts_att_run_on(a, th, th->state == TH_HELD ? TH_RUNNING : th->state) == 0 ? 1 : -1;

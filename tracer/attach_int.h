@@ -70,6 +70,11 @@ struct att {
 	struct thread *cur;     /* the scheduled thread, until its next stop */
 	bool controlling;       /* seized and set up: new threads join the schedule */
 	bool overflow;          /* a thread past --max-threads: control ends */
+	/* Threads past --max-threads: not in the tables, kept in their first
+	 * ptrace-stop (run now, they would meet our int3s untraced) and
+	 * detached last, once the text is restored (cts_att_release_extra). */
+	struct extra_th { pid_t tid; bool stopped; } *extra;
+	size_t nextra, extracap;
 	bool detaching;
 	struct thread *bug_th;  /* its stack is read at the detach, every thread stopped */
 	bool gone;              /* the process ended (or exec'd) while attached */
@@ -128,6 +133,9 @@ int cts_att_event(struct att *a, long timeout_us);
 int cts_att_interrupt(struct att *a, struct thread *th, enum intr why);
 bool cts_att_is_planted(const struct att *a, uint64_t addr);
 int cts_att_run_on(struct att *a, struct thread *th, enum th_state as);
+/* Detach the threads past --max-threads, each in a ptrace-stop with its
+ * debug registers clear (after the text is restored). */
+int cts_att_release_extra(struct att *a);
 int cts_att_wait_all_stopped(struct att *a, double limit_s);
 
 /* attach_diag.c: the diagnosis, stacks */

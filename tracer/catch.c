@@ -145,7 +145,7 @@ static void scan_range(uint64_t vaddr, uint64_t size, void *arg)
 	uint64_t lo = s->base - s->lowest + vaddr;
 	uint8_t *code = cts_xmalloc(size);
 	if (cts_mem_read(s->tr->pid, lo, code, size) == 0)
-		cts_disasm_scan(s->c->dis, lo, code, size, site_one, s->c);
+		cts_disasm_scan(s->c->dis, lo, code, size, CTS_SCAN_SHARED, site_one, s->c);
 	free(code);
 }
 
@@ -547,6 +547,17 @@ void cts_catch_before_step(struct cts_tracer *tr, int tid)
 	for (int i = 0; i < MAX_WINDOWS; i++)
 		if (c->win[i].open && c->win[i].holder == tid)
 			close_window(tr, &c->win[i]);
+	/* A thread held at its access since before a window opened passed its
+	 * breakpoint already: the access it makes now is checked here (armed
+	 * debug registers see it trap). A second look at one checked at its
+	 * hit is harmless: pairs are kept once. */
+	struct thread *th = cts_tr_by_num(tr, tid);
+	if (!th || th->state != TH_HELD || !cts_op_is_access(th->pending.op))
+		return;
+	for (int i = 0; i < MAX_WINDOWS; i++)
+		if (c->win[i].open && c->win[i].slot < 0)
+			record(tr, &c->win[i], th, th->pending.op, th->pending.pc, th->pending.obj,
+			       th->pending.size);
 }
 
 void cts_catch_after_step(struct cts_tracer *tr, int tid)

@@ -123,7 +123,7 @@ static void scan_function(uint64_t vaddr, uint64_t size, void *arg)
 	if (!may_hold_atomic(p, size))
 		return;
 	c->decoded++;
-	cts_disasm_scan(c->dis, lo, p, size, add_atomic, c);
+	cts_disasm_scan(c->dis, lo, p, size, CTS_SCAN_SHARED, add_atomic, c);
 }
 
 static bool is_libc(const struct cts_tracer *tr, const struct cts_mapping *m)

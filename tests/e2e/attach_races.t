@@ -10,7 +10,7 @@
 # timeout: 300
 . "$(dirname "$0")/lib.sh"
 . "$TOP/tests/e2e/attach_lib.sh"
-plan 59
+plan 67
 
 json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 # md5 of every executable mapping of the program's own file and of libc in
@@ -156,5 +156,23 @@ is "$(nthreads "$P") $(tracer_of "$P") $(text_md5 "$P")" "4 0 $before" "attach_w
 exec 7>&-
 wait "$P"
 like "$(cat "$T/attach_work.out")" "^bad 0, last sum 2080, some rounds yes" "attach_work: its output unchanged"
+
+# ---- past --max-threads -------------------------------------------------------------
+# A process that keeps creating threads passes the limit: cts-trace says so
+# and detaches. The threads created past it are kept stopped (run untraced,
+# they would meet the int3s) and let go last, debug registers clear; the
+# process lives on and counts every thread (it used to die of SIGTRAP).
+start_prog attach_spawn 8
+for w in "" "--watch var" "--watch var --watch-backend breakpoints"; do
+	# shellcheck disable=SC2086
+	out=$("$CTS" -p "$P" --max-threads 100 $w --time 60 -o o 2>&1); rc=$?
+	like "$rc $(printf '%s\n' "$out" | grep -c 'than --max-threads: detaching\|detached from process')" \
+		"^0 2$" "past --max-threads${w:+ with $w}: exit 0, says so, detaches"
+	like "$(tracer_of "$P") $(state "$P")" "^0 [RS]$" "past --max-threads${w:+ with $w}: alive, untraced"
+done
+exec 8>&-
+wait "$P"
+is "$?" 0 "attach_spawn: exits normally once its input ends (not SIGTRAP)"
+is "$(cat "$T/attach_spawn.out")" "var counted every thread" "attach_spawn: no thread lost"
 
 done_testing

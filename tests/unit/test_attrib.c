@@ -27,6 +27,7 @@
 #include "tests/unit/tap.h"
 
 #include <errno.h>
+#include <string.h>
 
 static const uint8_t code[] = {
 	0x55, 0x48, 0x89, 0xe5, 0x89, 0x05, 0xf8, 0x2f, 0x00, 0x00, 0x90, 0x01, 0x17,
@@ -86,6 +87,226 @@ static void run(struct cts_disasm *d, const struct tcase *c)
 		tap_ok(out.addr < c->waddr + c->wlen && c->waddr < out.addr + out.size,
 		       "%s: address 0x%llx overlaps the watch", c->what,
 		       (unsigned long long)out.addr);
+}
+
+/* Decode recorded bytes at pc (padded to 15). */
+static int dec(struct cts_disasm *d, uint64_t pc, const uint8_t *b, size_t n, struct cts_insn *x)
+{
+	uint8_t buf[15] = { 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90,
+			    0x90, 0x90, 0x90, 0x90 };
+	memcpy(buf, b, n < sizeof(buf) ? n : sizeof(buf));
+	return cts_disasm_decode(d, pc, buf, sizeof(buf), x);
+}
+
+/* Attribute a trap at base+trap_off in recorded code (a function starting
+ * at base), the watch RW on W. */
+static int find(struct cts_disasm *d, uint64_t base, const uint8_t *c, size_t n,
+		uint64_t trap_off, enum cts_hw_kind wk, const struct user_regs_struct *r,
+		struct cts_attr *out)
+{
+	struct cts_hw_set set = { 0 };
+	int slot = cts_hw_add(&set, W, 8, wk);
+	struct cts_attr_input in = { .trap_pc = base + trap_off, .code_lo = base,
+				     .boundary = true, .code = c, .code_len = n, .set = &set,
+				     .slot = slot, .regs = r };
+	cts_disasm_forget(d);
+	return cts_attr_find(d, &in, out);
+}
+
+#define B2 0x402000ULL
+#define STK 0x7ffff000ULL
+
+/* push/pop/call/jmp through memory: each operand its own kind, on both
+ * backends (D3: a trap after push [var] said rmw; D4: access breakpoints
+ * did not see them). */
+static void stack_operands(struct cts_disasm *d)
+{
+	/*  0: ff 35 d32   push   W(%rip)
+	 *  6: 8f 05 d32   pop    W(%rip)
+	 *  c: ff 15 d32   call   *W(%rip)
+	 * 12: ff 25 d32   jmp    *W(%rip)
+	 * 18: e8 00 00 00 00  call .+5
+	 * 1d: 53          push   %rbx
+	 * 1e: ff 74 24 08 push   0x8(%rsp)
+	 * 22: c3          ret */
+	uint8_t c[0x23 + 15];
+	static const uint8_t op[] = { 0x35, 0x05, 0x15, 0x25 };
+	memset(c, 0x90, sizeof(c));
+	for (int i = 0; i < 4; i++) {
+		int32_t disp = (int32_t)(W - (B2 + 6 * (uint64_t)i + 6));
+		c[6 * i] = i == 1 ? 0x8f : 0xff;
+		c[6 * i + 1] = op[i];
+		memcpy(c + 6 * i + 2, &disp, 4);
+	}
+	memcpy(c + 0x18, (const uint8_t[]){ 0xe8, 0, 0, 0, 0, 0x53, 0xff, 0x74, 0x24, 0x08, 0xc3 },
+	       11);
+
+	static const struct { uint64_t off; enum cts_attr_kind want; bool operand; } k[] = {
+		{ 0x0, CTS_ATTR_READ, true }, { 0x6, CTS_ATTR_WRITE, true },
+		{ 0xc, CTS_ATTR_READ, true }, { 0x12, CTS_ATTR_READ, true },
+		{ 0x18, CTS_ATTR_WRITE, false }, { 0x1d, CTS_ATTR_WRITE, false },
+		{ 0x1e, CTS_ATTR_READ, false }, { 0x22, CTS_ATTR_READ, false },
+	};
+	cts_disasm_forget(d);
+	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
+		struct cts_insn x;
+		int rc = dec(d, B2 + k[i].off, c + k[i].off, 15, &x);
+		tap_ok(rc == 0 && cts_attr_insn_kind(&x) == k[i].want &&
+		       cts_disasm_mem_operand(&x) == k[i].operand,
+		       "+0x%llx %s %s: kind %s, %s (got %s)", (unsigned long long)k[i].off,
+		       x.mnemonic, x.op_str, cts_attr_kind_name(k[i].want),
+		       k[i].operand ? "a watch site" : "no watch site",
+		       cts_attr_kind_name(cts_attr_insn_kind(&x)));
+	}
+
+	/* Access breakpoints (registers before): the operand, and the slot. */
+	struct user_regs_struct r = { .rsp = STK };
+	struct cts_attr_access a[3];
+	struct cts_insn x;
+	dec(d, B2, c, 15, &x);
+	int n = cts_attr_accesses(&x, &r, false, a);
+	tap_ok(n == 2 && a[0].addr == W && a[0].size == 8 && a[0].kind == CTS_ATTR_READ &&
+	       a[1].addr == STK - 8 && a[1].kind == CTS_ATTR_WRITE,
+	       "push W(%%rip) before: reads W, writes the slot below rsp");
+	dec(d, B2 + 6, c + 6, 15, &x);
+	n = cts_attr_accesses(&x, &r, false, a);
+	tap_ok(n == 2 && a[0].addr == W && a[0].kind == CTS_ATTR_WRITE && a[1].addr == STK &&
+	       a[1].kind == CTS_ATTR_READ, "pop W(%%rip) before: writes W, reads the slot at rsp");
+	dec(d, B2 + 0xc, c + 0xc, 15, &x);
+	n = cts_attr_accesses(&x, &r, false, a);
+	tap_ok(n == 2 && a[0].addr == W && a[0].kind == CTS_ATTR_READ && a[1].addr == STK - 8 &&
+	       a[1].kind == CTS_ATTR_WRITE, "call *W(%%rip) before: reads W, writes the return slot");
+
+	/* Debug registers (registers after): read, write, not rmw. */
+	struct cts_attr out;
+	r.rsp = STK - 8;
+	tap_ok(find(d, B2, c, sizeof(c), 0x6, CTS_HW_RW, &r, &out) == 0 && out.exact &&
+	       out.pc == B2 && out.kind == CTS_ATTR_READ && out.addr == W && out.size == 8,
+	       "trap after push W(%%rip): read at the push (got %s at +0x%llx)",
+	       cts_attr_kind_name(out.kind), (unsigned long long)(out.pc - B2));
+	r.rsp = STK;
+	tap_ok(find(d, B2, c, sizeof(c), 0xc, CTS_HW_RW, &r, &out) == 0 && out.exact &&
+	       out.pc == B2 + 6 && out.kind == CTS_ATTR_WRITE && out.addr == W,
+	       "trap after pop W(%%rip): write at the pop (got %s at +0x%llx)",
+	       cts_attr_kind_name(out.kind), (unsigned long long)(out.pc - B2));
+	tap_ok(find(d, B2, c, sizeof(c), 0xc, CTS_HW_WRITE, &r, &out) == 0 &&
+	       out.kind == CTS_ATTR_WRITE && out.pc == B2 + 6,
+	       "trap after pop W(%%rip), write-only watch: write at the pop");
+	/* push 0x8(%rsp) computed its address before rsp moved */
+	r.rsp = W - 8 - 8;
+	tap_ok(find(d, B2, c, sizeof(c), 0x22, CTS_HW_RW, &r, &out) == 0 && out.exact &&
+	       out.pc == B2 + 0x1e && out.kind == CTS_ATTR_READ && out.addr == W,
+	       "trap after push 0x8(%%rsp) reading W: read at the push, address as before it");
+}
+
+/* One hit per iteration that touches the watch (D4: access breakpoints
+ * counted every iteration whose remaining range overlapped it: 24 for 8
+ * bytes, 3 for 1 qword, and missed rep movs reading it). */
+static int iterations(struct cts_disasm *d, const uint8_t *b, size_t n, uint64_t rsi,
+		      uint64_t rdi, uint64_t rcx, enum cts_attr_kind want)
+{
+	struct cts_insn x;
+	struct user_regs_struct r = { .rsi = rsi, .rdi = rdi, .rcx = rcx };
+	int hits = 0;
+	cts_disasm_forget(d); /* the same pc as another instruction's */
+	if (dec(d, B2 + 0x40, b, n, &x) != 0)
+		return -1;
+	for (; r.rcx; r.rcx--) {
+		struct cts_attr_access a[3];
+		int k = cts_attr_accesses(&x, &r, false, a);
+		for (int i = 0; i < k; i++) {
+			if (a[i].addr < W + 8 && W < a[i].addr + a[i].size) {
+				hits += a[i].kind == want;
+				break;
+			}
+		}
+		r.rsi += x.elem;
+		r.rdi += x.elem;
+	}
+	return hits;
+}
+
+static void string_iterations(struct cts_disasm *d)
+{
+	static const uint8_t movsb[] = { 0xf3, 0xa4 }, stosq[] = { 0xf3, 0x48, 0xab };
+	cts_disasm_forget(d);
+	tap_is_int(iterations(d, movsb, 2, SRC, W - 16, 40, CTS_ATTR_WRITE), 8,
+		   "rep movsb of 40 bytes over W-16: 8 writes of W");
+	tap_is_int(iterations(d, stosq, 3, 0, W - 16, 5, CTS_ATTR_WRITE), 1,
+		   "rep stosq of 5 qwords over W-16: 1 write of W");
+	tap_is_int(iterations(d, movsb, 2, W - 16, SRC, 40, CTS_ATTR_READ), 8,
+		   "rep movsb of 40 bytes from W-16: 8 reads of W");
+
+	struct cts_insn x;
+	struct cts_attr_access a[3];
+	struct user_regs_struct r = { .rsi = SRC, .rdi = W, .rcx = 0 };
+	cts_disasm_forget(d);
+	dec(d, B2 + 0x40, movsb, 2, &x);
+	tap_is_int(cts_attr_accesses(&x, &r, false, a), 0, "rep movsb with rcx 0: no access");
+	/* After an iteration going down (DF), the element is one above. */
+	r = (struct user_regs_struct){ .rsi = SRC - 1, .rdi = W - 1, .rcx = 3, .eflags = 0x400 };
+	tap_ok(cts_attr_accesses(&x, &r, true, a) == 2 && a[0].addr == W &&
+	       a[0].kind == CTS_ATTR_WRITE && a[1].addr == SRC && a[1].kind == CTS_ATTR_READ,
+	       "rep movsb after a backward iteration: wrote [rdi+1], read [rsi+1]");
+}
+
+/* D1: capstone 4 cannot decode AVX-512 kmov; its length still carries the
+ * forward sweep to the trap pc.  The bytes are glibc 2.36's
+ * __memset_avx512_unaligned_erms (Debian 12) up to the masked store:
+ *
+ *    0: vpbroadcastb %esi,%zmm16         27: vmovdqu64 %zmm16,-0x80(%rdi,%rdx,1)
+ *    6: mov    %rdi,%rax                 2f: vmovdqu64 %zmm16,-0x40(%rdi,%rdx,1)
+ *    9: cmp    $0x40,%rdx                37: ret
+ *    d: jb     +0x40                     38: nopl   0x0(%rax,%rax,1)
+ *    f: cmp    $0x80,%rdx                40: and    $0xfff,%edi
+ *   16: ja     +0x80                     46: cmp    $0xfc0,%edi
+ *   18: vmovdqu64 %zmm16,(%rdi)          4c: ja     ...
+ *   1e: vmovdqu64 %zmm16,-0x40(%rdi,%rdx,1)  52: mov $-1,%rcx
+ *   26: ret                              59: bzhi   %rdx,%rcx,%rcx
+ *                                        5e: kmovq  %rcx,%k1      (undecodable)
+ *                                        63: vmovdqu8 %zmm16,(%rax){%k1}
+ *                                        69: ret */
+static void undecodable(struct cts_disasm *d)
+{
+	static const uint8_t memset_avx512[0x6a + 15] = {
+		0x62, 0xe2, 0x7d, 0x48, 0x7a, 0xc6, 0x48, 0x89, 0xf8, 0x48, 0x83, 0xfa,
+		0x40, 0x72, 0x31, 0x48, 0x81, 0xfa, 0x80, 0x00, 0x00, 0x00, 0x77, 0x68,
+		0x62, 0xe1, 0xfe, 0x48, 0x7f, 0x07, 0x62, 0xe1, 0xfe, 0x48, 0x7f, 0x44,
+		0x17, 0xff, 0xc3, 0x62, 0xe1, 0xfe, 0x48, 0x7f, 0x44, 0x17, 0xfe, 0x62,
+		0xe1, 0xfe, 0x48, 0x7f, 0x44, 0x17, 0xff, 0xc3, 0x0f, 0x1f, 0x84, 0x00,
+		0x00, 0x00, 0x00, 0x00, 0x81, 0xe7, 0xff, 0x0f, 0x00, 0x00, 0x81, 0xff,
+		0xc0, 0x0f, 0x00, 0x00, 0x0f, 0x87, 0xb3, 0x00, 0x00, 0x00, 0x48, 0xc7,
+		0xc1, 0xff, 0xff, 0xff, 0xff, 0xc4, 0xe2, 0xe8, 0xf5, 0xc9, 0xc4, 0xe1,
+		0xfb, 0x92, 0xc9, 0x62, 0xe1, 0x7f, 0x49, 0x7f, 0x00, 0xc3,
+		0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90,
+		0x90, 0x90,
+	};
+	struct user_regs_struct r = { .rax = W, .rdi = W & 0xfff, .rdx = 8, .rcx = 0xff };
+	struct cts_attr out;
+	struct cts_insn x;
+	tap_ok(dec(d, B2 + 0x5e, memset_avx512 + 0x5e, 15, &x) != 0 && x.len == 5,
+	       "kmovq %%rcx,%%k1: capstone cannot decode it, its length is 5");
+	tap_ok(find(d, B2, memset_avx512, sizeof(memset_avx512), 0x69, CTS_HW_RW, &r, &out) == 0 &&
+	       out.exact && out.pc == B2 + 0x63 && out.kind == CTS_ATTR_WRITE && out.addr == W,
+	       "memset's masked store after kmovq: write at +0x63 (got %s %s +0x%llx)",
+	       cts_attr_kind_name(out.kind), out.exact ? "at" : "near",
+	       (unsigned long long)(out.pc - B2));
+
+	/*  0: kmovq %rcx,%k1;  5: kmovq %k1,(%rdi) (undecodable, touches memory);  a: ret */
+	static const uint8_t kst[10 + 16] = { 0xc4, 0xe1, 0xfb, 0x92, 0xc9, 0xc4, 0xe1, 0xf8,
+					      0x91, 0x07, 0xc3 };
+	r = (struct user_regs_struct){ .rdi = W };
+	tap_ok(find(d, B2, kst, sizeof(kst), 0xa, CTS_HW_RW, &r, &out) == 0 && !out.exact &&
+	       out.located && out.pc == B2 + 5 && out.kind == CTS_ATTR_ACCESS &&
+	       strcmp(out.text, "(undecoded)") == 0,
+	       "trap after an undecodable store: access at it, kind unknown (got %s +0x%llx '%s')",
+	       cts_attr_kind_name(out.kind), (unsigned long long)(out.pc - B2), out.text);
+	tap_ok(find(d, B2, kst, sizeof(kst), 0xa, CTS_HW_WRITE, &r, &out) == 0 && out.located &&
+	       out.pc == B2 + 5 && out.kind == CTS_ATTR_WRITE,
+	       "the same on a write-only watch: write at it");
+	tap_ok(find(d, B2, kst, sizeof(kst), 0x5, CTS_HW_RW, &r, &out) == 0 && !out.exact &&
+	       !out.located && out.pc == B2 + 5,
+	       "trap after an undecodable instruction without memory: near the trap pc");
 }
 
 int main(void)
@@ -183,6 +404,9 @@ int main(void)
 	struct cts_insn x;
 	tap_ok(cts_disasm_decode(d, BASE + 0x100, add_rip, sizeof(add_rip), &x) == 0 &&
 	       cts_attr_insn_kind(&x) == CTS_ATTR_RMW, "add %%rbx,hits(%%rip): kind rmw");
+	stack_operands(d);
+	string_iterations(d);
+	undecodable(d);
 	cts_disasm_free(d);
 	return tap_done();
 }

@@ -434,7 +434,7 @@ static void test_scan(struct cts_disasm *d)
 	struct seen s = { 0 };
 	struct cts_disasm_stats st;
 	cts_disasm_forget(d);
-	int n = cts_disasm_scan(d, base, code, len, on_insn, &s);
+	int n = cts_disasm_scan(d, base, code, len, CTS_SCAN_SHARED, on_insn, &s);
 	bool ok = n == nwant && s.n == nwant;
 	for (int i = 0; ok && i < nwant; i++)
 		ok = s.pc[i] == want[i];
@@ -446,8 +446,8 @@ static void test_scan(struct cts_disasm *d)
 	       sizeof prog / sizeof prog[0]);
 	cts_disasm_stats(d, &st);
 	tap_ok(st.entries == 0, "scan does not fill the decode cache");
-	tap_ok(cts_disasm_scan(d, base, code, 0, on_insn, &s) == 0 &&
-	       cts_disasm_scan(d, base, NULL, 4, on_insn, &s) == -1, "scan: empty / bad input");
+	tap_ok(cts_disasm_scan(d, base, code, 0, CTS_SCAN_SHARED, on_insn, &s) == 0 &&
+	       cts_disasm_scan(d, base, NULL, 4, CTS_SCAN_SHARED, on_insn, &s) == -1, "scan: empty / bad input");
 }
 
 /* Plain moves the tracer performs itself instead of single-stepping. */
