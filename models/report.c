@@ -254,7 +254,9 @@ static json_t *report_json(const struct cts_report_info *info, const struct cts_
 	json_object_set_new(sum, "complete", json_boolean(res->complete));
 	json_object_set_new(sum, "operations", ops);
 	json_object_set_new(root, "summary", sum);
-	if (res->own.estimated)
+	if (!res->own.estimated)
+		json_object_set_new(root, "ownership_estimate", json_null());
+	else
 		json_object_set_new(root, "ownership_estimate",
 				    json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:{s:I, s:I, s:I}}",
 					      "plain_accesses", (json_int_t)res->own.accesses,

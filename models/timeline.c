@@ -169,16 +169,20 @@ static void put_page(FILE *f, const struct cts_bug *b, const struct cts_describe
 	fputs("</title>\n<style>\n"
 	      "body{font:13px sans-serif;margin:12px;color:#222}\n"
 	      "#wrap{display:flex;gap:16px;align-items:flex-start}\n"
+	      /* never shrunk: a shrunk SVG scales its drawing down and centres
+	       * it vertically, leaving a tall timeline's top blank */
+	      "#timeline{flex:none}\n"
 	      "#panel{position:sticky;top:8px;min-width:300px;max-width:420px;white-space:pre-wrap;"
 	      "border:1px solid #aaa;padding:8px;font-family:monospace;background:#fafafa}\n"
 	      ".lane{fill:#f4f6fa;stroke:#d0d4dc}.lane-title{font-weight:bold}\n"
 	      ".step rect{fill:#dfe9f7;stroke:#7f9cc6}.step:hover rect{stroke:#000}\n"
 	      ".step .label{font:11px monospace;pointer-events:none}\n"
 	      ".step.critical rect{fill:#ffd27f;stroke:#d88a00;stroke-width:2}\n"
-	      ".step.failing rect{fill:#f7b5b5;stroke:#c00;stroke-width:2}\n"
 	      ".step.blocked rect{fill:#ddd;stroke:#888;stroke-dasharray:4 2}\n"
 	      ".step.pending rect{fill:#fff;stroke:#888;stroke-dasharray:2 2}\n"
-	      ".step.blocked.failing rect{stroke:#c00}\n"
+	      /* after pending and blocked: a failing step that is pending stays red */
+	      ".step.failing rect{fill:#f7b5b5;stroke:#c00;stroke-width:2}\n"
+	      ".step.blocked.failing rect{fill:#ddd;stroke:#c00}\n"
 	      ".preempt path{fill:#c00}.stepno{font:10px monospace;fill:#777}\n"
 	      ".legend span{display:inline-block;padding:1px 6px;margin-right:6px;border:1px solid #888}\n"
 	      "</style></head>\n<body>\n<h1>", f);
@@ -205,7 +209,8 @@ static void put_page(FILE *f, const struct cts_bug *b, const struct cts_describe
 	      "blocked at the end</span><span style=\"color:#c00\">&#9654; preemption</span>"
 	      " Click a step for its details and call stack.</p>\n<div id=\"wrap\">\n", f);
 	fprintf(f, "<svg id=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
-		"height=\"%d\" viewBox=\"0 0 %d %d\">\n", width, height, width, height);
+		"height=\"%d\" viewBox=\"0 0 %d %d\" preserveAspectRatio=\"xMinYMin meet\">\n",
+		width, height, width, height);
 	for (int k = 0; k < nt; k++)
 		fprintf(f, "<g class=\"lane-group\"><rect class=\"lane\" data-thread=\"%d\" x=\"%d\" "
 			"y=\"%d\" width=\"%d\" height=\"%d\"/><text class=\"lane-title\" x=\"%d\" "
