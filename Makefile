@@ -5,6 +5,10 @@
 # make demo       find, save and replay a bug in a bundled example
 # make deps       install the Debian packages the build and the tests need (as root)
 # make fuzz       fuzz the schedule and command-line parsers (FUZZ_SECONDS each)
+# make install    install cts-trace, its man page and bash completion, and the
+#                 shard drivers (PREFIX=/usr/local, DESTDIR, BINDIR, MANDIR, BASHCOMPDIR)
+# make uninstall  remove what make install installed (same variables)
+# make package-check  build the Debian package (debian/), install it, run it
 
 CC      ?= gcc
 WERROR  ?= -Werror
@@ -17,6 +21,15 @@ ALL_CFLAGS = -std=gnu11 $(WARN) $(if $(filter true,$(CI)),-Werror,$(WERROR)) -I.
 LDLIBS  := -lcapstone -ldw -lelf -lseccomp -ljansson -lm
 PROVE   ?= prove
 JOBS    ?= 2
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+DATADIR ?= $(PREFIX)/share
+MANDIR  ?= $(DATADIR)/man
+BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
+INSTALL ?= install
+# AUTO_DEPS=no: never run make deps from a build (debian/rules: the package
+# build has its Build-Depends and must not apt-get anything).
+AUTO_DEPS ?= yes
 
 DEB_PKGS := libcapstone-dev libdw-dev libelf-dev libseccomp-dev libjansson-dev \
             clang libclang-rt-14-dev python3-jsonschema chromium
@@ -25,12 +38,15 @@ DEB_HDRS := /usr/include/capstone/capstone.h /usr/include/elfutils/libdwfl.h \
 # What the tests need besides the build: compilers and libraries of the
 # tests/corpus programs, the real programs of the corpus and their
 # decompressors, jq for the JSON reports; GNU parallel, Slurm and munge for
-# the scale-out drivers (tests/e2e/shard.t, tests/e2e/slurm.t).
+# the scale-out drivers (tests/e2e/shard.t, tests/e2e/slurm.t); man-db and
+# bash-completion for the installed tree, debhelper for the Debian package
+# (tests/e2e/install.t, make package-check).
 TEST_PKGS := g++ pkg-config libglib2.0-dev pigz pbzip2 lbzip2 p7zip-full bzip2 xz-utils zstd gzip \
-             python3 jq parallel slurm-wlm munge
+             python3 jq parallel slurm-wlm munge man-db bash-completion debhelper
 TEST_FILES := /usr/bin/g++ /usr/bin/pkg-config /usr/include/glib-2.0/glib.h /usr/bin/pigz \
               /usr/bin/pbzip2 /usr/bin/lbzip2 /usr/lib/p7zip/7z /usr/bin/bzip2 /usr/bin/xz /usr/bin/zstd /usr/bin/python3 /usr/bin/jq \
-              /usr/bin/parallel /usr/sbin/slurmctld /usr/sbin/slurmd /usr/sbin/munged
+              /usr/bin/parallel /usr/sbin/slurmctld /usr/sbin/slurmd /usr/sbin/munged \
+              /usr/bin/man /usr/share/bash-completion/bash_completion /usr/bin/dh
 
 LIB_SRCS := $(wildcard models/*.c hw/*.c disasm/*.c strategies/*.c) \
             $(filter-out tracer/main.c,$(wildcard tracer/*.c))
@@ -52,18 +68,18 @@ PROG_BINS := $(PROG_SRCS:.c=)
 PROG_CFLAGS := -g -O1 -pthread -std=gnu11 -w
 CORPUS_BINS := tests/corpus/cxx_queue tests/corpus/omp_sum tests/corpus/glib_pool
 
-all: deps-check cts-trace
+all: deps-check cts-trace cts-trace.bash
 
 # Headers missing: install (the build needs them). As root, also when the
 # fuzzing packages are missing (without them only the fuzz test skips).
 deps-check:
-	@missing=""; for h in $(DEB_HDRS); do [ -e $$h ] || missing=1; done; \
+	@[ "$(AUTO_DEPS)" != no ] || exit 0; missing=""; for h in $(DEB_HDRS); do [ -e $$h ] || missing=1; done; \
 	if [ -z "$$missing" ] && [ "$$(id -u)" = 0 ]; then \
 	  dpkg -s $(FUZZ_PKGS) >/dev/null 2>&1 || missing=1; fi; \
 	if [ -n "$$missing" ]; then $(MAKE) --no-print-directory deps; fi
 
 test-deps-check: deps-check
-	@missing=""; for f in $(TEST_FILES); do [ -e $$f ] || missing=1; done; \
+	@[ "$(AUTO_DEPS)" != no ] || exit 0; missing=""; for f in $(TEST_FILES); do [ -e $$f ] || missing=1; done; \
 	if [ -n "$$missing" ]; then $(MAKE) --no-print-directory deps; fi
 
 deps:
@@ -82,6 +98,23 @@ libcts.a: $(LIB_OBJS)
 
 cts-trace: tracer/main.o libcts.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The bash completion, generated from --help: it cannot drift from the options.
+cts-trace.bash: cts-trace scripts/gen-completion.sh
+	sh scripts/gen-completion.sh ./cts-trace >$@.tmp && mv $@.tmp $@
+
+install: cts-trace cts-trace.bash
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR)
+	$(INSTALL) -m 755 cts-trace $(DESTDIR)$(BINDIR)/cts-trace
+	$(INSTALL) -m 755 scripts/cts-parallel.sh $(DESTDIR)$(BINDIR)/cts-parallel
+	$(INSTALL) -m 755 scripts/cts-slurm.sh $(DESTDIR)$(BINDIR)/cts-slurm
+	$(INSTALL) -m 644 docs/cts-trace.1 $(DESTDIR)$(MANDIR)/man1/cts-trace.1
+	$(INSTALL) -m 644 cts-trace.bash $(DESTDIR)$(BASHCOMPDIR)/cts-trace
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/cts-trace $(DESTDIR)$(BINDIR)/cts-parallel \
+	      $(DESTDIR)$(BINDIR)/cts-slurm $(DESTDIR)$(MANDIR)/man1/cts-trace.1 \
+	      $(DESTDIR)$(BASHCOMPDIR)/cts-trace
 
 %.o: %.c $(wildcard */*.h)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
@@ -151,6 +184,15 @@ fuzz: fuzzers
 check: all $(UNIT_BINS) programs fuzzers
 	$(PROVE) -j$(JOBS) --exec tests/run-one $(UNIT_BINS) $(wildcard tests/e2e/*.t)
 
+# The Debian package, built from a copy of the tree, installed and run
+# (tests/e2e/package.t; about 2 minutes, so not in make check).
+# PACKAGE_INSTALL=system (as root, .ci/run): into the system, then purged;
+# otherwise unpacked into a temporary root.
+PACKAGE_INSTALL ?= root
+package-check: all programs test-deps-check
+	CTS_PACKAGE_CHECK=1 CTS_PACKAGE_INSTALL=$(PACKAGE_INSTALL) JOBS=$(JOBS) \
+	  $(PROVE) -v --exec tests/run-one tests/e2e/package.t
+
 # A sanitized cts-trace runs 2-3 times slower: CTS_TEST_SLOW=3 scales every
 # test's and every run's time limit (tests/run-one, tests/e2e/lib.sh).
 asan:
@@ -169,8 +211,9 @@ bench-quick: all programs
 	@sh benchmarks/run-all.sh quick
 
 clean:
-	rm -f cts-trace libcts.a */*.o tests/unit/*.o $(UNIT_BINS) $(PROG_BINS) $(CORPUS_BINS) $(FUZZ_BINS) \
+	rm -f cts-trace cts-trace.bash cts-trace.bash.tmp libcts.a */*.o tests/unit/*.o $(UNIT_BINS) $(PROG_BINS) $(CORPUS_BINS) $(FUZZ_BINS) \
 	      tests/programs/lib/libspeclock.so tests/programs/lib/libselfcall.so
 	rm -rf cts-out
 
-.PHONY: all deps deps-check test-deps-check check asan demo bench bench-quick clean programs fuzzers fuzz
+.PHONY: all deps deps-check test-deps-check check asan demo bench bench-quick clean programs fuzzers fuzz \
+        install uninstall package-check

@@ -4,7 +4,8 @@
 # Environment:
 #   CTS_TRACE   path of the cts-trace binary (default: <repo>/cts-trace)
 #   BENCH_OUT   directory for result tables (default: benchmarks/results, or
-#               benchmarks/results/quick in quick mode)
+#               benchmarks/results/quick in quick mode: git-ignored, so a
+#               quick run never changes the tracked tree)
 #   BENCH_WORK  build and scratch directory (default: benchmarks/work, gitignored)
 #   BENCH_PROGRAMS  throughput.sh, time_to_bug.sh: only these bug programs
 #               (e.g. "deadlock dcl"; default: quick set or all with an _ok twin)
@@ -56,6 +57,7 @@ bench_init() {
 	mkdir -p "$OUTDIR" "$BIN" || die "cannot create $OUTDIR or $BIN"
 	RESULTS=$OUTDIR/$SCRIPT.md
 	SCRATCH=$(mktemp -d "$WORK/$SCRIPT.XXXXXX") || die "mktemp failed in $WORK"
+	LOAD_START=$(machine_load)
 	trap 'rm -rf "$SCRATCH"' EXIT
 	trap 'exit 130' INT TERM
 	need_tool gcc "building the benchmark programs" gcc
@@ -130,16 +132,58 @@ hw_counters() {
 	fi
 }
 
+# cpu_busy: percent of the machine's CPU time not idle over one second
+# (/proc/stat), "-" when unreadable.
+cpu_busy() {
+	cb_a=$(awk '/^cpu / { print $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9, $5 + $6; exit }' /proc/stat 2>/dev/null)
+	sleep 1
+	cb_b=$(awk '/^cpu / { print $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9, $5 + $6; exit }' /proc/stat 2>/dev/null)
+	echo "$cb_a $cb_b" | awk 'NF == 4 && $3 > $1 { printf "%.0f\n", 100 * (($3 - $1) - ($4 - $2)) / ($3 - $1); next }
+		{ print "-" }'
+}
+
+# others_running: processes running or runnable now outside this benchmark's
+# session (its own shell and tools do not count).
+others_running() {
+	if command -v ps >/dev/null 2>&1; then
+		or_sid=$(ps -o sid= -p $$ | tr -d ' ')
+		ps -e -o stat=,sid= | awk -v s="$or_sid" '$1 ~ /^R/ && $2 != s { n++ } END { print n + 0 }'
+	else
+		awk '{ split($4, r, "/"); print r[1] - 1 }' /proc/loadavg
+	fi
+}
+
+# machine_load: the load measured now, as "A B C N P": load averages over 1,
+# 5 and 15 minutes, other processes running (others_running), percent of CPU
+# time busy over one second (cpu_busy).
+machine_load() {
+	echo "$(cut -d' ' -f1-3 /proc/loadavg) $(others_running) $(cpu_busy)"
+}
+
+# load_text "A B C N P": machine_load's numbers in words.
+load_text() {
+	echo "$1" | awk '{ printf "load average %s %s %s (1, 5, 15 min), %s other processes running, CPUs %s%% busy over 1 s", $1, $2, $3, $4, $5 }'
+}
+
 # machine_header TITLE: the common head of every results file (to stdout).
+# The machine is described from what is measured here (CPUs, virtualization,
+# memory, the load when the script started and now), never assumed.
 machine_header() {
 	model=$(sed -n 's/^model name[[:space:]]*: *//p' /proc/cpuinfo | head -n 1)
 	hw=$(hw_counters)
+	virt=$(systemd-detect-virt 2>/dev/null) ||
+		{ grep -qw hypervisor /proc/cpuinfo && virt="a hypervisor (cpuinfo flag)" || virt=none; }
+	mem=$(awk '/^MemTotal:/ { t = $2 } /^MemAvailable:/ { a = $2 }
+		END { printf "%.1f GiB memory (%.1f available)", t / 1048576, a / 1048576 }' /proc/meminfo)
+	load_end=$(machine_load)
 	printf '# %s\n\n' "$1"
 	printf -- '- Date: %s\n' "$(date -u '+%Y-%m-%d %H:%M UTC')"
 	printf -- '- Mode: `%s` (`sh benchmarks/run-all.sh %s` or `sh benchmarks/%s.sh %s`)\n' \
 		"$BENCH_MODE" "$BENCH_MODE" "$SCRIPT" "$BENCH_MODE"
-	printf -- '- Machine: %s CPUs (nproc), %s, kernel %s, load average at start %s\n' \
-		"$(nproc)" "${model:-unknown CPU}" "$(uname -r)" "$(cut -d' ' -f1-3 /proc/loadavg)"
+	printf -- '- Machine: %s CPUs (nproc), %s, kernel %s, virtualization: %s, %s\n' \
+		"$(nproc)" "${model:-unknown CPU}" "$(uname -r)" "$virt" "$mem"
+	printf -- '- Load at start: %s\n' "$(load_text "${LOAD_START:-- - - - -}")"
+	printf -- '- Load at end: %s\n' "$(load_text "$load_end")"
 	if [ "$hw" = yes ]; then
 		printf -- '- Hardware performance counters: yes (cycles, instructions counted)\n'
 	else
@@ -148,7 +192,19 @@ machine_header() {
 	printf -- '- cts-trace: %s (%s, %s); repository HEAD %s\n' "$("$CTS" --version 2>&1 | head -n 1)" \
 		"${CTS_ORIG:-$CTS}" "${CTS_ID:-?}" "$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
 	printf -- '- Compiler: %s; programs built with `gcc %s`\n' "$(gcc --version | head -n 1)" "$CFLAGS_BENCH"
-	printf -- '- Noise: 2-core VM shared with other engineers running test suites; treat differences under ~20%% as noise.\n\n'
+	printf -- '- Noise: %s\n\n' "$(noise_text "$(nproc)" "${LOAD_START:-}" "$load_end")"
+}
+
+# noise_text NPROC "START" "END": how far to trust the numbers, from the load
+# measured at start and end: busy when another process was running, the
+# 1-minute load reached half the CPUs or they were over 25% busy.
+noise_text() {
+	echo "$2 $3" | awk -v n="$1" 'NF == 10 {
+		busy = ($4 + $9 > 0) || ($1 >= n / 2) || ($6 >= n / 2) || ($5 + 0 > 25) || ($10 + 0 > 25)
+		if (busy) print "the machine was busy with other work (see the load lines): treat differences under ~20% as noise; medians and min–max ranges are given for that reason."
+		else print "the machine was idle at start and end (see the load lines); the min–max ranges show the run-to-run noise."
+		next }
+		{ print "load not measured: read differences with the min–max ranges." }'
 }
 
 # run_cts LIMIT ARGS...: cts-trace under `timeout -k 5 LIMIT`.  Exit 126/127

@@ -1,6 +1,7 @@
 #!/bin/sh
 # benchmarks/run-all.sh quick|full — run every benchmark script in turn.
-#   quick: small inputs and budgets (a few minutes), tables in benchmarks/results/quick/
+#   quick: small inputs and budgets (a few minutes), tables in
+#          benchmarks/results/quick/ (git-ignored: the tracked tree stays clean)
 #   full:  the committed results in benchmarks/results/ (~45 minutes, and
 #          coverage.sh's up to 126 searches of <= 60 s)
 # `make bench-quick` / `make bench` build cts-trace first and call this.

@@ -1,12 +1,14 @@
 #!/bin/sh
 # make demo: find a bug in a bundled example, show its schedule, replay it.
+# CTS=cts-trace sh docs/demo.sh runs an installed cts-trace instead of ./cts-trace.
 set -u
 cd "$(dirname "$0")/.."
+CTS=${CTS:-./cts-trace}
 out=cts-out/demo
 rm -rf "$out"
 echo "== cts-trace -s pct -n 1000 -o $out -- tests/programs/demo"
 echo "   (two bank transfers that lock the same two accounts in opposite orders)"
-./cts-trace -s pct -n 1000 -o "$out" -- tests/programs/demo
+"$CTS" -s pct -n 1000 -o "$out" -- tests/programs/demo
 rc=$?
 if [ $rc -ne 1 ]; then
 	echo "demo: expected cts-trace to find the deadlock (exit 1), got exit $rc" >&2
@@ -18,7 +20,7 @@ echo "== the saved schedule: $f"
 cat "$f"
 echo
 echo "== cts-trace --replay $f"
-./cts-trace --replay "$f"
+"$CTS" --replay "$f"
 rc=$?
 if [ $rc -ne 1 ]; then
 	echo "demo: the replay did not reproduce the bug (exit $rc)" >&2
@@ -26,4 +28,4 @@ if [ $rc -ne 1 ]; then
 fi
 echo
 echo "== the fixed twin (demo_ok: accounts locked in id order), 1000 schedules"
-./cts-trace -s pct -n 1000 -o "$out" -- tests/programs/demo_ok
+"$CTS" -s pct -n 1000 -o "$out" -- tests/programs/demo_ok
