@@ -656,7 +656,8 @@ static int attach_run(const struct attach_cfg *cfg)
 		status = bad ? EXIT_USAGE : EXIT_INTERNAL;
 		goto out;
 	}
-	if (cts_att_wait_all_stopped(&a, 5.0) != 0 && !a.gone) {
+	/* 15 s: a process that keeps creating threads, seized on a loaded machine */
+	if (cts_att_wait_all_stopped(&a, 15.0) != 0 && !a.gone) {
 		cts_error_msg("process %d: not every thread stopped: %s", (int)a.pid, strerror(errno));
 		status = EXIT_INTERNAL;
 		goto out;

@@ -617,5 +617,11 @@ int cts_cli_check(const struct cts_cli *c, char *err, size_t errlen)
 				   list, c->strategy);
 		}
 	}
+	/* Their suspects are plain accesses: sync mode shows none, and would
+	 * end with "0 suspects" as if the program had no window (issue 29). */
+	if (!c->replay && c->mode && strcmp(c->mode, "sync") == 0 &&
+	    (strcmp(c->strategy, "atomfuzzer") == 0 || strcmp(c->strategy, "racefuzzer") == 0))
+		return bad(err, errlen, "-s %s finds its suspects among plain memory accesses, which "
+			   "-m sync does not see: use -m break (the default) or step", c->strategy);
 	return 0;
 }

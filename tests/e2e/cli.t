@@ -18,8 +18,8 @@ BAD_BREAKS=("counter_ok.c:-1/the line is not a decimal number"
 	    "0x10000000000000000/not a 64-bit hex address" "0x0/address in the null page"
 	    "a b/no spaces in an item" "inc,counter_ok.c:0/no such line number")
 # 2 checks in each of 10 combo calls, 2 per --watch spec, unwritable
-# output and bad --break item, 86 in line.
-plan $((86 + 10 * 2 + ${#NUMBERS[@]} + ${#INTEGERS[@]} + 2 * ${#WATCH_SPECS[@]} + 2 * ${#UNWRITABLE[@]} +
+# output and bad --break item, 88 in line.
+plan $((88 + 10 * 2 + ${#NUMBERS[@]} + ${#INTEGERS[@]} + 2 * ${#WATCH_SPECS[@]} + 2 * ${#UNWRITABLE[@]} +
 	2 * ${#BAD_BREAKS[@]}))
 
 out=$("$CTS" --help 2>&1); rc=$?
@@ -339,6 +339,13 @@ combo "--state-match cannot be used in attach mode" "-p with --state-match" -p $
 combo "-p \(attach mode\) goes with -s random, pct only, not with -s dpor" "-p with dpor" -p $$ -s dpor
 "$CTS" -q -s dpor --jobs 2 -o "$T/jd" -- "$PROG/deadlock_ok" >/dev/null 2>&1
 is $? 0 "a legal combination (dpor with --jobs) runs"
+
+# atomfuzzer and racefuzzer look for suspects among plain accesses: sync mode
+# would silently find none.
+out=$("$CTS" -m sync -s atomfuzzer -- "$PROG/active_atom" 2>&1)
+is $? 2 "-m sync -s atomfuzzer: exit 2"
+like "$out" "^cts-trace: -s atomfuzzer finds its suspects among plain memory accesses, which -m sync does not see" \
+	"-m sync -s atomfuzzer: says why"
 
 is "$(leftovers deadlock)" no "no traced process left behind"
 done_testing
