@@ -140,7 +140,8 @@ struct pinfo {
 	int32_t holder;      /* P_HELD: the owner, depth in `bytes` */
 	/* The thread's next operation (index into tmpls, -1 unknown), when
 	 * other threads live [0] and when it is alone [1]: the tracer makes no
-	 * memory access visible while a single thread lives. */
+	 * memory access visible while a single thread lives. [0] fills [1]
+	 * for a non-access, never the reverse (cts_petri_see). */
 	int32_t tmpl[2];
 	uint32_t parked;     /* thread places: component + 1 of the barrier or futex the
 	                      * step into it may leave the thread parked on */
@@ -987,9 +988,12 @@ void cts_petri_see(struct cts_petri *n, const struct cts_pmark *m, int tid, bool
 		t->result = 0;
 		pi = &n->pi[L];
 		pi->tmpl[al] = (int32_t)n->ntmpls++;
-		/* not a memory access: visible the same whether it is alone or not */
-		if (!cts_op_is_range(pending->op) && pi->tmpl[!al] < 0)
-			pi->tmpl[!al] = pi->tmpl[al];
+		/* Not alone, a non-access comes next: alone it comes next too (a
+		 * lone thread's accesses are only hidden, none added). Not the
+		 * other way: seen alone, accesses the tracer hid may come first
+		 * when another thread lives (a re-read between two joins). */
+		if (!al && !cts_op_is_range(pending->op) && pi->tmpl[1] < 0)
+			pi->tmpl[1] = pi->tmpl[0];
 	} else {
 		struct cts_event *t = &n->tmpls[pi->tmpl[al]];
 		if (!same_op(t, pending)) {

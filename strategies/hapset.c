@@ -92,7 +92,7 @@ static bool h_accept_race(void *ctx, uint64_t step, const struct cts_event *earl
 	(void)earlier;
 	if (step >= x->st_cap || !covered(x, x->st_of[step], later))
 		return true;
-	x->pruned++;
+	x->pruned += x->opt.prune;
 	return false;
 }
 
@@ -103,7 +103,7 @@ static bool h_accept_alt(void *ctx, uint64_t step, const struct cts_event *sel,
 	if (!x->pt || sel->tid < 0 || !covered(x, pending_stmt(x, x->pt, sel->tid), alt))
 		return true;
 	(void)step;
-	x->pruned++;
+	x->pruned += x->opt.prune;
 	return false;
 }
 
@@ -165,7 +165,15 @@ static void hs_end_run(struct cts_strategy *s, const struct cts_run_summary *sum
 static bool hs_complete(const struct cts_strategy *s)
 {
 	const struct hstrat *x = (const struct hstrat *)s;
-	return !x->learning && x->search->ops->complete(x->search);
+	return !x->learning && x->search->ops->complete(x->search) && !x->pruned;
+}
+
+bool cts_hapset_strategy_pruned_out(const struct cts_strategy *s)
+{
+	if (!cts_strategy_is_hapset(s))
+		return false;
+	const struct hstrat *x = (const struct hstrat *)s;
+	return !x->learning && x->pruned && x->search->ops->complete(x->search);
 }
 
 static const char *hs_diverged(const struct cts_strategy *s)
@@ -227,7 +235,7 @@ struct cts_strategy *cts_hapset_create(const char *name, const struct cts_strate
 	}
 	struct cts_search_hooks hooks = {
 		.ctx = x, .observe = h_observe, .accept_race = h_accept_race,
-		.accept_alt = h_accept_alt, .end_run = h_end_run,
+		.accept_alt = h_accept_alt, .end_run = h_end_run, .defer = !x->opt.prune,
 	};
 	x->search = cts_search_create(kind, cfg, &hooks);
 	x->rnd = cts_random_create(cfg);
@@ -241,7 +249,11 @@ json_t *cts_hapset_strategy_report(const struct cts_strategy *s)
 	const struct hstrat *x = (const struct hstrat *)s;
 	json_t *o = cts_hapset_report(x->h);
 	json_object_set_new(o, "learning_runs", json_integer((json_int_t)x->learn));
+	struct cts_search_stats st = { 0 };
+	cts_search_get_stats(x->search, &st);
+	json_object_set_new(o, "prune", json_boolean(x->opt.prune));
 	json_object_set_new(o, "pruned", json_integer((json_int_t)x->pruned));
+	json_object_set_new(o, "deferred", json_integer((json_int_t)st.deferred));
 	return o;
 }
 

@@ -16,8 +16,11 @@
  * stmt(t) is not in HaPSet(stmt(s_d.sel)) (else it looks further back);
  * PCB keeps an alternative t at a fresh state only when stmt(t) is not in
  * HaPSet(stmt(sel)). Every good run of the search is learnt from
- * (continuous learning). The pruning is not safe (the paper's trade):
- * complete() then means "nothing HaPSet-new is left", not "every order". */
+ * (continuous learning). By default what the paper prunes is deferred
+ * instead (systematic.h, hooks.defer): the covered orders are searched after
+ * every HaPSet-new one, so an exhausted search is complete as plain dpor's
+ * is. With prune (the paper's trade, not safe) they are dropped and
+ * complete() is never true once one was: "HaPSet-exhausted". */
 #ifndef CTS_HAPSET_STRATEGY_H
 #define CTS_HAPSET_STRATEGY_H
 
@@ -30,6 +33,7 @@ struct cts_hapset_options {
 	bool guide;              /* --guide hapset (with dpor, pcb or idb) */
 	uint64_t learn;          /* randomized learning runs before the search */
 	bool learn_given;        /* learn set (else hapset: 10, guided dpor/pcb: 0) */
+	bool prune;              /* --hapset-prune: drop covered orders (the paper) */
 	const char *load, *save; /* --hapset-load, --hapset-save */
 	/* names pcs for the statements' source positions */
 	void (*describe_pc)(void *ctx, uint64_t pc, char *buf, size_t len);
@@ -53,6 +57,9 @@ bool cts_hapset_coverage_source(const struct cts_strategy *s, struct cts_coverag
 void cts_hapset_watch_source(const struct cts_strategy *s, int k,
 			     void (*describe_pc)(void *ctx, uint64_t pc, char *buf, size_t len),
 			     void *describe_ctx, struct cts_coverage_source *src);
+/* --hapset-prune: the search ran out of HaPSet-new orders after pruning
+ * some (exhausted, but not complete). */
+bool cts_hapset_strategy_pruned_out(const struct cts_strategy *s);
 /* --hapset-save, after the exploration. 0, or -1 and err. */
 int cts_hapset_strategy_save(const struct cts_strategy *s, char *err, size_t errlen);
 

@@ -227,6 +227,8 @@ static uint32_t ts_count_range(const struct tset *s, int lo, int hi)
 struct state {
 	struct tset enabled;
 	struct tset backtrack;  /* choices to try here, some run */
+	struct tset deferred;   /* hooks.defer: choices to try once nothing else is left */
+	size_t saved_from;      /* hooks.defer: saved prefixes from here on go through it */
 	struct tset done;       /* choices tried here */
 	struct tset sleep;      /* dpor: asleep on arrival */
 	struct tset spinning;   /* held back: their next step would change nothing */
@@ -317,6 +319,13 @@ struct search {
 	struct cts_split *split;
 	uint64_t nkeys;
 	bool owned;
+	/* hooks.defer: prefixes whose last state still has deferred choices,
+	 * kept when the search backed out of them for a choice further up */
+	struct saved { uint64_t depth; struct state *st; } *saved;
+	size_t nsaved, savedcap;
+	bool bt_deferred;        /* add_backtrack adds to the deferred sets */
+	bool no_accept;          /* accept() asks no hook: plain DPOR's race */
+	uint64_t deferrals;      /* choices deferred, not dropped */
 };
 
 static struct state *push_state(struct search *s)
@@ -332,13 +341,14 @@ static struct state *push_state(struct search *s)
 	} else {
 		/* reuse the sets' storage */
 		struct tset *sets[] = { &st->enabled, &st->backtrack, &st->done, &st->sleep,
-					&st->spinning };
+					&st->spinning, &st->deferred };
 		for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++)
 			ts_clear(sets[i]);
 		memset(&st->ev, 0, sizeof(st->ev));
 		st->used = 0;
 		st->constrained = false;
 	}
+	st->saved_from = s->nsaved;
 	if (s->depth > s->stats.max_depth)
 		s->stats.max_depth = s->depth;
 	return st;
@@ -708,9 +718,19 @@ static bool may_coenable(const struct cts_event *past, const struct cts_event *p
 
 static bool accept(struct search *s, uint64_t step, const struct cts_event *pend)
 {
-	if (!s->hooks.accept_race)
+	if (!s->hooks.accept_race || s->no_accept)
 		return true;
 	return s->hooks.accept_race(s->hooks.ctx, step, &s->stack[step].ev, pend);
+}
+
+/* A backtrack choice t at st: a deferred one (s->bt_deferred) only where
+ * it is not a choice already. */
+static void bt_add(struct search *s, struct state *st, int t)
+{
+	if (!s->bt_deferred)
+		ts_add(&st->backtrack, t);
+	else if (!ts_has(&st->backtrack, t))
+		ts_add(&st->deferred, t);
 }
 
 /* Flanagan & Godefroid: event i races with p's next event; make sure the
@@ -741,7 +761,7 @@ static void add_backtrack(struct search *s, uint64_t i, int p)
 		}
 	}
 	if (ts_has(&st->enabled, p)) {
-		ts_add(&st->backtrack, p);
+		bt_add(s, st, p);
 		return;
 	}
 	for (int q = ts_next_at(&st->enabled, 0); q >= 0; q = ts_next_at(&st->enabled, q + 1)) {
@@ -749,11 +769,22 @@ static void add_backtrack(struct search *s, uint64_t i, int p)
 			continue;
 		uint32_t k = p < d->nthreads ? cts_vc_get(&d->clk[p], q) : 0;
 		if (k > 0 && d->evl[q][k - 1] > i) {
-			ts_add(&st->backtrack, q);
+			bt_add(s, st, q);
 			return;
 		}
 	}
-	ts_or(&st->backtrack, &st->enabled);
+	for (int q = ts_next_at(&st->enabled, 0); q >= 0; q = ts_next_at(&st->enabled, q + 1))
+		bt_add(s, st, q);
+}
+
+/* The race DPOR would branch on when the hook turned it down: a deferred
+ * choice, tried after every accepted one (hooks.defer). */
+static void add_deferred(struct search *s, uint64_t i, int p)
+{
+	s->deferrals++;
+	s->bt_deferred = true;
+	add_backtrack(s, i, p);
+	s->bt_deferred = false;
 }
 
 /* The latest event of thread u on `word`, after `floor`, that races with
@@ -783,14 +814,12 @@ static int64_t latest_race_of(struct search *s, uint64_t word, int u, const stru
 /* FG's loop body for one process p: the latest event in the trace that is
  * dependent and may be co-enabled with p's next event and does not happen
  * before it gets a backtrack choice. */
-static void race_query(struct search *s, const struct cts_event *pend)
+static int64_t latest_race(struct search *s, const struct cts_event *pend)
 {
 	struct dpor *d = s->dp;
 	int p = pend->tid;
 	int64_t best = -1;
 
-	if (p < 0 || p >= d->nthreads)
-		return;
 	if (pend->op == CTS_OP_PROC_EXIT) {
 		/* exit is dependent with everything */
 		for (int u = 0; u < d->nthreads; u++) {
@@ -820,6 +849,24 @@ static void race_query(struct search *s, const struct cts_event *pend)
 				if (i > best)
 					best = i;
 			}
+	}
+	return best;
+}
+
+static void race_query(struct search *s, const struct cts_event *pend)
+{
+	int p = pend->tid;
+
+	if (p < 0 || p >= s->dp->nthreads)
+		return;
+	int64_t best = latest_race(s, pend);
+	if (s->hooks.defer && s->hooks.accept_race) {
+		/* plain DPOR's race, when the hook sent the search past it */
+		s->no_accept = true;
+		int64_t plain = latest_race(s, pend);
+		s->no_accept = false;
+		if (plain >= 0 && plain != best)
+			add_deferred(s, (uint64_t)plain, p);
 	}
 	if (best >= 0)
 		add_backtrack(s, (uint64_t)best, p);
@@ -862,8 +909,12 @@ static void dpor_newest(struct search *s, const struct cts_sched_point *pt, uint
 		const struct cts_event *pend = &pt->pending[p];
 		if (p == ev->tid || !pt->alive[p])
 			continue;
-		if (cts_event_dependent(ev, pend) && may_coenable(ev, pend) && accept(s, k, pend))
+		if (!cts_event_dependent(ev, pend) || !may_coenable(ev, pend))
+			continue;
+		if (accept(s, k, pend))
 			add_backtrack(s, k, p);
+		else if (s->hooks.defer)
+			add_deferred(s, k, p);
 	}
 }
 
@@ -1115,8 +1166,13 @@ static int fresh_choice(struct search *s, const struct cts_sched_point *pt)
 		ts_copy(&s->cand, &st->backtrack);
 		for (int t = ts_next_at(&s->cand, 0); t >= 0; t = ts_next_at(&s->cand, t + 1))
 			if (t != q && !s->hooks.accept_alt(s->hooks.ctx, k, &pt->pending[q],
-							   &pt->pending[t]))
+							   &pt->pending[t])) {
 				ts_del(&st->backtrack, t);
+				if (s->hooks.defer) {
+					ts_add(&st->deferred, t);
+					s->deferrals++;
+				}
+			}
 	}
 	ts_add(&st->backtrack, q);
 	ts_add(&st->done, q);
@@ -1188,27 +1244,130 @@ static void s_executed(struct cts_strategy *base, const struct cts_sched_point *
 		s->hooks.observe(s->hooks.ctx, k, ev);
 }
 
-/* The deepest state with a choice left to try becomes the next branch state. */
+/* The choices of set `from` at st not tried yet, into s->cand. */
+static int untried(struct search *s, const struct state *st, const struct tset *from)
+{
+	struct tset *cand = &s->cand;
+	ts_copy(cand, from);
+	ts_and(cand, &st->enabled);
+	ts_minus(cand, &st->done);
+	if (s->kind == CTS_SEARCH_DPOR)
+		ts_minus(cand, &st->sleep);
+	return ts_next_cyclic(cand, 0);
+}
+
+static void copy_state(struct state *dst, const struct state *src)
+{
+	struct state keep = *dst;   /* dst's sets' storage */
+	*dst = *src;
+	struct tset *d[] = { &dst->enabled, &dst->backtrack, &dst->done, &dst->sleep,
+			     &dst->spinning, &dst->deferred };
+	struct tset *k[] = { &keep.enabled, &keep.backtrack, &keep.done, &keep.sleep,
+			     &keep.spinning, &keep.deferred };
+	const struct tset *f[] = { &src->enabled, &src->backtrack, &src->done, &src->sleep,
+				   &src->spinning, &src->deferred };
+	for (size_t i = 0; i < sizeof(d) / sizeof(d[0]); i++) {
+		*d[i] = *k[i];
+		ts_clear(d[i]);
+		ts_copy(d[i], f[i]);
+	}
+}
+
+static void free_state_sets(struct state *st)
+{
+	ts_free(&st->enabled);
+	ts_free(&st->backtrack);
+	ts_free(&st->done);
+	ts_free(&st->sleep);
+	ts_free(&st->spinning);
+	ts_free(&st->deferred);
+}
+
+/* The search backs out of state d, which still has deferred choices: keep
+ * the prefix up to it for later. */
+static void save_prefix(struct search *s, uint64_t d)
+{
+	if (s->nsaved == s->savedcap) {
+		size_t n = s->savedcap ? s->savedcap * 2 : 16;
+		s->saved = cts_xgrow(s->saved, s->savedcap, n, sizeof(*s->saved));
+		s->savedcap = n;
+	}
+	struct saved *sv = &s->saved[s->nsaved++];
+	sv->depth = d + 1;
+	sv->st = cts_xcalloc(d + 1, sizeof(*sv->st));
+	for (uint64_t i = 0; i <= d; i++)
+		copy_state(&sv->st[i], &s->stack[i]);
+}
+
+/* The last prefix kept becomes the stack. Its states above the last were
+ * backed out of already: every choice they had was tried there or is kept
+ * in a prefix of its own, so they count as done. */
+static void restore_prefix(struct search *s)
+{
+	struct saved *sv = &s->saved[--s->nsaved];
+	while (s->cap < sv->depth) {
+		s->cap = s->cap ? s->cap * 2 : 1024;
+		s->stack = cts_xrealloc(s->stack, s->cap * sizeof(*s->stack));
+	}
+	for (uint64_t i = 0; i < sv->depth; i++) {
+		if (i >= s->inited) {
+			memset(&s->stack[i], 0, sizeof(s->stack[i]));
+			s->inited = i + 1;
+		}
+		copy_state(&s->stack[i], &sv->st[i]);
+		s->stack[i].saved_from = s->nsaved;
+		if (i + 1 < sv->depth) {
+			ts_or(&s->stack[i].done, &s->stack[i].backtrack);
+			ts_or(&s->stack[i].done, &s->stack[i].deferred);
+		}
+		free_state_sets(&sv->st[i]);
+	}
+	free(sv->st);
+	s->depth = sv->depth;
+}
+
+/* State d is done with: the prefixes saved through it learn every choice
+ * it tried, which their subtrees then need not try again. */
+static void finish_state(struct search *s, uint64_t d)
+{
+	const struct state *st = &s->stack[d];
+	for (size_t r = st->saved_from; r < s->nsaved; r++)
+		if (s->saved[r].depth > d + 1)
+			ts_or(&s->saved[r].st[d].done, &st->done);
+}
+
+/* The deepest state with a choice left to try becomes the next branch
+ * state. With hooks.defer a deferred choice waits until no accepted choice
+ * is left anywhere: the states backed out of keep theirs in saved prefixes,
+ * taken last kept first. Under --jobs/--shard the subtrees must be the same
+ * in every worker, so there deferred choices are plain ones. */
 static void next_branch(struct search *s)
 {
-	while (s->depth > 0) {
-		uint64_t d = s->depth - 1;
-		struct state *st = &s->stack[d];
-		struct tset *cand = &s->cand;
-		ts_copy(cand, &st->backtrack);
-		ts_and(cand, &st->enabled);
-		ts_minus(cand, &st->done);
-		if (s->kind == CTS_SEARCH_DPOR)
-			ts_minus(cand, &st->sleep);
-		int q = ts_next_cyclic(cand, 0);
-		if (q >= 0) {
-			ts_add(&st->done, q);
-			cts_event_init(&st->ev, q, CTS_OP_NONE);
-			s->replay = d;
-			s->branching = true;
-			return;
+	for (;;) {
+		while (s->depth > 0) {
+			uint64_t d = s->depth - 1;
+			struct state *st = &s->stack[d];
+			int q = untried(s, st, &st->backtrack);
+			if (q < 0 && s->split)
+				q = untried(s, st, &st->deferred);
+			if (q >= 0) {
+				ts_add(&st->done, q);
+				cts_event_init(&st->ev, q, CTS_OP_NONE);
+				s->replay = d;
+				s->branching = true;
+				return;
+			}
+			if (!s->split && untried(s, st, &st->deferred) >= 0)
+				save_prefix(s, d);
+			finish_state(s, d);
+			s->depth--;
 		}
-		s->depth--;
+		if (!s->nsaved)
+			break;
+		restore_prefix(s);
+		struct state *st = &s->stack[s->depth - 1];
+		ts_or(&st->backtrack, &st->deferred);   /* their turn */
+		ts_clear(&st->deferred);
 	}
 	s->exhausted = true;
 	s->branching = false;
@@ -1239,6 +1398,16 @@ static void s_end_run(struct cts_strategy *base, const struct cts_run_summary *s
 	next_branch(s);
 }
 
+static void drop_saved(struct search *s)
+{
+	for (size_t i = 0; i < s->nsaved; i++) {
+		for (uint64_t j = 0; j < s->saved[i].depth; j++)
+			free_state_sets(&s->saved[i].st[j]);
+		free(s->saved[i].st);
+	}
+	s->nsaved = 0;
+}
+
 /* The search starts over: its stack was built from runs that hid events. */
 static void s_restart(struct cts_strategy *base)
 {
@@ -1249,6 +1418,7 @@ static void s_restart(struct cts_strategy *base)
 	s->exhausted = false;
 	s->incomplete = false;
 	s->restricted = false;
+	drop_saved(s);
 }
 
 static bool s_complete(const struct cts_strategy *base)
@@ -1270,14 +1440,10 @@ static void s_destroy(struct cts_strategy *base)
 	if (s->hooks.destroy)
 		s->hooks.destroy(s->hooks.ctx);
 	dpor_free(s->dp);
-	for (uint64_t i = 0; i < s->inited; i++) {
-		struct state *st = &s->stack[i];
-		ts_free(&st->enabled);
-		ts_free(&st->backtrack);
-		ts_free(&st->done);
-		ts_free(&st->sleep);
-		ts_free(&st->spinning);
-	}
+	for (uint64_t i = 0; i < s->inited; i++)
+		free_state_sets(&s->stack[i]);
+	drop_saved(s);
+	free(s->saved);
 	ts_free(&s->next_sleep);
 	ts_free(&s->en_now);
 	ts_free(&s->allowed);
@@ -1348,6 +1514,8 @@ bool cts_search_get_stats(const struct cts_strategy *base, struct cts_search_sta
 {
 	if (!base || base->ops->destroy != s_destroy)
 		return false;
-	*out = ((const struct search *)base)->stats;
+	const struct search *s = (const struct search *)base;
+	*out = s->stats;
+	out->deferred = s->deferrals;
 	return true;
 }

@@ -52,6 +52,11 @@ struct cts_search_hooks {
 	 * the state's backtrack set (HaPSet: stmt(alt) in hapset(stmt(sel))). */
 	bool (*accept_alt)(void *ctx, uint64_t step, const struct cts_event *sel,
 			   const struct cts_event *alt);
+	/* True: what accept_race and accept_alt turn down is deferred, not
+	 * dropped: tried once no accepted choice is left anywhere in the search
+	 * (dpor: the race plain DPOR would take, beside the older one the hook
+	 * led to), so an exhausted search is as complete as the plain one. */
+	bool defer;
 	/* --break (strategies/active.h): at every scheduling point, replayed
 	 * ones included and in order, the threads the run may take: the enabled
 	 * ones minus those paused at a breakpoint, into allowed[pt->nthreads].
@@ -79,6 +84,7 @@ struct cts_search_stats {
 	uint64_t max_depth;     /* longest stack */
 	uint64_t races;         /* dpor: backtrack additions (races found) */
 	uint64_t spin_skips;    /* dpor: races with a spinning thread's re-read, not branched on */
+	uint64_t deferred;      /* hooks.defer: choices put off until the others were tried */
 };
 
 /* False if s is not one of these strategies. */

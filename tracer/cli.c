@@ -15,7 +15,7 @@ enum {
 	O_KEEPGOING, O_RACES, O_WATCH, O_TRACELIB, O_OUTPUT, O_NOFORK, O_FAILINC, O_CHECK,
 	O_MAXTHREADS,
 	O_BREAK, O_SUSPECTS, O_SUSPECTS_FROM, O_TRIES,
-	O_CONTEXT, O_GUIDE, O_HAPSET_SAVE, O_HAPSET_LOAD, O_HAPSET_LEARN,
+	O_CONTEXT, O_GUIDE, O_HAPSET_SAVE, O_HAPSET_LOAD, O_HAPSET_LEARN, O_HAPSET_PRUNE,
 	O_STATEMATCH, O_NOCUTOFFS,
 	O_WATCHBACKEND, O_CATCHSITES, O_CATCHWINDOW,
 	O_PID,
@@ -69,6 +69,7 @@ static const struct option opts[] = {
 	{ "hapset-save", required_argument, 0, O_HAPSET_SAVE },
 	{ "hapset-load", required_argument, 0, O_HAPSET_LOAD },
 	{ "hapset-learn", required_argument, 0, O_HAPSET_LEARN },
+	{ "hapset-prune", no_argument, 0, O_HAPSET_PRUNE },
 	{ "help", no_argument, 0, 'h' },
 	{ "version", no_argument, 0, 'V' },
 	{ "state-match", required_argument, 0, O_STATEMATCH },
@@ -365,6 +366,9 @@ static int one_option(struct cts_cli *c, int opt, const char *arg, char *err, si
 		return nonempty(arg, "--hapset-save", err, errlen) ?: (c->hapset_save = arg, 0);
 	case O_HAPSET_LOAD:
 		return nonempty(arg, "--hapset-load", err, errlen) ?: (c->hapset_load = arg, 0);
+	case O_HAPSET_PRUNE:
+		c->hapset_prune = true;
+		return 0;
 	case O_HAPSET_LEARN:
 		return parse_u64(arg, "--hapset-learn", 0, 1000000, &c->hapset_learn, err, errlen) ?:
 		       (c->hapset_learn_given = true, 0);
@@ -535,7 +539,7 @@ static bool g_coverage(const struct cts_cli *c) { return c->coverage; }
 static bool g_guide(const struct cts_cli *c) { return c->guide != NULL; }
 static bool g_hapset(const struct cts_cli *c)
 {
-	return c->hapset_load || c->hapset_save || c->hapset_learn_given;
+	return c->hapset_load || c->hapset_save || c->hapset_learn_given || c->hapset_prune;
 }
 static bool g_attach(const struct cts_cli *c) { return c->attach_pid != 0; }
 static bool g_sarif(const struct cts_cli *c) { return c->sarif != NULL; }
@@ -568,7 +572,7 @@ static const struct cli_rule {
 	  "random pct " SYSTEMATIC, NULL },
 	{ "--coverage",           g_coverage,  CTX_ATTACH | CTX_SPLIT,          NULL, "not yet" },
 	{ "--guide hapset",       g_guide,     CTX_ATTACH | CTX_SPLIT,          "dpor pcb idb", NULL },
-	{ "--hapset-load, --hapset-save and --hapset-learn", g_hapset, CTX_ATTACH, NULL, NULL },
+	{ "--hapset-load, --hapset-save, --hapset-learn and --hapset-prune", g_hapset, CTX_ATTACH, NULL, NULL },
 	{ "--sarif",              g_sarif,     CTX_ATTACH,                      NULL,
 	  "not yet: --report writes the session's JSON" },
 	{ "--isolate and --no-isolate", g_isolate, CTX_ATTACH,                NULL,

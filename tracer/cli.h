@@ -74,6 +74,7 @@ struct cts_cli {
 	const char *hapset_load;       /* --hapset-load FILE */
 	uint64_t hapset_learn;         /* --hapset-learn N random learning runs */
 	bool hapset_learn_given;
+	bool hapset_prune;             /* --hapset-prune: the paper's unsafe pruning */
 	bool coverage;                 /* --coverage (or --coverage-plot) */
 	const char *coverage_plot;     /* --coverage-plot FILE.svg, NULL */
 	/* Scale-out (strategies/split.h): --jobs N workers, --shard I/N (0/0 = none),

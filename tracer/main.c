@@ -166,9 +166,11 @@ static void usage(FILE *f)
 "                        report|fail and --watch also stop at the program's\n"
 "                        shared accesses (int3s in its code while attached)\n"
 "HaPSet-guided search (strategy hapset; --guide hapset with dpor, pcb, idb):\n"
-"      --guide hapset    a backtrack point only for an order no good run has shown\n"
-"                        (the statement pair is not in the learned HaPSets); every\n"
+"      --guide hapset    orders no good run has shown (the statement pair is not in\n"
+"                        the learned HaPSets) first, the others after them; every\n"
 "                        good run of the search is learnt from\n"
+"      --hapset-prune    the paper's pruning: drop the orders good runs showed (not\n"
+"                        safe: an exhausted search is HaPSet-exhausted, not complete)\n"
 "      --hapset-learn N  random learning runs first (hapset: 10; --guide: 0)\n"
 "      --hapset-load FILE  start from sets --hapset-save wrote\n"
 "      --hapset-save FILE  write the learned sets as JSON at the end\n"
@@ -821,13 +823,14 @@ int main(int argc, char **argv)
 	/* HaPSet guidance (strategies/hapset.h): statements named by the tracer. */
 	struct cts_hapset_options hopt = {
 		.guide = cli.guide != NULL, .learn = cli.hapset_learn,
-		.learn_given = cli.hapset_learn_given, .load = cli.hapset_load,
+		.learn_given = cli.hapset_learn_given, .prune = cli.hapset_prune,
+		.load = cli.hapset_load,
 		.save = cli.hapset_save, .describe_pc = active_describe, .describe_ctx = &active_be,
 	};
 	bool hapset_wanted = !cli.replay && (cli.guide || strcmp(cli.strategy, "hapset") == 0);
 	if (!cli.replay && !hapset_wanted &&
-	    (cli.hapset_load || cli.hapset_save || cli.hapset_learn_given)) {
-		cts_error_msg("--hapset-load, --hapset-save and --hapset-learn go with "
+	    (cli.hapset_load || cli.hapset_save || cli.hapset_learn_given || cli.hapset_prune)) {
+		cts_error_msg("--hapset-load, --hapset-save, --hapset-learn and --hapset-prune go with "
 			      "--strategy hapset or --guide hapset");
 		status = EXIT_USAGE;
 		goto out;
@@ -1145,6 +1148,8 @@ int main(int argc, char **argv)
 				res.complete && breaks ? "; search space exhausted for the schedules "
 				"the breakpoints allow (complete for those, not for the program)" :
 				res.complete ? "; search space exhausted (complete)" :
+				cts_hapset_strategy_pruned_out(strat) ? "; HaPSet-exhausted: every order "
+				"no good run showed was searched, the pruned ones were not (not complete)" :
 				res.exhausted ? "; search space exhausted for the program's own code and "
 						"modelled library calls, but not complete" : "");
 			char code[2048];
@@ -1221,10 +1226,13 @@ int main(int argc, char **argv)
 		if (cts_verbosity >= 1)
 			fprintf(stderr, "cts-trace: hapset: %" JSON_INTEGER_FORMAT " statements, %"
 				JSON_INTEGER_FORMAT " pairs covered (%" JSON_INTEGER_FORMAT
-				" backtrack points pruned)\n",
+				" backtrack points %s)\n",
 				json_integer_value(json_object_get(hj, "statements")),
 				json_integer_value(json_object_get(hj, "pairs")),
-				json_integer_value(json_object_get(hj, "pruned")));
+				json_integer_value(json_object_get(hj, json_is_true(json_object_get(hj,
+					"prune")) ? "pruned" : "deferred")),
+				json_is_true(json_object_get(hj, "prune")) ? "pruned" :
+				"deferred to the end");
 		hapset_json = hj;
 		if (cts_hapset_strategy_save(strat, err, sizeof(err)) != 0) {
 			cts_error_msg("%s", err);

@@ -157,6 +157,27 @@ static void paper_example(void)
 	tap_is_int(s.estimate_by[10] + s.estimate_by[11], 12, "R/W cross estimate 6 per pair");
 }
 
+/* Issue 29 item 5: a variable only one thread ever touches can complete no
+ * pattern (each needs two threads), so it adds nothing to the estimate and
+ * 100% stays reachable. */
+static void one_thread_variables(void)
+{
+	fresh();
+	RD(1, X, 4); WR(2, X, 9); RD(1, X, 5);     /* the paper's example on x */
+	RD(1, Y, 6); WR(1, Y, 7); RD(1, Y, 8);     /* y: thread 1's alone */
+	struct cts_map_stats s = end();
+	tap_is_int(s.estimate, 15, "a one-thread variable adds nothing to the estimate");
+	tap_ok(s.estimate_raw > 16, "the unpruned formula still counts it (%" PRIu64 ")",
+	       s.estimate_raw);
+	tap_is_int(s.estimate_by[9] + s.estimate_by[10] + s.estimate_by[11], 0,
+		   "nor any cross pattern with it");
+	/* Once a second thread touches y, its patterns count. */
+	WR(2, Y, 9);
+	s = end();
+	tap_ok(s.estimate > 15, "a second thread on y brings its patterns in (%" PRIu64 ")",
+	       s.estimate);
+}
+
 static void happens_before(void)
 {
 	/* main writes x, then creates t1, which reads it: the read can never
@@ -368,6 +389,7 @@ int main(void)
 	single_variable();
 	cross_variable();
 	paper_example();
+	one_thread_variables();
 	happens_before();
 	across_runs();
 	strategy();

@@ -414,10 +414,74 @@ static void test_fast_extensions(void)
 	}
 }
 
+/* Issue 29 item 4(a): a thread's next operation at a place is kept apart
+ * for "alone" (its memory accesses invisible) and "not alone". Main joins
+ * t1, reads x, joins t2: after the first join it is alone if t2 is gone
+ * (next: the join) and not alone otherwise (next: the read). Seeing the
+ * alone case first must not fix the other: the read is no conflict. */
+static void see_run(struct cts_petri *n, bool t2_first)
+{
+	struct cts_pmark *m = cts_pmark_new(n);
+	struct cts_event e;
+	for (int t = 1; t <= 2; t++) {
+		cts_event_init(&e, 0, CTS_OP_CREATE);
+		e.target = t;
+		e.pc = 0x10 + (uint64_t)t;
+		cts_petri_see(n, m, 0, true, &e, true, false, false);
+		cts_petri_executed(n, m, &e);
+	}
+	int order[2] = { t2_first ? 2 : 1, t2_first ? 1 : 2 };
+	for (int i = 0; i < (t2_first ? 2 : 1); i++) {
+		cts_event_init(&e, order[i], CTS_OP_THREAD_EXIT);
+		e.pc = 0x30;
+		cts_petri_see(n, m, order[i], true, &e, true, false, false);
+		cts_petri_executed(n, m, &e);
+		cts_petri_see(n, m, order[i], false, &e, false, false, false);
+	}
+	cts_event_init(&e, 0, CTS_OP_JOIN);
+	e.target = 1;
+	e.pc = 0x20;
+	cts_petri_see(n, m, 0, true, &e, true, false, false);
+	cts_petri_executed(n, m, &e);
+	/* main now: alone when t2 is gone, the read skipped */
+	if (t2_first) {
+		cts_event_init(&e, 0, CTS_OP_JOIN);
+		e.target = 2;
+		e.pc = 0x22;
+	} else {
+		cts_event_init(&e, 0, CTS_OP_READ);
+		e.obj = 0x4000;
+		e.size = 4;
+		e.pc = 0x21;
+	}
+	cts_petri_see(n, m, 0, true, &e, true, false, false);
+	cts_pmark_free(m);
+}
+
+static void test_alone_slots(void)
+{
+	struct cts_petri *n = cts_petri_new(CTS_PETRI_VALUES, false);
+	struct cts_petri_stats st;
+	see_run(n, true);
+	see_run(n, false);
+	cts_petri_get_stats(n, &st);
+	tap_is_int(st.conflicts, 0, "alone first: the not-alone re-read is no conflict (%s)",
+		   st.why[0] ? st.why : "none");
+	cts_petri_free(n);
+	n = cts_petri_new(CTS_PETRI_VALUES, false);
+	see_run(n, false);
+	see_run(n, true);
+	cts_petri_get_stats(n, &st);
+	tap_is_int(st.conflicts, 0, "not alone first: the lone join is no conflict (%s)",
+		   st.why[0] ? st.why : "none");
+	cts_petri_free(n);
+}
+
 int main(int argc, char **argv)
 {
 	snprintf(simdir, sizeof(simdir), "%s/../sim", dirname(argv[0]));
 	(void)argc;
+	test_alone_slots();
 	test_finals_vs_dfs();
 	test_counts();
 	test_bugs();
