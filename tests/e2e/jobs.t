@@ -12,7 +12,7 @@
 
 # Private copies: the checks for leftover and stopped processes look for
 # these paths, which no other test file running beside this one uses.
-mkdir -p "$T/bin" && cp "$PROG"/{counter,counter_ok,lost_wakeup_ok,rwlock_ok,forever} "$T/bin/" ||
+mkdir -p "$T/bin" && cp "$PROG"/{counter,counter_ok,lost_wakeup_ok,rwlock_ok,forever,hostile_jobs} "$T/bin/" ||
 	exit 1
 PROG=$T/bin
 
