@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "models/coverage.h"
 #include "models/error.h"
+#include "models/htab.h"
 #include "models/objmodel.h"
 #include "models/pages.h"
 #include "models/race.h"
@@ -411,8 +412,16 @@ static void report_bug(struct explorer *x, const struct cts_bug *bug)
 		fflush(log);
 		return;
 	}
+	/* With --jobs each distinct bug is printed by the first worker that
+	 * finds it: merged, it is one bug (kind and message, as merge.c). */
+	const char *kind = cts_bug_kind_name(bug->kind);
+	if (x->cfg->split &&
+	    !cts_split_first_print(x->cfg->split, cts_htab_hash(kind, strlen(kind)) *
+				   UINT64_C(0x9e3779b97f4a7c15) ^
+				   cts_htab_hash(bug->message, strlen(bug->message))))
+		return;
 	fprintf(log, "cts-trace: BUG (%s) in run %" PRIu64 " after %" PRIu64 " steps: %s\n",
-		cts_bug_kind_name(bug->kind), bug->run, bug->steps, bug->message);
+		kind, bug->run, bug->steps, bug->message);
 	if (x->cfg->quiet) { /* -q: the verdict, one line */
 		fflush(log);
 		return;

@@ -5,12 +5,17 @@
 #include "models/error.h"
 #include "strategies/split.h"
 
+/* Bugs whose report one worker printed, by key: beyond that many, every
+ * worker prints its own. */
+#define PRINTED 1024
+
 /* Shared by every worker of one process group. */
 struct shared {
 	uint64_t next;   /* the next shard-local item nobody has claimed */
 	uint64_t counted; /* CTS_WORK_SUBTREE: runs counted by every worker */
 	int stop;        /* a worker found a bug */
 	pid_t parent;
+	uint64_t printed[PRINTED]; /* open addressing, 0 empty */
 };
 
 struct cts_split {
@@ -199,6 +204,20 @@ void cts_split_found_bug(struct cts_split *s)
 	__atomic_store_n(&s->sh->stop, 1, __ATOMIC_SEQ_CST);
 	if (s->jobs > 1 && s->sh->parent > 0)
 		kill(s->sh->parent, SIGUSR1);
+}
+
+bool cts_split_first_print(struct cts_split *s, uint64_t key)
+{
+	key |= 1; /* 0 marks an empty slot */
+	for (size_t n = 0, i = key % PRINTED; n < PRINTED; n++, i = (i + 1) % PRINTED) {
+		uint64_t seen = 0;
+		if (__atomic_compare_exchange_n(&s->sh->printed[i], &seen, key, false,
+						__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+			return true;
+		if (seen == key)
+			return false;
+	}
+	return true; /* full */
 }
 
 static json_t *jint(uint64_t v)

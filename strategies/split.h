@@ -89,6 +89,10 @@ bool cts_split_stopped(const struct cts_split *s);
 /* This process found the bug (its minimization is not to be interrupted by
  * the stop it caused; async-signal-safe). */
 bool cts_split_found_here(const struct cts_split *s);
+/* --keep-going with --jobs: true for the first worker to report the bug
+ * with this key (a hash of its kind and message), false for the others,
+ * which print nothing of it: the merged report has it once. */
+bool cts_split_first_print(struct cts_split *s, uint64_t key);
 /* The process that forks the workers (signalled by cts_split_found_bug). */
 void cts_split_set_parent(struct cts_split *s, pid_t parent);
 

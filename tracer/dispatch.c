@@ -257,8 +257,10 @@ static int foreign_event(struct cts_tracer *tr, const struct cts_wait_event *ev)
 	add_foreign(tr, ev->tid);
 	if (ev->kind == CTS_WEV_BREAKPOINT)
 		return foreign_breakpoint(tr, ev->tid);
-	if (ev->kind == CTS_WEV_SECCOMP)
+	if (ev->kind == CTS_WEV_SECCOMP) {
+		cts_tr_sys_guard_free(tr, ev->tid);
 		cts_view_free_call(tr->view, ev->tid);
+	}
 	if (ev->kind == CTS_WEV_FORK)
 		add_foreign(tr, (pid_t)ev->msg);
 	return run_free(ev);

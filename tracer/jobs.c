@@ -1,11 +1,13 @@
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -22,6 +24,7 @@ struct cts_jobs {
 	unsigned n;
 	struct cts_split *split;
 	pid_t *pids;         /* 0 once reaped */
+	pid_t *guarded;      /* shared: the parent's pid, then the workers' (0 once reaped) */
 	int *status;         /* wait status of each */
 	bool parent;
 	pid_t parent_pid;    /* a worker's parent, the directory's owner */
@@ -61,11 +64,25 @@ struct cts_jobs *cts_jobs_new(unsigned n, struct cts_split *split, char *err, si
 	j->pids = cts_xcalloc(n, sizeof(*j->pids));
 	j->status = cts_xcalloc(n, sizeof(*j->status));
 	j->worker = -1;
+	void *g = mmap(NULL, (n + 1) * sizeof(pid_t), PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	j->guarded = g == MAP_FAILED ? NULL : g;
 	snprintf(j->dir, sizeof(j->dir), "%s/cts-jobs-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(j->dir)) {
 		snprintf(err, errlen, "--jobs: cannot create a directory for the workers' reports "
 			 "in %s: %s%s", tmp && *tmp ? tmp : "/tmp", strerror(errno), tmp && *tmp ?
 			 " (TMPDIR must name a writable directory)" : "");
+		if (j->guarded)
+			munmap(j->guarded, (n + 1) * sizeof(pid_t));
+		free(j->pids);
+		free(j->status);
+		free(j);
+		return NULL;
+	}
+	if (!j->guarded) {
+		snprintf(err, errlen, "--jobs: cannot map memory shared with the workers: %s",
+			 strerror(errno));
+		rmdir(j->dir);
 		free(j->pids);
 		free(j->status);
 		free(j);
@@ -73,6 +90,20 @@ struct cts_jobs *cts_jobs_new(unsigned n, struct cts_split *split, char *err, si
 	}
 	j->parent = true;
 	return j;
+}
+
+/* A worker waits until every worker's pid is in the guarded list, before
+ * its first run: the pipe's end of file (the parent closes its end after
+ * the last fork, or dies). */
+static void wait_for_siblings(int rfd)
+{
+	char c;
+	for (;;) {
+		ssize_t r = read(rfd, &c, 1);
+		if (r == 0 || (r < 0 && errno != EINTR))
+			break;
+	}
+	close(rfd);
 }
 
 static void report_path(const struct cts_jobs *j, unsigned w, char *buf, size_t len)
@@ -92,13 +123,25 @@ int cts_jobs_fork(struct cts_jobs *j)
 	sigaction(SIGUSR1, &sa, NULL);
 	cts_split_set_parent(j->split, parent);
 	j->parent_pid = parent;
+	/* Out of the program's reach (issue 27 item 9): its tracer refuses
+	 * signals to the pids in j->guarded; non-dumpable, this process can be
+	 * neither ptraced nor read by a program of the same uid (the workers'
+	 * tracers make themselves so too). */
+	j->guarded[0] = parent;
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	int barrier[2];
+	if (pipe2(barrier, O_CLOEXEC) != 0)
+		return -2;
 	clock_gettime(CLOCK_MONOTONIC, &j->start);
 	fflush(NULL); /* nothing buffered is written twice */
 	for (unsigned w = 0; w < j->n; w++) {
 		pid_t pid = fork();
 		if (pid < 0) {
-			if (started == 0)
+			if (started == 0) {
+				close(barrier[0]);
+				close(barrier[1]);
 				return -2;
+			}
 			cts_perror_msg("--jobs: worker %u of %u not started", w + 1, j->n);
 			break;
 		}
@@ -108,6 +151,8 @@ int cts_jobs_fork(struct cts_jobs *j)
 				_exit(130); /* the parent died before the line above */
 			sa.sa_handler = on_stop;
 			sigaction(SIGUSR1, &sa, NULL);
+			close(barrier[1]);
+			wait_for_siblings(barrier[0]);
 			j->parent = false;
 			j->worker = (int)w;
 			/* Worker w on the w-th CPU, before its tracer starts (it
@@ -120,10 +165,19 @@ int cts_jobs_fork(struct cts_jobs *j)
 			return (int)w;
 		}
 		j->pids[w] = pid;
+		__atomic_store_n(&j->guarded[w + 1], pid, __ATOMIC_SEQ_CST);
 		started++;
 	}
 	j->n = started;
+	close(barrier[0]);
+	close(barrier[1]);
 	return -1;
+}
+
+const pid_t *cts_jobs_guarded(const struct cts_jobs *j, size_t *n)
+{
+	*n = j->n + 1;
+	return j->guarded;
 }
 
 const char *cts_jobs_report_path(const struct cts_jobs *j)
@@ -165,6 +219,8 @@ void cts_jobs_wait(struct cts_jobs *j, volatile sig_atomic_t *stop, struct cts_j
 			if (j->pids[w] != pid)
 				continue;
 			j->pids[w] = 0;
+			/* its pid may be a program's child next */
+			__atomic_store_n(&j->guarded[w + 1], 0, __ATOMIC_SEQ_CST);
 			j->status[w] = st;
 			stopped[w] = told_bug || told_stop;
 			alive--;
@@ -244,6 +300,7 @@ void cts_jobs_free(struct cts_jobs *j)
 		unlink(j->path);
 		rmdir(j->dir);
 	}
+	munmap(j->guarded, (j->n + 1) * sizeof(pid_t));
 	free(j->pids);
 	free(j->status);
 	free(j);

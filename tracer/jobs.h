@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 struct cts_split;
 struct json_t;
@@ -21,6 +22,11 @@ struct cts_jobs *cts_jobs_new(unsigned n, struct cts_split *split, char *err, si
  * end its search and the worker gone when the parent dies. In the parent:
  * -1 (then cts_jobs_wait). -2 with errno if no worker could be forked. */
 int cts_jobs_fork(struct cts_jobs *j);
+
+/* The pids the program may not signal: the parent's and every worker's,
+ * in memory shared with them (an entry 0 once that worker is reaped). A
+ * worker starts when the list is whole. */
+const pid_t *cts_jobs_guarded(const struct cts_jobs *j, size_t *n);
 
 /* In a worker: where its report goes. */
 const char *cts_jobs_report_path(const struct cts_jobs *j);

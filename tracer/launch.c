@@ -191,7 +191,7 @@ static int wait_for(pid_t pid, int *status)
 /* Continue the single-threaded start-up of pid until it stops at an int3,
  * clones, exits or is killed (ev says which); a signal on the way is
  * passed on, any other stop passed over. -1: lost it (or interrupted). */
-static int cont_to_trap(pid_t pid, struct cts_wait_event *ev)
+static int cont_to_trap(const struct cts_tracer *tr, pid_t pid, struct cts_wait_event *ev)
 {
 	int sig = 0, status;
 	for (;;) {
@@ -205,6 +205,10 @@ static int cont_to_trap(pid_t pid, struct cts_wait_event *ev)
 		case CTS_WEV_EXITED:
 		case CTS_WEV_KILLED:
 			return 0;
+		case CTS_WEV_SECCOMP: /* start-up code signals too: not us */
+			cts_tr_sys_guard_free(tr, pid);
+			sig = 0;
+			break;
 		default:
 			sig = ev->kind == CTS_WEV_SIGNAL ? ev->sig : 0;
 		}
@@ -353,7 +357,7 @@ int cts_tr_launch(struct cts_tracer *tr, struct user_regs_struct *entry_regs)
 	}
 	struct cts_wait_event ev;
 	do {
-		if (cont_to_trap(pid, &ev) != 0) {
+		if (cont_to_trap(tr, pid, &ev) != 0) {
 			cts_tr_set_error(tr, "lost the child before its entry point");
 			return -1;
 		}
@@ -410,7 +414,7 @@ int cts_tr_run_to_main(struct cts_tracer *tr, struct user_regs_struct *regs)
 		return 1;
 	for (;;) {
 		struct cts_wait_event ev;
-		if (cont_to_trap(pid, &ev) != 0) {
+		if (cont_to_trap(tr, pid, &ev) != 0) {
 			cts_tr_set_error(tr, "lost the program before main");
 			return -1;
 		}

@@ -1000,6 +1000,8 @@ int main(int argc, char **argv)
 		.early_allocs = cli.replay ? sched && sched->strategy && strstr(sched->strategy, "fuzzer")
 					   : fuzzer,
 	};
+	if (jobs)
+		tcfg.guarded = cts_jobs_guarded(jobs, &tcfg.nguarded);
 	tracer = cts_tracer_new(&tcfg, model, err, sizeof(err));
 	if (!tracer) {
 		cts_error_msg("%s", err);

@@ -1,9 +1,11 @@
 #include <inttypes.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include "models/error.h"
+#include "models/htab.h"
 #include "models/report.h"
 #include "tracer/merge.h"
 
@@ -32,6 +34,66 @@ static const char *gets(const json_t *o, const char *key)
 	return s ? s : "";
 }
 
+/* A count in o under key, if o has one: never negative (it would take runs
+ * or hits away from the other reports'). */
+static int check_count(const json_t *o, const char *key, const char *name, const char *where,
+		       char *err, size_t errlen)
+{
+	const json_t *v = json_object_get(o, key);
+	if (json_is_integer(v) && json_integer_value(v) < 0)
+		return fail(err, errlen, "%s: %s\"%s\" is negative (%" JSON_INTEGER_FORMAT "): a count "
+			    "cannot be", name, where, key, json_integer_value(v));
+	return 0;
+}
+
+/* Every counter merge adds up. */
+static int check_counts(const json_t *r, const char *name, char *err, size_t errlen)
+{
+	static const char *const top[] = { "runs", "schedules", "steps" };
+	static const char *const shard[] = { "items", "walk_runs", "dropped_runs" };
+	static const char *const inst[] = { "searched", "exhausted", "walk_runs" };
+	static const char *const lists[] = { "bugs", "divergences" };
+	char where[64];
+	for (size_t k = 0; k < sizeof(top) / sizeof(top[0]); k++)
+		if (check_count(r, top[k], name, "", err, errlen) != 0)
+			return -1;
+	if (check_count(json_object_get(r, "inconclusive"), "count", name, "inconclusive ",
+			err, errlen) != 0)
+		return -1;
+	for (size_t k = 0; k < sizeof(shard) / sizeof(shard[0]); k++)
+		if (check_count(json_object_get(r, "shard"), shard[k], name, "shard ", err,
+				errlen) != 0)
+			return -1;
+	for (size_t k = 0; k < sizeof(inst) / sizeof(inst[0]); k++)
+		if (check_count(json_object_get(r, "instances"), inst[k], name, "instances ", err,
+				errlen) != 0)
+			return -1;
+	const json_t *x, *sum = json_object_get(r, "summary");
+	const char *key;
+	json_object_foreach((json_t *)sum, key, x)
+		if (check_count(sum, key, name, "summary ", err, errlen) != 0)
+			return -1;
+	const json_t *ops = json_object_get(sum, "operations");
+	json_object_foreach((json_t *)ops, key, x)
+		if (check_count(ops, key, name, "summary operations ", err, errlen) != 0)
+			return -1;
+	size_t i;
+	for (size_t k = 0; k < sizeof(lists) / sizeof(lists[0]); k++)
+		json_array_foreach(json_object_get(r, lists[k]), i, x) {
+			snprintf(where, sizeof(where), "%s %zu: ", k ? "divergence" : "bug", i);
+			if (check_count(x, "hits", name, where, err, errlen) != 0 ||
+			    check_count(x, "run", name, where, err, errlen) != 0)
+				return -1;
+		}
+	json_array_foreach(json_object_get(r, "races"), i, x) {
+		snprintf(where, sizeof(where), "race %zu: ", i);
+		if (check_count(x, "runs", name, where, err, errlen) != 0 ||
+		    check_count(x, "first_run", name, where, err, errlen) != 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* What makes a report one of ours. */
 static int check_shape(const json_t *r, const char *name, char *err, size_t errlen)
 {
@@ -56,7 +118,7 @@ static int check_shape(const json_t *r, const char *name, char *err, size_t errl
 		if (!json_is_string(json_object_get(b, "kind")) ||
 		    !json_is_string(json_object_get(b, "message")))
 			return fail(err, errlen, "%s: bug %zu has no kind or message", name, i);
-	return 0;
+	return check_counts(r, name, err, errlen);
 }
 
 /* Equal, a number being its value: 10.0 and 10 are one (jq writes 10.0 as 10). */
@@ -154,10 +216,105 @@ static int check_cover(json_t *const *reps, const char *const *names, int n, cha
 	return rc;
 }
 
+/* Counters add up saturating: a sum past the largest number stays there
+ * (counts are never negative, check_counts; other numbers saturate below). */
+_Static_assert(sizeof(json_int_t) == sizeof(long long), "json_int_t is long long");
+static json_int_t sat_add(json_int_t a, json_int_t b)
+{
+	json_int_t v;
+	if (__builtin_add_overflow(a, b, &v))
+		return b > 0 ? LLONG_MAX : LLONG_MIN; /* json_int_t is long long */
+	return v;
+}
+
 static void add_int(json_t *o, const char *key, const json_t *from)
 {
-	json_int_t v = geti(o, key) + geti(from, key);
-	json_object_set_new(o, key, json_integer(v));
+	json_object_set_new(o, key, json_integer(sat_add(geti(o, key), geti(from, key))));
+}
+
+/* ---- lists deduplicated by a key ------------------------------------------- */
+
+/* A list whose entries are found by the hash of their key (models/htab.h),
+ * so a repeat costs one probe and a comparison per entry of the same hash,
+ * not a scan of the list: merging is linear in the entries. */
+struct dedup {
+	json_t *list;           /* borrowed */
+	uint64_t (*hash)(const json_t *x);
+	bool (*same)(const json_t *a, const json_t *b);
+	struct cts_htab *heads; /* hash -> 1 + position of the latest entry with it */
+	size_t *prev;           /* position -> 1 + the previous entry with its hash, 0: none */
+	size_t cap;
+};
+
+static void dedup_index(struct dedup *d, size_t pos, uint64_t h)
+{
+	if (pos >= d->cap) {
+		size_t cap = cts_grow_cap(d->cap, pos + 1);
+		d->prev = cts_xgrow(d->prev, d->cap, cap, sizeof(*d->prev));
+		d->cap = cap;
+	}
+	size_t *head = cts_htab_put(d->heads, &h, NULL);
+	d->prev[pos] = *head;
+	*head = pos + 1;
+}
+
+static void dedup_init(struct dedup *d, json_t *list, uint64_t (*hash)(const json_t *),
+		       bool (*same)(const json_t *, const json_t *))
+{
+	*d = (struct dedup){ .list = list, .hash = hash, .same = same,
+			     .heads = cts_htab_new(sizeof(uint64_t), sizeof(size_t)) };
+	for (size_t i = 0; i < json_array_size(list); i++)
+		dedup_index(d, i, hash(json_array_get(list, i)));
+}
+
+static void dedup_fini(struct dedup *d)
+{
+	cts_htab_free(d->heads);
+	free(d->prev);
+}
+
+/* The entry x repeats, or NULL after appending x (a copy, or x itself). */
+static json_t *dedup_add(struct dedup *d, const json_t *x, bool copy)
+{
+	uint64_t h = d->hash(x);
+	const size_t *head = cts_htab_get(d->heads, &h);
+	for (size_t p = head ? *head : 0; p; p = d->prev[p - 1]) {
+		json_t *o = json_array_get(d->list, p - 1);
+		if (d->same(o, x))
+			return o;
+	}
+	size_t pos = json_array_size(d->list);
+	json_array_append_new(d->list, copy ? json_deep_copy(x) : json_incref((json_t *)x));
+	dedup_index(d, pos, h);
+	return NULL;
+}
+
+static uint64_t str_hash(const char *s)
+{
+	return cts_htab_hash(s, strlen(s));
+}
+
+/* Two hashes in one (order matters). */
+static uint64_t mix(uint64_t a, uint64_t b)
+{
+	return a * UINT64_C(0x9e3779b97f4a7c15) ^ b;
+}
+
+/* A value's hash: its compact text, keys sorted. Values json_equal calls
+ * equal print the same (an integer and a real never are). */
+static uint64_t json_hash(const json_t *v)
+{
+	if (!v)
+		return 0;
+	char *s = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+	uint64_t h = s ? str_hash(s) : 1;
+	free(s);
+	return h;
+}
+
+static bool same_json(const json_t *a, const json_t *b)
+{
+	return json_equal(a, b);
 }
 
 /* Members both have: numbers summed, flags and'ed, arrays joined without
@@ -174,8 +331,8 @@ static void merge_generic(json_t *a, const json_t *b)
 		} else if (json_equal(av, bv) && !json_is_number(av)) {
 			continue;
 		} else if (json_is_integer(av) && json_is_integer(bv)) {
-			json_object_set_new(a, key, json_integer(json_integer_value(av) +
-								 json_integer_value(bv)));
+			json_object_set_new(a, key, json_integer(sat_add(json_integer_value(av),
+									 json_integer_value(bv))));
 		} else if (json_is_number(av) && json_is_number(bv)) {
 			json_object_set_new(a, key, json_real(json_number_value(av) +
 							      json_number_value(bv)));
@@ -184,55 +341,76 @@ static void merge_generic(json_t *a, const json_t *b)
 		} else if (json_is_object(av) && json_is_object(bv)) {
 			merge_generic(av, bv);
 		} else if (json_is_array(av) && json_is_array(bv)) {
-			size_t i, j;
-			json_t *x, *y;
-			json_array_foreach(bv, i, x) {
-				bool dup = false;
-				json_array_foreach(av, j, y)
-					if (json_equal(x, y)) {
-						dup = true;
-						break;
-					}
-				if (!dup)
-					json_array_append(av, x);
-			}
+			struct dedup d;
+			size_t i;
+			json_t *x;
+			dedup_init(&d, av, json_hash, same_json);
+			json_array_foreach(bv, i, x)
+				dedup_add(&d, x, false);
+			dedup_fini(&d);
 		}
 	}
 }
 
-/* One bug into list: a repeat (same kind and message) adds its hits. */
-static void merge_bug(json_t *list, const json_t *b)
+/* The lists merged by their keys, across every report merged. */
+struct merger {
+	struct dedup bugs, divs, races;
+};
+
+/* A bug is its kind and message. */
+static uint64_t bug_hash(const json_t *b)
 {
-	json_t *o;
-	size_t j;
-	json_array_foreach(list, j, o) {
-		if (strcmp(gets(o, "kind"), gets(b, "kind")) == 0 &&
-		    strcmp(gets(o, "message"), gets(b, "message")) == 0) {
-			/* the earliest run's schedule stands for the bug */
-			json_int_t hits = geti(o, "hits") + geti(b, "hits");
-			if (geti(b, "run") < geti(o, "run"))
-				json_object_update(o, (json_t *)b);
-			json_object_set_new(o, "hits", json_integer(hits));
-			return;
-		}
-	}
-	json_array_append_new(list, json_deep_copy(b));
+	return mix(str_hash(gets(b, "kind")), str_hash(gets(b, "message")));
+}
+
+static bool same_bug(const json_t *a, const json_t *b)
+{
+	return strcmp(gets(a, "kind"), gets(b, "kind")) == 0 &&
+	       strcmp(gets(a, "message"), gets(b, "message")) == 0;
+}
+
+/* One bug into a list: a repeat adds its hits. */
+static void merge_bug(struct dedup *d, const json_t *b)
+{
+	json_t *o = dedup_add(d, b, true);
+	if (!o)
+		return;
+	/* the earliest run's schedule stands for the bug */
+	json_int_t hits = sat_add(geti(o, "hits"), geti(b, "hits"));
+	if (geti(b, "run") < geti(o, "run"))
+		json_object_update(o, (json_t *)b);
+	json_object_set_new(o, "hits", json_integer(hits));
 }
 
 /* Divergences are no bugs of the program: kept apart, in "divergences"
  * (a report written before they were lists them in "bugs"). */
-static void merge_bugs(json_t *out, const json_t *in)
+static void merge_bugs(struct merger *m, const json_t *in)
 {
-	json_t *bugs = json_object_get(out, "bugs"), *divs = json_object_get(out, "divergences");
 	const json_t *b;
 	size_t i;
 	json_array_foreach(json_object_get(in, "bugs"), i, b)
-		merge_bug(strcmp(gets(b, "kind"), "divergence") == 0 ? divs : bugs, b);
+		merge_bug(strcmp(gets(b, "kind"), "divergence") == 0 ? &m->divs : &m->bugs, b);
 	json_array_foreach(json_object_get(in, "divergences"), i, b)
-		merge_bug(divs, b);
+		merge_bug(&m->divs, b);
 }
 
-/* A race is its variable and its two accesses (pcs and ops), either order. */
+/* An access's pc and op. */
+static uint64_t access_hash(const json_t *p)
+{
+	return mix(json_hash(json_object_get(p, "pc")), json_hash(json_object_get(p, "op")));
+}
+
+/* A race is its variable and its two accesses (pcs and ops), either order:
+ * the accesses' hashes are added, which ignores their order. */
+static uint64_t race_hash(const json_t *r)
+{
+	uint64_t h = mix(json_hash(json_object_get(r, "address")), json_hash(json_object_get(r, "size")));
+	const json_t *x = json_object_get(r, "accesses");
+	if (json_array_size(x) == 2)
+		h = mix(h, access_hash(json_array_get(x, 0)) + access_hash(json_array_get(x, 1)));
+	return h;
+}
+
 static bool same_race(const json_t *a, const json_t *b)
 {
 	if (!json_equal(json_object_get(a, "address"), json_object_get(b, "address")) ||
@@ -252,23 +430,16 @@ static bool same_race(const json_t *a, const json_t *b)
 	return false;
 }
 
-static void merge_races(json_t *out, const json_t *in)
+static void merge_races(struct merger *m, const json_t *in)
 {
-	json_t *list = json_object_get(out, "races"), *r, *o;
-	size_t i, j;
+	json_t *r, *o;
+	size_t i;
 	json_array_foreach(json_object_get(in, "races"), i, r) {
-		bool dup = false;
-		json_array_foreach(list, j, o) {
-			if (same_race(o, r)) {
-				add_int(o, "runs", r);
-				if (geti(r, "first_run") < geti(o, "first_run"))
-					json_object_set(o, "first_run", json_object_get(r, "first_run"));
-				dup = true;
-				break;
-			}
-		}
-		if (!dup)
-			json_array_append_new(list, json_deep_copy(r));
+		if (!(o = dedup_add(&m->races, r, true)))
+			continue;
+		add_int(o, "runs", r);
+		if (geti(r, "first_run") < geti(o, "first_run"))
+			json_object_set(o, "first_run", json_object_get(r, "first_run"));
 	}
 }
 
@@ -343,7 +514,7 @@ static bool own_key(const char *k)
 	return false;
 }
 
-static void merge_one(json_t *out, const json_t *in)
+static void merge_one(struct merger *m, json_t *out, const json_t *in)
 {
 	add_int(out, "runs", in);
 	add_int(out, "schedules", in);
@@ -366,8 +537,8 @@ static void merge_one(json_t *out, const json_t *in)
 	if (!json_is_string(json_object_get(out, "internal_error")) &&
 	    json_is_string(json_object_get(in, "internal_error")))
 		json_object_set(out, "internal_error", json_object_get(in, "internal_error"));
-	merge_bugs(out, in);
-	merge_races(out, in);
+	merge_bugs(m, in);
+	merge_races(m, in);
 	merge_inconclusive(out, in);
 	merge_instances(out, in);
 	json_t *so = json_object_get(out, "shard");
@@ -414,12 +585,27 @@ json_t *cts_merge_reports(json_t *const *reps, const char *const *names, int n, 
 	json_object_set_new(out, "races", json_array());
 	json_object_set_new(json_object_get(out, "inconclusive"), "runs", json_array());
 	json_object_set_new(json_object_get(out, "inconclusive"), "count", json_integer(0));
-	merge_bugs(out, first);
-	merge_races(out, first);
+	struct merger m;
+	dedup_init(&m.bugs, json_object_get(out, "bugs"), bug_hash, same_bug);
+	dedup_init(&m.divs, json_object_get(out, "divergences"), bug_hash, same_bug);
+	dedup_init(&m.races, json_object_get(out, "races"), race_hash, same_race);
+	merge_bugs(&m, first);
+	merge_races(&m, first);
 	merge_inconclusive(out, first);
 	json_decref(first);
 	for (int i = 1; i < n; i++)
-		merge_one(out, reps[i]);
+		merge_one(&m, out, reps[i]);
+	dedup_fini(&m.bugs);
+	dedup_fini(&m.divs);
+	dedup_fini(&m.races);
+	/* Counted after deduplication: the workers' sums would count a bug or
+	 * race each found once per worker (docs/report-format.md). */
+	json_t *sum = json_object_get(out, "summary");
+	if (json_is_object(sum)) {
+		json_object_set_new(sum, "distinct_bugs", json_integer(cts_merge_bugs(out)));
+		json_object_set_new(sum, "races",
+				    json_integer((json_int_t)json_array_size(json_object_get(out, "races"))));
+	}
 	json_t *so = json_object_get(out, "shard");
 	if (shards && json_is_object(so)) {
 		/* The whole search now: no one index. */

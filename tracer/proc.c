@@ -373,6 +373,28 @@ long cts_proc_status_field(pid_t pid, const char *key, char *text, size_t len)
 	return strtol(v, NULL, 10);
 }
 
+pid_t cts_proc_fd_pid(pid_t tid, int fd)
+{
+	char path[64], link[64], buf[1024];
+	int pid;
+	char more;
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)tid, fd);
+	ssize_t n = readlink(path, link, sizeof(link) - 1);
+	if (n <= 0)
+		return 0;
+	link[n] = 0;
+	if (sscanf(link, "/proc/%d%c", &pid, &more) == 1)
+		return pid > 0 ? pid : 0;
+	if (strcmp(link, "anon_inode:[pidfd]") != 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", (int)tid, fd);
+	if (read_small(path, buf, sizeof(buf)) <= 0)
+		return 0;
+	const char *v = status_value(buf, "Pid");
+	long p = v ? strtol(v, NULL, 10) : 0;
+	return p > 0 ? (pid_t)p : 0;
+}
+
 int cts_proc_sigstate(pid_t tid, struct cts_sigstate *ss)
 {
 	static const struct {

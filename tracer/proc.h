@@ -56,6 +56,9 @@ char cts_proc_state(pid_t tid);
  * number, -1 if the file or the line is missing; text (if not NULL) gets
  * the value as written ("S (sleeping)"). */
 long cts_proc_status_field(pid_t pid, const char *key, char *text, size_t len);
+/* The process that fd of thread tid names, if it is a pidfd or a /proc/PID
+ * directory (what pidfd_send_signal accepts); 0 otherwise. */
+pid_t cts_proc_fd_pid(pid_t tid, int fd);
 
 /* A thread's signal masks from /proc/TID/status; bit n-1 is signal n. */
 struct cts_sigstate {

@@ -94,6 +94,10 @@ int cts_tr_sys_execute(struct cts_tracer *tr, struct thread *th, bool give_up,
 int cts_tr_sys_after_step(struct cts_tracer *tr);
 int cts_tr_sys_wait(struct cts_tracer *tr, double limit_s);
 bool cts_tr_sys_signal_kills(const struct thread *th, int sig);
+/* A thread stopped at a signal-sending call it makes outside the schedule
+ * (a process the program started, its start-up before main): the call is
+ * refused (EPERM) if it aims at cts-trace. */
+void cts_tr_sys_guard_free(const struct cts_tracer *tr, pid_t tid);
 bool cts_tr_sys_asleep(const struct thread *th);
 size_t cts_tr_sys_describe_outside(const struct cts_tracer *tr, char *buf, size_t len);
 

@@ -72,7 +72,7 @@ static const int io_calls[] = {
 static const int signal_calls[] = {
 	SCMP_SYS(kill), SCMP_SYS(tkill), SCMP_SYS(tgkill), SCMP_SYS(rt_sigqueueinfo),
 	SCMP_SYS(rt_tgsigqueueinfo), SCMP_SYS(rt_sigtimedwait), SCMP_SYS(rt_sigsuspend),
-	SCMP_SYS(pause),
+	SCMP_SYS(pause), SCMP_SYS(pidfd_send_signal),
 };
 static const int channel_calls[] = {
 	SCMP_SYS(pipe), SCMP_SYS(pipe2), SCMP_SYS(socketpair), SCMP_SYS(eventfd),
@@ -327,6 +327,59 @@ static struct thread *thread_of(struct cts_tracer *tr, pid_t tid)
 	return t && t->state != TH_DEAD ? t : NULL;
 }
 
+/* A process of cts-trace: this tracer, or with --jobs the coordinator or a
+ * worker (the list is read when the call is made: a worker gone is off it). */
+static bool is_guarded(const struct cts_tracer *tr, pid_t pid)
+{
+	if (pid <= 0)
+		return false;
+	if (pid == getpid())
+		return true;
+	for (size_t i = 0; i < tr->cfg.nguarded; i++)
+		if (__atomic_load_n(&tr->cfg.guarded[i], __ATOMIC_RELAXED) == pid)
+			return true;
+	return false;
+}
+
+/* Would the signal-sending call nr with args a, made by tid, reach
+ * cts-trace? Aimed at one of its processes, at their process group, or at
+ * every process (kill(-1, ...)). The program's own processes and group are
+ * never among them. */
+static bool aimed_at_us(const struct cts_tracer *tr, pid_t tid, long nr, const uint64_t *a)
+{
+	pid_t pid = (pid_t)a[0]; /* low 32 bits: sign-extended or not */
+	switch (nr) {
+	case SYS_kill:
+		/* kill(0, ...) from a process that moved into our group */
+		if (pid == -1 || (pid < -1 && -pid == getpgrp()) || (pid == 0 && getpgid(tid) == getpgrp()))
+			return true;
+		return is_guarded(tr, pid < 0 ? -pid : pid);
+	case SYS_pidfd_send_signal:
+		return is_guarded(tr, cts_proc_fd_pid(tid, (int)a[0]));
+	default: /* tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo: a tid or a tgid */
+		return is_guarded(tr, pid);
+	}
+}
+
+static bool is_signal_send(long nr)
+{
+	return nr == SYS_kill || nr == SYS_tkill || nr == SYS_tgkill || nr == SYS_rt_sigqueueinfo ||
+	       nr == SYS_rt_tgsigqueueinfo || nr == SYS_pidfd_send_signal;
+}
+
+void cts_tr_sys_guard_free(const struct cts_tracer *tr, pid_t tid)
+{
+	struct user_regs_struct r;
+	if (ptrace(PTRACE_GETREGS, tid, 0, &r) != 0)
+		return;
+	const uint64_t a[3] = { r.rdi, r.rsi, r.rdx };
+	if (!is_signal_send((long)r.orig_rax) || !aimed_at_us(tr, tid, (long)r.orig_rax, a))
+		return;
+	r.orig_rax = (unsigned long long)-1;
+	r.rax = (unsigned long long)-EPERM;
+	ptrace(PTRACE_SETREGS, tid, 0, &r);
+}
+
 /* A send aimed at this program: a visible operation. */
 static int on_signal_send(struct cts_tracer *tr, struct thread *th, long nr)
 {
@@ -337,12 +390,14 @@ static int on_signal_send(struct cts_tracer *tr, struct thread *th, long nr)
 	bool ours;
 
 	/* The filter's EPERM rules for sends aimed at the tracer are shadowed
-	 * by the trace rules on the same calls: refuse them here too. */
-	pid_t self = getpid();
-	if (pid == self || (nr == SYS_kill && (pid == -1 || pid == -getpgrp() || pid == -self))) {
+	 * by the trace rules on the same calls: refuse them here, and those
+	 * aimed at the other processes of a --jobs search (issue 27 item 9). */
+	if (aimed_at_us(tr, th->tid, nr, a)) {
 		cts_tr_skip_syscall(th, -EPERM);
 		return cts_tr_resume(tr, th, 0);
 	}
+	if (nr == SYS_pidfd_send_signal) /* not modelled: it runs as it would */
+		return cts_tr_resume(tr, th, 0);
 	switch (nr) {
 	case SYS_kill:
 	case SYS_rt_sigqueueinfo:
@@ -454,6 +509,7 @@ int cts_tr_sys_entry(struct cts_tracer *tr, struct thread *th, long nr)
 	case SYS_tgkill:
 	case SYS_rt_sigqueueinfo:
 	case SYS_rt_tgsigqueueinfo:
+	case SYS_pidfd_send_signal:
 		return on_signal_send(tr, th, nr);
 	case SYS_rt_sigtimedwait:
 	case SYS_rt_sigsuspend:

@@ -49,6 +49,10 @@ struct cts_tracer_config {
 	                            * caller's, outliving the tracer */
 	const char *hot_lines;     /* with cold_reads: lines hot from the start (a replayed
 	                            * schedule's hot-lines), NULL */
+	const pid_t *guarded;      /* --jobs: the coordinator's and every worker's pid, which
+	                            * the program may not signal (besides this tracer's own);
+	                            * shared memory, an entry 0 once its process is gone */
+	size_t nguarded;
 };
 
 struct cts_tracer;

@@ -12,7 +12,7 @@
 
 # Private copies: the checks for leftover and stopped processes look for
 # these paths, which no other test file running beside this one uses.
-mkdir -p "$T/bin" && cp "$PROG"/{counter,counter_ok,lost_wakeup_ok,rwlock_ok,forever} "$T/bin/" ||
+mkdir -p "$T/bin" && cp "$PROG"/{counter,counter_ok,lost_wakeup_ok,rwlock_ok,forever,hostile_jobs} "$T/bin/" ||
 	exit 1
 PROG=$T/bin
 
@@ -21,7 +21,7 @@ EXACT_PROGRAMS="counter_ok:sync lost_wakeup_ok:sync rwlock_ok:sync"
 EXACT_SEARCHES="dfs pcb idb"
 SPLIT_SEARCHES="dfs pcb"
 # Per program 3 checks per exact search and 3 for dpor; 45 in line.
-plan $(($(count $EXACT_PROGRAMS) * (3 * $(count $EXACT_SEARCHES) + 3) + $(count $SPLIT_SEARCHES) + 45))
+plan $(($(count $EXACT_PROGRAMS) * (3 * $(count $EXACT_SEARCHES) + 3) + $(count $SPLIT_SEARCHES) + 50))
 
 for pm in $EXACT_PROGRAMS; do
 	p=${pm%%:*} m=${pm#*:}
@@ -60,11 +60,18 @@ is "$(runs three.json)" 10 "dfs -n 10 --jobs 3: 10 runs in all"
 # Random: run i has the seed it has alone, so the same runs find the bug.
 "$CTS" -q -n 40 --keep-going --report one.json -o out1 -- "$PROG/counter"
 is $? 1 "counter random alone: bug"
-"$CTS" -q -n 40 --keep-going -j 2 --report two.json -o out2 -- "$PROG/counter"
+out=$("$CTS" -q -n 40 --keep-going -j 2 --report two.json -o out2 -- "$PROG/counter" 2>&1)
 is $? 1 "counter random --jobs 2: bug"
 is "$(runs two.json)" 40 "random --jobs 2 -n 40: 40 runs in all"
 is "$(jq -c '[.bugs[] | [.kind, .message, .hits]]' two.json)" \
    "$(jq -c '[.bugs[] | [.kind, .message, .hits]]' one.json)" "random --jobs 2: the same bugs in as many runs"
+# Both workers find counter's bug; it is one bug: printed once (by the
+# worker that found it first), counted once in the summary.
+is "$(printf '%s\n' "$out" | grep -c '^cts-trace: BUG')" "$(jq '.bugs | length' one.json)" \
+   "--keep-going --jobs 2: each distinct bug printed once, not once per worker"
+is "$(jq -c '[.summary.distinct_bugs, .summary.races]' two.json)" \
+   "$(jq -c '[(.bugs | length), (.races | length)]' two.json)" \
+   "--jobs 2: summary.distinct_bugs and summary.races count the merged bugs and races"
 "$CTS" -q -s pct -n 30 --keep-going -j 2 --report two.json -o out2 -- "$PROG/counter_ok"
 is $? 0 "counter_ok pct --jobs 2: no bug"
 is "$(runs two.json)" 30 "pct --jobs 2 -n 30: 30 runs in all"
@@ -154,6 +161,18 @@ is "$(ps -eo stat,args | grep -c "^[tT].*$PROG/relay")" 0 "--instances --jobs 2:
 is $? 2 "--instances with --split-depth: usage error (the items are instances)"
 "$CTS" -q $IA --instance 't=2:0/0/0' -j 2 -o out -- "$PROG/relay_ok" 12 2 2>/dev/null
 is $? 2 "--instance with --jobs: usage error (one instance is one item)"
+
+# The program cannot reach the coordinator or the other workers (issue 27
+# item 9): SIGSTOP, SIGKILL, tgkill, sigqueue, pidfd_send_signal and a kill
+# of their process group are refused (hostile_jobs asserts EPERM), while a
+# signal to its own child still works. Before, the coordinator stopped for
+# good or died without a summary. (setsid: a group kill let through must not
+# reach this test.)
+out=$(timeout -k 5 "$(slow 120)" setsid -w "$CTS" -j 2 -n 8 --report hj.json -o out -- \
+	"$PROG/hostile_jobs" 2>&1)
+is $? 0 "a program that signals the coordinator and the other worker: every signal refused, exit 0"
+like "$out" "2 jobs: 8 runs" "the search ends with its summary"
+is "$(jq -c '[.runs, (.bugs | length)]' hj.json)" "[8,0]" "the report has every run and no bug"
 
 # What does not split.
 "$CTS" -q -j 2 -s racefuzzer -o out -- "$PROG/counter" 2>/dev/null
