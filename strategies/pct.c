@@ -2,12 +2,29 @@
  * Nagarakatte, ASPLOS 2010). Threads get random distinct priorities above d;
  * d-1 change points, uniform over the k steps of a run, each drop the running
  * thread's priority to i (below every initial priority). The highest-priority
- * enabled thread always runs. k is learned: the longest run seen so far. */
+ * enabled thread always runs. k is learned: the longest run seen so far.
+ *
+ * A thread that yields or sleeps goes to the end of the queue: its priority
+ * drops below every other thread's, change points' drops included, as a
+ * sleep in the kernel lets every runnable thread run. A periodic thread
+ * (sleep, lock, tick, unlock: mksquashfs's progress bar) makes progress, so
+ * the spin detector never holds it; with its initial priority it ran alone
+ * from its first sleep on, and dropped only below the threads that had not
+ * been demoted it still starved the ones a change point had demoted: every
+ * pct run ended at the step budget (issue 31 item 3, tests/programs/ticker).
+ * The drops are a function of the schedule, so a run replays. */
 #include <stdlib.h>
 #include "models/error.h"
 #include "strategies/strategy.h"
 
 #define PCT_MAX_DEPTH 64
+
+/* Priority bands, highest first: a new thread's is INIT_BAND plus 53 random
+ * bits; change point i gives CHANGE_BAND + i; a yielder's counts down from
+ * YIELD_BAND, each below the one before. */
+#define INIT_BAND (1ull << 63)
+#define CHANGE_BAND (1ull << 62)
+#define YIELD_BAND (1ull << 61)
 
 struct pct_strategy {
 	struct cts_strategy base;
@@ -15,21 +32,18 @@ struct pct_strategy {
 	int d;
 	uint64_t k;                      /* estimated steps per run */
 	uint64_t change[PCT_MAX_DEPTH];  /* change[i] = step of change point i (1..d-1) */
-	double *prio;                    /* [nknown]: threads 0..nknown-1 have one */
+	uint64_t yield_floor;            /* the last yielder's priority this run */
+	uint64_t *prio;                  /* [nknown]: threads 0..nknown-1 have one */
 	int nknown;
 	size_t cap;
 };
-
-static double rand01(struct cts_rng *r)
-{
-	return (double)(cts_rng_next(r) >> 11) * (1.0 / 9007199254740992.0);
-}
 
 static bool pct_begin(struct cts_strategy *s, uint64_t run)
 {
 	struct pct_strategy *p = (struct pct_strategy *)s;
 	cts_rng_seed(&p->rng, s->cfg.seed * 0x100000001B3ull + run);
 	p->nknown = 0;
+	p->yield_floor = YIELD_BAND;
 	for (int i = 1; i < p->d; i++)
 		p->change[i] = p->k ? cts_rng_below(&p->rng, p->k) : UINT64_MAX;
 	return true;
@@ -40,7 +54,7 @@ static int pct_choose(struct cts_strategy *s, const struct cts_sched_point *pt)
 	struct pct_strategy *p = (struct pct_strategy *)s;
 	int best;
 
-	/* A new thread's priority is a uniform random real above d, which
+	/* A new thread's priority is uniform random in the top band, which
 	 * keeps the priorities a uniform random permutation however many
 	 * threads appear later. */
 	if (pt->nthreads > p->nknown) {
@@ -50,7 +64,7 @@ static int pct_choose(struct cts_strategy *s, const struct cts_sched_point *pt)
 			p->cap = cap;
 		}
 		for (; p->nknown < pt->nthreads; p->nknown++)
-			p->prio[p->nknown] = p->d + 1 + rand01(&p->rng);
+			p->prio[p->nknown] = INIT_BAND + (cts_rng_next(&p->rng) >> 11);
 	}
 again:
 	best = -1;
@@ -60,8 +74,8 @@ again:
 	if (best < 0)
 		return -1;
 	for (int i = 1; i < p->d; i++) {
-		if (p->change[i] == pt->step && p->prio[best] > i) {
-			p->prio[best] = i;
+		if (p->change[i] == pt->step && p->prio[best] > CHANGE_BAND + (uint64_t)i) {
+			p->prio[best] = CHANGE_BAND + (uint64_t)i;
 			p->change[i] = UINT64_MAX; /* fire once */
 			goto again;
 		}
@@ -72,7 +86,12 @@ again:
 static void pct_executed(struct cts_strategy *s, const struct cts_sched_point *pt,
 			 const struct cts_event *ev)
 {
-	(void)s, (void)pt, (void)ev;
+	struct pct_strategy *p = (struct pct_strategy *)s;
+	(void)pt;
+	if (ev->op != CTS_OP_YIELD && ev->op != CTS_OP_SLEEP)
+		return;
+	if (ev->tid >= 0 && ev->tid < p->nknown)
+		p->prio[ev->tid] = --p->yield_floor;
 }
 
 static void pct_end(struct cts_strategy *s, const struct cts_run_summary *sum)
