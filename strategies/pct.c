@@ -4,14 +4,23 @@
  * thread's priority to i (below every initial priority). The highest-priority
  * enabled thread always runs. k is learned: the longest run seen so far.
  *
- * A thread that yields or sleeps goes to the end of the queue: its priority
- * drops below every other thread's, change points' drops included, as a
- * sleep in the kernel lets every runnable thread run. A periodic thread
- * (sleep, lock, tick, unlock: mksquashfs's progress bar) makes progress, so
- * the spin detector never holds it; with its initial priority it ran alone
- * from its first sleep on, and dropped only below the threads that had not
- * been demoted it still starved the ones a change point had demoted: every
- * pct run ended at the step budget (issue 31 item 3, tests/programs/ticker).
+ * A thread that yields or sleeps again after changing something goes to the
+ * end of the queue: its priority drops below every other thread's, change
+ * points' drops included, as a sleep in the kernel lets every runnable
+ * thread run. A periodic thread (sleep, lock, tick, unlock: mksquashfs's
+ * progress bar) makes progress, so the spin detector never holds it; with
+ * its initial priority it ran alone from its first sleep on, and dropped
+ * only below the threads that had not been demoted it still starved the ones
+ * a change point had demoted: every pct run ended at the step budget (issue
+ * 31 item 3, tests/programs/ticker).
+ *
+ * A thread's first yield, and a yield after steps that changed nothing,
+ * keep its priority: that thread is starting to wait or waiting, and the
+ * spin detector holds it back already. Dropping it there decided every
+ * waiter's race at the moment its wait ends: the last arriver at a
+ * sense-reversing barrier always ran on past a flip of the sense, before the
+ * waiters it released, so pct never found yield_barrier's livelock (a
+ * change point cannot lift a waiter above a thread it demotes either).
  * The drops are a function of the schedule, so a run replays. */
 #include <stdlib.h>
 #include "models/error.h"
@@ -26,6 +35,12 @@
 #define CHANGE_BAND (1ull << 62)
 #define YIELD_BAND (1ull << 61)
 
+struct pct_thread {
+	uint64_t prio;
+	bool yielded;   /* has yielded or slept this run */
+	bool moved;     /* changed something since then */
+};
+
 struct pct_strategy {
 	struct cts_strategy base;
 	struct cts_rng rng;
@@ -33,7 +48,7 @@ struct pct_strategy {
 	uint64_t k;                      /* estimated steps per run */
 	uint64_t change[PCT_MAX_DEPTH];  /* change[i] = step of change point i (1..d-1) */
 	uint64_t yield_floor;            /* the last yielder's priority this run */
-	uint64_t *prio;                  /* [nknown]: threads 0..nknown-1 have one */
+	struct pct_thread *th;           /* [nknown]: threads 0..nknown-1 have one */
 	int nknown;
 	size_t cap;
 };
@@ -60,22 +75,23 @@ static int pct_choose(struct cts_strategy *s, const struct cts_sched_point *pt)
 	if (pt->nthreads > p->nknown) {
 		size_t cap = cts_grow_cap(p->cap, (size_t)pt->nthreads);
 		if (cap > p->cap) {
-			p->prio = cts_xgrow(p->prio, p->cap, cap, sizeof(*p->prio));
+			p->th = cts_xgrow(p->th, p->cap, cap, sizeof(*p->th));
 			p->cap = cap;
 		}
 		for (; p->nknown < pt->nthreads; p->nknown++)
-			p->prio[p->nknown] = INIT_BAND + (cts_rng_next(&p->rng) >> 11);
+			p->th[p->nknown] = (struct pct_thread){
+				.prio = INIT_BAND + (cts_rng_next(&p->rng) >> 11) };
 	}
 again:
 	best = -1;
 	CTS_SCHED_FOR_EACH(pt, k, t)
-		if (pt->enabled[t] && (best < 0 || p->prio[t] > p->prio[best]))
+		if (pt->enabled[t] && (best < 0 || p->th[t].prio > p->th[best].prio))
 			best = t;
 	if (best < 0)
 		return -1;
 	for (int i = 1; i < p->d; i++) {
-		if (p->change[i] == pt->step && p->prio[best] > CHANGE_BAND + (uint64_t)i) {
-			p->prio[best] = CHANGE_BAND + (uint64_t)i;
+		if (p->change[i] == pt->step && p->th[best].prio > CHANGE_BAND + (uint64_t)i) {
+			p->th[best].prio = CHANGE_BAND + (uint64_t)i;
 			p->change[i] = UINT64_MAX; /* fire once */
 			goto again;
 		}
@@ -83,15 +99,42 @@ again:
 	return best;
 }
 
+/* Whether a step may change what another thread sees: not a read, a yield
+ * or a sleep, nor a try that failed (a poll). */
+static bool pct_moves(const struct cts_event *ev)
+{
+	switch (ev->op) {
+	case CTS_OP_READ:
+	case CTS_OP_LIB_READ:
+	case CTS_OP_YIELD:
+	case CTS_OP_SLEEP:
+		return false;
+	case CTS_OP_TRYLOCK:
+	case CTS_OP_TRYRDLOCK:
+	case CTS_OP_TRYWRLOCK:
+	case CTS_OP_SEM_TRYWAIT:
+		return ev->result == 0;
+	default:
+		return true;
+	}
+}
+
 static void pct_executed(struct cts_strategy *s, const struct cts_sched_point *pt,
 			 const struct cts_event *ev)
 {
 	struct pct_strategy *p = (struct pct_strategy *)s;
 	(void)pt;
-	if (ev->op != CTS_OP_YIELD && ev->op != CTS_OP_SLEEP)
+	if (ev->tid < 0 || ev->tid >= p->nknown)
 		return;
-	if (ev->tid >= 0 && ev->tid < p->nknown)
-		p->prio[ev->tid] = --p->yield_floor;
+	struct pct_thread *th = &p->th[ev->tid];
+	if (ev->op != CTS_OP_YIELD && ev->op != CTS_OP_SLEEP) {
+		th->moved = th->moved || pct_moves(ev);
+		return;
+	}
+	if (th->yielded && th->moved)
+		th->prio = --p->yield_floor;
+	th->yielded = true;
+	th->moved = false;
 }
 
 static void pct_end(struct cts_strategy *s, const struct cts_run_summary *sum)
@@ -109,7 +152,7 @@ static bool pct_complete(const struct cts_strategy *s)
 
 static void pct_destroy(struct cts_strategy *s)
 {
-	free(((struct pct_strategy *)s)->prio);
+	free(((struct pct_strategy *)s)->th);
 	free(s);
 }
 
