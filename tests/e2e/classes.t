@@ -11,7 +11,9 @@
 # (ripgrep's shape: it was held back as a spinner until the step budget),
 # and a thread polling a flag under a mutex with sched_yield() (its own
 # lock/unlock between yields once kept it from being held: pct starved the
-# setter until the step budget).
+# setter until the step budget), and mksquashfs's progress thread that
+# sleeps and ticks forever while main polls for the workers with
+# sched_yield() (pct ran the two alone until the step budget).
 #
 # Each correct twin (<name>_ok) must come back clean in sync and break mode
 # under random, pct and dpor: exit 0, no bug, every run completed (none
@@ -26,6 +28,7 @@
 # When the tool is fixed, prove reports it as "unexpectedly succeeded": delete
 # its line and it becomes a real check.
 KNOWN_FAILING=$(cat <<'EOF'
+ticker_ok/break/dpor | inconclusive at the step budget: dpor's first run keeps the running thread, and the ticker, which makes progress and sleeps, runs alone; pct now drops a sleeper's priority (issue 31 item 3), the systematic strategies do not
 EOF
 )
 
@@ -53,6 +56,7 @@ spin_learn     data    10 20000  break dpor   10  assert
 table_loop      .*      1  -      break dpor   3   assert
 own_loop       result  10 20000  break random 100 assert
 yield_poll     data    10 20000  sync  random 100 assert
+ticker         total   10 20000  sync  pct    100 assert
 '
 MODES="sync break"
 STRATEGIES="random pct dpor"
