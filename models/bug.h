@@ -79,6 +79,13 @@ struct cts_bug {
 	uint64_t steps;
 	int tid;                 /* thread that crashed / asserted, -1 if none */
 	char message[1024];      /* one line */
+	/* The bug's own site: the faulting pc of a crash, the call of a failed
+	 * assert, a race's second access; 0 if none (a deadlock's are its
+	 * blocked threads' steps). An assert also names its file and line
+	 * (__FILE__, __LINE__): site_file "" and site_line 0 if not. */
+	uint64_t site_pc;
+	char site_file[256];
+	int site_line;
 	char detail[4096];       /* wait-for cycle, stacks: multi-line */
 	char schedule_path[512]; /* saved schedule, "" if none */
 	uint64_t hits;           /* runs that hit this same bug */
@@ -146,7 +153,8 @@ struct cts_describer {
 	void (*describe_pc)(void *be, uint64_t pc, char *buf, size_t len);
 	/* data address -> "symbol+off", "" if unknown */
 	void (*describe_data)(void *be, uint64_t addr, char *buf, size_t len);
-	/* pc -> source file and line; 0, or -1 if unknown */
+	/* pc -> source file (absolute when the compilation directory is known)
+	 * and line; 0, or -1 if unknown */
 	int (*source_pc)(void *be, uint64_t pc, char *file, size_t len, int *line);
 };
 

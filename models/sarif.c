@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "models/error.h"
 #include "models/race.h"
 #include "models/sarif.h"
@@ -47,6 +48,13 @@ static const char *bug_rule(enum cts_bug_kind k)
 	return k == CTS_BUG_CHECK ? "wrong-output" : cts_bug_kind_name(k);
 }
 
+/* What the locations are written against: the backend naming pcs, and the
+ * source root (SRCROOT) their files are given relative to. */
+struct sarif_ctx {
+	const struct cts_describer *be;
+	char root[4096];  /* absolute, with a trailing '/'; "" if unknown */
+};
+
 /* A file name as a URI reference: absolute paths get file://, every byte
  * outside the unreserved set and '/' is percent-encoded (so any bytes do). */
 static json_t *file_uri(const char *file)
@@ -68,27 +76,49 @@ static json_t *file_uri(const char *file)
 	return j;
 }
 
-/* A location: the source line when the symbolizer knows it, the pc otherwise. */
-static json_t *pc_location(const struct cts_describer *be, uint64_t pc, const char *msg)
+/* A file's artifactLocation: relative to SRCROOT when under it (so code
+ * scanning places it in the repository), else as the debug info has it. */
+static json_t *artifact(const struct sarif_ctx *c, const char *file)
 {
-	char file[1024], where[512] = "";
-	int line = 0;
-	json_t *phys;
+	size_t n = strlen(c->root);
+	if (n && strncmp(file, c->root, n) == 0 && file[n])
+		return json_pack("{s:o,s:s}", "uri", file_uri(file + n), "uriBaseId", "SRCROOT");
+	return json_pack("{s:o}", "uri", file_uri(file));
+}
 
-	if (be && be->source_pc && be->source_pc(be->be, pc, file, sizeof(file), &line) == 0)
-		phys = json_pack("{s:{s:o},s:{s:i}}", "artifactLocation", "uri", file_uri(file),
-				 "region", "startLine", line);
-	else
-		phys = json_pack("{s:{s:I}}", "address", "absoluteAddress",
-				 (json_int_t)(pc > INT64_MAX ? INT64_MAX : pc));
-	json_t *loc = json_pack("{s:o}", "physicalLocation", phys);
-	if (be && be->describe_pc)
-		be->describe_pc(be->be, pc, where, sizeof(where));
+static json_t *line_location(const struct sarif_ctx *c, const char *file, int line)
+{
+	return json_pack("{s:{s:o,s:{s:i}}}", "physicalLocation", "artifactLocation",
+			 artifact(c, file), "region", "startLine", line);
+}
+
+/* pc's function as a logicalLocation of loc, when the backend names it. */
+static void add_function(const struct sarif_ctx *c, json_t *loc, uint64_t pc)
+{
+	char where[512] = "";
+	if (c->be && c->be->describe_pc)
+		c->be->describe_pc(c->be->be, pc, where, sizeof(where));
 	/* "func+0x12 (file.c:34)": the function's name alone. */
 	where[strcspn(where, "+ ")] = 0;
 	if (where[0] && strncmp(where, "0x", 2) != 0)
 		json_object_set_new(loc, "logicalLocations",
 				    json_pack("[{s:o,s:s}]", "name", jstr(where), "kind", "function"));
+}
+
+/* A location: the source line when the symbolizer knows it, the pc otherwise. */
+static json_t *pc_location(const struct sarif_ctx *c, uint64_t pc, const char *msg)
+{
+	const struct cts_describer *be = c->be;
+	char file[1024];
+	int line = 0;
+	json_t *loc;
+
+	if (be && be->source_pc && be->source_pc(be->be, pc, file, sizeof(file), &line) == 0)
+		loc = line_location(c, file, line);
+	else
+		loc = json_pack("{s:{s:{s:I}}}", "physicalLocation", "address", "absoluteAddress",
+				(json_int_t)(pc > INT64_MAX ? INT64_MAX : pc));
+	add_function(c, loc, pc);
 	if (msg)
 		json_object_set_new(loc, "message", text(msg));
 	return loc;
@@ -157,20 +187,32 @@ static json_t *step_kinds(enum cts_op op)
 }
 
 /* A step's call stack (taken in the bug's last re-run), innermost first. */
-static json_t *step_stack(const struct cts_describer *be, const struct cts_bug_step *s)
+static json_t *step_stack(const struct sarif_ctx *c, const struct cts_bug_step *s)
 {
 	json_t *frames = json_array();
 	for (int k = 0; k < s->stack.n; k++)
 		json_array_append_new(frames, json_pack("{s:o,s:i}", "location",
-							pc_location(be, s->stack.pc[k], NULL),
+							pc_location(c, s->stack.pc[k], NULL),
 							"threadId", s->ev.tid));
 	return json_pack("{s:o}", "frames", frames);
+}
+
+/* "thread 1 blocked at lock m1 (after a preemption)" */
+static char *step_msg(const struct sarif_ctx *c, const struct cts_bug_step *s, char *buf,
+		      size_t len)
+{
+	char what[320];
+	cts_sarif_step_text(c->be, &s->ev, what, sizeof(what));
+	snprintf(buf, len, "thread %d %s%s%s", s->ev.tid,
+		 s->pending ? (s->blocked ? "blocked at " : "stands at ") : "", what,
+		 s->preempt ? " (after a preemption)" : "");
+	return buf;
 }
 
 /* One threadFlow per thread of the bug's trace, its last FLOW_STEPS steps
  * in execution order (the schedule's step index), each with its kinds and
  * call stack where known. */
-static json_t *bug_flows(const struct cts_describer *be, const struct cts_bug *b)
+static json_t *bug_flows(const struct sarif_ctx *c, const struct cts_bug *b)
 {
 	int tids[FLOW_THREADS], nt = 0;
 	json_t *flows = json_array();
@@ -192,20 +234,17 @@ static json_t *bug_flows(const struct cts_describer *be, const struct cts_bug *b
 			const struct cts_bug_step *s = &b->trace[i];
 			if (s->ev.tid != tids[k] || skip-- > 0)
 				continue;
-			char what[320], msg[400];
-			cts_sarif_step_text(be, &s->ev, what, sizeof(what));
-			snprintf(msg, sizeof(msg), "thread %d %s%s%s", tids[k],
-				 s->pending ? (s->blocked ? "blocked at " : "stands at ") : "", what,
-				 s->preempt ? " (after a preemption)" : "");
+			char msg[400];
+			step_msg(c, s, msg, sizeof(msg));
 			json_t *tfl = json_pack("{s:I}", "executionOrder", (json_int_t)s->step + 1);
 			json_object_set_new(tfl, "location", s->ev.pc ?
-					    pc_location(be, s->ev.pc, msg) :
+					    pc_location(c, s->ev.pc, msg) :
 					    json_pack("{s:o}", "message", text(msg)));
 			json_t *kinds = step_kinds(s->ev.op);
 			if (kinds)
 				json_object_set_new(tfl, "kinds", kinds);
 			if (s->stack.n > 0)
-				json_object_set_new(tfl, "stack", step_stack(be, s));
+				json_object_set_new(tfl, "stack", step_stack(c, s));
 			json_array_append_new(locs, tfl);
 		}
 		char id[32];
@@ -215,23 +254,111 @@ static json_t *bug_flows(const struct cts_describer *be, const struct cts_bug *b
 	return flows;
 }
 
-/* Where the result points: the failing thread's last step, the blocked
- * threads' steps of a deadlock, or the run's last step. */
-static json_t *bug_locations(const struct cts_describer *be, const struct cts_bug *b)
+static const char *base_name(const char *path)
 {
-	json_t *locs = json_array();
-	for (int i = b->ntrace - 1; i >= 0 && b->tid >= 0; i--)
-		if (b->trace[i].ev.tid == b->tid && b->trace[i].ev.pc) {
-			json_array_append_new(locs, pc_location(be, b->trace[i].ev.pc, NULL));
-			return locs;
+	const char *p = strrchr(path, '/');
+	return p ? p + 1 : path;
+}
+
+/* The site of a crash, an assert or a race's second access: the pc's line,
+ * or the line an assert names in the same file (the call's line info can
+ * be off in optimized code), or that file and line when the pc has none. */
+static json_t *site_location(const struct sarif_ctx *c, const struct cts_bug *b)
+{
+	const struct cts_describer *be = c->be;
+	char file[1024];
+	int line = 0;
+
+	if (b->site_pc && be && be->source_pc &&
+	    be->source_pc(be->be, b->site_pc, file, sizeof(file), &line) == 0) {
+		if (b->site_line > 0 && b->site_file[0] &&
+		    strcmp(base_name(file), base_name(b->site_file)) == 0)
+			line = b->site_line;
+		json_t *loc = line_location(c, file, line);
+		add_function(c, loc, b->site_pc);
+		return loc;
+	}
+	if (b->site_file[0] && b->site_line > 0)
+		return line_location(c, b->site_file, b->site_line);
+	return b->site_pc ? pc_location(c, b->site_pc, NULL) : NULL;
+}
+
+static bool is_lock(enum cts_op op)
+{
+	switch (op) {
+	case CTS_OP_LOCK:
+	case CTS_OP_TRYLOCK:
+	case CTS_OP_RDLOCK:
+	case CTS_OP_WRLOCK:
+	case CTS_OP_TRYRDLOCK:
+	case CTS_OP_TRYWRLOCK:
+	case CTS_OP_COND_REACQUIRE:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The failing thread of a deadlock: the blocked one (on a lock rather than
+ * a join, when any is) that moved last, its step closing the cycle. Its
+ * index in b->trace, -1 if no thread is blocked. */
+static int stuck_step(const struct cts_bug *b)
+{
+	int best = -1;
+	uint64_t best_last = 0;
+	bool best_lock = false;
+
+	for (int i = 0; i < b->ntrace; i++) {
+		const struct cts_bug_step *s = &b->trace[i];
+		if (!s->pending || !s->blocked || !s->ev.pc)
+			continue;
+		uint64_t last = 0;
+		for (int k = 0; k < b->ntrace; k++)
+			if (!b->trace[k].pending && b->trace[k].ev.tid == s->ev.tid &&
+			    b->trace[k].step + 1 > last)
+				last = b->trace[k].step + 1;
+		bool lock = is_lock(s->ev.op);
+		if (best < 0 || (lock && !best_lock) || (lock == best_lock && last > best_last)) {
+			best = i;
+			best_last = last;
+			best_lock = lock;
 		}
-	for (int i = 0; i < b->ntrace; i++)
-		if (b->trace[i].pending && b->trace[i].blocked && b->trace[i].ev.pc)
-			json_array_append_new(locs, pc_location(be, b->trace[i].ev.pc, NULL));
+	}
+	return best;
+}
+
+/* Where the result points (its first location is the one code scanning
+ * shows): the bug's own site; for a deadlock the failing thread's blocked
+ * step, the other blocked threads' steps related; else the failing
+ * thread's last step, or the run's. */
+static void bug_locations(const struct sarif_ctx *c, const struct cts_bug *b, json_t *r)
+{
+	json_t *locs = json_array(), *site = site_location(c, b);
+	char msg[400];
+
+	if (site) {
+		json_array_append_new(locs, site);
+	} else if (b->tid < 0 && stuck_step(b) >= 0) {
+		int k = stuck_step(b);
+		json_t *rel = json_array();
+		json_array_append_new(locs, pc_location(c, b->trace[k].ev.pc,
+							step_msg(c, &b->trace[k], msg, sizeof(msg))));
+		for (int i = 0; i < b->ntrace; i++)
+			if (i != k && b->trace[i].pending && b->trace[i].blocked && b->trace[i].ev.pc)
+				json_array_append_new(rel, pc_location(c, b->trace[i].ev.pc,
+					step_msg(c, &b->trace[i], msg, sizeof(msg))));
+		if (json_array_size(rel))
+			json_object_set_new(r, "relatedLocations", rel);
+		else
+			json_decref(rel);
+	}
+	for (int i = b->ntrace - 1; i >= 0 && b->tid >= 0 && !json_array_size(locs); i--)
+		if (b->trace[i].ev.tid == b->tid && b->trace[i].ev.pc)
+			json_array_append_new(locs, pc_location(c, b->trace[i].ev.pc, NULL));
 	for (int i = b->ntrace - 1; i >= 0 && !json_array_size(locs); i--)
 		if (b->trace[i].ev.pc)
-			json_array_append_new(locs, pc_location(be, b->trace[i].ev.pc, NULL));
-	return locs;
+			json_array_append_new(locs, pc_location(c, b->trace[i].ev.pc, NULL));
+	json_object_set_new(r, "locations", locs);
 }
 
 static json_t *result(const char *rule, const char *level, const char *message)
@@ -240,15 +367,16 @@ static json_t *result(const char *rule, const char *level, const char *message)
 			 "level", level, "message", text(message));
 }
 
-static json_t *bug_result(const struct cts_report_info *info, const struct cts_bug *b)
+static json_t *bug_result(const struct cts_report_info *info, const struct sarif_ctx *c,
+			  const struct cts_bug *b)
 {
 	json_t *r = result(bug_rule(b->kind), "error", b->message);
 	json_t *props = json_object();
 
-	json_object_set_new(r, "locations", bug_locations(info->backend, b));
+	bug_locations(c, b, r);
 	if (b->ntrace)
 		json_object_set_new(r, "codeFlows", json_pack("[{s:o}]", "threadFlows",
-							       bug_flows(info->backend, b)));
+							       bug_flows(c, b)));
 	json_object_set_new(props, "run", json_integer((json_int_t)b->run));
 	json_object_set_new(props, "steps", json_integer((json_int_t)b->steps));
 	json_object_set_new(props, "preemptions", json_integer((json_int_t)b->preemptions));
@@ -273,6 +401,7 @@ static json_t *bug_result(const struct cts_report_info *info, const struct cts_b
 
 struct race_ctx {
 	const struct cts_report_info *info;
+	const struct sarif_ctx *sc;
 	json_t *results;
 	const char *level;
 };
@@ -297,11 +426,11 @@ static int race_result(const struct cts_race *rc, void *arg)
 	snprintf(m1, sizeof(m1), "thread %d %s %s", rc->tid1, cts_op_name(rc->op1), var);
 	snprintf(m2, sizeof(m2), "thread %d %s %s", rc->tid2, cts_op_name(rc->op2), var);
 	json_t *r = result("race", c->level, msg);
-	json_object_set_new(r, "locations", json_pack("[o]", pc_location(be, rc->pc2, NULL)));
+	json_object_set_new(r, "locations", json_pack("[o]", pc_location(c->sc, rc->pc2, NULL)));
 	json_t *f1 = json_pack("{s:s,s:[{s:o,s:i}]}", "id", "first access", "locations", "location",
-			       pc_location(be, rc->pc1, m1), "executionOrder", 1);
+			       pc_location(c->sc, rc->pc1, m1), "executionOrder", 1);
 	json_t *f2 = json_pack("{s:s,s:[{s:o,s:i}]}", "id", "second access", "locations",
-			       "location", pc_location(be, rc->pc2, m2), "executionOrder", 2);
+			       "location", pc_location(c->sc, rc->pc2, m2), "executionOrder", 2);
 	json_object_set_new(r, "codeFlows", json_pack("[{s:[o,o]}]", "threadFlows", f1, f2));
 	json_object_set_new(r, "properties",
 			    json_pack("{s:I,s:I,s:b}", "first_run", (json_int_t)rc->run, "runs",
@@ -314,6 +443,14 @@ json_t *cts_sarif_json(const struct cts_report_info *info, const struct cts_expl
 		       const char *version)
 {
 	json_t *rl = json_array(), *results = json_array(), *args = json_array();
+	struct sarif_ctx sc = { .be = info->backend };
+
+	/* SRCROOT: the working directory, as in a CI job run from the checkout. */
+	size_t n = getcwd(sc.root, sizeof(sc.root) - 1) ? strlen(sc.root) : 0;
+	if (n && sc.root[n - 1] != '/')
+		strcpy(sc.root + n, "/");
+	else if (!n)
+		sc.root[0] = 0;
 
 	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
 		json_array_append_new(rl, json_pack("{s:s,s:s,s:{s:s}}", "id", rules[i].id, "name",
@@ -321,9 +458,9 @@ json_t *cts_sarif_json(const struct cts_report_info *info, const struct cts_expl
 						    rules[i].text));
 	for (int i = 0; i < res->nbugs; i++)
 		if (res->bugs[i].kind != CTS_BUG_DIVERGED && res->bugs[i].kind != CTS_BUG_NONE)
-			json_array_append_new(results, bug_result(info, &res->bugs[i]));
+			json_array_append_new(results, bug_result(info, &sc, &res->bugs[i]));
 	/* With --races fail a race is an error (it is also a bug above). */
-	struct race_ctx rc = { info, results,
+	struct race_ctx rc = { info, &sc, results,
 			       info->races && strstr(info->races, "fail") ? "error" : "warning" };
 	cts_race_each(res->races, race_result, &rc);
 	for (int i = 1; info->argv && info->argv[0] && info->argv[i]; i++)
@@ -334,6 +471,9 @@ json_t *cts_sarif_json(const struct cts_report_info *info, const struct cts_expl
 				   "rules", rl);
 	json_t *run = json_pack("{s:{s:o},s:[o],s:o}", "tool", "driver", driver, "invocations", inv,
 				"results", results);
+	if (sc.root[0])
+		json_object_set_new(run, "originalUriBaseIds",
+				    json_pack("{s:{s:o}}", "SRCROOT", "uri", file_uri(sc.root)));
 	json_object_set_new(run, "properties",
 			    json_pack("{s:I,s:b,s:o}", "runs", (json_int_t)res->runs, "complete",
 				      res->complete, "strategy", jstr(info->strategy)));

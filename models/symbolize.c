@@ -492,8 +492,10 @@ static int resolve(struct cts_sym *s, uint64_t pc, struct cts_srcloc *out)
 	int lineno = 0;
 	const char *file = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
 	if (file && lineno > 0) {
+		const char *dir = dwfl_line_comp_dir(line);
 		out->file = intern(s, file);
 		out->line = lineno;
+		out->comp_dir = dir ? intern(s, dir) : NULL;
 	}
 	return 0;
 }

@@ -22,6 +22,8 @@ struct cts_srcloc {
 	uint64_t func_off;    /* pc - symbol start */
 	const char *file;     /* source file as recorded in DWARF (often absolute), NULL if no line info */
 	int line;             /* 0 if no line info */
+	const char *comp_dir; /* its compilation directory, which a relative file is
+	                       * relative to; NULL if unknown */
 	const char *module;   /* path of the mapped file, NULL if pc is in no module */
 	uint64_t module_off;  /* pc - load bias: the address addr2line -e module wants */
 };

@@ -28,7 +28,7 @@ enum cts_run_status {
 	CTS_RUN_ACTIVE = 0,  /* threads are held, a choice is due */
 	CTS_RUN_EXITED,      /* program exited; exit_code valid */
 	CTS_RUN_SIGNALED,    /* fatal signal; sig, fault_pc, fault_tid valid */
-	CTS_RUN_ASSERT,      /* assert() failed; message valid */
+	CTS_RUN_ASSERT,      /* assert() failed; message, fault_pc, fault_tid valid */
 	CTS_RUN_TIMEOUT,     /* per-run wall clock ran out */
 	CTS_RUN_ERROR,       /* tracer failure; message valid */
 	CTS_RUN_INTERRUPTED, /* the user asked cts to stop (SIGINT/SIGTERM) */
@@ -47,6 +47,10 @@ struct cts_run_state {
 	uint64_t fault_pc;
 	uint64_t fault_addr;
 	int fault_tid;
+	/* CTS_RUN_ASSERT: fault_pc is the call of the failing assert; the file and
+	 * line its arguments name (__FILE__, __LINE__), "" and 0 if unknown. */
+	char assert_file[256];
+	int assert_line;
 	char message[512];
 	bool bad_input;      /* with CTS_RUN_ERROR: the program cannot be traced (exec
 	                      * failed, no usable libc), not a fault of cts */
@@ -92,8 +96,9 @@ struct cts_backend_ops {
 	void (*describe_pc)(void *be, uint64_t pc, char *buf, size_t len);
 	/* Optional: data address -> "symbol+off", "" if unknown. */
 	void (*describe_data)(void *be, uint64_t addr, char *buf, size_t len);
-	/* Optional: pc -> source file (as the debug info records it) and line,
-	 * for reports that link to the source (SARIF). 0, or -1 if unknown. */
+	/* Optional: pc -> source file (a relative one the debug info records
+	 * joined to its compilation directory) and line, for reports that link
+	 * to the source (SARIF). 0, or -1 if unknown. */
 	int (*source_pc)(void *be, uint64_t pc, char *file, size_t len, int *line);
 	/* Optional: how many things the runs so far may have missed (calls into
 	 * untraced code with pointers to shared memory); buf says which. */

@@ -1008,6 +1008,7 @@ static void judge_end(struct explorer *x, struct cts_bug *bug, struct cts_inconc
 	case CTS_RUN_SIGNALED:
 		bug->kind = CTS_BUG_CRASH;
 		bug->tid = st->fault_tid;
+		bug->site_pc = st->fault_pc;
 		describe_pc(x, st->fault_pc, where, sizeof(where));
 		snprintf(bug->message, sizeof(bug->message), "thread %d killed by %s at %s",
 			 st->fault_tid, strsignal(st->sig), where);
@@ -1020,6 +1021,9 @@ static void judge_end(struct explorer *x, struct cts_bug *bug, struct cts_inconc
 	case CTS_RUN_ASSERT:
 		bug->kind = CTS_BUG_ASSERT;
 		bug->tid = st->fault_tid;
+		bug->site_pc = st->fault_pc;
+		snprintf(bug->site_file, sizeof(bug->site_file), "%s", st->assert_file);
+		bug->site_line = st->assert_line;
 		snprintf(bug->message, sizeof(bug->message), "thread %d: %s", st->fault_tid,
 			 st->message);
 		break;
@@ -1051,6 +1055,7 @@ static void race_bug(struct explorer *x, struct cts_bug *bug, const struct cts_r
 					   .pc = r->pc2, .size = r->size, .target = -1 };
 	bug->pair_step[0] = r->step1;
 	bug->pair_step[1] = r->step2;
+	bug->site_pc = r->pc2;
 	snprintf(bug->message, sizeof(bug->message),
 		 "data race on %s (%u bytes): thread %d %s at %s vs thread %d %s at %s%s", var,
 		 r->size, r->tid1, cts_op_name(r->op1), a, r->tid2, cts_op_name(r->op2), b,

@@ -1074,6 +1074,8 @@ static void advance(struct runctx *c)
 				c->st->status = CTS_RUN_ASSERT;
 				c->st->fault_tid = c->tid;
 				c->st->fault_pc = SIM_PC_BASE + 16u * (uint64_t)t->ip;
+				c->st->assert_file[0] = 0;
+				c->st->assert_line = in->line;
 				snprintf(c->st->message, sizeof(c->st->message),
 					 "assertion failed in thread %s, line %d: %s", d->name, in->line,
 					 src);

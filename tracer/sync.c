@@ -82,7 +82,9 @@ int cts_tr_step_over_at(struct cts_tracer *tr, struct thread *th, uint64_t addr)
 	return cts_access_step_over(tr, th, cts_tr_bp_find(tr, addr), false);
 }
 
-static void on_assert(struct cts_tracer *tr, struct thread *th)
+/* ret: __assert_fail's return address, 0 if unknown; the call before it is
+ * the assert's site. */
+static void on_assert(struct cts_tracer *tr, struct thread *th, uint64_t ret)
 {
 	char expr[256] = "?", file[256] = "?", func[128] = "?";
 	cts_mem_read_str(th->tid, th->regs.rdi, expr, sizeof(expr));
@@ -92,8 +94,10 @@ static void on_assert(struct cts_tracer *tr, struct thread *th)
 	snprintf(tr->st->message, sizeof(tr->st->message),
 		 "assertion '%s' failed at %s:%u in %s()", expr, base ? base + 1 : file,
 		 (unsigned)th->regs.rdx, func);
+	snprintf(tr->st->assert_file, sizeof(tr->st->assert_file), "%s", file[0] == '?' ? "" : file);
+	tr->st->assert_line = (int)th->regs.rdx;
 	tr->st->fault_tid = th->num;
-	tr->st->fault_pc = th->regs.rip;
+	tr->st->fault_pc = ret ? ret - 1 : th->regs.rip;
 	tr->st->status = CTS_RUN_ASSERT;
 	th->state = TH_HELD;
 }
@@ -108,7 +112,7 @@ int cts_tr_on_sync_bp(struct cts_tracer *tr, struct thread *th, struct bp *b)
 	else if (cts_mem_read(th->tid, th->regs.rsp, &ret, 8) != 0)
 		ret = 0;
 	if (f->flags & F_ASSERT) {
-		on_assert(tr, th);
+		on_assert(tr, th, ret);
 		return 0;
 	}
 	if ((f->flags & F_INTERNAL_OK) && cts_tr_in_libc(tr, ret)) {

@@ -424,7 +424,11 @@ static int tr_source_pc(void *be, uint64_t pc, char *file, size_t len, int *line
 	struct cts_srcloc loc;
 	if (!tr->sym || cts_sym_pc(tr->sym, pc, &loc) != 0 || !loc.file || loc.line <= 0)
 		return -1;
-	snprintf(file, len, "%s", loc.file);
+	/* Absolute, as SARIF places it relative to its source root. */
+	if (loc.file[0] != '/' && loc.comp_dir && loc.comp_dir[0])
+		snprintf(file, len, "%s/%s", loc.comp_dir, loc.file);
+	else
+		snprintf(file, len, "%s", loc.file);
 	*line = loc.line;
 	return 0;
 }

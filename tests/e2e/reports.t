@@ -5,7 +5,7 @@
 # schema in tests/schema, and JSON that parses whatever bytes the program's
 # path and arguments hold.
 . "$(dirname "$0")/lib.sh"
-plan 55
+plan 72
 
 SCHEMA="$TOP/tests/schema/sarif-schema-2.1.0.json"
 
@@ -112,6 +112,54 @@ is "$(validate "$T/d.sarif" | tail -n 1)" valid "SARIF of a deadlock validates"
 is "$(jq -r '.runs[0].results[0].ruleId' "$T/d.sarif")" deadlock "SARIF: deadlock rule"
 like "$(jq -r '.runs[0].results[0].codeFlows[0].threadFlows[].locations[].location.message.text' "$T/d.sarif")" \
 	"blocked at lock" "SARIF deadlock: the blocked threads shown as blocked"
+
+# --- SARIF points at the bug's own site, relative to SRCROOT: cts run from the
+# checkout (as in CI), so the test programs' sources are under it.
+# site FILE RULE: "BASE URI:LINE" of the first RULE result's primary location.
+site() {
+	jq -r --arg r "$2" '[.runs[0].results[] | select(.ruleId == $r)][0] | .locations[0].physicalLocation |
+		"\(.artifactLocation.uriBaseId) \(.artifactLocation.uri):\(.region.startLine)"' "$1"
+}
+# srcroot_ok FILE: SRCROOT is the working directory, and every SRCROOT-relative URI names a
+# file under it (library sources outside it are not made relative).
+srcroot_ok() {
+	[ "$(jq -r '.runs[0].originalUriBaseIds.SRCROOT.uri' "$1")" = "file://$TOP/" ] || return 1
+	for u in $(jq -r '[.. | objects | select(.uriBaseId? == "SRCROOT") | .uri] | unique[]' "$1"); do
+		[ -f "$TOP/$u" ] || return 1
+	done
+}
+for p in counter crash deadlock; do
+	(cd "$TOP" && "$CTS" -q -s dfs -o "$T/site" --sarif "$T/site-$p.sarif" -- tests/programs/$p 2>/dev/null)
+	is $? 1 "SARIF site: $p bug found"
+	is "$(validate "$T/site-$p.sarif" | tail -n 1)" valid "SARIF site: $p validates"
+	srcroot_ok "$T/site-$p.sarif"
+	ok $? "SARIF site: $p's URIs relative to SRCROOT = the working directory, only for files under it"
+done
+line=$(grep -n '^[[:space:]]*assert(counter == 2);' "$PROG/counter.c" | cut -d: -f1)
+is "$(site "$T/site-counter.sarif" assert)" "SRCROOT tests/programs/counter.c:$line" \
+	"SARIF assert: the primary location is the failing assert"
+line=$(grep -n 'sink = \*cur;' "$PROG/crash.c" | cut -d: -f1)
+is "$(site "$T/site-crash.sarif" crash)" "SRCROOT tests/programs/crash.c:$line" \
+	"SARIF crash: the primary location is the faulting line"
+# The lock whose blocking closed the cycle; the other blocked threads are related.
+like "$(site "$T/site-deadlock.sarif" deadlock)" \
+	"^SRCROOT tests/programs/deadlock.c:($(grep -n 'pthread_mutex_lock(&[ab]);' "$PROG/deadlock.c" |
+	sed -n '2p;4p' | cut -d: -f1 | paste -sd '|'))\$" \
+	"SARIF deadlock: the primary location is a blocked lock of the cycle"
+like "$(jq -r '.runs[0].results[0] | .locations[0].message.text, (.relatedLocations[].message.text)' \
+	"$T/site-deadlock.sarif" | tr '\n' ' ')" "^thread [12] blocked at lock [ab] .*thread [12] blocked at lock [ab]" \
+	"SARIF deadlock: the failing thread's blocked lock, the other thread's related"
+(cd "$TOP" && "$CTS" -q -s dfs --races fail -o "$T/site" --sarif "$T/site-race.sarif" -- tests/programs/counter 2>/dev/null)
+is $? 1 "SARIF site: --races fail on counter: race found"
+is "$(validate "$T/site-race.sarif" | tail -n 1)" valid "SARIF site: the race bug validates"
+srcroot_ok "$T/site-race.sarif"
+ok $? "SARIF site: the race's URIs relative to SRCROOT"
+# The second access, as the message names it ("... vs thread 2 read at inc+0x3 (counter.c:17)").
+line=$(jq -r '.runs[0].results[0].message.text' "$T/site-race.sarif" | sed -n 's/.* vs thread .*(counter\.c:\([0-9]*\)).*/\1/p')
+is "$(jq -r '.runs[0].results | map(select(.ruleId == "race")) | map(.locations[0].physicalLocation |
+	"\(.artifactLocation.uriBaseId) \(.artifactLocation.uri):\(.region.startLine)") | unique | join(" ")' \
+	"$T/site-race.sarif")" "SRCROOT tests/programs/counter.c:$line" \
+	"SARIF race: the primary location is the second racing access (line $line)"
 "$CTS" -q -n 5 --sarif "$T/clean.sarif" -- "$PROG/deadlock_ok"
 is "$(validate "$T/clean.sarif" | tail -n 1)" valid "SARIF of a clean run validates"
 is "$(jq -r '.runs[0].results | length' "$T/clean.sarif")" 0 "SARIF of a clean run: no results"
