@@ -114,7 +114,7 @@ static struct outcome run(const char *script, const char *strategy, uint64_t run
 		return o;
 	}
 	struct cts_explorer_config cfg = { .runs = runs, .max_steps = 100000, .stop_on_bug = true,
-					   .quiet = true, .log = stderr };
+					   .quiet = true, .log = tap_quiet_log() };
 	struct cts_explore_result res;
 	if (cts_explore(&cfg, &be, m, s, &res) != 0)
 		tap_diag("explore failed: %s", res.error);

@@ -219,7 +219,7 @@ static unsigned dpor_orders(struct cts_event a, struct cts_event ad, struct cts_
 	struct orders o = { 0 };
 	struct cts_search_hooks hooks = { .ctx = &o, .observe = o_observe, .end_run = o_end };
 	struct cts_strategy *st = cts_search_create(CTS_SEARCH_DPOR, &sc, &hooks);
-	struct cts_explorer_config cfg = { .max_steps = 100, .quiet = true, .log = stderr,
+	struct cts_explorer_config cfg = { .max_steps = 100, .quiet = true, .log = tap_quiet_log(),
 					   .races = 1 };
 	struct cts_explore_result res;
 	unsigned orders = 0;

@@ -269,7 +269,7 @@ static uint64_t covered_after(const char *strategy, uint64_t seed, uint64_t runs
 	struct cts_strategy_config sc = { .seed = seed, .max_steps = 1000, .map = map };
 	struct cts_strategy *s = cts_strategy_create(strategy, &sc, err, sizeof(err));
 	struct cts_explorer_config cfg = { .runs = runs, .max_steps = 1000, .stop_on_bug = true,
-					   .quiet = true, .log = stderr, .coverage = cov };
+					   .quiet = true, .log = tap_quiet_log(), .coverage = cov };
 	struct cts_explore_result res;
 	if (cts_explore(&cfg, &be, om, s, &res) != 0)
 		tap_diag("explore failed: %s", res.error);

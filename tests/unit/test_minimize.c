@@ -56,7 +56,7 @@ static struct found explore(const char *text, uint64_t seed, const char *dir)
 	struct cts_strategy_config sc = { .seed = seed, .max_steps = 1000 };
 	struct cts_strategy *s = cts_random_create(&sc);
 	struct cts_explorer_config cfg = {
-		.runs = 500, .max_steps = 1000, .stop_on_bug = true, .quiet = true, .log = stderr,
+		.runs = 500, .max_steps = 1000, .stop_on_bug = true, .quiet = true, .log = tap_quiet_log(),
 		.out_dir = dir, .program = "sim", .mode = "sync", .strategy_desc = "random",
 		.self = "cts-trace", .minimize = true, .min_runs = 100,
 	};

@@ -155,7 +155,7 @@ static struct outcome go(struct cts_sim *sim, enum algo a, bool stop_on_bug, str
 	w->fin->sim = sim;
 	w->fin->n = 0;
 	struct cts_explorer_config cfg = { .runs = run_limit, .max_steps = 10000,
-					   .stop_on_bug = stop_on_bug, .quiet = true, .log = stderr };
+					   .stop_on_bug = stop_on_bug, .quiet = true, .log = tap_quiet_log() };
 	struct cts_explore_result res;
 	if (cts_explore(&cfg, &be, m, &w->base, &res))
 		tap_diag("explore failed: %s", res.error);

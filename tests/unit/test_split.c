@@ -61,7 +61,8 @@ static struct outcome search(struct cts_sim *sim, enum cts_search_kind kind, uns
 	if (fin)
 		fin->sim = sim;
 	struct cts_strategy *s = cts_search_create(kind, &sc, fin ? &hooks : NULL);
-	struct cts_explorer_config cfg = { .max_steps = 10000, .quiet = true, .split = split };
+	struct cts_explorer_config cfg = { .max_steps = 10000, .quiet = true, .log = tap_quiet_log(),
+					   .split = split };
 	struct cts_explore_result res;
 	if (cts_sim_explore(sim, &cfg, s, &res) != 0)
 		tap_diag("explore failed: %s", res.error);

@@ -88,7 +88,7 @@ static struct outcome run(struct cts_sim *sim, enum cts_search_kind kind, int bo
 	}
 	struct cts_strategy *s = cts_search_create(kind, &sc, fin ? &hooks : NULL);
 	struct cts_explorer_config cfg = { .runs = run_limit, .max_steps = max_steps,
-					   .stop_on_bug = stop_on_bug, .quiet = true };
+					   .stop_on_bug = stop_on_bug, .quiet = true, .log = tap_quiet_log() };
 	struct cts_explore_result res;
 	o.rc = cts_sim_explore(sim, &cfg, s, &res);
 	if (o.rc)
@@ -437,7 +437,8 @@ static void test_divergence_and_completeness(void)
 	struct cts_objmodel *m = cts_objmodel_new(false);
 	struct cts_strategy_config sc = { .max_steps = 1000 };
 	struct cts_strategy *s = cts_dpor_create(&sc);
-	struct cts_explorer_config cfg = { .runs = 1, .max_steps = 1000, .quiet = true, .log = stderr };
+	struct cts_explorer_config cfg = { .runs = 1, .max_steps = 1000, .quiet = true,
+					   .log = tap_quiet_log() };
 	struct cts_explore_result res;
 	if (!a || !b)
 		return;
@@ -593,7 +594,7 @@ static void test_spins(void)
 			char err[128];
 			struct cts_strategy *s = cts_strategy_create(names[k], &sc, err, sizeof(err));
 			struct cts_explorer_config cfg = { .runs = 200, .max_steps = 10000, .quiet = true,
-							   .log = stderr };
+							   .log = tap_quiet_log() };
 			struct cts_explore_result res;
 			cts_explore(&cfg, &be, m, s, &res);
 			if (f == 0)
@@ -671,7 +672,7 @@ static void test_hooks(void)
 	struct cts_objmodel *m = cts_objmodel_new(false);
 	struct cts_backend be = cts_sim_backend(sim, m);
 	struct cts_strategy_config sc = { .max_steps = 1000 };
-	struct cts_explorer_config cfg = { .max_steps = 1000, .quiet = true, .log = stderr };
+	struct cts_explorer_config cfg = { .max_steps = 1000, .quiet = true, .log = tap_quiet_log() };
 	struct cts_explore_result res;
 	struct cts_search_stats st;
 	struct hook_log h = { .pruned_at = UINT64_MAX };

@@ -93,7 +93,7 @@ static struct outcome explore(const char *script, const char *strategy, uint64_t
 	struct cts_strategy_config sc = { .seed = 1, .max_steps = 1000000 };
 	struct cts_strategy *s = cts_strategy_create(strategy, &sc, err, sizeof(err));
 	struct cts_explorer_config cfg = { .runs = runs, .max_steps = 1000000, .stop_on_bug = true,
-					   .quiet = true, .log = stderr, .max_threads = max_threads };
+					   .quiet = true, .log = tap_quiet_log(), .max_threads = max_threads };
 	struct cts_explore_result res;
 	o.rc = cts_explore(&cfg, &be, m, s, &res);
 	o.runs = res.runs;

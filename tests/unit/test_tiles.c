@@ -306,7 +306,7 @@ static bool search(struct cts_sim *sim, enum cts_search_kind kind, struct cts_in
 	struct cts_search_hooks hooks = { .ctx = s, .observe = seen_observe, .end_run = seen_end };
 	struct cts_strategy *st = cts_search_create(kind, &sc, &hooks);
 	struct cts_explorer_config cfg = { .max_steps = 1000, .stop_on_bug = false, .quiet = true,
-					   .instance = in };
+					   .log = tap_quiet_log(), .instance = in };
 	struct cts_explore_result res;
 	s->cur[0] = 0;
 	int rc = cts_sim_explore(sim, &cfg, st, &res);
@@ -333,7 +333,7 @@ static int learn(struct cts_sim *sim, uint64_t *pts)
 	struct cts_strategy_config sc = { .max_steps = 1000 };
 	struct cts_strategy *st = cts_search_create(CTS_SEARCH_DFS, &sc, NULL);
 	struct cts_explorer_config cfg = { .runs = 1, .max_steps = 1000, .quiet = true,
-					   .instance = l };
+					   .log = tap_quiet_log(), .instance = l };
 	struct cts_explore_result res;
 	cts_sim_explore(sim, &cfg, st, &res);
 	runs += res.runs;
