@@ -159,8 +159,7 @@ char *cts_sarif_step_text(const struct cts_describer *be, const struct cts_event
 	return buf;
 }
 
-/* SARIF's well-known threadFlowLocation kinds for a step, NULL if none fits. */
-static json_t *step_kinds(enum cts_op op)
+static bool is_lock(enum cts_op op)
 {
 	switch (op) {
 	case CTS_OP_LOCK:
@@ -170,7 +169,18 @@ static json_t *step_kinds(enum cts_op op)
 	case CTS_OP_TRYRDLOCK:
 	case CTS_OP_TRYWRLOCK:
 	case CTS_OP_COND_REACQUIRE:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* SARIF's well-known threadFlowLocation kinds for a step, NULL if none fits. */
+static json_t *step_kinds(enum cts_op op)
+{
+	if (is_lock(op))
 		return json_pack("[s,s]", "acquire", "lock");
+	switch (op) {
 	case CTS_OP_UNLOCK:
 	case CTS_OP_RWUNLOCK:
 		return json_pack("[s,s]", "release", "lock");
@@ -283,21 +293,6 @@ static json_t *site_location(const struct sarif_ctx *c, const struct cts_bug *b)
 	return b->site_pc ? pc_location(c, b->site_pc, NULL) : NULL;
 }
 
-static bool is_lock(enum cts_op op)
-{
-	switch (op) {
-	case CTS_OP_LOCK:
-	case CTS_OP_TRYLOCK:
-	case CTS_OP_RDLOCK:
-	case CTS_OP_WRLOCK:
-	case CTS_OP_TRYRDLOCK:
-	case CTS_OP_TRYWRLOCK:
-	case CTS_OP_COND_REACQUIRE:
-		return true;
-	default:
-		return false;
-	}
-}
 
 /* The failing thread of a deadlock: the blocked one (on a lock rather than
  * a join, when any is) that moved last, its step closing the cycle. Its

@@ -1296,20 +1296,12 @@ static bool own_ordered(void *arg, int earlier, uint32_t epoch, int tid)
 
 static void own_estimate(struct explorer *x, const struct cts_event *e)
 {
-	bool write;
-	switch (e->op) {
-	case CTS_OP_READ:
-	case CTS_OP_LIB_READ:
-		write = false;
-		break;
-	case CTS_OP_WRITE:
-	case CTS_OP_RMW:
-	case CTS_OP_LIB_WRITE:
-		write = true;
-		break;
-	default:
+	/* plain accesses and library-call ranges; not atomics (synchronization),
+	 * allocations or frees */
+	if (!cts_op_is_range(e->op) || e->op == CTS_OP_ATOMIC || e->op == CTS_OP_ALLOC ||
+	    e->op == CTS_OP_FREE)
 		return;
-	}
+	bool write = cts_op_is_write(e->op);
 	if (!x->pages || x->minimizing || !e->obj || cts_race_is_sync(x->races, e->obj, e->size))
 		return;
 	uint32_t epoch = cts_race_epoch(x->races, e->tid);
