@@ -2,7 +2,8 @@
 
 #include <string.h>
 
-Elf_Data *cts_fde_section(Elf *e, const char *want, GElf_Shdr *out)
+/* A section's header and contents by name; NULL when absent or SHT_NOBITS. */
+static Elf_Data *section(Elf *e, const char *want, GElf_Shdr *out)
 {
 	size_t shstrndx;
 	if (elf_getshdrstrndx(e, &shstrndx) != 0)
@@ -27,8 +28,8 @@ int cts_fde_ranges(Elf *e, void (*fn)(uint64_t, uint64_t, void *), void *arg)
 {
 	GElf_Shdr hsh, fsh;
 	int n = 0;
-	Elf_Data *hdr = cts_fde_section(e, ".eh_frame_hdr", &hsh);
-	Elf_Data *frames = cts_fde_section(e, ".eh_frame", &fsh);
+	Elf_Data *hdr = section(e, ".eh_frame_hdr", &hsh);
+	Elf_Data *frames = section(e, ".eh_frame", &fsh);
 	const uint8_t *h = hdr ? hdr->d_buf : NULL, *f = frames ? frames->d_buf : NULL;
 	/* The layout every x86-64 linker writes: version 1, eh_frame_ptr
 	 * pcrel|sdata4, fde_count udata4, table datarel|sdata4. Anything else

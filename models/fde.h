@@ -13,7 +13,4 @@
  * when e has no .eh_frame_hdr in the layout every x86-64 linker writes. */
 int cts_fde_ranges(Elf *e, void (*fn)(uint64_t vaddr, uint64_t size, void *arg), void *arg);
 
-/* A section's header and contents by name; NULL when absent or SHT_NOBITS. */
-Elf_Data *cts_fde_section(Elf *e, const char *name, GElf_Shdr *out);
-
 #endif

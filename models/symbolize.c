@@ -241,7 +241,6 @@ static void load_extent(Dwfl_Module *mod, uint64_t *lo, uint64_t *hi)
 }
 
 struct unwind_ctx {
-	struct cts_sym *s;
 	struct mod_index *ix;
 	size_t cap;
 	uint64_t bias;
@@ -251,11 +250,6 @@ static void unwind_one(uint64_t vaddr, uint64_t size, void *arg)
 {
 	struct unwind_ctx *c = arg;
 	struct mod_index *ix = c->ix;
-	char name[32];
-	const char *nm;
-	snprintf(name, sizeof name, "fn_%" PRIx64, vaddr);
-	if (!(nm = intern(c->s, name)))
-		return;
 	if (ix->nu == c->cap) {
 		size_t cap = c->cap ? 2 * c->cap : 64;
 		struct sym_ent *u = realloc(ix->u, cap * sizeof *u);
@@ -264,7 +258,8 @@ static void unwind_one(uint64_t vaddr, uint64_t size, void *arg)
 		ix->u = u;
 		c->cap = cap;
 	}
-	ix->u[ix->nu++] = (struct sym_ent){ vaddr + c->bias, size, nm };
+	/* named when a lookup lands in it (resolve): a module has thousands */
+	ix->u[ix->nu++] = (struct sym_ent){ vaddr + c->bias, size, NULL };
 }
 
 static int ent_cmp(const void *a, const void *b)
@@ -276,11 +271,11 @@ static int ent_cmp(const void *a, const void *b)
 /* The module's functions as its unwind tables list them, named
  * fn_<address in the file>: looked up only where no symbol covers a pc (a
  * stripped file's static functions). */
-static void unwind_names(struct cts_sym *s, Dwfl_Module *mod, struct mod_index *ix)
+static void unwind_names(Dwfl_Module *mod, struct mod_index *ix)
 {
 	GElf_Addr bias;
 	Elf *elf = dwfl_module_getelf(mod, &bias);
-	struct unwind_ctx c = { s, ix, 0, bias };
+	struct unwind_ctx c = { ix, 0, bias };
 	if (elf)
 		cts_fde_ranges(elf, unwind_one, &c);
 	if (ix->nu)
@@ -310,7 +305,7 @@ static struct mod_index *build_index(struct cts_sym *s, Dwfl_Module *mod)
 			continue;
 		raw[k++] = (struct raw_sym){ { addr, sym.st_size, name }, GELF_ST_BIND(sym.st_info) };
 	}
-	unwind_names(s, mod, ix);
+	unwind_names(mod, ix);
 	if (k) {
 		qsort(raw, k, sizeof *raw, raw_cmp);
 		if (!(ix->v = malloc(k * sizeof *ix->v)))
@@ -484,10 +479,15 @@ static int resolve(struct cts_sym *s, uint64_t pc, struct cts_srcloc *out)
 	out->module_off = pc - (dwfl_module_getelf(mod, &bias) ? bias : start);
 
 	const struct sym_ent *e = func_find(mod_index(s, mod), pc);
-	if (e) {
+	if (e && e->name) {
 		out->func = intern(s, e->name);
-		out->func_off = pc - e->addr;
+	} else if (e) { /* from the unwind tables: fn_<address in the file> */
+		char name[32];
+		snprintf(name, sizeof name, "fn_%" PRIx64, e->addr - bias);
+		out->func = intern(s, name);
 	}
+	if (e)
+		out->func_off = pc - e->addr;
 	Dwfl_Line *line = dwfl_module_getsrc(mod, pc);
 	int lineno = 0;
 	const char *file = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
