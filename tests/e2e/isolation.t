@@ -71,13 +71,16 @@ like "$out" "overrides the schedule's \"isolate no\"" "--isolate over isolate no
 rm -f files_ok.out "$TMPDIR/files_ok.tmp" "$SEM"
 
 # Without the rights to isolate: a warning, or exit 2 with --isolate.
+# Copies of cts-trace and the program in a directory nobody may enter: the
+# checkout itself may not be (a clone in a mode-700 temporary directory).
 mkdir -p "$T/nobody" && chmod 777 "$T" "$T/nobody" "$TMPDIR"
+cp "$CTS" "$PROG/counter_ok" "$T/nobody/" && chmod 755 "$T/nobody/cts-trace" "$T/nobody/counter_ok"
 cd "$T/nobody" || exit 1
 if command -v setpriv >/dev/null && setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null; then
-	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$CTS" -n 3 -m sync -- "$PROG/counter_ok" 2>&1)
+	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups ./cts-trace -n 3 -m sync -- ./counter_ok 2>&1)
 	is $? 0 "unprivileged: runs all the same"
 	like "$out" "warning: runs are not isolated \\(cannot make a mount namespace" "unprivileged: warns that runs are not isolated"
-	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$CTS" --isolate -n 3 -- "$PROG/counter_ok" 2>&1)
+	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups ./cts-trace --isolate -n 3 -- ./counter_ok 2>&1)
 	is $? 2 "unprivileged with --isolate: exit 2"
 	is "$(printf '%s\n' "$out" | wc -l)" 1 "unprivileged with --isolate: one line"
 else
