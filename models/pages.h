@@ -83,6 +83,30 @@ size_t cts_pages_learned(const struct cts_pages *p, uint64_t *out, size_t max);
 /* Pages learned since the last call (the run that taught them is void). */
 size_t cts_pages_take_new(struct cts_pages *p);
 
+/* The live mechanism (tracer/own.c) learns only from runs it throws away,
+ * never from a replay or a minimization candidate: after cts_pages_defer a
+ * conflict makes the page shared for the rest of the run only, and
+ * cts_pages_commit learns the run's conflicts (begin_run forgets them). */
+void cts_pages_defer(struct cts_pages *p);
+size_t cts_pages_commit(struct cts_pages *p);
+/* Every page shared from now on (too many learned: every access visible). */
+void cts_pages_learn_all(struct cts_pages *p);
+bool cts_pages_all(const struct cts_pages *p);
+
+/* What cts_pages_access would say, changing nothing: NATIVE, VISIBLE, or
+ * CONFLICT (the caller may make the access visible and ask again when it
+ * runs, once the clocks know more). */
+enum cts_page_verdict cts_pages_check(struct cts_pages *p, int tid, uint64_t addr, uint64_t len,
+				      bool write, uint32_t epoch);
+/* Heap blocks. A block freed: every access to its units is visible for the
+ * rest of the run (a use after free must be seen). A block allocated by tid
+ * before its event `epoch`: the units wholly inside it start over, written
+ * by tid (nobody else can have touched the new block); the units it shares
+ * with its neighbours take it as tid's write. */
+void cts_pages_freed(struct cts_pages *p, uint64_t addr, uint64_t len);
+enum cts_page_verdict cts_pages_allocated(struct cts_pages *p, int tid, uint64_t addr, uint64_t len,
+					  uint32_t epoch);
+
 struct cts_page_info {
 	enum cts_page_state state;
 	int owner;              /* CTS_PAGE_OWNED */

@@ -62,6 +62,12 @@ struct cts_run_state {
 	                      * tracer/cold.h); it is void: stop it, call
 	                      * backend->relearn, run the schedule again */
 	bool hid_reads;      /* some shared reads were no scheduling points (cold.h) */
+	/* Set by the explorer each run, NULL when it keeps no clocks: does event
+	 * number n (from 1) of thread `earlier` happen before the current point
+	 * of thread tid, as far as the events executed so far show? (Break
+	 * mode's ownership of lines, tracer/own.h.) */
+	bool (*ordered)(void *arg, int earlier, uint32_t n, int tid);
+	void *ordered_arg;
 	bool learned;        /* a busy-wait load was learned in this run (the time-slice
 	                      * probe): every later run shows events this one's start
 	                      * did not, so a search's prefixes from it would diverge */
@@ -126,6 +132,11 @@ struct cts_backend_ops {
 	 * the next run shows more events; everything: show every event it can
 	 * (all lines hot: the run hid reads and was inconclusive). */
 	void (*relearn)(void *be, bool everything);
+	/* Optional: the run is cut here (its schedules are covered by others)
+	 * with these pending events never executed: would one of them have met
+	 * memory the run used without showing it (tracer/own.h)? The strategy
+	 * judged them independent of what ran, so such a run is void. */
+	bool (*pending_conflict)(void *be, struct cts_run_state *st);
 	/* Optional: what a schedule file must carry for a replay to see the
 	 * same events (the hot lines): a new string, NULL if nothing. */
 	char *(*hot_lines)(void *be);

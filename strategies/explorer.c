@@ -62,6 +62,11 @@ struct explorer {
 	struct cts_pages *pages;   /* the ownership estimate, with the race detector */
 	struct cts_pages *lines;   /* the same on 64-byte lines */
 	bool own_conflict, line_conflict; /* this run: the estimate would void it */
+	/* Each thread's events of the run: the race detector's epoch of its
+	 * n-th (cts_run_state.ordered, for the tracer's line ownership). */
+	struct cts_race_detector *clocks; /* cfg->clocks: the runs' happens-before only */
+	struct ev_epochs { uint32_t *ep; size_t n, cap; } *evep;
+	size_t nevep;
 	struct cts_schedule *sched;
 	struct cts_run_state *st;
 	struct cts_spin *spin;
@@ -452,6 +457,36 @@ static void report_bug(struct explorer *x, const struct cts_bug *bug)
 	if (bug->instance[0])
 		fprintf(log, "  instance: %s (--instance re-searches it alone)\n", bug->instance);
 	fflush(log);
+}
+
+/* Event n (from 1) of thread `earlier` happens before tid's current point:
+ * it was executed, and its epoch is within tid's clock. */
+static bool run_ordered(void *arg, int earlier, uint32_t n, int tid)
+{
+	const struct explorer *x = arg;
+	if (earlier < 0 || (size_t)earlier >= x->nevep || !n || n > x->evep[earlier].n)
+		return false;
+	return cts_race_ordered(x->clocks, earlier, x->evep[earlier].ep[n - 1], tid);
+}
+
+static void note_epoch(struct explorer *x, int tid)
+{
+	if (tid < 0)
+		return;
+	if ((size_t)tid >= x->nevep) {
+		size_t n = x->nevep ? x->nevep * 2 : 16;
+		while (n <= (size_t)tid)
+			n *= 2;
+		x->evep = cts_xrealloc(x->evep, n * sizeof(*x->evep));
+		memset(x->evep + x->nevep, 0, (n - x->nevep) * sizeof(*x->evep));
+		x->nevep = n;
+	}
+	struct ev_epochs *e = &x->evep[tid];
+	if (e->n == e->cap) {
+		e->cap = e->cap ? e->cap * 2 : 64;
+		e->ep = cts_xrealloc(e->ep, e->cap * sizeof(*e->ep));
+	}
+	e->ep[e->n++] = cts_race_epoch(x->clocks, tid);
 }
 
 static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
@@ -1339,6 +1374,13 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 	cts_schedule_clear_steps(x->sched);
 	cts_run_state_reset(st);
 	st->max_threads = x->cfg->max_threads;
+	for (size_t i = 0; i < x->nevep; i++)
+		x->evep[i].n = 0;
+	if (x->clocks) {
+		cts_race_begin_run(x->clocks, run);
+		st->ordered = run_ordered;
+		st->ordered_arg = x;
+	}
 	cts_spin_reset(x->spin);
 	clear_threads(x);
 	x->confirming = false;
@@ -1435,6 +1477,9 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 		}
 		if (c == CTS_CHOOSE_STOP) {
 			*aborted = true;
+			if (!x->minimizing && cfg->relearn && x->backend->ops->pending_conflict &&
+			    x->backend->ops->pending_conflict(x->backend->be, st))
+				st->relearn = true;
 			break;
 		}
 		if (c == CTS_CHOOSE_END) {
@@ -1488,6 +1533,12 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 		x->preempts += preempt;
 		if ((unsigned)done.op < CTS_OP__COUNT && !x->minimizing)
 			x->res->ops[done.op]++;
+		if (x->clocks) { /* the same stream as the detector's, in every run */
+			if (sp.spin_exit)
+				cts_race_sync_location(x->clocks, sp.exit_addr, sp.exit_size);
+			note_epoch(x, c);
+			cts_race_observe(x->clocks, &done, step);
+		}
 		if (x->races) {
 			/* The read that ends a busy-wait reads from the write that
 			 * ended it: ad hoc synchronization (Tian et al., ISSTA 2008). */
@@ -1824,6 +1875,8 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 	}
 	if (cfg->races)
 		x.races = cfg->race_detector ? cfg->race_detector : cts_race_new();
+	if (cfg->clocks)
+		x.clocks = cts_race_new();
 	if (x.races && !cfg->races_catch) {
 		x.pages = cts_pages_new(own_ordered, x.races);
 		x.lines = cts_pages_new_unit(own_ordered, x.races, 6);
@@ -2025,6 +2078,10 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 	free(x.rec_ev);
 	free(x.rec_pre);
 	drop_stacks(&x);
+	for (size_t i = 0; i < x.nevep; i++)
+		free(x.evep[i].ep);
+	free(x.evep);
+	cts_race_free(x.clocks);
 	cts_schedule_free(x.sched);
 	cts_run_state_free(x.st);
 	free(x.st);

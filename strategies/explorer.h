@@ -59,6 +59,9 @@ struct cts_explorer_config {
 	int (*verify)(const struct cts_explorer_config *cfg, const char *path,
 		      const struct cts_bug *bug, char *why, size_t len);
 	int verify_replays;       /* replays each saved bug schedule must pass */
+	bool clocks;              /* keep happens-before clocks of every run, replays and
+	                           * minimization candidates too, for the backend
+	                           * (cts_run_state.ordered): its events depend on them */
 	bool relearn;             /* a run that ends with st->relearn is run again after
 	                           * backend->relearn, the strategy restarted (its
 	                           * restart op); false: such a run is a divergence */

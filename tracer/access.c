@@ -36,6 +36,7 @@
 #include "tracer/access.h"
 #include "tracer/catch.h"
 #include "tracer/cold.h"
+#include "tracer/own.h"
 #include "tracer/elf.h"
 #include "tracer/libsync.h"
 #include "tracer/proc.h"
@@ -1216,6 +1217,39 @@ static bool cold_read(struct cts_tracer *tr, struct thread *th, const struct cts
 	return true;
 }
 
+/* Ownership of lines (own.h): may the access stay invisible? Every access
+ * seen is the thread's access to its lines (an atomic too: it stays
+ * visible). One that meets a line another thread used unordered, as far
+ * as the clocks know before th's last event is counted, is held visibly
+ * and asked again when it runs (tracer.c). A repeated read from the same
+ * pc of the same address is visible, as with cold reads: a busy-wait. */
+static bool own_hidden(struct cts_tracer *tr, struct thread *th, const struct cts_event *ev,
+		       bool learned)
+{
+	bool write = cts_op_is_write(ev->op);
+	uint64_t len = ev->size ? ev->size : 1;
+	enum cts_page_verdict v = ev->op == CTS_OP_ATOMIC ? CTS_PAGE_CONFLICT :
+				  cts_own_check(tr->own, th->num, ev->obj, len, write);
+	if (v == CTS_PAGE_CONFLICT)
+		th->own_recheck = true;
+	if (v != CTS_PAGE_NATIVE)
+		return false;
+	cts_own_access(tr->own, th->num, ev->obj, len, write);
+	if (learned)
+		return false;
+	const unsigned n = sizeof(th->cold_pc) / sizeof(th->cold_pc[0]);
+	if (ev->op == CTS_OP_READ) {
+		for (unsigned i = 0; i < n; i++)
+			if (th->cold_pc[i] == ev->pc && th->cold_addr[i] == ev->obj)
+				return false;
+		th->cold_pc[th->cold_next % n] = ev->pc;
+		th->cold_addr[th->cold_next++ % n] = ev->obj;
+	}
+	tr->stats.owned_accesses++;
+	tr->st->hid_reads = true;
+	return true;
+}
+
 /* Access breakpoints: does the instruction th is about to run at pc touch
  * a watched variable?  Each of its accesses (one element of a rep string
  * instruction per iteration, the operand of push/pop/call) with its own
@@ -1283,6 +1317,8 @@ static int on_access(struct cts_tracer *tr, struct thread *th, uint64_t pc, stru
 		b->shared_hits++;
 	}
 	if (visible && ev.op == CTS_OP_READ && tr->cold && !(b && b->learned) && cold_read(tr, th, &ev))
+		visible = false;
+	if (visible && tr->own && own_hidden(tr, th, &ev, b && b->learned))
 		visible = false;
 	if (!visible)
 		return cts_access_step_over(tr, th, b, th->watch_idx >= 0);

@@ -989,6 +989,7 @@ int main(int argc, char **argv)
 	       !catching && !cli.nbreaks && !cli.state_match && !cli.output && !getenv("CTS_NO_COLD");
 	struct cts_tracer_config tcfg = {
 		.cold_reads = cold, .hot_lines = cli.replay && sched ? sched->hot_lines : NULL,
+		.no_ownership = getenv("CTS_NO_OWNERSHIP") != NULL,
 		.path = path, .exec_path = exec_path, .argv = prog_argv, .mode = mode, .timeout = cli.timeout,
 		.show_output = cli.output, .trace_libs = cli.trace_libs,
 		.ntrace_libs = cli.ntrace_libs, .watch = watch, .nwatch = cli.nwatch,
@@ -1050,6 +1051,7 @@ int main(int argc, char **argv)
 		.self = self_path(argv[0]), .options = options,
 		.check = cli.check, .check_timeout = cli.timeout, .instance = instance, .coverage = coverage, .split = split,
 		.relearn = cold && !cli.replay,
+		.clocks = cold && !getenv("CTS_NO_OWNERSHIP"),
 		.verify = cli.replay ? NULL : verify_replay, .verify_replays = verify_replays(),
 	};
 	struct cts_backend backend = cts_tracer_backend(tracer);

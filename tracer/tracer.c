@@ -25,6 +25,7 @@
 #include "tracer/access.h"
 #include "tracer/catch.h"
 #include "tracer/cold.h"
+#include "tracer/own.h"
 #include "tracer/elf.h"
 #include "tracer/isolate.h"
 #include "tracer/proc.h"
@@ -79,6 +80,8 @@ static int start_run(void *be, struct cts_run_state *st)
 	cts_catch_run_start(tr); /* before the fork server is synced */
 	if (tr->cold)
 		cts_cold_begin_run(tr->cold);
+	if (tr->own)
+		cts_own_begin_run(tr->own, st);
 	cts_tr_sys_reset(tr);
 	cts_tr_clear_alarm();
 	st->status = CTS_RUN_ACTIVE;
@@ -375,6 +378,29 @@ static void tr_describe_data(void *be, uint64_t addr, char *buf, size_t len)
 		buf[0] = 0;
 }
 
+/* Ownership of lines (own.h), before thread tid's pending event runs: a
+ * library call's range, an atomic, a free, or an access held because it
+ * met a line used unordered, is tid's access now, with the clocks of
+ * every event so far; a conflict makes the run void (-1: it need not
+ * even run). Then tid's later accesses belong to its next epoch. */
+static int own_before(struct cts_tracer *tr, struct cts_run_state *st, int tid)
+{
+	const struct cts_event *p = &st->t[tid].pending;
+	struct thread *th = cts_tr_by_num(tr, tid);
+	bool recheck = th && th->own_recheck;
+	if (th)
+		th->own_recheck = false;
+	bool fed = recheck || p->op == CTS_OP_ATOMIC || p->op == CTS_OP_LIB_READ ||
+		   p->op == CTS_OP_LIB_WRITE || p->op == CTS_OP_FREE;
+	if (fed && p->obj && cts_own_access(tr->own, tid, p->obj, p->size ? p->size : 1,
+					    cts_op_is_write(p->op)) == CTS_PAGE_CONFLICT) {
+		st->relearn = true;
+		return -1;
+	}
+	cts_own_stepped(tr->own, tid);
+	return 0;
+}
+
 /* --races catch keeps its window around every step (catch.c). */
 static int tr_step(void *be, struct cts_run_state *st, int tid, bool give_up,
 		   struct cts_event *done)
@@ -390,12 +416,19 @@ static int tr_step(void *be, struct cts_run_state *st, int tid, bool give_up,
 		st->relearn = true;
 		return 0;
 	}
+	if (tr->own && own_before(tr, st, tid) != 0)
+		return 0;
 	cts_catch_before_step(tr, tid);
 	int rc = step_one(be, st, tid, give_up, done);
 	if (rc == 0)
 		cts_catch_after_step(tr, tid);
 	if (rc == 0 && tr->cold && done->op == CTS_OP_ALLOC && done->obj &&
 	    cts_cold_write(tr->cold, tid, done->obj, done->size))
+		st->relearn = true;
+	if (rc == 0 && tr->own && done->obj && done->op == CTS_OP_FREE)
+		cts_own_freed(tr->own, done->obj, done->size ? done->size : 1);
+	if (rc == 0 && tr->own && done->obj && done->op == CTS_OP_ALLOC && done->size &&
+	    cts_own_allocated(tr->own, tid, done->obj, done->size) == CTS_PAGE_CONFLICT)
 		st->relearn = true;
 	return rc;
 }
@@ -405,12 +438,30 @@ static void tr_relearn(void *be, bool everything)
 	struct cts_tracer *tr = be;
 	if (tr->cold)
 		cts_cold_commit(tr->cold, everything);
+	if (tr->own)
+		cts_own_commit(tr->own, everything);
+}
+
+static bool tr_pending_conflict(void *be, struct cts_run_state *st)
+{
+	struct cts_tracer *tr = be;
+	if (!tr->own)
+		return false;
+	for (int tid = 0; tid < st->nthreads; tid++) {
+		const struct cts_event *p = &st->t[tid].pending;
+		if (!st->t[tid].alive || !p->obj || !cts_op_is_range(p->op) || p->op == CTS_OP_ALLOC)
+			continue;
+		if (cts_own_access(tr->own, tid, p->obj, p->size ? p->size : 1,
+				   cts_op_is_write(p->op)) == CTS_PAGE_CONFLICT)
+			return true;
+	}
+	return false;
 }
 
 static char *tr_hot_lines(void *be)
 {
 	struct cts_tracer *tr = be;
-	return tr->cold ? cts_cold_format(tr->cold) : NULL;
+	return tr->cold ? cts_cold_format(tr->cold) : tr->own ? cts_own_format(tr->own) : NULL;
 }
 
 static void tr_caught(void *be, struct cts_race_detector *d)
@@ -509,6 +560,7 @@ static const struct cts_backend_ops tracer_ops = {
 	.context = tr_context,
 	.stack = tr_stack,
 	.relearn = tr_relearn,
+	.pending_conflict = tr_pending_conflict,
 	.hot_lines = tr_hot_lines,
 	.run_fs = tr_run_fs,
 };
@@ -571,7 +623,19 @@ struct cts_tracer *cts_tracer_new(const struct cts_tracer_config *cfg, struct ct
 	}
 	/* Only where reads are scheduling points: break and step mode, not
 	 * --watch's address filter. */
-	if (cfg->cold_reads && cfg->mode != CTS_MODE_SYNC && !cfg->nwatch) {
+	bool own = cfg->hot_lines ? cts_own_spec(cfg->hot_lines) : !cfg->no_ownership;
+	if (cfg->cold_reads && cfg->mode != CTS_MODE_SYNC && !cfg->nwatch && own) {
+		tr->own = cts_own_new();
+		if (cfg->hot_lines && cts_own_parse(tr->own, cfg->hot_lines) != 0) {
+			snprintf(err, errlen, "malformed hot-lines in the schedule: %s", cfg->hot_lines);
+			cts_own_free(tr->own);
+			cts_catch_fini(tr);
+			cts_access_fini(tr);
+			free(tr->bpf);
+			free(tr);
+			return NULL;
+		}
+	} else if (cfg->cold_reads && cfg->mode != CTS_MODE_SYNC && !cfg->nwatch) {
 		tr->cold = cts_cold_new();
 		if (cfg->hot_lines && cts_cold_parse(tr->cold, cfg->hot_lines) != 0) {
 			snprintf(err, errlen, "malformed hot-lines in the schedule: %s", cfg->hot_lines);
@@ -597,6 +661,7 @@ void cts_tracer_free(struct cts_tracer *tr)
 	cts_catch_fini(tr);
 	cts_access_fini(tr);
 	cts_cold_free(tr->cold);
+	cts_own_free(tr->own);
 	cts_tr_libcalls_free(tr);
 	cts_tr_stubs_free(tr);
 	if (tr->sym)
@@ -622,14 +687,15 @@ void cts_tracer_get_stats(const struct cts_tracer *t, struct cts_tracer_stats *o
 struct json_t *cts_tracer_stats_json(const struct cts_tracer *t)
 {
 	const struct cts_tracer_stats *s = &t->stats;
-	return json_pack("{sIsIsIsIsIsIsIsIsI}", "stops", (json_int_t)s->stops,
+	return json_pack("{sIsIsIsIsIsIsIsIsIsI}", "stops", (json_int_t)s->stops,
 			 "breakpoint_hits", (json_int_t)s->bp_hits, "emulated", (json_int_t)s->emulated,
 			 "internal_lock_calls", (json_int_t)s->internal_skips,
 			 "futex_calls", (json_int_t)s->futex_calls,
 			 "shared_accesses", (json_int_t)s->accesses,
 			 "local_accesses", (json_int_t)s->local_accesses,
 			 "retired_breakpoints", (json_int_t)s->retired,
-			 "cold_reads", (json_int_t)s->cold_reads);
+			 "cold_reads", (json_int_t)s->cold_reads,
+			 "owned_accesses", (json_int_t)s->owned_accesses);
 }
 
 struct json_t *cts_tracer_watch_json(const struct cts_tracer *t)

@@ -48,7 +48,9 @@ struct cts_tracer_config {
 	struct cts_iso *iso;       /* run isolation (tracer/isolate.h), NULL: none; the
 	                            * caller's, outliving the tracer */
 	const char *hot_lines;     /* with cold_reads: lines hot from the start (a replayed
-	                            * schedule's hot-lines), NULL */
+	                            * schedule's hot-lines), NULL; "own:..." for ownership */
+	bool no_ownership;         /* with cold_reads: cold reads (tracer/cold.h) instead of
+	                            * ownership of lines (tracer/own.h) */
 	const pid_t *guarded;      /* --jobs: the coordinator's and every worker's pid, which
 	                            * the program may not signal (besides this tracer's own);
 	                            * shared memory, an entry 0 once its process is gone */
@@ -77,6 +79,7 @@ struct cts_tracer_stats {
 	uint64_t retired;          /* access breakpoints retired as thread-local */
 	uint64_t emulated;         /* displaced instructions performed by the tracer */
 	uint64_t cold_reads;       /* shared reads left invisible on cold lines (cold.h) */
+	uint64_t owned_accesses;   /* shared accesses left invisible on owned lines (own.h) */
 };
 void cts_tracer_get_stats(const struct cts_tracer *t, struct cts_tracer_stats *out);
 

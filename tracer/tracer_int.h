@@ -106,6 +106,9 @@ struct thread {
 	 * visibly so that spin.c sees it (cold.h) */
 	uint64_t cold_pc[4], cold_addr[4];
 	unsigned cold_next;
+	bool own_recheck;          /* its pending access met a line another thread used
+	                            * unordered (as far as the clocks knew): ask again
+	                            * when it runs (own.h) */
 };
 
 enum bp_kind {
@@ -234,6 +237,7 @@ struct cts_tracer {
 	struct cts_view *view;        /* what each thread sees of affinity, personality (native.h) */
 	struct cts_access_state *acc;
 	struct cts_cold *cold;          /* cfg.cold_reads: cold lines (cold.h), else NULL */
+	struct cts_own *own;            /* or ownership of lines (own.h), else NULL */
 	struct cts_catch *ct;           /* --races catch (catch.c), NULL otherwise */
 	struct cts_libcalls *lc;        /* sync.c: imported functions, what was unseen */
 	/* sync.c: the traced files' GOT slots of watched imported functions,

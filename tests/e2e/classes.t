@@ -103,8 +103,8 @@ while read -r p racy okn steps bm bs bn kind; do
 	# Both threads read total before either wrote it: its line turned hot
 	# (a void run), and the schedule says so for the replay.
 	SEEN="hot-lines: $(grep -s '^hot-lines' "${sched:-/nonexistent}")"
-	[ $found = yes ] && grep -q '^hot-lines 0x' "$sched"
-	check $? "$p/hot-lines" "the bug's schedule records the hot lines it ran with"
+	[ $found = yes ] && grep -q '^hot-lines own:0x' "$sched"
+	check $? "$p/hot-lines" "the bug's schedule records the shared lines it ran with"
 done <<<"$PROGRAMS"
 
 # spin_learn_ok's waiter spins on a plain flag, invisible in sync mode until

@@ -220,5 +220,71 @@ int main(void)
 	tap_ok(cts_pages_info(l, config).state == CTS_PAGE_READ_SHARED &&
 	       cts_pages_info(l, total).owner == 2, "lines: the config line read-shared, the total t2's");
 	cts_pages_free(l);
+
+	/* The live mechanism's use (tracer/own.c): learning deferred to the
+	 * void run's commit, a verdict asked without changing anything, heap
+	 * blocks freed and allocated again. */
+	struct cts_pages *d = cts_pages_new_unit(ordered, NULL, 6);
+	cts_pages_defer(d);
+	reset_clocks();
+	cts_pages_begin_run(d);
+	const uint64_t x = 0x5555555a0040;
+	cts_pages_access(d, 1, x, 4, true, 1);
+	tap_is_int(cts_pages_check(d, 2, x, 4, false, 1), CTS_PAGE_CONFLICT,
+		   "check: an unordered read of t1's written line would conflict");
+	tap_ok(cts_pages_info(d, x).state == CTS_PAGE_OWNED && cts_pages_info(d, x).owner == 1,
+	       "check: ...and changed nothing");
+	sync_to(1, 1, 2);
+	tap_is_int(cts_pages_check(d, 2, x, 4, false, 1), CTS_PAGE_NATIVE,
+		   "check: once the clocks order t1's write before t2, a hand-off");
+	reset_clocks();
+	tap_is_int(cts_pages_access(d, 2, x, 4, false, 1), CTS_PAGE_CONFLICT,
+		   "deferred: an unordered read conflicts");
+	tap_is_int(cts_pages_access(d, 1, x, 4, true, 1), CTS_PAGE_VISIBLE,
+		   "deferred: the line is shared for the rest of the run");
+	tap_is_int(cts_pages_learned(d, NULL, 0), 0, "deferred: nothing learned before the commit");
+	cts_pages_begin_run(d);
+	tap_is_int(cts_pages_commit(d), 0, "deferred: a new run forgets an uncommitted conflict");
+	cts_pages_access(d, 1, x, 4, true, 1);
+	cts_pages_access(d, 2, x, 4, true, 1);
+	tap_is_int(cts_pages_commit(d), 1, "deferred: the commit learns the run's conflict");
+	cts_pages_begin_run(d);
+	tap_is_int(cts_pages_access(d, 1, x, 4, false, 1), CTS_PAGE_VISIBLE, "deferred: learned for good");
+
+	/* A block [blk, blk+200) freed by t1 and allocated again by t2, with
+	 * no clock between them (the allocator's own lock is not seen). */
+	reset_clocks();
+	cts_pages_begin_run(d);
+	const uint64_t blk = 0x5555555b0010;
+	cts_pages_access(d, 1, blk, 200, true, 1);
+	cts_pages_freed(d, blk, 200);
+	tap_is_int(cts_pages_access(d, 1, blk + 64, 8, false, 2), CTS_PAGE_VISIBLE,
+		   "freed: the owner's own later access is visible (a use after free)");
+	tap_is_int(cts_pages_allocated(d, 2, blk, 200, 1), CTS_PAGE_VISIBLE,
+		   "allocated: the edge lines, freed in this run, stay visible");
+	tap_ok(cts_pages_info(d, blk + 64).owner == 2 && cts_pages_info(d, blk + 128).owner == 2,
+	       "allocated: the lines wholly inside the new block are t2's");
+	tap_is_int(cts_pages_access(d, 2, blk + 64, 8, true, 1), CTS_PAGE_NATIVE,
+		   "allocated: t2 writes its new block natively");
+	tap_is_int(cts_pages_access(d, 1, blk + 100, 8, false, 2), CTS_PAGE_CONFLICT,
+		   "allocated: t1 touching t2's block unordered conflicts");
+	/* A 1 GiB block is not walked line by line: the lines the run touched
+	 * in it are checked, and the rest of the run shows every access. */
+	reset_clocks();
+	cts_pages_begin_run(d);
+	const uint64_t big = 0x7fffd0000000;
+	cts_pages_access(d, 1, big + 4096, 8, true, 1);
+	tap_is_int(cts_pages_allocated(d, 2, big, 1ull << 30, 1), CTS_PAGE_CONFLICT,
+		   "big block: a line t1 wrote in it, unordered, conflicts");
+	tap_is_int(cts_pages_access(d, 3, 0x5555555c0000, 8, true, 1), CTS_PAGE_VISIBLE,
+		   "big block: the rest of the run shows every access");
+	cts_pages_begin_run(d);
+	cts_pages_commit(d);
+	tap_is_int(cts_pages_access(d, 3, 0x5555555c0000, 8, true, 1), CTS_PAGE_NATIVE,
+		   "big block: ...that run only");
+	cts_pages_learn_all(d);
+	tap_is_int(cts_pages_check(d, 3, 0x7000, 8, false, 1), CTS_PAGE_VISIBLE,
+		   "learn_all: every access visible");
+	cts_pages_free(d);
 	return tap_done();
 }

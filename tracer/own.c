@@ -1,0 +1,162 @@
+#include "tracer/own.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/error.h"
+
+#define OWN_PREFIX "own:"
+#define MAX_COMMITS 16
+
+struct cts_own {
+	struct cts_pages *lines;
+	struct cts_run_state *st;   /* the run's, for its clocks */
+	uint32_t *events;           /* per thread: events executed this run */
+	size_t nevents;
+	unsigned commits;
+};
+
+static bool own_ordered(void *arg, int earlier, uint32_t epoch, int tid)
+{
+	const struct cts_own *o = arg;
+	return o->st && o->st->ordered && o->st->ordered(o->st->ordered_arg, earlier, epoch, tid);
+}
+
+struct cts_own *cts_own_new(void)
+{
+	struct cts_own *o = cts_xcalloc(1, sizeof(*o));
+	o->lines = cts_pages_new_unit(own_ordered, o, 6);
+	cts_pages_defer(o->lines);
+	return o;
+}
+
+void cts_own_free(struct cts_own *o)
+{
+	if (!o)
+		return;
+	cts_pages_free(o->lines);
+	free(o->events);
+	free(o);
+}
+
+bool cts_own_spec(const char *spec)
+{
+	return spec && strncmp(spec, OWN_PREFIX, strlen(OWN_PREFIX)) == 0;
+}
+
+int cts_own_parse(struct cts_own *o, const char *spec)
+{
+	if (!cts_own_spec(spec))
+		return -1;
+	const char *s = spec + strlen(OWN_PREFIX);
+	if (strcmp(s, "none") == 0)
+		return 0;
+	if (strcmp(s, "all") == 0) {
+		cts_pages_learn_all(o->lines);
+		return 0;
+	}
+	while (*s) {
+		char *end;
+		unsigned long long a = strtoull(s, &end, 16);
+		if (end == s || (*end && *end != ',') || a % CTS_OWN_LINE)
+			return -1;
+		cts_pages_learn(o->lines, a / CTS_OWN_LINE);
+		s = *end ? end + 1 : end;
+	}
+	cts_pages_take_new(o->lines);
+	return 0;
+}
+
+void cts_own_begin_run(struct cts_own *o, struct cts_run_state *st)
+{
+	o->st = st;
+	cts_pages_begin_run(o->lines);
+	if (o->events)
+		memset(o->events, 0, o->nevents * sizeof(*o->events));
+}
+
+static uint32_t *events_of(struct cts_own *o, int tid)
+{
+	if (tid < 0)
+		tid = 0;
+	if ((size_t)tid >= o->nevents) {
+		size_t n = o->nevents ? o->nevents : 16;
+		while (n <= (size_t)tid)
+			n *= 2;
+		o->events = cts_xrealloc(o->events, n * sizeof(*o->events));
+		memset(o->events + o->nevents, 0, (n - o->nevents) * sizeof(*o->events));
+		o->nevents = n;
+	}
+	return &o->events[tid];
+}
+
+void cts_own_stepped(struct cts_own *o, int tid)
+{
+	(*events_of(o, tid))++;
+}
+
+/* The epoch of tid's accesses now: before its next event (models/pages.h). */
+static uint32_t epoch_now(struct cts_own *o, int tid)
+{
+	return *events_of(o, tid) + 1;
+}
+
+enum cts_page_verdict cts_own_check(struct cts_own *o, int tid, uint64_t addr, uint64_t len,
+				    bool write)
+{
+	return cts_pages_check(o->lines, tid, addr, len, write, epoch_now(o, tid));
+}
+
+enum cts_page_verdict cts_own_access(struct cts_own *o, int tid, uint64_t addr, uint64_t len,
+				     bool write)
+{
+	return cts_pages_access(o->lines, tid, addr, len, write, epoch_now(o, tid));
+}
+
+void cts_own_freed(struct cts_own *o, uint64_t addr, uint64_t len)
+{
+	cts_pages_freed(o->lines, addr, len);
+}
+
+enum cts_page_verdict cts_own_allocated(struct cts_own *o, int tid, uint64_t addr, uint64_t len)
+{
+	return cts_pages_allocated(o->lines, tid, addr, len, epoch_now(o, tid));
+}
+
+void cts_own_commit(struct cts_own *o, bool everything)
+{
+	cts_pages_commit(o->lines);
+	if (everything || ++o->commits >= MAX_COMMITS)
+		cts_pages_learn_all(o->lines);
+}
+
+char *cts_own_format(const struct cts_own *o)
+{
+	if (cts_pages_all(o->lines))
+		return cts_xstrdup(OWN_PREFIX "all");
+	size_t n = cts_pages_learned(o->lines, NULL, 0);
+	if (!n)
+		return cts_xstrdup(OWN_PREFIX "none");
+	uint64_t *u = cts_xcalloc(n, sizeof(*u));
+	cts_pages_learned(o->lines, u, n);
+	size_t cap = strlen(OWN_PREFIX) + n * 19 + 1, off = 0;
+	char *s = cts_xcalloc(cap, 1);
+	off += (size_t)snprintf(s, cap, OWN_PREFIX);
+	for (size_t i = 0; i < n; i++)
+		off += (size_t)snprintf(s + off, cap - off, "%s0x%" PRIx64, i ? "," : "",
+					u[i] * CTS_OWN_LINE);
+	free(u);
+	return s;
+}
+
+uint64_t cts_own_learned(const struct cts_own *o)
+{
+	return cts_pages_learned(o->lines, NULL, 0);
+}
+
+bool cts_own_all(const struct cts_own *o)
+{
+	return cts_pages_all(o->lines);
+}

@@ -1,0 +1,49 @@
+/* Break mode's visibility by ownership of memory (docs/design.md, "Break
+ * mode on memory ownership", stage 2): an access the tracer stops at (an
+ * access breakpoint) is a scheduling point only when the 64-byte line it
+ * touches is shared; an access to a line the thread owns, or a read of a
+ * line only read so far, runs on without one. The states are
+ * models/pages.h's on lines; this module adds the epochs (each thread's
+ * count of executed events), the run's clocks (cts_run_state.ordered), the
+ * learning from void runs and the learned set's text in schedule files
+ * ("own:0x...,0x...": line addresses). Internal to the live backend. */
+#ifndef CTS_OWN_H
+#define CTS_OWN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "models/pages.h"
+#include "strategies/backend.h"
+
+#define CTS_OWN_LINE 64u
+
+struct cts_own;
+
+struct cts_own *cts_own_new(void);
+void cts_own_free(struct cts_own *o);
+/* Is spec (a schedule's hot-lines value) an ownership learned set? */
+bool cts_own_spec(const char *spec);
+/* Add the learned lines of such a spec; -1 on a malformed one. */
+int cts_own_parse(struct cts_own *o, const char *spec);
+/* A new run: every line untouched but the learned ones; st's clocks. */
+void cts_own_begin_run(struct cts_own *o, struct cts_run_state *st);
+/* Thread tid is about to execute its next visible event: the accesses it
+ * makes after it belong to the next epoch. */
+void cts_own_stepped(struct cts_own *o, int tid);
+/* An access by tid now: check says what it would mean, changing nothing;
+ * access makes it. */
+enum cts_page_verdict cts_own_check(struct cts_own *o, int tid, uint64_t addr, uint64_t len,
+				    bool write);
+enum cts_page_verdict cts_own_access(struct cts_own *o, int tid, uint64_t addr, uint64_t len,
+				     bool write);
+void cts_own_freed(struct cts_own *o, uint64_t addr, uint64_t len);
+enum cts_page_verdict cts_own_allocated(struct cts_own *o, int tid, uint64_t addr, uint64_t len);
+/* A void run: learn its conflicts; after 16 void runs, or with everything,
+ * every line is shared (every access visible, as without ownership). */
+void cts_own_commit(struct cts_own *o, bool everything);
+/* The learned set as a spec (a new string). */
+char *cts_own_format(const struct cts_own *o);
+uint64_t cts_own_learned(const struct cts_own *o);
+bool cts_own_all(const struct cts_own *o);
+
+#endif
