@@ -494,6 +494,16 @@ static int tr_run_fs(void *be, bool enter)
 	return cts_iso_enter(tr->cfg.iso);
 }
 
+static int tr_release(void *be, struct cts_run_state *st, pid_t *tids)
+{
+	struct cts_tracer *tr = be;
+	tr->st = st;
+	int pid = cts_tr_release(tr, st, tids);
+	if (pid < 0)
+		return -1;
+	return pid;
+}
+
 static const struct cts_backend_ops tracer_ops = {
 	.name = "ptrace",
 	.start = tr_start,
@@ -511,6 +521,7 @@ static const struct cts_backend_ops tracer_ops = {
 	.relearn = tr_relearn,
 	.hot_lines = tr_hot_lines,
 	.run_fs = tr_run_fs,
+	.release = tr_release,
 };
 
 struct cts_backend cts_tracer_backend(struct cts_tracer *t)
