@@ -1820,9 +1820,10 @@ static int hold_run(struct explorer *x, const struct cts_bug *bug)
 	    !x->backend->ops->release) {
 		res->bad_input = st->status == CTS_RUN_EXITED;
 		if (st->status == CTS_RUN_EXITED)
-			snprintf(res->error, sizeof(res->error), "the program exited after step %"
-				 PRIu64 ", before the stop: there is no process to hand over "
-				 "(--stop-at a step before it)", bug->steps);
+			snprintf(res->error, sizeof(res->error), "the program exited after %"
+				 PRIu64 " steps, before the stop: there is no process to hand over "
+				 "(--stop-at %" PRIu64 " stops before its last step)", bug->steps,
+				 bug->steps ? bug->steps - 1 : 0);
 		else
 			snprintf(res->error, sizeof(res->error), "%s", st->status == CTS_RUN_ERROR ?
 				 st->message : "this backend cannot hand its program over");
