@@ -35,6 +35,28 @@ int cts_gdb_find(char *path, size_t len)
 	return -1;
 }
 
+int cts_gdb_yama(char *why, size_t len)
+{
+	char buf[16] = "";
+	FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "r");
+	if (!f)
+		return 0;
+	int scope = fgets(buf, sizeof(buf), f) ? atoi(buf) : 0;
+	fclose(f);
+	if (scope >= 3) {
+		snprintf(why, len, "kernel.yama.ptrace_scope is %d: no process may attach to another, "
+			 "gdb cannot take the program", scope);
+		return 2;
+	}
+	if (scope >= 1 && geteuid() != 0) {
+		snprintf(why, len, "kernel.yama.ptrace_scope is %d: gdb, which is not the program's "
+			 "ancestor, may be refused the attach without CAP_SYS_PTRACE (run as root, or "
+			 "sysctl kernel.yama.ptrace_scope=0)", scope);
+		return 1;
+	}
+	return 0;
+}
+
 void cts_gdb_numbers(const struct cts_gdb_session *s, int *gdbnum)
 {
 	pid_t *task = NULL;

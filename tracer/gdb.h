@@ -26,6 +26,11 @@ struct cts_gdb_session {
 /* gdb on PATH (or $CTS_GDB): 0 with its path, -1 if there is none. */
 int cts_gdb_find(char *path, size_t len);
 
+/* Whether gdb, cts-trace's child and so the program's sibling, may attach
+ * under the Yama LSM: 0 (yes, or no Yama), 1 (perhaps not: scope 1 or 2
+ * without root; why says so), 2 (never: scope 3). */
+int cts_gdb_yama(char *why, size_t len);
+
 /* Runs gdb on s->pid and waits for it, interactive on the terminal or
  * -batch. SIGINT and SIGQUIT are ignored meanwhile
  * (they are gdb's). 0 with gdb's exit status in *status (-1: killed by a

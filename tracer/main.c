@@ -828,6 +828,14 @@ int main(int argc, char **argv)
 		status = EXIT_USAGE;
 		goto out;
 	}
+	int yama = to_gdb ? cts_gdb_yama(err, sizeof(err)) : 0;
+	if (yama) {
+		cts_error_msg("%s%s", yama == 1 ? "warning: " : "", err);
+		if (yama == 2) {
+			status = EXIT_USAGE;
+			goto out;
+		}
+	}
 	bool catching = cli.races == CTS_RACES_CATCH || cli.races == CTS_RACES_CATCH_FAIL;
 	const char *mode_name = cli.mode ? cli.mode : catching ? "sync" : "break";
 	if (catching && strcmp(mode_name, "sync") != 0) {
