@@ -63,8 +63,8 @@ struct cts_explorer_config {
 	int verify_replays;       /* replays each saved bug schedule must pass */
 	/* --gdb, --core: the first run is held at step hold_step (UINT64_MAX:
 	 * where it ends) with its program alive, released (backend->release)
-	 * and given to hold(); the program is killed when it returns. Its -1
-	 * (with why) is an error of the session, bad input when *bad. */
+	 * and given to on_hold(); backend->stop kills it when that returns.
+	 * Its -1 (with why) is an error of the session, bad input when *bad. */
 	bool hold;
 	uint64_t hold_step;
 	int (*on_hold)(void *ctx, const struct cts_hold_point *h, char *why, size_t len,

@@ -16,10 +16,15 @@
 #include "models/error.h"
 #include "tracer/proc.h"
 #include "tracer/run_int.h"
+#include "tracer/wait.h"
+
+static void unwind_syscall(struct thread *th);
 
 /* A thread that is not in a ptrace-stop (asleep in the kernel, outside
  * the schedule) is stopped with a SIGSTOP of its own. 0, 1 if it is gone,
- * -1 on error; *sig gets a signal it stopped for instead, to pass on. */
+ * -1 on error; *sig gets a signal it stopped for instead, to pass on. Any
+ * stop that comes before the SIGSTOP leaves it pending: it stops the thread
+ * once detached. */
 static int stop_thread(struct cts_tracer *tr, struct thread *th, int *sig)
 {
 	int status;
@@ -32,25 +37,34 @@ static int stop_thread(struct cts_tracer *tr, struct thread *th, int *sig)
 			continue;
 		if (r < 0)
 			return errno == ECHILD ? 1 : -1;
-		if (WIFEXITED(status) || WIFSIGNALED(status))
-			return 1;
-		if (!WIFSTOPPED(status))
-			continue;
-		/* Its SIGSTOP, or a stop that came first (a syscall exit, a
-		 * signal): the SIGSTOP stays pending and stops it once free. */
-		int s = WSTOPSIG(status);
+		struct cts_wait_event ev;
+		cts_wait_decode(th->tid, status, &ev);
 		th->regs_valid = false;
-		if (s == SIGTRAP && status >> 16 == 0 && cts_tr_getregs(th) == 0) {
+		switch (ev.kind) {
+		case CTS_WEV_EXITED:
+		case CTS_WEV_KILLED:
+		case CTS_WEV_GONE:
+			return 1;
+		case CTS_WEV_BREAKPOINT:
 			/* ran free into one of our int3s: back onto its instruction */
-			struct bp *b = cts_tr_bp_find(tr, th->regs.rip - 1);
-			if (b) {
-				th->regs.rip = b->entry ? b->entry : b->addr;
-				th->regs_dirty = true;
+			if (cts_tr_getregs(th) == 0) {
+				struct bp *b = cts_tr_bp_find(tr, th->regs.rip - 1);
+				if (b) {
+					th->regs.rip = b->entry ? b->entry : b->addr;
+					th->regs_dirty = true;
+				}
 			}
-		} else if (status >> 16 == 0 && s != SIGSTOP && s != (SIGTRAP | 0x80)) {
-			*sig = s;
+			return 0;
+		case CTS_WEV_SECCOMP:
+			unwind_syscall(th);
+			return 0;
+		case CTS_WEV_SIGNAL:
+			if (ev.sig != SIGSTOP)
+				*sig = ev.sig;
+			return 0;
+		default: /* a syscall exit, its exit, an event: stopped all the same */
+			return 0;
 		}
-		return 0;
 	}
 }
 

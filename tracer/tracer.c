@@ -498,10 +498,7 @@ static int tr_release(void *be, struct cts_run_state *st, pid_t *tids)
 {
 	struct cts_tracer *tr = be;
 	tr->st = st;
-	int pid = cts_tr_release(tr, st, tids);
-	if (pid < 0)
-		return -1;
-	return pid;
+	return cts_tr_release(tr, st, tids);
 }
 
 static const struct cts_backend_ops tracer_ops = {

@@ -13,7 +13,7 @@ command -v gdb >/dev/null 2>&1 || skip_all "skipped: gdb is not installed (make 
 # Text that must be as in the files once gdb has the process: the program's
 # own code (break mode's access int3s) and libc entry points (stub jmps).
 LIBC_FNS="pthread_mutex_lock pthread_join __assert_fail"
-plan $((46 + $(count $LIBC_FNS)))
+plan $((48 + $(count $LIBC_FNS)))
 
 G="timeout -k 5 $(slow 60)"
 # The bytes of "x/8xb SYM" output, without the address.
@@ -112,6 +112,14 @@ is $? 1 "deadlock: found"
 out=$($G "$CTS" -q --replay "$T/d/deadlock-1.sched" --gdb-batch 'thread apply all bt 2' 2>/dev/null)
 n=$(printf '%s\n' "$out" | grep -A1 '^Thread [0-9]* (' | grep -c '^#0 .*pthread_mutex_lock (mutex=')
 is "$n" 2 "both threads of the cycle stand in pthread_mutex_lock"
+
+# A thread asleep in the kernel (read on an empty pipe, outside the
+# schedule) is stopped for gdb too, in its call.
+"$CTS" -q -m sync -o "$T/p" -- "$PROG/sys_pipe" 2>/dev/null
+is $? 1 "sys_pipe: the deadlock with a reader asleep in read() found"
+out=$($G "$CTS" -q --replay "$T/p/deadlock-1.sched" --gdb-batch 'thread apply all bt 3' 2>/dev/null)
+like "$out" '^#[0-9] .*read \(fd=3, .*
+#[0-9] +0x[0-9a-f]+ in reader \(arg=.*sys_pipe\.c:23' "the reader stands in its read, sys_pipe.c:23"
 
 # --- bad input: one line, status 2 --------------------------------------------
 out=$("$CTS" --gdb -- "$PROG/counter" 2>&1)
