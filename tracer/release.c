@@ -143,6 +143,13 @@ int cts_tr_release(struct cts_tracer *tr, struct cts_run_state *st, pid_t *tids)
 		} else if (th->at == AT_SYSCALL) {
 			unwind_syscall(th);
 		}
+		/* Anywhere in a stub (its trap, a displaced instruction): the
+		 * same state at the libc instruction it stands for. */
+		uint64_t orig;
+		if (cts_tr_getregs(th) == 0 && (orig = cts_tr_stub_orig_pc(tr, th->regs.rip)) != 0) {
+			th->regs.rip = orig;
+			th->regs_dirty = true;
+		}
 	}
 	if (restore_text(tr) != 0) {
 		fail(st, "cannot restore the program's text: %s", strerror(errno));
