@@ -53,6 +53,7 @@ static void usage(FILE *f)
 	fprintf(f,
 "Usage: cts-trace [OPTIONS] [--] PROGRAM [ARGS...]\n"
 "       cts-trace --replay FILE [OPTIONS] [-- PROGRAM [ARGS...]]\n"
+"       cts-trace --replay FILE --gdb | --gdb-batch CMDS | --core FILE [--stop-at N]\n"
 "       cts-trace -p PID [-t SECONDS] [-s random|pct] [--seed N] [--races report|fail]\n"
 "                 [--watch SYM|ADDR[:LEN]] [-o DIR] [--report FILE]\n"
 "\n"
