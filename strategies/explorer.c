@@ -1819,11 +1819,13 @@ static int hold_run(struct explorer *x, const struct cts_bug *bug)
 	if (st->status == CTS_RUN_EXITED || st->status == CTS_RUN_ERROR ||
 	    !x->backend->ops->release) {
 		res->bad_input = st->status == CTS_RUN_EXITED;
+		bool race = bug->kind == CTS_BUG_RACE && bug->npair >= 2;
 		if (st->status == CTS_RUN_EXITED)
 			snprintf(res->error, sizeof(res->error), "the program exited after %"
 				 PRIu64 " steps, before the stop: there is no process to hand over "
-				 "(--stop-at %" PRIu64 " stops before its last step)", bug->steps,
-				 bug->steps ? bug->steps - 1 : 0);
+				 "(--stop-at %" PRIu64 " stops before %s)", bug->steps,
+				 race ? bug->pair_step[1] : bug->steps ? bug->steps - 1 : 0,
+				 race ? "the race's second access" : "its last step");
 		else
 			snprintf(res->error, sizeof(res->error), "%s", st->status == CTS_RUN_ERROR ?
 				 st->message : "this backend cannot hand its program over");

@@ -13,7 +13,7 @@ command -v gdb >/dev/null 2>&1 || skip_all "skipped: gdb is not installed (make 
 # Text that must be as in the files once gdb has the process: the program's
 # own code (break mode's access int3s) and libc entry points (stub jmps).
 LIBC_FNS="pthread_mutex_lock pthread_join __assert_fail"
-plan $((48 + $(count $LIBC_FNS)))
+plan $((52 + $(count $LIBC_FNS)))
 
 G="timeout -k 5 $(slow 60)"
 # The bytes of "x/8xb SYM" output, without the address.
@@ -83,6 +83,19 @@ done
 out=$(printf 'print counter\nquit\n' | $G "$CTS" -q --replay "$S" --gdb 2>/dev/null); rc=$?
 like "$out" '\$1 = 1' "--gdb reads gdb commands from its input: counter = 1"
 is $rc 1 "--gdb: exit 1 once gdb is done"
+
+# A race (--races fail): the program has exited by the schedule's end, so
+# the error names the step of the race's second access, where it can stop.
+"$CTS" -q --races fail -n 300 --seed 3 -o "$T/r" -- "$PROG/counter" 2>/dev/null
+is $? 1 "counter --races fail: the race found"
+out=$($G "$CTS" --replay "$T/r/race-1.sched" --gdb-batch bt 2>&1); rc=$?
+is $rc 2 "a race's schedule runs to the program's exit: nothing to hand over, status 2"
+R=$(printf '%s\n' "$out" | sed -n "s/.*(--stop-at \([0-9]*\) stops before the race's second access).*/\1/p")
+read -r RT rop <<< "$(awk -v s="$R" '$1 == s {print $2, $3}' "$T/r/race-1.sched")"
+out=$($G "$CTS" -q --replay "$T/r/race-1.sched" --stop-at "${R:-0}" --gdb-batch 'bt 1' 2>/dev/null)
+like "$out" "^cts: stopped before step $R of [0-9]+: thread $RT is about to do '$rop 0x" \
+	"the error's --stop-at $R stops before the race's second access (thread $RT's $rop)"
+like "$out" '^#0 +(0x[0-9a-f]+ in )?inc \(arg=.*counter\.c:1[78]' "...in inc, at counter.c:17 or 18"
 
 # --- a crash: the core file and the crashing thread ---------------------------
 "$CTS" -q -m sync -s pct -o "$T/x" -- "$PROG/crash" 2>/dev/null
