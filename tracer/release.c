@@ -115,10 +115,8 @@ int cts_tr_release(struct cts_tracer *tr, struct cts_run_state *st, pid_t *tids)
 {
 	struct itimerval off = { { 0, 0 }, { 0, 0 } };
 	setitimer(ITIMER_REAL, &off, NULL); /* no ticks into the debugger's session */
-	if (tr->pid <= 0 || tr->pid_reaped || kill(tr->pid, 0) != 0) {
-		fail(st, "the program has exited: there is no process to hand over");
-		return -1;
-	}
+	if (tr->pid <= 0 || tr->pid_reaped || kill(tr->pid, 0) != 0)
+		return fail(st, "the program has exited: there is no process to hand over");
 	/* Processes the program forked are traced by us and would hang. */
 	cts_tr_kill_foreign(tr, 0);
 	int *sigs = cts_xcalloc((size_t)tr->nlive + 1, sizeof(*sigs));
@@ -129,8 +127,8 @@ int cts_tr_release(struct cts_tracer *tr, struct cts_run_state *st, pid_t *tids)
 		if (th->state != TH_HELD) {
 			int r = stop_thread(tr, th, &sigs[i]);
 			if (r < 0) {
-				fail(st, "cannot stop thread %d for the hand-over: %s",
-						 th->num, strerror(errno));
+				fail(st, "cannot stop thread %d for the hand-over: %s", th->num,
+				     strerror(errno));
 				free(sigs);
 				return -1;
 			}
@@ -192,6 +190,5 @@ int cts_tr_release(struct cts_tracer *tr, struct cts_run_state *st, pid_t *tids)
 			return tr->pid;
 		usleep(1000);
 	}
-	fail(st, "the program did not stop after the detach");
-	return -1;
+	return fail(st, "the program did not stop after the detach");
 }
