@@ -40,13 +40,14 @@ DEB_HDRS := /usr/include/capstone/capstone.h /usr/include/elfutils/libdwfl.h \
 # decompressors, jq for the JSON reports; GNU parallel, Slurm and munge for
 # the scale-out drivers (tests/e2e/shard.t, tests/e2e/slurm.t); man-db and
 # bash-completion for the installed tree, debhelper for the Debian package
-# (tests/e2e/install.t, make package-check).
+# (tests/e2e/install.t, make package-check); gdb for --gdb and --core
+# (tests/e2e/gdb.t).
 TEST_PKGS := g++ pkg-config libglib2.0-dev pigz pbzip2 lbzip2 p7zip-full bzip2 xz-utils zstd gzip \
-             python3 jq parallel slurm-wlm munge man-db bash-completion debhelper
+             python3 jq parallel slurm-wlm munge man-db bash-completion debhelper gdb
 TEST_FILES := /usr/bin/g++ /usr/bin/pkg-config /usr/include/glib-2.0/glib.h /usr/bin/pigz \
               /usr/bin/pbzip2 /usr/bin/lbzip2 /usr/lib/p7zip/7z /usr/bin/bzip2 /usr/bin/xz /usr/bin/zstd /usr/bin/python3 /usr/bin/jq \
               /usr/bin/parallel /usr/sbin/slurmctld /usr/sbin/slurmd /usr/sbin/munged \
-              /usr/bin/man /usr/share/bash-completion/bash_completion /usr/bin/dh
+              /usr/bin/man /usr/share/bash-completion/bash_completion /usr/bin/dh /usr/bin/gdb
 
 LIB_SRCS := $(wildcard models/*.c hw/*.c disasm/*.c strategies/*.c) \
             $(filter-out tracer/main.c,$(wildcard tracer/*.c))

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include "models/bug.h"
 #include "models/event.h"
 
@@ -145,6 +146,13 @@ struct cts_backend_ops {
 	 * TMPDIR and /dev/shm: tracer/isolate.h), around spawning --check, which
 	 * inherits it. Entering: 0, or -1 (errno). */
 	int (*run_fs)(void *be, bool enter);
+	/* Optional (--gdb, --core): give the held program to another tracer, a
+	 * debugger: every thread left stopped (SIGSTOP) at its pending
+	 * operation, the backend's code patches out of the text, every thread
+	 * detached. tids[n] gets thread n's kernel thread id (0: gone) for n <
+	 * st->nthreads. The process id, or -1 (st->message). stop() then kills
+	 * and reaps whatever is left. */
+	int (*release)(void *be, struct cts_run_state *st, pid_t *tids);
 };
 
 struct cts_backend {

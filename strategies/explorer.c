@@ -112,6 +112,7 @@ struct explorer {
 	bool minimizing;  /* a candidate's run: counted nowhere */
 	bool out_of_time; /* --time ran out inside a run: it was cut, unjudged */
 	bool cut_by_signal; /* an interrupt cut the run or its --check: unjudged */
+	bool held_early;  /* cfg->hold: the run stopped at hold_step */
 	bool inc_hidden_said;
 };
 
@@ -1395,6 +1396,11 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 	}
 	while (st->status == CTS_RUN_ACTIVE) {
 		bool give_up, livelock;
+		if (cfg->hold && step == cfg->hold_step && run == 0) {
+			x->held_early = true; /* --stop-at: the program is handed over as it is */
+			*aborted = true;
+			break;
+		}
 		/* --time bounds the session, a long run too (a clock read every
 		 * 64 steps); a minimization's replays are bounded by count. */
 		if (cfg->time_limit > 0 && !x->minimizing && !(step & 63) &&
@@ -1853,6 +1859,48 @@ static void coverage_row(struct explorer *x, uint64_t run, bool bug)
 	}
 }
 
+/* --gdb, --core: the run's program, alive where it stopped, goes to
+ * cfg->on_hold. 0, or -1 with res->error (bad_input: nothing to hand over). */
+static int hold_run(struct explorer *x, const struct cts_bug *bug)
+{
+	const struct cts_explorer_config *cfg = x->cfg;
+	struct cts_run_state *st = x->st;
+	struct cts_explore_result *res = x->res;
+	bool bad = false;
+	if (st->status == CTS_RUN_EXITED || st->status == CTS_RUN_ERROR ||
+	    !x->backend->ops->release) {
+		res->bad_input = st->status == CTS_RUN_EXITED;
+		bool race = bug->kind == CTS_BUG_RACE && bug->npair >= 2;
+		if (st->status == CTS_RUN_EXITED)
+			snprintf(res->error, sizeof(res->error), "the program exited after %"
+				 PRIu64 " steps, before the stop: there is no process to hand over "
+				 "(--stop-at %" PRIu64 " stops before %s)", bug->steps,
+				 race ? bug->pair_step[1] : bug->steps ? bug->steps - 1 : 0,
+				 race ? "the race's second access" : "its last step");
+		else
+			snprintf(res->error, sizeof(res->error), "%s", st->status == CTS_RUN_ERROR ?
+				 st->message : "this backend cannot hand its program over");
+		return -1;
+	}
+	pid_t *tids = cts_xcalloc((size_t)st->nthreads + 1, sizeof(*tids));
+	int pid = x->backend->ops->release(x->backend->be, st, tids);
+	if (pid < 0) {
+		snprintf(res->error, sizeof(res->error), "cannot hand the program over: %s",
+			 st->message);
+		free(tids);
+		return -1;
+	}
+	struct cts_hold_point h = {
+		.pid = pid, .nthreads = st->nthreads, .tids = tids, .focus = bug->tid,
+		.step = bug->steps, .early = x->held_early, .bug = bug,
+		.sig = st->status == CTS_RUN_SIGNALED ? st->sig : 0,
+	};
+	int rc = cfg->on_hold(cfg->hold_ctx, &h, res->error, sizeof(res->error), &bad);
+	res->bad_input = rc != 0 && bad;
+	free(tids);
+	return rc;
+}
+
 int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backend,
 		struct cts_objmodel *model, struct cts_strategy *strategy,
 		struct cts_explore_result *res)
@@ -1926,6 +1974,9 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 		uint64_t ops_before[CTS_OP__COUNT];  /* a void run's operations do not count */
 		memcpy(ops_before, res->ops, sizeof(ops_before));
 		int r = one_run(&x, run, &bug, &inc, &aborted);
+		if (r == 0 && cfg->hold && n == 0 && !x.out_of_time && !x.cut_by_signal &&
+		    bug.kind != CTS_BUG_DIVERGED && hold_run(&x, &bug) != 0)
+			r = -1;
 		backend->ops->stop(backend->be, x.st);
 		if (r != 0) {
 			res->internal_error = true;

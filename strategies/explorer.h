@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 #include "models/bug.h"
 #include "strategies/backend.h"
 #include "strategies/strategy.h"
@@ -16,6 +17,7 @@ struct cts_race_detector;
 struct cts_schedule;
 struct cts_instance;
 struct cts_split;
+struct cts_hold_point;
 
 struct cts_explorer_config {
 	uint64_t runs;            /* 0 = until the strategy is complete or time runs out */
@@ -62,9 +64,31 @@ struct cts_explorer_config {
 	bool clocks;              /* keep happens-before clocks of every run, replays and
 	                           * minimization candidates too, for the backend
 	                           * (cts_run_state.ordered): its events depend on them */
+	/* --gdb, --core: the first run is held at step hold_step (UINT64_MAX:
+	 * where it ends) with its program alive, released (backend->release)
+	 * and given to on_hold(); backend->stop kills it when that returns.
+	 * Its -1 (with why) is an error of the session, bad input when *bad. */
+	bool hold;
+	uint64_t hold_step;
+	int (*on_hold)(void *ctx, const struct cts_hold_point *h, char *why, size_t len,
+		       bool *bad);
+	void *hold_ctx;
 	bool relearn;             /* a run that ends with st->relearn is run again after
 	                           * backend->relearn, the strategy restarted (its
 	                           * restart op); false: such a run is a divergence */
+};
+
+/* Where a held run stopped (cts_explorer_config.hold), for the caller that
+ * takes the program over (--gdb, --core). */
+struct cts_hold_point {
+	pid_t pid;                /* the program, released by backend->release */
+	int nthreads;             /* threads the run created: tids[0..nthreads) */
+	const pid_t *tids;        /* kernel thread id of each, 0 when gone */
+	int focus;                /* the thread to look at first, -1 none */
+	uint64_t step;            /* steps executed */
+	bool early;               /* stopped by hold_step, before the run's end */
+	const struct cts_bug *bug;/* the run's bug, kind CTS_BUG_NONE if none */
+	int sig;                  /* a crash's signal, 0 */
 };
 
 struct cts_explorer;

@@ -24,6 +24,7 @@ enum {
 	O_JOBS, O_SHARD, O_SPLITDEPTH,
 	O_SARIF, O_MINIMIZE, O_NOMINIMIZE,
 	O_ISOLATE, O_NOISOLATE,
+	O_GDB, O_GDBBATCH, O_CORE, O_STOPAT,
 };
 
 static const struct option opts[] = {
@@ -53,6 +54,10 @@ static const struct option opts[] = {
 	{ "minimize", no_argument, 0, O_MINIMIZE },
 	{ "no-minimize", no_argument, 0, O_NOMINIMIZE },
 	{ "replay", required_argument, 0, O_REPLAY },
+	{ "gdb", no_argument, 0, O_GDB },
+	{ "gdb-batch", required_argument, 0, O_GDBBATCH },
+	{ "core", required_argument, 0, O_CORE },
+	{ "stop-at", required_argument, 0, O_STOPAT },
 	{ "output", no_argument, 0, O_OUTPUT },
 	{ "no-fork-server", no_argument, 0, O_NOFORK },
 	{ "isolate", no_argument, 0, O_ISOLATE },
@@ -325,6 +330,12 @@ static int one_option(struct cts_cli *c, int opt, const char *arg, char *err, si
 	case O_MINIMIZE: c->no_minimize = false; return 0;
 	case O_NOMINIMIZE: c->no_minimize = true; return 0;
 	case O_REPLAY: return nonempty(arg, "--replay", err, errlen) ?: (c->replay = arg, 0);
+	case O_GDB: c->gdb = true; return 0;
+	case O_GDBBATCH: return nonempty(arg, "--gdb-batch", err, errlen) ?: (c->gdb_batch = arg, 0);
+	case O_CORE: return nonempty(arg, "--core", err, errlen) ?: (c->core = arg, 0);
+	case O_STOPAT:
+		c->stop_at_given = true;
+		return parse_u64(arg, "--stop-at", 0, UINT64_MAX, &c->stop_at, err, errlen);
 	case O_OUTPUT: c->output = true; return 0;
 	case O_NOFORK: c->no_fork_server = true; return 0;
 	case O_ISOLATE: c->isolate = 1; return 0;
@@ -483,6 +494,12 @@ enum cts_cli_status cts_cli_parse(int argc, char **argv, struct cts_cli *c, char
 	if (c->tiles_given && !c->instances)
 		return bad(err, errlen, "--tile and --tiles-per-thread go with --instances N"),
 		       CTS_CLI_USAGE;
+	if (c->gdb && c->gdb_batch)
+		return bad(err, errlen, "--gdb is gdb on the terminal, --gdb-batch gdb running "
+			   "commands: one or the other"), CTS_CLI_USAGE;
+	if (c->stop_at_given && !c->gdb && !c->gdb_batch && !c->core)
+		return bad(err, errlen, "--stop-at says where --gdb, --gdb-batch or --core stop the "
+			   "replay: give one of them"), CTS_CLI_USAGE;
 	if ((c->instance || c->instances) && c->replay)
 		return bad(err, errlen, "--replay runs the instance its schedule file names: "
 			   "no --instance or --instances with it"), CTS_CLI_USAGE;
@@ -509,11 +526,13 @@ enum {
 	CTX_SPLIT = 1 << 2,    /* --jobs N, --shard I/N, --split-depth */
 	CTX_STATE = 1 << 3,    /* --state-match */
 	CTX_DEPTH = 1 << 4,    /* --split-depth */
+	CTX_EXPLORE = 1 << 5,  /* neither -p nor --replay: an exploration */
 };
 
 static const char *const ctx_phrase[] = {
 	"in attach mode", "with --replay", "with --jobs, --shard or --split-depth",
 	"with --state-match", "with --split-depth (the instances are the work items, searched whole)",
+	"without --replay",
 };
 
 static bool g_mode(const struct cts_cli *c) { return c->mode && strcmp(c->mode, "sync") != 0; }
@@ -544,6 +563,10 @@ static bool g_hapset(const struct cts_cli *c)
 static bool g_attach(const struct cts_cli *c) { return c->attach_pid != 0; }
 static bool g_sarif(const struct cts_cli *c) { return c->sarif != NULL; }
 static bool g_isolate(const struct cts_cli *c) { return c->isolate >= 0; }
+static bool g_gdb(const struct cts_cli *c)
+{
+	return c->gdb || c->gdb_batch || c->core || c->stop_at_given;
+}
 
 #define SYSTEMATIC "dfs dpor pcb idb"
 #define FUZZERS "racefuzzer deadlockfuzzer atomfuzzer"
@@ -577,6 +600,8 @@ static const struct cli_rule {
 	  "not yet: --report writes the session's JSON" },
 	{ "--isolate and --no-isolate", g_isolate, CTX_ATTACH,                NULL,
 	  "attach mode starts no run" },
+	{ "--gdb, --gdb-batch, --core and --stop-at", g_gdb, CTX_ATTACH | CTX_EXPLORE, NULL,
+	  "they stop a replayed schedule: --replay FILE" },
 	{ "-p (attach mode)",     g_attach,    0,                              "random pct", NULL },
 };
 
@@ -594,7 +619,8 @@ int cts_cli_check(const struct cts_cli *c, char *err, size_t errlen)
 {
 	unsigned ctx = (c->attach_pid ? CTX_ATTACH : 0) | (c->replay ? CTX_REPLAY : 0) |
 		       (g_split(c) ? CTX_SPLIT : 0) | (g_state(c) ? CTX_STATE : 0) |
-		       (c->split_depth_given ? CTX_DEPTH : 0);
+		       (c->split_depth_given ? CTX_DEPTH : 0) |
+		       (!c->attach_pid && !c->replay ? CTX_EXPLORE : 0);
 	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
 		const struct cli_rule *r = &rules[i];
 		if (!r->given(c))

@@ -48,6 +48,12 @@ struct cts_cli {
 	const char *sarif;             /* --sarif: NULL, a path, or "-" */
 	bool no_minimize;              /* --no-minimize: save bugs' schedules as found */
 	const char *replay;            /* schedule file, NULL */
+	/* --replay into gdb (tracer/gdb.h) */
+	bool gdb;                      /* --gdb: interactive */
+	const char *gdb_batch;         /* --gdb-batch CMDS, NULL */
+	const char *core;              /* --core FILE, NULL */
+	uint64_t stop_at;              /* --stop-at N: before step N */
+	bool stop_at_given;
 	int verbosity;                 /* 0 quiet, 1 normal, 2 -v, 3 -d */
 	const char *state_match;       /* --state-match: NULL, "petri", "petri-writes" */
 	bool no_cutoffs;               /* --no-cutoffs: unfold without terminal events */

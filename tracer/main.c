@@ -29,6 +29,7 @@
 #include "strategies/tiles.h"
 #include "tracer/cli.h"
 #include "tracer/elf.h"
+#include "tracer/gdb.h"
 #include "tracer/isolate.h"
 #include "tracer/jobs.h"
 #include "tracer/merge.h"
@@ -52,6 +53,7 @@ static void usage(FILE *f)
 	fprintf(f,
 "Usage: cts-trace [OPTIONS] [--] PROGRAM [ARGS...]\n"
 "       cts-trace --replay FILE [OPTIONS] [-- PROGRAM [ARGS...]]\n"
+"       cts-trace --replay FILE --gdb | --gdb-batch CMDS | --core FILE [--stop-at N]\n"
 "       cts-trace -p PID [-t SECONDS] [-s random|pct] [--seed N] [--races report|fail]\n"
 "                 [--watch SYM|ADDR[:LEN]] [-o DIR] [--report FILE]\n"
 "\n"
@@ -187,6 +189,19 @@ static void usage(FILE *f)
 "                        critical pair named\n"
 "      --replay FILE     re-run a saved schedule exactly and check it matches; the\n"
 "                        run options it records apply unless given here (these win)\n"
+"      --gdb             with --replay: stop where the run ends (or --stop-at),\n"
+"                        every thread held, cts's int3s out of the text, and hand\n"
+"                        the process to gdb on the terminal, the failing thread\n"
+"                        selected, cts's thread numbers shown next to gdb's; the\n"
+"                        program is killed when gdb exits (continuing it there runs\n"
+"                        it without cts: the calls cts traces fail with ENOSYS)\n"
+"      --gdb-batch CMDS  the same, gdb -batch running CMDS (separated by ';' or\n"
+"                        newlines) and exiting\n"
+"      --stop-at N       stop the replay before its step N (0 to the schedule's\n"
+"                        length) instead of where it ends\n"
+"      --core FILE       write a core file of the stopped process (gdb's gcore; a\n"
+"                        crash's core names its signal and thread), alone or\n"
+"                        before --gdb or --gdb-batch\n"
 "      --output          let the program's stdout/stderr through (default with --replay)\n"
 "  -q, --quiet           only errors and the verdict (each BUG line)\n"
 "  -v, --verbose         one line per run\n"
@@ -202,8 +217,11 @@ static void usage(FILE *f)
 "--max-threads (with -p: than the process has), bad --watch or --break item,\n"
 "--out or --report not writable, a TMPDIR that cannot hold --jobs' reports,\n"
 "options that do not go together (--sarif with -p), corrupt schedule, replay\n"
-"diverged; a report that cannot be written at the end when no bug was found);\n"
-"3 internal error;\n"
+"diverged; a report that cannot be written at the end when no bug was found;\n"
+"--gdb, --gdb-batch, --core: gdb not found, --stop-at past the schedule, the\n"
+"program gone before the stop, no core written); with --stop-at before the\n"
+"end, 0 once gdb is done (the run is not judged);\n"
+"3 internal error (also: gdb could not be run);\n"
 "4 no bug but inconclusive runs, with --fail-on-inconclusive (without it, runs\n"
 "cut by --max-steps or --timeout without a deadlock or livelock, or whose --check\n"
 "ran out of --timeout or stopped itself, are only warned\n"
@@ -611,6 +629,74 @@ static int finish_jobs(struct cts_jobs *jobs, const struct cts_cli *cli,
 	return status;
 }
 
+/* --gdb, --gdb-batch, --core: the replayed run's program, held where it
+ * stopped, goes to gdb (tracer/gdb.h). */
+struct gdb_hold {
+	const struct cts_cli *cli;
+	const struct cts_schedule *sched;
+	char gdb[PATH_MAX];
+	bool held, early;  /* the hand-over happened; before the run's end (--stop-at) */
+	uint64_t step;
+	int gdb_status;
+};
+
+static int hold_for_gdb(void *ctx, const struct cts_hold_point *h, char *why, size_t len,
+			bool *bad)
+{
+	struct gdb_hold *g = ctx;
+	const struct cts_schedule *s = g->sched;
+	char note[1400], ev[96];
+	int focus = h->focus;
+
+	g->held = true;
+	g->early = h->early;
+	g->step = h->step;
+	if (h->early && h->step < s->n) {
+		const struct cts_sched_step *next = &s->steps[h->step];
+		if (next->obj)
+			snprintf(ev, sizeof(ev), "%s 0x%" PRIx64, cts_op_name(next->op), next->obj);
+		else
+			snprintf(ev, sizeof(ev), "%s", cts_op_name(next->op));
+		focus = next->tid; /* the thread of the step not taken */
+		snprintf(note, sizeof(note), "cts: stopped before step %" PRIu64 " of %zu: thread %d "
+			 "is about to do '%s'", h->step, s->n, next->tid, ev);
+	} else {
+		/* a crash's or an assert's thread; else the one that moved last */
+		if (focus < 0 && s->n)
+			focus = s->steps[s->n - 1].tid;
+		if (h->bug->kind != CTS_BUG_NONE)
+			snprintf(note, sizeof(note), "cts: stopped at the bug, after %" PRIu64 " steps: "
+				 "%s", h->step, h->bug->message);
+		else
+			snprintf(note, sizeof(note), "cts: stopped at the end of the schedule, after %"
+				 PRIu64 " steps (no bug)", h->step);
+	}
+	if (cts_verbosity >= 1)
+		cts_error_msg("process %d handed to gdb; continuing it there runs the program "
+			      "without cts: the system calls cts traces (futex, exit, nanosleep...) "
+			      "then fail with ENOSYS", (int)h->pid);
+	struct cts_gdb_session gs = {
+		.gdb = g->gdb, .pid = h->pid, .tids = h->tids, .nthreads = h->nthreads,
+		.focus = focus, .core = g->cli->core, .core_sig = h->sig,
+		.interactive = g->cli->gdb, .batch = g->cli->gdb_batch, .note = note,
+		.stop = &got_signal,
+	};
+	if (g->cli->core)
+		unlink(g->cli->core); /* so that a core that is there was written now */
+	if (cts_gdb_run(&gs, &g->gdb_status) != 0) {
+		snprintf(why, len, "cannot run %s: %s", g->gdb, strerror(errno));
+		return -1;
+	}
+	struct stat sb;
+	if (g->cli->core && (stat(g->cli->core, &sb) != 0 || sb.st_size == 0)) {
+		*bad = true;
+		snprintf(why, len, "gdb did not write the core file %s (gdb's exit status %d)",
+			 g->cli->core, g->gdb_status);
+		return -1;
+	}
+	return 0;
+}
+
 /* Fresh replays each saved bug schedule must pass before it is printed:
  * 3; CTS_VERIFY_REPLAYS=N (0 to 10) for testing. */
 static int verify_replays(void)
@@ -726,6 +812,30 @@ int main(int argc, char **argv)
 		cts_error_msg("%s", err);
 		status = EXIT_USAGE;
 		goto out;
+	}
+	/* --gdb and the like: checked before anything runs. */
+	struct gdb_hold hold = { .cli = &cli, .sched = sched };
+	bool to_gdb = cli.gdb || cli.gdb_batch || cli.core;
+	if (to_gdb && cli.stop_at_given && cli.stop_at > sched->n) {
+		cts_error_msg("--stop-at %" PRIu64 ": %s has %zu steps (stop before step 0 to %zu; "
+			      "%zu: at its end)", cli.stop_at, cli.replay, sched->n, sched->n, sched->n);
+		status = EXIT_USAGE;
+		goto out;
+	}
+	if (to_gdb && cts_gdb_find(hold.gdb, sizeof(hold.gdb)) != 0) {
+		cts_error_msg("%s not found: --gdb, --gdb-batch and --core run gdb (on Debian: "
+			      "apt-get install gdb)", getenv("CTS_GDB") && *getenv("CTS_GDB") ?
+			      getenv("CTS_GDB") : "gdb on PATH");
+		status = EXIT_USAGE;
+		goto out;
+	}
+	int yama = to_gdb ? cts_gdb_yama(err, sizeof(err)) : 0;
+	if (yama) {
+		cts_error_msg("%s%s", yama == 1 ? "warning: " : "", err);
+		if (yama == 2) {
+			status = EXIT_USAGE;
+			goto out;
+		}
 	}
 	bool catching = cli.races == CTS_RACES_CATCH || cli.races == CTS_RACES_CATCH_FAIL;
 	const char *mode_name = cli.mode ? cli.mode : catching ? "sync" : "break";
@@ -993,7 +1103,8 @@ int main(int argc, char **argv)
 		.path = path, .exec_path = exec_path, .argv = prog_argv, .mode = mode, .timeout = cli.timeout,
 		.show_output = cli.output, .trace_libs = cli.trace_libs,
 		.ntrace_libs = cli.ntrace_libs, .watch = watch, .nwatch = cli.nwatch,
-		.symbolize = true, .no_fork_server = cli.no_fork_server, .iso = iso,
+		/* the program handed to gdb is cts-trace's child: it dies with it */
+		.symbolize = true, .no_fork_server = cli.no_fork_server || to_gdb, .iso = iso,
 		.watch_backend = cli.watch_backend, .catch_races = catching,
 		.catch_sites = (unsigned)cli.catch_sites, .catch_window = (unsigned)cli.catch_window,
 		.catch_seed = cli.catch_seed,
@@ -1053,6 +1164,9 @@ int main(int argc, char **argv)
 		.relearn = cold && !cli.replay,
 		.clocks = cold && !getenv("CTS_NO_OWNERSHIP"),
 		.verify = cli.replay ? NULL : verify_replay, .verify_replays = verify_replays(),
+		.hold = to_gdb, .on_hold = hold_for_gdb, .hold_ctx = &hold,
+		.hold_step = cli.stop_at_given && sched && cli.stop_at < sched->n ? cli.stop_at :
+			     UINT64_MAX,
 	};
 	struct cts_backend backend = cts_tracer_backend(tracer);
 	active_be = backend;
@@ -1110,10 +1224,19 @@ int main(int argc, char **argv)
 		 * and in attach mode: its schedule is saved and replays it. */
 		status = res.nbugs && !diverged ? EXIT_BUG : EXIT_INTERRUPTED;
 	} else if (cli.replay) {
+		if (hold.held && hold.gdb_status != 0 && cts_verbosity >= 1)
+			cts_error_msg("gdb exited with status %d", hold.gdb_status);
+		if (hold.held && cli.core && cts_verbosity >= 1)
+			fprintf(stderr, "cts-trace: core file: %s\n", cli.core);
 		if (diverged) {
 			if (cts_verbosity == 0) /* -q: the explorer kept it to itself */
 				cts_error_msg("%s", res.bugs[0].message);
 			status = EXIT_USAGE;
+		} else if (hold.held && hold.early) {
+			if (cts_verbosity >= 1)
+				fprintf(stderr, "cts-trace: replay stopped before step %" PRIu64 " of %zu "
+					"(--stop-at): not judged\n", hold.step, sched->n);
+			status = EXIT_CLEAN;
 		} else if (res.nbugs) {
 			if (cts_verbosity >= 1)
 				fprintf(stderr, "cts-trace: replay reproduced the bug\n");

@@ -118,4 +118,7 @@ void cts_tr_clear_alarm(void);
 void cts_tr_kill_foreign(struct cts_tracer *tr, pid_t group);
 void cts_tr_forget_foreign(struct cts_tracer *tr, pid_t tid);
 
+/* release.c: the backend's release op (strategies/backend.h) */
+int cts_tr_release(struct cts_tracer *tr, struct cts_run_state *st, pid_t *tids);
+
 #endif

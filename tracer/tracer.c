@@ -545,6 +545,13 @@ static int tr_run_fs(void *be, bool enter)
 	return cts_iso_enter(tr->cfg.iso);
 }
 
+static int tr_release(void *be, struct cts_run_state *st, pid_t *tids)
+{
+	struct cts_tracer *tr = be;
+	tr->st = st;
+	return cts_tr_release(tr, st, tids);
+}
+
 static const struct cts_backend_ops tracer_ops = {
 	.name = "ptrace",
 	.start = tr_start,
@@ -563,6 +570,7 @@ static const struct cts_backend_ops tracer_ops = {
 	.pending_conflict = tr_pending_conflict,
 	.hot_lines = tr_hot_lines,
 	.run_fs = tr_run_fs,
+	.release = tr_release,
 };
 
 struct cts_backend cts_tracer_backend(struct cts_tracer *t)

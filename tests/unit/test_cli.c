@@ -172,6 +172,30 @@ static void test_active(void)
 	refused(parse("--break", "", "p", NULL), "empty argument", "--break ''");
 }
 
+/* --replay into gdb: the options parse, go with --replay only, and
+ * --stop-at needs one of the others. */
+static void test_gdb(void)
+{
+	tap_ok(parse("--replay", "s", "--gdb-batch", "bt; info threads", "--stop-at", "7",
+		     "--core", "c", NULL) == CTS_CLI_RUN && C.gdb_batch && !C.gdb &&
+	       C.stop_at_given && C.stop_at == 7 && strcmp(C.core, "c") == 0 &&
+	       cts_cli_check(&C, ERR, sizeof(ERR)) == 0, "--gdb-batch, --stop-at, --core with --replay");
+	tap_ok(parse("--replay", "s", "--gdb", NULL) == CTS_CLI_RUN && C.gdb &&
+	       cts_cli_check(&C, ERR, sizeof(ERR)) == 0, "--gdb with --replay");
+	refused(parse("--replay", "s", "--gdb", "--gdb-batch", "bt", NULL), "one or the other",
+		"--gdb with --gdb-batch");
+	refused(parse("--replay", "s", "--stop-at", "3", NULL), "give one of them", "--stop-at alone");
+	refused(parse("--replay", "s", "--gdb-batch", "", NULL), "empty argument", "--gdb-batch ''");
+	refused(parse("--replay", "s", "--core", "c", "--stop-at", "-1", NULL), "--stop-at wants",
+		"--stop-at -1");
+	tap_ok(parse("--gdb", "prog", NULL) == CTS_CLI_RUN &&
+	       cts_cli_check(&C, ERR, sizeof(ERR)) != 0 && strstr(ERR, "without --replay"),
+	       "--gdb without --replay: refused by the table");
+	tap_ok(parse("-p", "1", "--core", "c", NULL) == CTS_CLI_RUN &&
+	       cts_cli_check(&C, ERR, sizeof(ERR)) != 0 && strstr(ERR, "in attach mode"),
+	       "--core with -p: refused by the table");
+}
+
 int main(void)
 {
 	test_defaults();
@@ -179,5 +203,6 @@ int main(void)
 	test_words();
 	test_watch();
 	test_active();
+	test_gdb();
 	return tap_done();
 }
