@@ -64,6 +64,9 @@ struct cts_bug_step {
 	bool pending;            /* not executed: where the thread stood at the end */
 	bool blocked;            /* pending and unable to run (a lock held, a join...) */
 	bool preempt;            /* a context switch away from a thread that could go on */
+	bool site;               /* pending, and the bug's own site instead of a next
+	                          * step: a crash's faulting instruction (ev.pc) or a
+	                          * failed assert's call, where the failing thread ended */
 	struct cts_bug_stack stack; /* taken in the bug's last re-run, else n = 0 */
 };
 

@@ -212,6 +212,10 @@ static char *step_msg(const struct sarif_ctx *c, const struct cts_bug_step *s, c
 		      size_t len)
 {
 	char what[320];
+	if (s->site) { /* the crash or the failed assert itself */
+		snprintf(buf, len, "thread %d fails here", s->ev.tid);
+		return buf;
+	}
 	cts_sarif_step_text(c->be, &s->ev, what, sizeof(what));
 	snprintf(buf, len, "thread %d %s%s%s", s->ev.tid,
 		 s->pending ? (s->blocked ? "blocked at " : "stands at ") : "", what,

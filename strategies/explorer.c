@@ -512,6 +512,12 @@ static void take_pending_stacks(struct explorer *x)
 	for (int i = 0; i < x->nlive; i++)
 		if (x->alive[x->live[i]])
 			fill_stack(x, x->live[i], &x->pstacks[x->live[i]]);
+	/* A crashed or asserting thread stands at its fault, not at a next step. */
+	struct cts_run_state *st = x->st;
+	if ((st->status == CTS_RUN_SIGNALED || st->status == CTS_RUN_ASSERT) &&
+	    st->fault_tid >= 0 && st->fault_tid < x->npstacks && st->fault_pc &&
+	    x->pstacks[st->fault_tid].n)
+		x->pstacks[st->fault_tid].pc[0] = st->fault_pc;
 }
 
 /* The stacks of a bug's re-run, once its trace has them: no later bug's
@@ -789,7 +795,7 @@ static bool step_drawn(const struct explorer *x, const struct cts_bug *bug, uint
 static void keep_trace(struct explorer *x, struct cts_bug *bug)
 {
 	uint64_t first = bug->steps > CTS_BUG_TRACE ? bug->steps - CTS_BUG_TRACE : 0;
-	size_t cap = (size_t)(bug->steps - first) + (size_t)x->nlive +
+	size_t cap = (size_t)(bug->steps - first) + (size_t)x->nlive + 1 +
 		     (size_t)(3 * (2 * CTS_BUG_CONTEXT + 1));
 	int n = 0;
 
@@ -811,19 +817,34 @@ static void keep_trace(struct explorer *x, struct cts_bug *bug)
 		if (i < x->stackcap)
 			b->stack = x->stacks[i];
 	}
-	for (int i = 0; i < x->nlive; i++) {
-		int t = x->live[i];
-		if (!x->alive[t] || (n && bug->trace[n - 1].ev.tid == t &&
-				     !(bug->kind == CTS_BUG_DEADLOCK || bug->kind == CTS_BUG_LIVELOCK)))
+	int last_tid = n ? bug->trace[n - 1].ev.tid : -1; /* the last executed step's */
+	bool has_site = (bug->kind == CTS_BUG_CRASH || bug->kind == CTS_BUG_ASSERT) &&
+			bug->tid >= 0 && bug->site_pc && (size_t)bug->tid < x->tcap;
+	bool site_in = false;
+	for (int i = 0; i < x->nlive; i++)
+		site_in |= x->live[i] == bug->tid;
+	for (int i = 0; i < x->nlive + (has_site && !site_in); i++) {
+		int t = i < x->nlive ? x->live[i] : bug->tid; /* the failing thread, always */
+		bool site = has_site && t == bug->tid;
+		if (!site && (!x->alive[t] || (t == last_tid && !(bug->kind == CTS_BUG_DEADLOCK ||
+								   bug->kind == CTS_BUG_LIVELOCK))))
 			continue; /* the last step's thread stands where it ended, not at a next step */
 		struct cts_bug_step *p = &bug->trace[n++];
 		p->ev = x->pending[t];
 		p->ev.tid = t;
 		p->step = bug->steps;
 		p->pending = true;
-		p->blocked = !x->enabled[t] && !x->spinning[t];
+		p->blocked = !site && !x->enabled[t] && !x->spinning[t];
 		if (t < x->npstacks)
 			p->stack = x->pstacks[t];
+		if (site) {
+			/* the fault or the assert's call, not the op the thread would do next */
+			p->site = true;
+			p->ev.pc = bug->site_pc;
+			p->ev.obj = 0;
+			if (!p->stack.n)
+				p->stack = (struct cts_bug_stack){ .n = 1, .pc = { bug->site_pc } };
+		}
 	}
 	bug->ntrace = n;
 }
