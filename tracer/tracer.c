@@ -433,6 +433,22 @@ static int tr_source_pc(void *be, uint64_t pc, char *file, size_t len, int *line
 	return 0;
 }
 
+static int tr_pc_info(void *be, uint64_t pc, struct cts_pc_info *out)
+{
+	struct cts_tracer *tr = be;
+	struct cts_srcloc loc;
+	memset(out, 0, sizeof(*out));
+	if (!tr->sym || cts_sym_pc(tr->sym, pc, &loc) != 0)
+		return -1;
+	out->function = loc.func;
+	out->offset = loc.func ? loc.func_off : loc.module_off;
+	out->file = loc.line > 0 ? loc.file : NULL;
+	out->comp_dir = out->file ? loc.comp_dir : NULL;
+	out->line = out->file ? loc.line : 0;
+	out->module = loc.module;
+	return 0;
+}
+
 /* Untraced calls with pointers to shared memory (sync.c) and, in sync
  * mode, the program's own atomic instructions: locks and atomics of its
  * own that no pthread call or futex shows (Rust's std Mutex takes an
@@ -482,6 +498,11 @@ static int tr_stack(void *be, int tid, int k, uint64_t *ret)
 	return cts_ctx_capture(tr->ctx, tr->pid, th->tid, &r, ra, k, ret);
 }
 
+static void tr_mute(void *be, bool on)
+{
+	((struct cts_tracer *)be)->mute = on;
+}
+
 static int tr_run_fs(void *be, bool enter)
 {
 	struct cts_tracer *tr = be;
@@ -503,11 +524,13 @@ static const struct cts_backend_ops tracer_ops = {
 	.describe_pc = tr_describe_pc,
 	.describe_data = tr_describe_data,
 	.source_pc = tr_source_pc,
+	.pc_info = tr_pc_info,
 	.unseen = tr_unseen,
 	.thread_state = cts_tr_thread_state,
 	.caught = tr_caught,
 	.context = tr_context,
 	.stack = tr_stack,
+	.mute = tr_mute,
 	.relearn = tr_relearn,
 	.hot_lines = tr_hot_lines,
 	.run_fs = tr_run_fs,

@@ -1,0 +1,78 @@
+/* race_deep.c — a lost update one call deep: pay() and refund() both call
+ * deposit(), which does `a->bal += v` on a heap block with no lock. A race
+ * report naming only deposit's line cannot tell the two apart; its stacks
+ * (deposit <- pay <- payer, deposit <- refund <- refunder) can.
+ * Exposing schedule: payer loads 100; refunder loads 100; payer stores 95;
+ * refunder stores 105 -> assert(bal == 100) in main fails.
+ * The account is allocated while a third thread (the auditor, waiting on a
+ * semaphore) is alive, so the allocation is an event with its own stack.
+ * Minimal mode: break. Twin race_deep_ok.c: deposit holds the account's lock. */
+#include <assert.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdlib.h>
+
+struct account {
+	long bal;
+};
+
+static sem_t audit;
+
+static void __attribute__((noinline)) deposit(struct account *a, long v)
+{
+	*(volatile long *)&a->bal += v;	/* BUG: unlocked read-modify-write */
+}
+
+static void __attribute__((noinline)) pay(struct account *a)
+{
+	deposit(a, -5);
+}
+
+static void __attribute__((noinline)) refund(struct account *a)
+{
+	deposit(a, 5);
+}
+
+static void *payer(void *arg)
+{
+	pay(arg);
+	return NULL;
+}
+
+static void *refunder(void *arg)
+{
+	refund(arg);
+	return NULL;
+}
+
+static void *auditor(void *arg)
+{
+	sem_wait(&audit);
+	return arg;
+}
+
+static struct account * __attribute__((noinline)) open_account(void)
+{
+	struct account *a = calloc(1, sizeof(*a));
+	a->bal = 100;
+	return a;
+}
+
+int main(void)
+{
+	pthread_t au, p, r;
+	struct account *a;
+
+	sem_init(&audit, 0, 0);
+	pthread_create(&au, NULL, auditor, NULL);
+	a = open_account();
+	pthread_create(&p, NULL, payer, a);
+	pthread_create(&r, NULL, refunder, a);
+	pthread_join(p, NULL);
+	pthread_join(r, NULL);
+	sem_post(&audit);
+	pthread_join(au, NULL);
+	assert(a->bal == 100);
+	free(a);
+	return 0;
+}
