@@ -21,7 +21,9 @@ struct cts_race_detail {
 	int parent1, parent2;                 /* who created tid1, tid2; -1: not seen (thread 0) */
 	struct cts_bug_stack created1, created2; /* the creating pthread_create call's stack */
 	uint64_t block, block_size;           /* the heap block holding addr; 0: none seen */
-	int alloc_tid;                        /* the thread that allocated it */
+	int alloc_tid;                        /* the thread that allocated it, -1: its
+	                                       * allocation was not seen (the block
+	                                       * found in the heap itself) */
 	struct cts_bug_stack alloc;           /* the allocation call's stack */
 };
 

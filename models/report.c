@@ -255,9 +255,10 @@ static int race_json(const struct cts_race *r, void *arg)
 								       &d->created2) : json_null()));
 	json_object_set_new(o, "accesses", acc);
 	if (d->known && d->block)
-		json_object_set_new(o, "heap_block", json_pack("{s:o,s:I,s:I,s:i,s:o}", "address",
+		json_object_set_new(o, "heap_block", json_pack("{s:o,s:I,s:I,s:o,s:o}", "address",
 			jhex(d->block), "size", (json_int_t)d->block_size, "offset",
-			(json_int_t)(r->addr - d->block), "allocated_by", d->alloc_tid, "stack",
+			(json_int_t)(r->addr - d->block), "allocated_by", d->alloc_tid >= 0 ?
+			json_integer(d->alloc_tid) : json_null(), "stack",
 			stack_json(c->backend, &d->alloc)));
 	else
 		json_object_set_new(o, "heap_block", json_null());

@@ -448,7 +448,7 @@ static void race_stacks(const struct sarif_ctx *c, const struct cts_race *rc, js
 	json_t *loc = pc_location(c, rc->pc1, m);
 	json_object_set_new(loc, "id", json_integer(1));
 	json_array_append_new(rel, loc);
-	if (d->block) {
+	if (d->block && d->alloc_tid >= 0) {
 		snprintf(m, sizeof(m), "heap block of %" PRIu64 " bytes at 0x%" PRIx64 " (offset %"
 			 PRIu64 ") allocated by thread %d", d->block_size, d->block,
 			 rc->addr - d->block, d->alloc_tid);

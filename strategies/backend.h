@@ -121,6 +121,9 @@ struct cts_backend_ops {
 	void (*caught)(void *be, struct cts_race_detector *d);
 	/* Optional: held thread tid's calling context (cts_context_fn). */
 	int (*context)(void *be, int tid, int k, uint64_t *ret);
+	/* Optional: the heap block holding addr in the running program (its
+	 * user address and size), for a race's report. 0, or -1 if unknown. */
+	int (*heap_block)(void *be, uint64_t addr, uint64_t *start, uint64_t *size);
 	/* Optional: the runs from now on (on) are a report's re-runs, to take
 	 * call stacks: the backend prints and counts nothing of them (--watch). */
 	void (*mute)(void *be, bool on);

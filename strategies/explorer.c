@@ -114,11 +114,20 @@ struct explorer {
 	int fresh_from, nfresh;
 	struct cts_sched_step *race_steps; /* the schedule of the run that found them */
 	size_t nrace_steps;
+	/* A report run asks the backend, after step probes[i].step, for the heap
+	 * block holding probes[i].addr (an allocation it did not see). */
+	struct probe *probes;
+	int nprobes;
 	bool plain_note;
 	bool minimizing;  /* a candidate's run: counted nowhere */
 	bool out_of_time; /* --time ran out inside a run: it was cut, unjudged */
 	bool cut_by_signal; /* an interrupt cut the run or its --check: unjudged */
 	bool inc_hidden_said;
+};
+
+struct probe {
+	uint64_t step, addr;
+	uint64_t start, size;     /* the block, start 0 if none */
 };
 
 struct origin {
@@ -1168,14 +1177,18 @@ static void report_race(struct explorer *x, const struct cts_race *r)
 		x->backend->ops->describe_data(x->backend->be, r->addr, var, sizeof(var));
 	if (var[0]) {
 		fprintf(log, "  location: global %s (0x%" PRIx64 ")\n", var, r->addr);
-	} else if (d->block) {
+	} else if (d->block && d->alloc_tid >= 0) {
 		fprintf(log, "  location: heap block of %" PRIu64 " bytes at 0x%" PRIx64 " (offset %"
 			PRIu64 "), allocated by thread %d at:\n", d->block_size, d->block,
 			r->addr - d->block, d->alloc_tid);
 		print_stack(x, &d->alloc);
+	} else if (d->block) {
+		fprintf(log, "  location: heap block of %" PRIu64 " bytes at 0x%" PRIx64 " (offset %"
+			PRIu64 "), allocated where cts does not see allocations (while one thread "
+			"ran alone, or in a library)\n", d->block_size, d->block, r->addr - d->block);
 	} else {
-		fprintf(log, "  location: 0x%" PRIx64 ", no global and no allocation seen\n",
-			r->addr);
+		fprintf(log, "  location: 0x%" PRIx64 ", neither a global nor a block of the main "
+			"heap\n", r->addr);
 	}
 	print_created(x, r->tid2, d->parent2, &d->created2);
 	if (r->tid1 != r->tid2)
@@ -1193,10 +1206,16 @@ static void find_creation(const struct explorer *x, int tid, int *parent, struct
 		}
 }
 
-/* The last allocation before step that holds addr. */
+/* The last allocation before step that holds addr; else the block the
+ * backend found there (probe), its allocation unseen. */
 static void find_block(const struct explorer *x, uint64_t addr, uint64_t step,
-		       struct cts_race_detail *d)
+		       const struct probe *probe, struct cts_race_detail *d)
 {
+	if (probe->start) {
+		d->block = probe->start;
+		d->block_size = probe->size;
+		d->alloc_tid = -1;
+	}
 	for (int i = 0; i < x->norigins; i++) {
 		const struct origin *o = &x->origins[i];
 		if (o->ev.op == CTS_OP_ALLOC && o->step < step && o->ev.size &&
@@ -1232,6 +1251,13 @@ static void explain_races(struct explorer *x)
 		for (size_t i = 0; i < ns; i++)
 			tids[i] = x->race_steps[i].tid;
 		memset(&again, 0, sizeof(again));
+		x->nprobes = n;
+		x->probes = cts_xcalloc((size_t)n, sizeof(*x->probes));
+		for (int i = 0; i < n; i++) {
+			const struct cts_race *r = cts_race_get(x->races, from + i);
+			x->probes[i] = (struct probe){ .step = r ? r->step1 : UINT64_MAX,
+						       .addr = r ? r->addr : 0 };
+		}
 		x->want_stacks = true;
 		if (x->backend->ops->mute)
 			x->backend->ops->mute(x->backend->be, true);
@@ -1250,7 +1276,7 @@ static void explain_races(struct explorer *x)
 			d.stack2 = x->stacks[r->step2];
 			find_creation(x, r->tid1, &d.parent1, &d.created1);
 			find_creation(x, r->tid2, &d.parent2, &d.created2);
-			find_block(x, r->addr, r->step1, &d);
+			find_block(x, r->addr, r->step1, &x->probes[i - from], &d);
 			cts_race_set_detail(x->races, i, &d);
 		}
 		cts_schedule_clear_steps(x->sched);
@@ -1258,6 +1284,9 @@ static void explain_races(struct explorer *x)
 			cts_schedule_add(x->sched, steps[i].tid, steps[i].op, steps[i].obj);
 		drop_stacks(x);
 		cts_min_run_free(&again);
+		free(x->probes);
+		x->probes = NULL;
+		x->nprobes = 0;
 		free(tids);
 		free(steps);
 	}
@@ -1688,6 +1717,11 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 		record_step(x, step, &done, c, preempt);
 		if (x->want_stacks && (done.op == CTS_OP_CREATE || done.op == CTS_OP_ALLOC))
 			add_origin(x, step, c, &done);
+		for (int k = 0; x->want_stacks && k < x->nprobes; k++)
+			if (x->probes[k].step == step && x->backend->ops->heap_block &&
+			    x->backend->ops->heap_block(x->backend->be, x->probes[k].addr,
+							&x->probes[k].start, &x->probes[k].size) != 0)
+				x->probes[k].start = 0;
 		x->preempts += preempt;
 		if ((unsigned)done.op < CTS_OP__COUNT && !x->minimizing)
 			x->res->ops[done.op]++;

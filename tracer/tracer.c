@@ -498,6 +498,12 @@ static int tr_stack(void *be, int tid, int k, uint64_t *ret)
 	return cts_ctx_capture(tr->ctx, tr->pid, th->tid, &r, ra, k, ret);
 }
 
+static int tr_heap_block(void *be, uint64_t addr, uint64_t *start, uint64_t *size)
+{
+	struct cts_tracer *tr = be;
+	return tr->pid > 0 && !tr->pid_reaped ? cts_heap_block(tr->pid, addr, start, size) : -1;
+}
+
 static void tr_mute(void *be, bool on)
 {
 	((struct cts_tracer *)be)->mute = on;
@@ -531,6 +537,7 @@ static const struct cts_backend_ops tracer_ops = {
 	.context = tr_context,
 	.stack = tr_stack,
 	.mute = tr_mute,
+	.heap_block = tr_heap_block,
 	.relearn = tr_relearn,
 	.hot_lines = tr_hot_lines,
 	.run_fs = tr_run_fs,

@@ -9,7 +9,7 @@
 # related locations, validated against the 2.1.0 schema). The C11-atomic
 # note is said once, not on every line.
 . "$(dirname "$0")/lib.sh"
-plan 27
+plan 29
 
 out=$("$CTS" -m break --races report -n 20 --seed 1 -o "$T/o" --report "$T/d.json" \
 	--sarif "$T/d.sarif" -- "$PROG/race_deep" 2>&1)
@@ -76,6 +76,15 @@ is "$(jq -r "$r"' | [.relatedLocations[] | .physicalLocation.region.startLine | 
 	"SARIF: the previous access, the allocation and two creations related"
 is "$(jq -r "$r"' | [.codeFlows[0].threadFlows[].locations[0].stack.frames | length > 2] | all' "$s")" true \
 	"SARIF: each access's threadFlow location carries its stack"
+
+# A block allocated while main ran alone (no allocation event): the heap
+# block is found in the heap all the same, its allocation said unseen.
+out=$("$CTS" -m break --races report -n 5 --seed 1 -o "$T/o4" --report "$T/e.json" -- \
+	"$PROG/race_deep" early 2>&1)
+like "$out" "  location: heap block of [0-9]+ bytes at 0x[0-9a-f]+ \\(offset 0\\), allocated where cts does not see allocations" \
+	"terminal: a block allocated while main ran alone is still a heap block"
+is "$(jq -r '.races[0].heap_block | "\(.offset) \(.allocated_by) \(.stack | length)"' "$T/e.json")" "0 null 0" \
+	"JSON: its heap block, allocated_by null"
 
 # A global: named.
 out=$("$CTS" -m break --races report -n 5 --seed 1 -o "$T/o2" -- "$PROG/counter" 2>&1)

@@ -5,7 +5,8 @@
  * Exposing schedule: payer loads 100; refunder loads 100; payer stores 95;
  * refunder stores 105 -> assert(bal == 100) in main fails.
  * The account is allocated while a third thread (the auditor, waiting on a
- * semaphore) is alive, so the allocation is an event with its own stack.
+ * semaphore) is alive, so the allocation is an event with its own stack;
+ * with an argument ("early") before, while main runs alone: no event.
  * Minimal mode: break. Twin race_deep_ok.c: deposit holds the account's lock. */
 #include <assert.h>
 #include <pthread.h>
@@ -58,14 +59,18 @@ static struct account * __attribute__((noinline)) open_account(void)
 	return a;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	pthread_t au, p, r;
-	struct account *a;
+	struct account *a = NULL;
 
+	(void)argv;
 	sem_init(&audit, 0, 0);
+	if (argc > 1)	/* "early": allocated while main runs alone */
+		a = open_account();
 	pthread_create(&au, NULL, auditor, NULL);
-	a = open_account();
+	if (!a)
+		a = open_account();
 	pthread_create(&p, NULL, payer, a);
 	pthread_create(&r, NULL, refunder, a);
 	pthread_join(p, NULL);
