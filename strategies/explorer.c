@@ -1232,7 +1232,8 @@ static void find_block(const struct explorer *x, uint64_t addr, uint64_t step,
  * (x->race_steps) once more with call stacks (a candidate's run: nothing
  * counted, no race detector), each race's detail taken from it when it
  * followed the run to both accesses; then each is printed. x->sched is left
- * as it was. */
+ * as it was. Not for races caught in the act: their steps are not the
+ * run's (the catch keeps both stacks itself). */
 static void explain_races(struct explorer *x)
 {
 	int from = x->fresh_from, n = x->nfresh;
@@ -1240,7 +1241,7 @@ static void explain_races(struct explorer *x)
 	x->nfresh = 0;
 	if (n <= 0)
 		return;
-	if (x->backend->ops->stack && ns && !interrupted) {
+	if (x->backend->ops->stack && ns && !interrupted && !x->cfg->races_catch) {
 		struct cts_bug none = { .kind = CTS_BUG_NONE, .tid = -1 };
 		struct min_ctx ctx = { x, &none };
 		struct cts_min_run again;
