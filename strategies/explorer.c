@@ -1228,69 +1228,82 @@ static void find_block(const struct explorer *x, uint64_t addr, uint64_t step,
 	}
 }
 
-/* The run that found races (x->nfresh from x->fresh_from): its schedule
- * (x->race_steps) once more with call stacks (a candidate's run: nothing
- * counted, no race detector), each race's detail taken from it when it
- * followed the run to both accesses; then each is printed. x->sched is left
- * as it was. Not for races caught in the act: their steps are not the
- * run's (the catch keeps both stacks itself). */
+/* Race i's detail from the report replay just run (again: its steps). */
+static void race_detail(struct explorer *x, int i, const struct cts_min_run *again,
+			const struct probe *probe)
+{
+	const struct cts_race *r = cts_race_get(x->races, i);
+	struct cts_race_detail d = { .known = true, .alloc_tid = -1 };
+	if (!r || r->step1 >= again->n || r->step2 >= again->n ||
+	    again->tids[r->step1] != r->tid1 || again->tids[r->step2] != r->tid2 ||
+	    r->step2 >= x->stackcap || r->step1 >= x->stackcap)
+		return; /* the replay went elsewhere */
+	d.stack1 = x->stacks[r->step1];
+	d.stack2 = x->stacks[r->step2];
+	find_creation(x, r->tid1, &d.parent1, &d.created1);
+	find_creation(x, r->tid2, &d.parent2, &d.created2);
+	find_block(x, r->addr, r->step1, probe, &d);
+	cts_race_set_detail(x->races, i, &d);
+}
+
+/* The run that found races from..from+n-1: its schedule (x->race_steps)
+ * once more with call stacks (a candidate's run: nothing counted, no race
+ * detector, the backend muted), asking for the heap block at each race's
+ * first access; each race's detail taken from it. x->sched is left as it
+ * was. */
+static void race_replay(struct explorer *x, int from, int n)
+{
+	struct cts_bug none = { .kind = CTS_BUG_NONE, .tid = -1 };
+	struct min_ctx ctx = { x, &none };
+	struct cts_min_run again;
+	size_t ns = x->nrace_steps, nkeep = x->sched->n;
+	struct cts_sched_step *steps = cts_xmalloc((nkeep ? nkeep : 1) * sizeof(*steps));
+	int *tids = cts_xmalloc((ns ? ns : 1) * sizeof(*tids));
+
+	memcpy(steps, x->sched->steps, nkeep * sizeof(*steps));
+	for (size_t i = 0; i < ns; i++)
+		tids[i] = x->race_steps[i].tid;
+	memset(&again, 0, sizeof(again));
+	x->nprobes = n;
+	x->probes = cts_xcalloc((size_t)n, sizeof(*x->probes));
+	for (int i = 0; i < n; i++) {
+		const struct cts_race *r = cts_race_get(x->races, from + i);
+		x->probes[i] = (struct probe){ .step = r ? r->step1 : UINT64_MAX,
+					       .addr = r ? r->addr : 0 };
+	}
+	x->want_stacks = true;
+	if (x->backend->ops->mute)
+		x->backend->ops->mute(x->backend->be, true);
+	int rr = min_try(&ctx, tids, ns, &again);
+	if (x->backend->ops->mute)
+		x->backend->ops->mute(x->backend->be, false);
+	x->want_stacks = false;
+	for (int i = 0; rr == 0 && i < n; i++)
+		race_detail(x, from + i, &again, &x->probes[i]);
+	cts_schedule_clear_steps(x->sched);
+	for (size_t i = 0; i < nkeep; i++)
+		cts_schedule_add(x->sched, steps[i].tid, steps[i].op, steps[i].obj);
+	drop_stacks(x);
+	cts_min_run_free(&again);
+	free(x->probes);
+	x->probes = NULL;
+	x->nprobes = 0;
+	free(tids);
+	free(steps);
+}
+
+/* The run just done found races (x->nfresh from x->fresh_from): their
+ * details from a replay of it, then each printed. Not for races caught in
+ * the act: their steps are not the run's (the catch keeps both stacks
+ * itself). */
 static void explain_races(struct explorer *x)
 {
 	int from = x->fresh_from, n = x->nfresh;
-	size_t ns = x->nrace_steps;
 	x->nfresh = 0;
 	if (n <= 0)
 		return;
-	if (x->backend->ops->stack && ns && !interrupted && !x->cfg->races_catch) {
-		struct cts_bug none = { .kind = CTS_BUG_NONE, .tid = -1 };
-		struct min_ctx ctx = { x, &none };
-		struct cts_min_run again;
-		size_t nkeep = x->sched->n;
-		struct cts_sched_step *steps = cts_xmalloc((nkeep ? nkeep : 1) * sizeof(*steps));
-		int *tids = cts_xmalloc(ns * sizeof(*tids));
-		memcpy(steps, x->sched->steps, nkeep * sizeof(*steps));
-		for (size_t i = 0; i < ns; i++)
-			tids[i] = x->race_steps[i].tid;
-		memset(&again, 0, sizeof(again));
-		x->nprobes = n;
-		x->probes = cts_xcalloc((size_t)n, sizeof(*x->probes));
-		for (int i = 0; i < n; i++) {
-			const struct cts_race *r = cts_race_get(x->races, from + i);
-			x->probes[i] = (struct probe){ .step = r ? r->step1 : UINT64_MAX,
-						       .addr = r ? r->addr : 0 };
-		}
-		x->want_stacks = true;
-		if (x->backend->ops->mute)
-			x->backend->ops->mute(x->backend->be, true);
-		int rr = min_try(&ctx, tids, ns, &again);
-		if (x->backend->ops->mute)
-			x->backend->ops->mute(x->backend->be, false);
-		x->want_stacks = false;
-		for (int i = from; rr == 0 && i < from + n; i++) {
-			const struct cts_race *r = cts_race_get(x->races, i);
-			struct cts_race_detail d = { .known = true, .alloc_tid = -1 };
-			if (!r || r->step1 >= again.n || r->step2 >= again.n ||
-			    again.tids[r->step1] != r->tid1 || again.tids[r->step2] != r->tid2 ||
-			    r->step2 >= x->stackcap)
-				continue; /* the replay went elsewhere */
-			d.stack1 = x->stacks[r->step1];
-			d.stack2 = x->stacks[r->step2];
-			find_creation(x, r->tid1, &d.parent1, &d.created1);
-			find_creation(x, r->tid2, &d.parent2, &d.created2);
-			find_block(x, r->addr, r->step1, &x->probes[i - from], &d);
-			cts_race_set_detail(x->races, i, &d);
-		}
-		cts_schedule_clear_steps(x->sched);
-		for (size_t i = 0; i < nkeep; i++)
-			cts_schedule_add(x->sched, steps[i].tid, steps[i].op, steps[i].obj);
-		drop_stacks(x);
-		cts_min_run_free(&again);
-		free(x->probes);
-		x->probes = NULL;
-		x->nprobes = 0;
-		free(tids);
-		free(steps);
-	}
+	if (x->backend->ops->stack && x->nrace_steps && !interrupted && !x->cfg->races_catch)
+		race_replay(x, from, n);
 	for (int i = from; i < from + n; i++)
 		report_race(x, cts_race_get(x->races, i));
 }
