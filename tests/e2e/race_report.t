@@ -9,7 +9,7 @@
 # related locations, validated against the 2.1.0 schema). The C11-atomic
 # note is said once, not on every line.
 . "$(dirname "$0")/lib.sh"
-plan 29
+plan 32
 
 out=$("$CTS" -m break --races report -n 20 --seed 1 -o "$T/o" --report "$T/d.json" \
 	--sarif "$T/d.sarif" -- "$PROG/race_deep" 2>&1)
@@ -85,6 +85,15 @@ like "$out" "  location: heap block of [0-9]+ bytes at 0x[0-9a-f]+ \\(offset 0\\
 	"terminal: a block allocated while main ran alone is still a heap block"
 is "$(jq -r '.races[0].heap_block | "\(.offset) \(.allocated_by) \(.stack | length)"' "$T/e.json")" "0 null 0" \
 	"JSON: its heap block, allocated_by null"
+
+# The report's replay runs the program once more: what it prints is shown
+# once all the same (--replay and --output show it). dfs's first schedule
+# runs clean (no bug: no minimization, whose replays show it too) and races.
+out=$("$CTS" -s dfs -m break --races report -n 1 --output -o "$T/o5" -- "$PROG/race_deep" print 2>&1)
+is "$(printf '%s\n' "$out" | grep -c '^balance ')" 1 "--output: the program's output once, not again from the report's replay"
+like "$out" "  previous [a-z]+ by thread" "  (its race was reported with its stacks)"
+out=$("$CTS" --no-fork-server -s dfs -m break --races report -n 1 --output -o "$T/o6" -- "$PROG/race_deep" print 2>&1)
+is "$(printf '%s\n' "$out" | grep -c '^balance ')" 1 "--output without the fork server: once too"
 
 # A global: named.
 out=$("$CTS" -m break --races report -n 5 --seed 1 -o "$T/o2" -- "$PROG/counter" 2>&1)

@@ -6,12 +6,15 @@
  * refunder stores 105 -> assert(bal == 100) in main fails.
  * The account is allocated while a third thread (the auditor, waiting on a
  * semaphore) is alive, so the allocation is an event with its own stack;
- * with an argument ("early") before, while main runs alone: no event.
+ * with the argument "early" before, while main runs alone: no event. With
+ * "print" it prints the balance before its check (one line per run).
  * Minimal mode: break. Twin race_deep_ok.c: deposit holds the account's lock. */
 #include <assert.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct account {
 	long bal;
@@ -64,9 +67,8 @@ int main(int argc, char **argv)
 	pthread_t au, p, r;
 	struct account *a = NULL;
 
-	(void)argv;
 	sem_init(&audit, 0, 0);
-	if (argc > 1)	/* "early": allocated while main runs alone */
+	if (argc > 1 && strcmp(argv[1], "early") == 0)	/* allocated while main runs alone */
 		a = open_account();
 	pthread_create(&au, NULL, auditor, NULL);
 	if (!a)
@@ -77,6 +79,8 @@ int main(int argc, char **argv)
 	pthread_join(r, NULL);
 	sem_post(&audit);
 	pthread_join(au, NULL);
+	if (argc > 1 && strcmp(argv[1], "print") == 0)
+		printf("balance %ld\n", a->bal);
 	assert(a->bal == 100);
 	free(a);
 	return 0;

@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct account {
 	pthread_mutex_t m;
@@ -61,9 +62,8 @@ int main(int argc, char **argv)
 	pthread_t au, p, r;
 	struct account *a = NULL;
 
-	(void)argv;
 	sem_init(&audit, 0, 0);
-	if (argc > 1)	/* "early": allocated while main runs alone */
+	if (argc > 1 && strcmp(argv[1], "early") == 0)	/* allocated while main runs alone */
 		a = open_account();
 	pthread_create(&au, NULL, auditor, NULL);
 	if (!a)
