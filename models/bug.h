@@ -64,6 +64,9 @@ struct cts_bug_step {
 	bool pending;            /* not executed: where the thread stood at the end */
 	bool blocked;            /* pending and unable to run (a lock held, a join...) */
 	bool preempt;            /* a context switch away from a thread that could go on */
+	bool site;               /* pending, and the bug's own site instead of a next
+	                          * step: a crash's faulting instruction (ev.pc) or a
+	                          * failed assert's call, where the failing thread ended */
 	struct cts_bug_stack stack; /* taken in the bug's last re-run, else n = 0 */
 };
 
@@ -145,6 +148,17 @@ struct cts_explore_result {
 	} own;
 };
 
+/* A pc as a report's frame object names it (strings owned by the backend,
+ * NULL when unknown; line 0 when unknown). */
+struct cts_pc_info {
+	const char *function;
+	uint64_t offset;      /* pc - the function's start */
+	const char *file;     /* as the debug info records it */
+	const char *comp_dir; /* the directory a relative file is relative to */
+	int line;
+	const char *module;   /* the mapped file */
+};
+
 /* What the reports ask of the backend that ran the program (its pcs and data
  * named); each function may be NULL. cts_backend_describer fills one. */
 struct cts_describer {
@@ -156,6 +170,8 @@ struct cts_describer {
 	/* pc -> source file (absolute when the compilation directory is known)
 	 * and line; 0, or -1 if unknown */
 	int (*source_pc)(void *be, uint64_t pc, char *file, size_t len, int *line);
+	/* pc -> its parts; 0, or -1 if pc is in no known module */
+	int (*pc_info)(void *be, uint64_t pc, struct cts_pc_info *out);
 };
 
 #endif

@@ -1287,6 +1287,12 @@ const struct cts_race *cts_race_get(const struct cts_race_detector *d, int i)
 	return race_at(d, i);
 }
 
+void cts_race_set_detail(struct cts_race_detector *d, int i, const struct cts_race_detail *det)
+{
+	if (d && i >= 0 && i < d->nraces)
+		race_at(d, i)->detail = *det;
+}
+
 int cts_race_each(const struct cts_race_detector *d,
 		  int (*fn)(const struct cts_race *r, void *arg), void *arg)
 {

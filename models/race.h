@@ -8,7 +8,24 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "models/bug.h"
 #include "models/event.h"
+
+/* What a replay of the run that found a race showed of it (the explorer
+ * re-runs that run's schedule once with call stacks, for its new races):
+ * both accesses' stacks, where each thread was created, and the heap block
+ * the address lies in, with its allocation's stack. */
+struct cts_race_detail {
+	bool known;                           /* filled by a replay that reached both accesses */
+	struct cts_bug_stack stack1, stack2;  /* the accesses', innermost first */
+	int parent1, parent2;                 /* who created tid1, tid2; -1: not seen (thread 0) */
+	struct cts_bug_stack created1, created2; /* the creating pthread_create call's stack */
+	uint64_t block, block_size;           /* the heap block holding addr; 0: none seen */
+	int alloc_tid;                        /* the thread that allocated it, -1: its
+	                                       * allocation was not seen (the block
+	                                       * found in the heap itself) */
+	struct cts_bug_stack alloc;           /* the allocation call's stack */
+};
 
 /* Two accesses by different threads to overlapping bytes, at least one a
  * write, unordered by happens-before. Access 1 came first in the run. */
@@ -24,6 +41,7 @@ struct cts_race {
 	bool plain;            /* both plain loads/stores: if the variable is a C11
 	                        * atomic (loads and stores are plain moves on x86),
 	                        * this is no race; a binary cannot tell */
+	struct cts_race_detail detail; /* zero until cts_race_set_detail */
 };
 
 struct cts_race_detector;
@@ -77,6 +95,10 @@ bool cts_race_is_sync(const struct cts_race_detector *d, uint64_t addr, uint32_t
 int cts_race_count(const struct cts_race_detector *d);
 /* Race i (0 <= i < count), NULL otherwise. Pointers stay valid until cts_race_free. */
 const struct cts_race *cts_race_get(const struct cts_race_detector *d, int i);
+
+/* Race i's detail, from a replay of the run that found it (ignored when i
+ * is out of range). */
+void cts_race_set_detail(struct cts_race_detector *d, int i, const struct cts_race_detail *det);
 
 /* Read-only walk over every distinct race, in the order found: calls
  * fn(race, arg) for each until fn returns non-zero, and returns that value

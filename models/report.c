@@ -111,6 +111,29 @@ static json_t *jint(uint64_t v)
 	return json_integer(v > INT64_MAX ? INT64_MAX : (json_int_t)v);
 }
 
+json_t *cts_report_frame(const struct cts_describer *be, uint64_t pc)
+{
+	struct cts_pc_info in;
+	json_t *o = json_object();
+	json_object_set_new(o, "pc", jhex(pc));
+	if (!be || !be->pc_info || be->pc_info(be->be, pc, &in) != 0)
+		memset(&in, 0, sizeof(in));
+	json_object_set_new(o, "function", in.function ? jstr(in.function) : json_null());
+	json_object_set_new(o, "offset", in.function ? jint(in.offset) : json_null());
+	if (in.file && in.file[0] != '/' && in.comp_dir && in.comp_dir[0]) {
+		size_t n = strlen(in.comp_dir) + strlen(in.file) + 2;
+		char *path = cts_xmalloc(n);
+		snprintf(path, n, "%s/%s", in.comp_dir, in.file);
+		json_object_set_new(o, "file", jstr(path));
+		free(path);
+	} else {
+		json_object_set_new(o, "file", in.file ? jstr(in.file) : json_null());
+	}
+	json_object_set_new(o, "line", in.line > 0 ? json_integer(in.line) : json_null());
+	json_object_set_new(o, "module", in.module ? jstr(in.module) : json_null());
+	return o;
+}
+
 /* ---- content -------------------------------------------------------------- */
 
 static json_t *bug_json(const struct cts_bug *b, const char *self,
@@ -146,6 +169,7 @@ static json_t *bug_json(const struct cts_bug *b, const char *self,
 			json_object_set_new(e, "object", jhex(b->pair[i].obj));
 			json_object_set_new(e, "pc", jhex(b->pair[i].pc));
 			json_object_set_new(e, "location", where[0] ? jstr(where) : json_null());
+			json_object_set_new(e, "frame", cts_report_frame(be, b->pair[i].pc));
 			json_array_append_new(ev, e);
 		}
 		json_object_set_new(cp, "events", ev);
@@ -171,7 +195,27 @@ struct race_ctx {
 	json_t *list;
 };
 
-static json_t *access_json(const struct cts_describer *be, int tid, cts_op op, uint64_t pc)
+/* A call stack's frames, innermost first. */
+static json_t *stack_json(const struct cts_describer *be, const struct cts_bug_stack *s)
+{
+	json_t *a = json_array();
+	for (int k = 0; k < s->n; k++)
+		json_array_append_new(a, cts_report_frame(be, s->pc[k]));
+	return a;
+}
+
+/* Thread tid's creation: {thread, stack} of the pthread_create call, null
+ * for the main thread or when not seen. */
+static json_t *created_json(const struct cts_describer *be, int tid, int parent,
+			    const struct cts_bug_stack *s)
+{
+	if (tid == 0 || parent < 0)
+		return json_null();
+	return json_pack("{s:i,s:o}", "thread", parent, "stack", stack_json(be, s));
+}
+
+static json_t *access_json(const struct cts_describer *be, int tid, cts_op op, uint64_t pc,
+			   bool previous, const struct cts_bug_stack *stack, json_t *created)
 {
 	char where[512] = "";
 	json_t *o = json_object();
@@ -182,12 +226,18 @@ static json_t *access_json(const struct cts_describer *be, int tid, cts_op op, u
 	json_object_set_new(o, "write", json_boolean(cts_op_is_write(op)));
 	json_object_set_new(o, "pc", jhex(pc));
 	json_object_set_new(o, "location", where[0] ? jstr(where) : json_null());
+	json_object_set_new(o, "frame", cts_report_frame(be, pc));
+	json_object_set_new(o, "previous", json_boolean(previous));
+	json_object_set_new(o, "stack", stack_json(be, stack));
+	json_object_set_new(o, "created_by", created);
 	return o;
 }
 
 static int race_json(const struct cts_race *r, void *arg)
 {
 	struct race_ctx *c = arg;
+	const struct cts_race_detail *d = &r->detail;
+	const struct cts_bug_stack none = { 0 };
 	char var[256] = "";
 	json_t *o = json_object(), *acc = json_array();
 	if (c->backend && c->backend->describe_data)
@@ -195,9 +245,23 @@ static int race_json(const struct cts_race *r, void *arg)
 	json_object_set_new(o, "address", jhex(r->addr));
 	json_object_set_new(o, "size", json_integer(r->size));
 	json_object_set_new(o, "variable", var[0] ? jstr(var) : json_null());
-	json_array_append_new(acc, access_json(c->backend, r->tid1, r->op1, r->pc1));
-	json_array_append_new(acc, access_json(c->backend, r->tid2, r->op2, r->pc2));
+	json_array_append_new(acc, access_json(c->backend, r->tid1, r->op1, r->pc1, true,
+					       d->known ? &d->stack1 : &none,
+					       d->known ? created_json(c->backend, r->tid1, d->parent1,
+								       &d->created1) : json_null()));
+	json_array_append_new(acc, access_json(c->backend, r->tid2, r->op2, r->pc2, false,
+					       d->known ? &d->stack2 : &none,
+					       d->known ? created_json(c->backend, r->tid2, d->parent2,
+								       &d->created2) : json_null()));
 	json_object_set_new(o, "accesses", acc);
+	if (d->known && d->block)
+		json_object_set_new(o, "heap_block", json_pack("{s:o,s:I,s:I,s:o,s:o}", "address",
+			jhex(d->block), "size", (json_int_t)d->block_size, "offset",
+			(json_int_t)(r->addr - d->block), "allocated_by", d->alloc_tid >= 0 ?
+			json_integer(d->alloc_tid) : json_null(), "stack",
+			stack_json(c->backend, &d->alloc)));
+	else
+		json_object_set_new(o, "heap_block", json_null());
 	json_object_set_new(o, "first_run", jint(r->run));
 	json_object_set_new(o, "runs", jint(r->runs));
 	/* both plain moves: may be a C11 atomic a binary cannot tell apart */

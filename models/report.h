@@ -70,6 +70,9 @@ char *cts_report_utf8(const char *s);
 /* The JSON string of any C string (cts_report_utf8; NULL is ""): a new
  * reference, never NULL. */
 struct json_t *cts_report_jstr(const char *s);
+/* pc as a frame object: {pc, function, offset, file, line, module}, each
+ * null when unknown (file joined to its compilation directory). */
+struct json_t *cts_report_frame(const struct cts_describer *be, uint64_t pc);
 /* The command that replays a bug's schedule, "SELF --replay SCHEDULE":
  * malloc'd. */
 char *cts_report_replay_cmd(const char *self, const char *schedule);

@@ -196,15 +196,26 @@ static json_t *step_kinds(enum cts_op op)
 	}
 }
 
+/* A SARIF stack of thread tid's frames, innermost first, with a message
+ * when msg is not NULL. */
+static json_t *sarif_stack(const struct sarif_ctx *c, const struct cts_bug_stack *st, int tid,
+			   const char *msg)
+{
+	json_t *frames = json_array();
+	for (int k = 0; k < st->n; k++)
+		json_array_append_new(frames, json_pack("{s:o,s:i}", "location",
+							pc_location(c, st->pc[k], NULL),
+							"threadId", tid));
+	json_t *o = json_pack("{s:o}", "frames", frames);
+	if (msg)
+		json_object_set_new(o, "message", text(msg));
+	return o;
+}
+
 /* A step's call stack (taken in the bug's last re-run), innermost first. */
 static json_t *step_stack(const struct sarif_ctx *c, const struct cts_bug_step *s)
 {
-	json_t *frames = json_array();
-	for (int k = 0; k < s->stack.n; k++)
-		json_array_append_new(frames, json_pack("{s:o,s:i}", "location",
-							pc_location(c, s->stack.pc[k], NULL),
-							"threadId", s->ev.tid));
-	return json_pack("{s:o}", "frames", frames);
+	return sarif_stack(c, &s->stack, s->ev.tid, NULL);
 }
 
 /* "thread 1 blocked at lock m1 (after a preemption)" */
@@ -212,6 +223,10 @@ static char *step_msg(const struct sarif_ctx *c, const struct cts_bug_step *s, c
 		      size_t len)
 {
 	char what[320];
+	if (s->site) { /* the crash or the failed assert itself */
+		snprintf(buf, len, "thread %d fails here", s->ev.tid);
+		return buf;
+	}
 	cts_sarif_step_text(c->be, &s->ev, what, sizeof(what));
 	snprintf(buf, len, "thread %d %s%s%s", s->ev.tid,
 		 s->pending ? (s->blocked ? "blocked at " : "stands at ") : "", what,
@@ -401,6 +416,60 @@ struct race_ctx {
 	const char *level;
 };
 
+/* Thread tid's creation as a related location and a stack, when seen. */
+static void race_created(const struct sarif_ctx *c, int tid, int parent,
+			 const struct cts_bug_stack *st, json_t *rel, json_t *stacks)
+{
+	char m[160];
+	if (tid == 0 || parent < 0 || !st->n)
+		return;
+	snprintf(m, sizeof(m), "thread %d created by thread %d", tid, parent);
+	json_t *loc = pc_location(c, st->pc[0], m);
+	json_object_set_new(loc, "id", json_integer((json_int_t)json_array_size(rel) + 1));
+	json_array_append_new(rel, loc);
+	json_array_append_new(stacks, sarif_stack(c, st, parent, m));
+}
+
+/* A race's stacks (ThreadSanitizer's report): the access and the previous
+ * one, the heap block's allocation, each thread's creation, as the
+ * result's stacks; the previous access, the allocation and the creations
+ * as related locations; each access's stack in its threadFlow too. */
+static void race_stacks(const struct sarif_ctx *c, const struct cts_race *rc, json_t *r,
+			json_t *f1, json_t *f2)
+{
+	const struct cts_race_detail *d = &rc->detail;
+	json_t *stacks = json_array(), *rel = json_array();
+	char m[200];
+
+	snprintf(m, sizeof(m), "%s by thread %d", cts_op_name(rc->op2), rc->tid2);
+	json_array_append_new(stacks, sarif_stack(c, &d->stack2, rc->tid2, m));
+	snprintf(m, sizeof(m), "previous %s by thread %d", cts_op_name(rc->op1), rc->tid1);
+	json_array_append_new(stacks, sarif_stack(c, &d->stack1, rc->tid1, m));
+	json_t *loc = pc_location(c, rc->pc1, m);
+	json_object_set_new(loc, "id", json_integer(1));
+	json_array_append_new(rel, loc);
+	if (d->block && d->alloc_tid >= 0) {
+		snprintf(m, sizeof(m), "heap block of %" PRIu64 " bytes at 0x%" PRIx64 " (offset %"
+			 PRIu64 ") allocated by thread %d", d->block_size, d->block,
+			 rc->addr - d->block, d->alloc_tid);
+		json_array_append_new(stacks, sarif_stack(c, &d->alloc, d->alloc_tid, m));
+		if (d->alloc.n) {
+			loc = pc_location(c, d->alloc.pc[0], m);
+			json_object_set_new(loc, "id", json_integer((json_int_t)json_array_size(rel) + 1));
+			json_array_append_new(rel, loc);
+		}
+	}
+	race_created(c, rc->tid2, d->parent2, &d->created2, rel, stacks);
+	if (rc->tid1 != rc->tid2)
+		race_created(c, rc->tid1, d->parent1, &d->created1, rel, stacks);
+	json_object_set_new(r, "stacks", stacks);
+	json_object_set_new(r, "relatedLocations", rel);
+	json_object_set_new(json_array_get(json_object_get(f1, "locations"), 0), "stack",
+			    sarif_stack(c, &d->stack1, rc->tid1, NULL));
+	json_object_set_new(json_array_get(json_object_get(f2, "locations"), 0), "stack",
+			    sarif_stack(c, &d->stack2, rc->tid2, NULL));
+}
+
 static int race_result(const struct cts_race *rc, void *arg)
 {
 	struct race_ctx *c = arg;
@@ -426,6 +495,8 @@ static int race_result(const struct cts_race *rc, void *arg)
 			       pc_location(c->sc, rc->pc1, m1), "executionOrder", 1);
 	json_t *f2 = json_pack("{s:s,s:[{s:o,s:i}]}", "id", "second access", "locations",
 			       "location", pc_location(c->sc, rc->pc2, m2), "executionOrder", 2);
+	if (rc->detail.known)
+		race_stacks(c->sc, rc, r, f1, f2);
 	json_object_set_new(r, "codeFlows", json_pack("[{s:[o,o]}]", "threadFlows", f1, f2));
 	json_object_set_new(r, "properties",
 			    json_pack("{s:I,s:I,s:b}", "first_run", (json_int_t)rc->run, "runs",

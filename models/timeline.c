@@ -76,10 +76,32 @@ static bool is_failing(const struct cts_bug *b, int i)
 		return !s->pending && s->step == b->pair_step[1] && s->ev.tid == b->pair[1].tid;
 	if (b->tid < 0 || s->ev.tid != b->tid)
 		return false;
-	for (int k = i + 1; k < b->ntrace; k++)
-		if (b->trace[k].ev.tid == b->tid)
+	if (s->site)
+		return true;
+	for (int k = 0; k < b->ntrace; k++) /* the crash or assert itself is drawn */
+		if (k > i ? b->trace[k].ev.tid == b->tid : b->trace[k].site)
 			return false;
 	return true;
+}
+
+/* A crash's or failed assert's own step: "crash" or "assert failed" (the
+ * message says more) and the line (an assert's from __FILE__ and __LINE__,
+ * a crash's from its pc). */
+static void site_text(const struct cts_bug *b, const struct cts_describer *be, char *what,
+		      size_t wlen, char *line, size_t llen)
+{
+	char where[512] = "", src[512];
+	snprintf(what, wlen, "%s", b->kind == CTS_BUG_ASSERT ? "assert failed" : "crash");
+	line[0] = 0;
+	if (b->kind == CTS_BUG_ASSERT && b->site_file[0] && b->site_line > 0) {
+		const char *base = strrchr(b->site_file, '/');
+		snprintf(line, llen, "%s:%d", base ? base + 1 : b->site_file, b->site_line);
+		return;
+	}
+	if (b->site_pc && be && be->describe_pc)
+		be->describe_pc(be->be, b->site_pc, where, sizeof(where));
+	if (where[0])
+		snprintf(line, llen, "%s", source_of(where, src, sizeof(src)));
 }
 
 static void put_step(FILE *f, const struct cts_bug *b, const struct cts_describer *be, int i,
@@ -87,24 +109,34 @@ static void put_step(FILE *f, const struct cts_bug *b, const struct cts_describe
 {
 	const struct cts_bug_step *s = &b->trace[i];
 	char what[320], where[512] = "", src[512], label[600], detail[1400 + CTS_STACK_MAX * 540];
-	const char *cls[4];
+	const char *cls[5];
 	int ncls = 0;
 
-	cts_sarif_step_text(be, &s->ev, what, sizeof(what));
 	if (s->ev.pc && be && be->describe_pc)
 		be->describe_pc(be->be, s->ev.pc, where, sizeof(where));
 	const char *line = where[0] ? source_of(where, src, sizeof(src)) : "";
-	snprintf(label, sizeof(label), "%s%s%s%s", s->pending ? (s->blocked ? "blocked: " :
-								  "stands at: ") : "",
+	if (s->site) {
+		site_text(b, be, what, sizeof(what), src, sizeof(src));
+		line = src;
+	} else {
+		cts_sarif_step_text(be, &s->ev, what, sizeof(what));
+	}
+	snprintf(label, sizeof(label), "%s%s%s%s", s->pending && !s->site ?
+		 (s->blocked ? "blocked: " : "stands at: ") : "",
 		 what, line[0] ? " \xc2\xb7 " : "", line);
-	snprintf(detail, sizeof(detail), "%s %" PRIu64 " \xc2\xb7 thread %d \xc2\xb7 %s%s\n"
-		 "object 0x%" PRIx64 "\n%s%s\npc 0x%" PRIx64 "%s%s",
-		 s->pending ? "end of run (not executed), after step" : "step", s->step, s->ev.tid,
-		 s->pending ? (s->blocked ? "blocked at " : "next: ") : "", what, s->ev.obj,
-		 where[0] ? "at " : "location unknown", where, s->ev.pc,
-		 s->preempt ? "\npreemption: the thread that ran before could have gone on" : "",
-		 is_critical(b, s) ? "\ncritical pair: flipped with its partner, the bug goes away" :
-				     "");
+	if (s->site)
+		snprintf(detail, sizeof(detail), "end of run, after step %" PRIu64 " \xc2\xb7 thread "
+			 "%d \xc2\xb7 %s\n%s\n%s%s\npc 0x%" PRIx64, s->step, s->ev.tid, what,
+			 b->message, where[0] ? "at " : "location unknown", where, s->ev.pc);
+	else
+		snprintf(detail, sizeof(detail), "%s %" PRIu64 " \xc2\xb7 thread %d \xc2\xb7 %s%s\n"
+			 "object 0x%" PRIx64 "\n%s%s\npc 0x%" PRIx64 "%s%s",
+			 s->pending ? "end of run (not executed), after step" : "step", s->step,
+			 s->ev.tid, s->pending ? (s->blocked ? "blocked at " : "next: ") : "", what,
+			 s->ev.obj, where[0] ? "at " : "location unknown", where, s->ev.pc,
+			 s->preempt ? "\npreemption: the thread that ran before could have gone on" : "",
+			 is_critical(b, s) ? "\ncritical pair: flipped with its partner, the bug goes "
+					     "away" : "");
 	size_t off = strlen(detail);
 	for (int k = 0; k < s->stack.n && off < sizeof(detail); k++) {
 		char fr[512] = "";
@@ -120,14 +152,17 @@ static void put_step(FILE *f, const struct cts_bug *b, const struct cts_describe
 		cls[ncls++] = "critical";
 	if (is_failing(b, i))
 		cls[ncls++] = "failing";
-	if (s->pending)
+	if (s->site)
+		cls[ncls++] = "site";
+	else if (s->pending)
 		cls[ncls++] = s->blocked ? "blocked" : "pending";
 	int x = LEFT + lane * LANE_W + 6, y = TOP + row * ROW_H + 2;
 	fprintf(f, "<g class=\"step");
 	for (int k = 0; k < ncls; k++)
 		fprintf(f, " %s", cls[k]);
 	fprintf(f, "\" data-thread=\"%d\" data-step=\"%" PRIu64 "\" data-op=\"%s\" data-frames=\"%d\" "
-		"data-detail=\"", s->ev.tid, s->step, cts_op_name(s->ev.op), s->stack.n);
+		"data-detail=\"", s->ev.tid, s->step, s->site ? cts_bug_kind_name(b->kind) :
+		cts_op_name(s->ev.op), s->stack.n);
 	put_esc(f, detail);
 	fprintf(f, "\"><title>");
 	put_esc(f, detail);
@@ -249,6 +284,7 @@ static void put_page(FILE *f, const struct cts_bug *b, const struct cts_describe
 	      "document.body.setAttribute('data-lanes',String(document.querySelectorAll('#timeline .lane').length));\n"
 	      "var f=document.querySelector('#timeline .step.failing')||document.querySelector('#timeline .step.critical');\n"
 	      "if(f) panel.textContent=f.getAttribute('data-detail');\n"
+	      "if(f) document.body.setAttribute('data-failing-fill',getComputedStyle(f.querySelector('rect')).fill);\n"
 	      "})();\n</script>\n</body></html>\n", f);
 	free(tids);
 }

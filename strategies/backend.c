@@ -49,5 +49,6 @@ struct cts_describer cts_backend_describer(const struct cts_backend *b)
 {
 	return (struct cts_describer){ .be = b->be, .describe_pc = b->ops->describe_pc,
 				       .describe_data = b->ops->describe_data,
-				       .source_pc = b->ops->source_pc };
+				       .source_pc = b->ops->source_pc,
+				       .pc_info = b->ops->pc_info };
 }

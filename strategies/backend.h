@@ -107,6 +107,9 @@ struct cts_backend_ops {
 	 * joined to its compilation directory) and line, for reports that link
 	 * to the source (SARIF). 0, or -1 if unknown. */
 	int (*source_pc)(void *be, uint64_t pc, char *file, size_t len, int *line);
+	/* Optional: pc -> function, offset, file, line, module (struct
+	 * cts_pc_info), for the reports' frame objects. 0, or -1 if unknown. */
+	int (*pc_info)(void *be, uint64_t pc, struct cts_pc_info *out);
 	/* Optional: how many things the runs so far may have missed (calls into
 	 * untraced code with pointers to shared memory); buf says which. */
 	int (*unseen)(void *be, char *buf, size_t len);
@@ -125,6 +128,12 @@ struct cts_backend_ops {
 	void (*caught)(void *be, struct cts_race_detector *d);
 	/* Optional: held thread tid's calling context (cts_context_fn). */
 	int (*context)(void *be, int tid, int k, uint64_t *ret);
+	/* Optional: the heap block holding addr in the running program (its
+	 * user address and size), for a race's report. 0, or -1 if unknown. */
+	int (*heap_block)(void *be, uint64_t addr, uint64_t *start, uint64_t *size);
+	/* Optional: the runs from now on (on) are a report's re-runs, to take
+	 * call stacks: the backend prints and counts nothing of them (--watch). */
+	void (*mute)(void *be, bool on);
 	/* Optional, for reports: the same, unwound also where context stops short
 	 * (a thread held in a trap stub at a call's entry). */
 	int (*stack)(void *be, int tid, int k, uint64_t *ret);

@@ -109,11 +109,38 @@ struct explorer {
 	size_t stackcap;
 	struct cts_bug_stack *pstacks;  /* by thread: where it stood at the end */
 	int npstacks;
+	/* A report run's thread creations and allocations with their stacks:
+	 * where a race's threads were created and its heap block allocated. */
+	struct origin *origins;
+	int norigins;
+	size_t origcap;
+	/* The run's new races (indexes in the detector), explained and printed
+	 * after it by explain_races; plain_note: one was plain (the footnote). */
+	int fresh_from, nfresh;
+	struct cts_sched_step *race_steps; /* the schedule of the run that found them */
+	size_t nrace_steps;
+	/* A report run asks the backend, after step probes[i].step, for the heap
+	 * block holding probes[i].addr (an allocation it did not see). */
+	struct probe *probes;
+	int nprobes;
+	bool plain_note;
 	bool minimizing;  /* a candidate's run: counted nowhere */
 	bool out_of_time; /* --time ran out inside a run: it was cut, unjudged */
 	bool cut_by_signal; /* an interrupt cut the run or its --check: unjudged */
 	bool held_early;  /* cfg->hold: the run stopped at hold_step */
 	bool inc_hidden_said;
+};
+
+struct probe {
+	uint64_t step, addr;
+	uint64_t start, size;     /* the block, start 0 if none */
+};
+
+struct origin {
+	int tid;                  /* the creating or allocating thread */
+	uint64_t step;
+	struct cts_event ev;      /* CREATE (target) or ALLOC (obj, size) */
+	struct cts_bug_stack stack;
 };
 
 /* Nothing can run but a timed wait could give up, and a thread is in the
@@ -528,6 +555,21 @@ static void fill_stack(struct explorer *x, int c, struct cts_bug_stack *s)
 		s->pc[s->n++] = ret[i] - 1;
 }
 
+/* A creation or allocation of a report run, with its stack (taken at the step). */
+static void add_origin(struct explorer *x, uint64_t step, int c, const struct cts_event *done)
+{
+	if ((size_t)x->norigins >= x->origcap) {
+		size_t cap = cts_grow_cap(x->origcap, (size_t)x->norigins + 1);
+		x->origins = cts_xgrow(x->origins, x->origcap, cap, sizeof(*x->origins));
+		x->origcap = cap;
+	}
+	struct origin *o = &x->origins[x->norigins++];
+	o->tid = c;
+	o->step = step;
+	o->ev = *done;
+	o->stack = step < x->stackcap ? x->stacks[step] : (struct cts_bug_stack){ 0 };
+}
+
 static void take_stack(struct explorer *x, uint64_t step, int c)
 {
 	if (step >= x->stackcap) {
@@ -548,6 +590,12 @@ static void take_pending_stacks(struct explorer *x)
 	for (int i = 0; i < x->nlive; i++)
 		if (x->alive[x->live[i]])
 			fill_stack(x, x->live[i], &x->pstacks[x->live[i]]);
+	/* A crashed or asserting thread stands at its fault, not at a next step. */
+	struct cts_run_state *st = x->st;
+	if ((st->status == CTS_RUN_SIGNALED || st->status == CTS_RUN_ASSERT) &&
+	    st->fault_tid >= 0 && st->fault_tid < x->npstacks && st->fault_pc &&
+	    x->pstacks[st->fault_tid].n)
+		x->pstacks[st->fault_tid].pc[0] = st->fault_pc;
 }
 
 /* The stacks of a bug's re-run, once its trace has them: no later bug's
@@ -559,6 +607,7 @@ static void drop_stacks(struct explorer *x)
 	x->stacks = x->pstacks = NULL;
 	x->stackcap = 0;
 	x->npstacks = 0;
+	x->norigins = 0;
 }
 
 /* ---- --minimize (strategies/minimize.h) ---------------------------------- */
@@ -825,7 +874,7 @@ static bool step_drawn(const struct explorer *x, const struct cts_bug *bug, uint
 static void keep_trace(struct explorer *x, struct cts_bug *bug)
 {
 	uint64_t first = bug->steps > CTS_BUG_TRACE ? bug->steps - CTS_BUG_TRACE : 0;
-	size_t cap = (size_t)(bug->steps - first) + (size_t)x->nlive +
+	size_t cap = (size_t)(bug->steps - first) + (size_t)x->nlive + 1 +
 		     (size_t)(3 * (2 * CTS_BUG_CONTEXT + 1));
 	int n = 0;
 
@@ -847,19 +896,34 @@ static void keep_trace(struct explorer *x, struct cts_bug *bug)
 		if (i < x->stackcap)
 			b->stack = x->stacks[i];
 	}
-	for (int i = 0; i < x->nlive; i++) {
-		int t = x->live[i];
-		if (!x->alive[t] || (n && bug->trace[n - 1].ev.tid == t &&
-				     !(bug->kind == CTS_BUG_DEADLOCK || bug->kind == CTS_BUG_LIVELOCK)))
+	int last_tid = n ? bug->trace[n - 1].ev.tid : -1; /* the last executed step's */
+	bool has_site = (bug->kind == CTS_BUG_CRASH || bug->kind == CTS_BUG_ASSERT) &&
+			bug->tid >= 0 && bug->site_pc && (size_t)bug->tid < x->tcap;
+	bool site_in = false;
+	for (int i = 0; i < x->nlive; i++)
+		site_in |= x->live[i] == bug->tid;
+	for (int i = 0; i < x->nlive + (has_site && !site_in); i++) {
+		int t = i < x->nlive ? x->live[i] : bug->tid; /* the failing thread, always */
+		bool site = has_site && t == bug->tid;
+		if (!site && (!x->alive[t] || (t == last_tid && !(bug->kind == CTS_BUG_DEADLOCK ||
+								   bug->kind == CTS_BUG_LIVELOCK))))
 			continue; /* the last step's thread stands where it ended, not at a next step */
 		struct cts_bug_step *p = &bug->trace[n++];
 		p->ev = x->pending[t];
 		p->ev.tid = t;
 		p->step = bug->steps;
 		p->pending = true;
-		p->blocked = !x->enabled[t] && !x->spinning[t];
+		p->blocked = !site && !x->enabled[t] && !x->spinning[t];
 		if (t < x->npstacks)
 			p->stack = x->pstacks[t];
+		if (site) {
+			/* the fault or the assert's call, not the op the thread would do next */
+			p->site = true;
+			p->ev.pc = bug->site_pc;
+			p->ev.obj = 0;
+			if (!p->stack.n)
+				p->stack = (struct cts_bug_stack){ .n = 1, .pc = { bug->site_pc } };
+		}
 	}
 	bug->ntrace = n;
 }
@@ -1093,20 +1157,191 @@ static void race_bug(struct explorer *x, struct cts_bug *bug, const struct cts_r
 	bug->pair_step[1] = r->step2;
 	bug->site_pc = r->pc2;
 	snprintf(bug->message, sizeof(bug->message),
-		 "data race on %s (%u bytes): thread %d %s at %s vs thread %d %s at %s%s", var,
-		 r->size, r->tid1, cts_op_name(r->op1), a, r->tid2, cts_op_name(r->op2), b,
-		 r->plain ? " (plain loads/stores: not a race if the variable is a C11 atomic, "
-			    "whose loads and stores x86 compiles to the same moves)" : "");
+		 "data race on %s (%u bytes): thread %d %s at %s vs thread %d %s at %s", var,
+		 r->size, r->tid1, cts_op_name(r->op1), a, r->tid2, cts_op_name(r->op2), b);
 }
 
+/* The note a plain race's line points to, once, at the end. */
+#define PLAIN_NOTE "* plain loads/stores: not a race if the variable is a C11 atomic, whose " \
+		   "loads and stores x86 compiles to the same moves"
+
+static void print_stack(struct explorer *x, const struct cts_bug_stack *s)
+{
+	for (int k = 0; k < s->n; k++) {
+		char where[512];
+		describe_pc(x, s->pc[k], where, sizeof(where));
+		fprintf(x->cfg->log, "    #%d %s\n", k, where);
+	}
+}
+
+static void print_created(struct explorer *x, int tid, int parent, const struct cts_bug_stack *s)
+{
+	if (tid == 0)
+		fprintf(x->cfg->log, "  thread 0 is the main thread\n");
+	else if (parent < 0)
+		fprintf(x->cfg->log, "  thread %d: its creation was not seen\n", tid);
+	else {
+		fprintf(x->cfg->log, "  thread %d created by thread %d at:\n", tid, parent);
+		print_stack(x, s);
+	}
+}
+
+/* A race as ThreadSanitizer says it: the one-line summary, then the access
+ * and the previous one with their stacks, what the memory is, and where
+ * each thread was created (when a replay of its run gave them). */
 static void report_race(struct explorer *x, const struct cts_race *r)
 {
 	struct cts_bug tmp = { 0 };
+	const struct cts_race_detail *d = &r->detail;
+	FILE *log = x->cfg->log;
+	char var[200] = "";
+
 	if (x->cfg->quiet)
 		return;
 	race_bug(x, &tmp, r);
 	clear_progress(x);
-	fprintf(x->cfg->log, "cts-trace: %s (run %" PRIu64 ")\n", tmp.message, r->run);
+	fprintf(log, "cts-trace: %s (run %" PRIu64 ")%s\n", tmp.message, r->run,
+		r->plain ? " *" : "");
+	x->plain_note |= r->plain;
+	if (!d->known)
+		return;
+	fprintf(log, "  %s of %u bytes by thread %d:\n", cts_op_name(r->op2), r->size, r->tid2);
+	print_stack(x, &d->stack2);
+	fprintf(log, "  previous %s by thread %d:\n", cts_op_name(r->op1), r->tid1);
+	print_stack(x, &d->stack1);
+	if (x->backend->ops->describe_data)
+		x->backend->ops->describe_data(x->backend->be, r->addr, var, sizeof(var));
+	if (var[0]) {
+		fprintf(log, "  location: global %s (0x%" PRIx64 ")\n", var, r->addr);
+	} else if (d->block && d->alloc_tid >= 0) {
+		fprintf(log, "  location: heap block of %" PRIu64 " bytes at 0x%" PRIx64 " (offset %"
+			PRIu64 "), allocated by thread %d at:\n", d->block_size, d->block,
+			r->addr - d->block, d->alloc_tid);
+		print_stack(x, &d->alloc);
+	} else if (d->block) {
+		fprintf(log, "  location: heap block of %" PRIu64 " bytes at 0x%" PRIx64 " (offset %"
+			PRIu64 "), allocated where cts does not see allocations (while one thread "
+			"ran alone, or in a library)\n", d->block_size, d->block, r->addr - d->block);
+	} else {
+		fprintf(log, "  location: 0x%" PRIx64 ", neither a global nor a block of the main "
+			"heap\n", r->addr);
+	}
+	print_created(x, r->tid2, d->parent2, &d->created2);
+	if (r->tid1 != r->tid2)
+		print_created(x, r->tid1, d->parent1, &d->created1);
+}
+
+/* Who created thread tid in the report run, and the call's stack. */
+static void find_creation(const struct explorer *x, int tid, int *parent, struct cts_bug_stack *s)
+{
+	*parent = -1;
+	for (int i = 0; i < x->norigins; i++)
+		if (x->origins[i].ev.op == CTS_OP_CREATE && x->origins[i].ev.target == tid) {
+			*parent = x->origins[i].tid;
+			*s = x->origins[i].stack;
+		}
+}
+
+/* The last allocation before step that holds addr; else the block the
+ * backend found there (probe), its allocation unseen. */
+static void find_block(const struct explorer *x, uint64_t addr, uint64_t step,
+		       const struct probe *probe, struct cts_race_detail *d)
+{
+	if (probe->start) {
+		d->block = probe->start;
+		d->block_size = probe->size;
+		d->alloc_tid = -1;
+	}
+	for (int i = 0; i < x->norigins; i++) {
+		const struct origin *o = &x->origins[i];
+		if (o->ev.op == CTS_OP_ALLOC && o->step < step && o->ev.size &&
+		    addr >= o->ev.obj && addr - o->ev.obj < o->ev.size) {
+			d->block = o->ev.obj;
+			d->block_size = o->ev.size;
+			d->alloc_tid = o->tid;
+			d->alloc = o->stack;
+		}
+	}
+}
+
+/* Race i's detail from the report replay just run (again: its steps). */
+static void race_detail(struct explorer *x, int i, const struct cts_min_run *again,
+			const struct probe *probe)
+{
+	const struct cts_race *r = cts_race_get(x->races, i);
+	struct cts_race_detail d = { .known = true, .alloc_tid = -1 };
+	if (!r || r->step1 >= again->n || r->step2 >= again->n ||
+	    again->tids[r->step1] != r->tid1 || again->tids[r->step2] != r->tid2 ||
+	    r->step2 >= x->stackcap || r->step1 >= x->stackcap)
+		return; /* the replay went elsewhere */
+	d.stack1 = x->stacks[r->step1];
+	d.stack2 = x->stacks[r->step2];
+	find_creation(x, r->tid1, &d.parent1, &d.created1);
+	find_creation(x, r->tid2, &d.parent2, &d.created2);
+	find_block(x, r->addr, r->step1, probe, &d);
+	cts_race_set_detail(x->races, i, &d);
+}
+
+/* The run that found races from..from+n-1: its schedule (x->race_steps)
+ * once more with call stacks (a candidate's run: nothing counted, no race
+ * detector, the backend muted), asking for the heap block at each race's
+ * first access; each race's detail taken from it. x->sched is left as it
+ * was. */
+static void race_replay(struct explorer *x, int from, int n)
+{
+	struct cts_bug none = { .kind = CTS_BUG_NONE, .tid = -1 };
+	struct min_ctx ctx = { x, &none };
+	struct cts_min_run again;
+	size_t ns = x->nrace_steps, nkeep = x->sched->n;
+	struct cts_sched_step *steps = cts_xmalloc((nkeep ? nkeep : 1) * sizeof(*steps));
+	int *tids = cts_xmalloc((ns ? ns : 1) * sizeof(*tids));
+
+	memcpy(steps, x->sched->steps, nkeep * sizeof(*steps));
+	for (size_t i = 0; i < ns; i++)
+		tids[i] = x->race_steps[i].tid;
+	memset(&again, 0, sizeof(again));
+	x->nprobes = n;
+	x->probes = cts_xcalloc((size_t)n, sizeof(*x->probes));
+	for (int i = 0; i < n; i++) {
+		const struct cts_race *r = cts_race_get(x->races, from + i);
+		x->probes[i] = (struct probe){ .step = r ? r->step1 : UINT64_MAX,
+					       .addr = r ? r->addr : 0 };
+	}
+	x->want_stacks = true;
+	if (x->backend->ops->mute)
+		x->backend->ops->mute(x->backend->be, true);
+	int rr = min_try(&ctx, tids, ns, &again);
+	if (x->backend->ops->mute)
+		x->backend->ops->mute(x->backend->be, false);
+	x->want_stacks = false;
+	for (int i = 0; rr == 0 && i < n; i++)
+		race_detail(x, from + i, &again, &x->probes[i]);
+	cts_schedule_clear_steps(x->sched);
+	for (size_t i = 0; i < nkeep; i++)
+		cts_schedule_add(x->sched, steps[i].tid, steps[i].op, steps[i].obj);
+	drop_stacks(x);
+	cts_min_run_free(&again);
+	free(x->probes);
+	x->probes = NULL;
+	x->nprobes = 0;
+	free(tids);
+	free(steps);
+}
+
+/* The run just done found races (x->nfresh from x->fresh_from): their
+ * details from a replay of it, then each printed. Not for races caught in
+ * the act: their steps are not the run's (the catch keeps both stacks
+ * itself). */
+static void explain_races(struct explorer *x)
+{
+	int from = x->fresh_from, n = x->nfresh;
+	x->nfresh = 0;
+	if (n <= 0)
+		return;
+	if (x->backend->ops->stack && x->nrace_steps && !interrupted && !x->cfg->races_catch)
+		race_replay(x, from, n);
+	for (int i = from; i < from + n; i++)
+		report_race(x, cts_race_get(x->races, i));
 }
 
 /* Which threads the strategy may choose. Spinners step aside while any
@@ -1313,9 +1548,17 @@ static void settle_races(struct explorer *x, struct cts_bug *bug)
 		x->backend->ops->caught(x->backend->be, x->races);
 	int fresh = cts_race_flush(x->races);
 	int nr = cts_race_count(x->races);
-	for (int i = nr - (fresh > 0 ? fresh : 0); i < nr; i++) {
+	x->fresh_from = nr - (fresh > 0 ? fresh : 0);
+	x->nfresh = fresh > 0 ? fresh : 0;   /* printed by explain_races */
+	if (x->nfresh) { /* kept apart: minimizing a bug of this run replaces x->sched */
+		free(x->race_steps);
+		x->nrace_steps = x->sched->n;
+		x->race_steps = cts_xmalloc((x->sched->n ? x->sched->n : 1) *
+					    sizeof(*x->race_steps));
+		memcpy(x->race_steps, x->sched->steps, x->sched->n * sizeof(*x->race_steps));
+	}
+	for (int i = x->fresh_from; i < nr; i++) {
 		const struct cts_race *r = cts_race_get(x->races, i);
-		report_race(x, r);
 		if (x->cfg->races == 2 && bug->kind == CTS_BUG_NONE)
 			race_bug(x, bug, r);
 	}
@@ -1389,6 +1632,7 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 	if (cfg->instance)
 		cts_instance_begin_run(cfg->instance);
 	x->preempts = 0;
+	x->norigins = 0;
 	if (x->backend->ops->start(x->backend->be, st) != 0) {
 		snprintf(x->res->error, sizeof(x->res->error), "%s", st->message);
 		x->res->bad_input = st->bad_input;
@@ -1536,6 +1780,13 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 		if (cfg->instance)
 			cts_instance_executed(cfg->instance, c, done.op);
 		record_step(x, step, &done, c, preempt);
+		if (x->want_stacks && (done.op == CTS_OP_CREATE || done.op == CTS_OP_ALLOC))
+			add_origin(x, step, c, &done);
+		for (int k = 0; x->want_stacks && k < x->nprobes; k++)
+			if (x->probes[k].step == step && x->backend->ops->heap_block &&
+			    x->backend->ops->heap_block(x->backend->be, x->probes[k].addr,
+							&x->probes[k].start, &x->probes[k].size) != 0)
+				x->probes[k].start = 0;
 		x->preempts += preempt;
 		if ((unsigned)done.op < CTS_OP__COUNT && !x->minimizing)
 			x->res->ops[done.op]++;
@@ -2055,8 +2306,12 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 				      run);
 		}
 		/* a walk run (its owner counts and judges it), or past -n's total */
-		if (cfg->split && !cts_split_count_run(cfg->split, cfg->runs))
+		if (cfg->split && !cts_split_count_run(cfg->split, cfg->runs)) {
+			explain_races(&x);
 			continue;
+		}
+		if (bug.kind == CTS_BUG_NONE)
+			explain_races(&x);
 		res->runs++;
 		res->steps += bug.steps;
 		if (bug.kind == CTS_BUG_NONE)
@@ -2067,6 +2322,7 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 			if (stop && cfg->split)
 				cts_split_found_bug(cfg->split);
 			record_bug(&x, &bug);
+			explain_races(&x);  /* after record_bug, which reads the run's record */
 			coverage_row(&x, run, true);  /* after its bug is counted */
 			if (stop)
 				break;
@@ -2088,7 +2344,10 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 		}
 		show_progress(&x, false);
 	}
+	explain_races(&x);  /* a run cut short: its races still said */
 	clear_progress(&x); /* the summary line takes its place */
+	if (x.plain_note && !cfg->quiet)
+		fprintf(cfg->log, "cts-trace: %s\n", PLAIN_NOTE);
 	if (progress_owner == &x) {
 		cts_set_status_clear(NULL);
 		progress_owner = NULL;
@@ -2133,6 +2392,8 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 		free(x.evep[i].ep);
 	free(x.evep);
 	cts_race_free(x.clocks);
+	free(x.origins);
+	free(x.race_steps);
 	cts_schedule_free(x.sched);
 	cts_run_state_free(x.st);
 	free(x.st);

@@ -737,6 +737,8 @@ static void log_watch(struct cts_tracer *tr, struct thread *th, int w, enum cts_
 {
 	struct cts_access_state *a = tr->acc;
 	char where[256];
+	if (tr->mute)
+		return;
 	if (tr->sym)
 		cts_sym_format(tr->sym, pc, where, sizeof(where));
 	else

@@ -251,6 +251,43 @@ int cts_maps_read(pid_t pid, struct cts_mapping **out, size_t *n)
 	return r;
 }
 
+int cts_heap_block(pid_t pid, uint64_t addr, uint64_t *start, uint64_t *size)
+{
+	struct cts_mapping *m = NULL;
+	size_t n = 0;
+	uint64_t lo = 0, hi = 0;
+	if (cts_maps_read(pid, &m, &n) != 0)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(m[i].path, "[heap]") == 0 && addr >= m[i].lo && addr < m[i].hi) {
+			lo = m[i].lo;
+			hi = m[i].hi;
+		}
+	free(m);
+	/* A chunk: prev_size, size (low 3 bits flags), then the user block,
+	 * which runs into the next chunk's prev_size while in use. */
+	uint64_t p = lo;
+	for (int k = 0; p && k < (1 << 20) && p + 16 <= hi; k++) {
+		uint64_t hdr[2];
+		if (cts_mem_read(pid, p, hdr, sizeof(hdr)) != 0)
+			return -1;
+		uint64_t sz = hdr[1] & ~(uint64_t)7;
+		if (sz < 32 || (sz & 15) || p + sz > hi)
+			return -1;       /* not a chunk: glibc laid it out otherwise */
+		if (p + sz == hi)
+			return -1;       /* the top chunk: never allocated */
+		if (addr < p + sz + 8) {
+			if (addr < p + 16)
+				return -1;   /* a header */
+			*start = p + 16;
+			*size = sz - 8;
+			return 0;
+		}
+		p += sz;
+	}
+	return -1;
+}
+
 uint64_t cts_auxv_entry(pid_t pid)
 {
 	char path[64];

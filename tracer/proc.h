@@ -36,6 +36,11 @@ int cts_maps_read(pid_t pid, struct cts_mapping **out, size_t *n);
 /* The same from an open /proc/PID/maps, read again from its start (pread):
  * one system call where the process has few mappings. */
 int cts_maps_read_fd(int fd, struct cts_mapping **out, size_t *n);
+/* The block of glibc's main heap ([heap], the brk area) that holds addr, by
+ * walking its chunks from the start (at most 1<<20 of them): the block's
+ * user address and usable size. 0, or -1 when addr is not in a chunk in use
+ * there (another arena, an mmap'd block, the top chunk, not the heap). */
+int cts_heap_block(pid_t pid, uint64_t addr, uint64_t *start, uint64_t *size);
 /* AT_ENTRY from /proc/PID/auxv, 0 on failure. */
 uint64_t cts_auxv_entry(pid_t pid);
 

@@ -98,6 +98,9 @@ static void on_assert(struct cts_tracer *tr, struct thread *th, uint64_t ret)
 	tr->st->assert_line = (int)th->regs.rdx;
 	tr->st->fault_tid = th->num;
 	tr->st->fault_pc = ret ? ret - 1 : th->regs.rip;
+	/* the statement a report's stack of this thread starts from (tr_stack
+	 * unwinds a thread held at a call's entry from that call) */
+	th->pending.pc = tr->st->fault_pc;
 	tr->st->status = CTS_RUN_ASSERT;
 	th->state = TH_HELD;
 }

@@ -10,10 +10,12 @@
  * is split by concern (docs/design.md, "tracer/ layering"). */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/user.h>
 #include <jansson.h>
@@ -61,6 +63,33 @@ static pid_t fork_run(struct cts_tracer *tr)
 		tr->server_iso_gen = cts_iso_generation(iso);
 	}
 	return cts_tr_fork_from_server(tr);
+}
+
+/* A report's re-run (tr->mute) of a program whose output is shown: its
+ * stdout and stderr go to /dev/null, so the output is shown once. openat,
+ * dup2 and close injected into the process stopped at regs (the path below
+ * its stack's red zone, the bytes there put back). */
+static int silence_output(struct cts_tracer *tr, const struct user_regs_struct *regs)
+{
+	static const char path[] = "/dev/null";
+	uint64_t at = (regs->rsp - 256 - sizeof(path)) & ~15ull;
+	char saved[sizeof(path)];
+	int64_t fd = -1, r1 = -1, r2 = -1, rc;
+	if (cts_mem_read(tr->pid, at, saved, sizeof(path)) != 0 ||
+	    cts_mem_write_data(tr->pid, at, path, sizeof(path)) != 0)
+		return -1;
+	const uint64_t open_args[6] = { (uint64_t)AT_FDCWD, at, O_WRONLY | O_CLOEXEC };
+	int ok = cts_inject_syscall(tr->pid, regs, tr->stub_syscall, SYS_openat, open_args, &fd);
+	cts_mem_write_data(tr->pid, at, saved, sizeof(path));
+	if (ok != 0 || fd < 0)
+		return -1;
+	const uint64_t to1[6] = { (uint64_t)fd, 1 }, to2[6] = { (uint64_t)fd, 2 },
+		       cl[6] = { (uint64_t)fd };
+	if (cts_inject_syscall(tr->pid, regs, tr->stub_syscall, SYS_dup2, to1, &r1) != 0 ||
+	    cts_inject_syscall(tr->pid, regs, tr->stub_syscall, SYS_dup2, to2, &r2) != 0 ||
+	    cts_inject_syscall(tr->pid, regs, tr->stub_syscall, SYS_close, cl, &rc) != 0)
+		return -1;
+	return r1 == 1 && r2 == 2 ? 0 : -1;
 }
 
 static int start_run(void *be, struct cts_run_state *st)
@@ -134,7 +163,10 @@ static int start_run(void *be, struct cts_run_state *st)
 		}
 		tr->pid = child;
 	}
-ready:;
+ready:
+	if (tr->mute && tr->cfg.show_output && silence_output(tr, &regs) != 0)
+		cts_debug_msg("a report's re-run shows the program's output again: %s",
+			      strerror(errno));
 	struct thread *main_th = cts_tr_new_thread(tr, tr->pid);
 	main_th->regs = regs;
 	main_th->regs_valid = true;
@@ -484,6 +516,22 @@ static int tr_source_pc(void *be, uint64_t pc, char *file, size_t len, int *line
 	return 0;
 }
 
+static int tr_pc_info(void *be, uint64_t pc, struct cts_pc_info *out)
+{
+	struct cts_tracer *tr = be;
+	struct cts_srcloc loc;
+	memset(out, 0, sizeof(*out));
+	if (!tr->sym || cts_sym_pc(tr->sym, pc, &loc) != 0)
+		return -1;
+	out->function = loc.func;
+	out->offset = loc.func ? loc.func_off : loc.module_off;
+	out->file = loc.line > 0 ? loc.file : NULL;
+	out->comp_dir = out->file ? loc.comp_dir : NULL;
+	out->line = out->file ? loc.line : 0;
+	out->module = loc.module;
+	return 0;
+}
+
 /* Untraced calls with pointers to shared memory (sync.c) and, in sync
  * mode, the program's own atomic instructions: locks and atomics of its
  * own that no pthread call or futex shows (Rust's std Mutex takes an
@@ -533,6 +581,17 @@ static int tr_stack(void *be, int tid, int k, uint64_t *ret)
 	return cts_ctx_capture(tr->ctx, tr->pid, th->tid, &r, ra, k, ret);
 }
 
+static int tr_heap_block(void *be, uint64_t addr, uint64_t *start, uint64_t *size)
+{
+	struct cts_tracer *tr = be;
+	return tr->pid > 0 && !tr->pid_reaped ? cts_heap_block(tr->pid, addr, start, size) : -1;
+}
+
+static void tr_mute(void *be, bool on)
+{
+	((struct cts_tracer *)be)->mute = on;
+}
+
 static int tr_run_fs(void *be, bool enter)
 {
 	struct cts_tracer *tr = be;
@@ -561,11 +620,14 @@ static const struct cts_backend_ops tracer_ops = {
 	.describe_pc = tr_describe_pc,
 	.describe_data = tr_describe_data,
 	.source_pc = tr_source_pc,
+	.pc_info = tr_pc_info,
 	.unseen = tr_unseen,
 	.thread_state = cts_tr_thread_state,
 	.caught = tr_caught,
 	.context = tr_context,
 	.stack = tr_stack,
+	.mute = tr_mute,
+	.heap_block = tr_heap_block,
 	.relearn = tr_relearn,
 	.pending_conflict = tr_pending_conflict,
 	.hot_lines = tr_hot_lines,

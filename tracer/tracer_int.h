@@ -168,6 +168,7 @@ struct cts_tracer {
 	bool exec_free;             /* a thread exec'd: the new image runs free */
 	int self_sig;               /* last signal the program sent itself */
 	bool cancel_seen;           /* a pthread_cancel ran in this run */
+	bool mute;                  /* a report's re-run: no --watch lines (tr_mute) */
 	/* Control blocks of the threads not yet reaped, in creation order (so
 	 * by number): loops over threads walk these. A reaped thread's block
 	 * is freed before the next step (cts_tr_free_reaped): the tracer's

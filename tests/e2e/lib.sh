@@ -94,6 +94,16 @@ like() {
 	fi
 }
 
+# unlike TEXT REGEX DESCRIPTION: TEXT does not match
+unlike() {
+	if printf '%s' "$1" | grep -Eq -- "$2"; then
+		ok 1 "$3"
+		printf '%s\n' "$1" | grep -E -- "$2" | head -n 5 | sed 's/^/#   matches: /'
+	else
+		ok 0 "$3"
+	fi
+}
+
 diag() { echo "# $*"; }
 
 # No process of ours may outlive a cts-trace run.
@@ -129,3 +139,19 @@ slow() { echo $(($1 * SLOW)); }
 # --timeout $NO_TIME_LIMIT (0: no per-run limit).
 NO_STEP_LIMIT=1000000000000
 NO_TIME_LIMIT=0
+
+# sarif_validate FILE: prints "valid" or the first errors against the SARIF
+# 2.1.0 schema in tests/schema (draft 4, formats checked).
+sarif_validate() {
+	python3 - "$TOP/tests/schema/sarif-schema-2.1.0.json" "$1" <<'EOF'
+import json, sys
+import jsonschema
+schema = json.load(open(sys.argv[1]))
+doc = json.load(open(sys.argv[2]))
+v = jsonschema.Draft4Validator(schema, format_checker=jsonschema.FormatChecker())
+errs = list(v.iter_errors(doc))
+for e in errs[:5]:
+    print(list(e.path), e.message[:200])
+print("valid" if not errs else "invalid")
+EOF
+}

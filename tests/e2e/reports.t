@@ -7,22 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 plan 72
 
-SCHEMA="$TOP/tests/schema/sarif-schema-2.1.0.json"
-
-# validate FILE: prints "valid" or the first schema errors (draft 4, formats checked).
-validate() {
-	python3 - "$SCHEMA" "$1" <<'EOF'
-import json, sys
-import jsonschema
-schema = json.load(open(sys.argv[1]))
-doc = json.load(open(sys.argv[2]))
-v = jsonschema.Draft4Validator(schema, format_checker=jsonschema.FormatChecker())
-errs = list(v.iter_errors(doc))
-for e in errs[:5]:
-    print(list(e.path), e.message[:200])
-print("valid" if not errs else "invalid")
-EOF
-}
+validate() { sarif_validate "$1"; }
 
 # --- the summary: counter's lost update under dfs (break mode sees the accesses)
 out=$("$CTS" -s dfs -o "$T/out" --report "$T/c.json" --sarif "$T/c.sarif" -- "$PROG/counter" 2>&1)

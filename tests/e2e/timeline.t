@@ -6,7 +6,7 @@
 # highlighted, preemptions, blocked threads) and whose screenshot is saved in
 # the test output directory (CTS_TEST_OUT, default tests/out).
 . "$(dirname "$0")/lib.sh"
-plan 27
+plan 43
 
 OUTDIR=${CTS_TEST_OUT:-$TOP/tests/out}
 mkdir -p "$OUTDIR"
@@ -63,6 +63,11 @@ grep -q "data-step=\"$((steps - 1))\"" "$hl" && grep -q 'class="gap"' "$hl" &&
 	grep -q "of them are not drawn" "$hl"
 ok $? "long_loop_bug: the last step drawn too, and the steps left out are said"
 
+# A crash (crash.c: the reader dereferences the pointer the writer cleared).
+"$CTS" -q -m sync -n 300 --seed 3 -o "$T/cr" -- "$PROG/crash" 2>/dev/null
+is $? 1 "crash: found"
+hc="$T/cr/crash-1.html"
+
 chrome=$(command -v chromium || command -v chromium-browser || true)
 # dom FILE: the DOM after Chromium loaded the page and ran its script.
 dom() {
@@ -76,7 +81,7 @@ elif ! dom "$h" > "$T/c.dom" || ! grep -q 'data-rendered-steps' "$T/c.dom"; then
 	why="chromium does not run here"
 fi
 if [ -n "$why" ]; then
-	skip 15 "timeline in Chromium: $why"
+	skip 30 "timeline in Chromium: $why"
 	done_testing
 fi
 
@@ -99,7 +104,7 @@ like "$(tr '\n' ' ' < "$T/c.dom")" 'class="step critical[^>]* stack: #0 inc\+0x[
 	"a critical step's stack in the DOM: function and file:line per frame"
 [ "$(grep -o 'class="preempt"' "$T/c.dom" | wc -l)" -ge 1 ]
 ok $? "preemptions marked"
-like "$(cat "$T/c.dom")" '<div id="panel">step [0-9]+ · thread 0' "side panel shows the failing step's details"
+like "$(cat "$T/c.dom")" '<div id="panel">end of run, after step [0-9]+ · thread 0 · assert failed' "side panel shows the failing step's details"
 rm -f "$OUTDIR/timeline-counter.png"
 timeout 150 "$chrome" --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$T/chrome" \
 	--window-size=1100,800 --screenshot="$OUTDIR/timeline-counter.png" "file://$h" >/dev/null 2>&1
@@ -114,5 +119,50 @@ like "$(cat "$T/d.dom")" '>blocked: lock ' "deadlock: labelled blocked at their 
 # unwound from the caller (tracer.c tr_stack), so it still has the callers.
 like "$(tr '\n' ' ' < "$T/d.dom")" 'class="step[a-z ]* blocked" data-thread="[12]" data-step="[0-9]+" data-op="lock" data-frames="[2-8]"[^>]* stack: #0 t[12]\+0x[0-9a-f]+ \(deadlock\.c:[0-9]+\) #1 ' \
 	"deadlock: a blocked thread's call stack (sync mode, held in a stub)"
+
+
+# Each bug kind's page: the failing step is the bug's own (the assert, the
+# crash site, the second racing access), drawn red, with the source line.
+# The page records the failing step's computed fill (data-failing-fill).
+shot() { # HTML PNG
+	rm -f "$2"
+	timeout 150 "$chrome" --headless --no-sandbox --disable-gpu --no-first-run \
+		--user-data-dir="$T/chrome" --window-size=1100,800 --screenshot="$2" "file://$1" >/dev/null 2>&1
+	[ -s "$2" ] && [ "$(head -c 4 "$2" | od -An -c | tr -d ' ')" = '211PNG' ]
+}
+red='data-failing-fill="rgb\(247, 181, 181\)"'
+# assert (counter.c:30, after the joins): the assert is the failing step, not the last join
+failing=$(grep -o 'class="step[a-z ]* failing[a-z ]*" data-thread="[0-9]*" data-step="[0-9]*" data-op="[a-z_]*"' "$T/c.dom")
+like "$failing" 'failing site" data-thread="0" data-step="[0-9]+" data-op="assert"' "assert: the failing step is the assert ($failing)"
+like "$(cat "$T/c.dom")" '>assert failed · counter.c:30</text>' "assert: labelled with the assert's line"
+like "$(cat "$T/c.dom")" "$red" "assert: the failing step is drawn red"
+like "$(tr '\n' ' ' < "$T/c.dom")" 'data-op="assert" data-frames="[2-8]"[^>]* stack: #0 main\+0x[0-9a-f]+ \(counter\.c:30\) #1 ' \
+	"assert: its call stack starts at the assert in main"
+shot "$h" "$OUTDIR/timeline-assert.png"
+ok $? "assert: screenshot saved as $OUTDIR/timeline-assert.png"
+
+dom "$hc" > "$T/cr.dom"
+failing=$(grep -o 'class="step[a-z ]* failing[a-z ]*" data-thread="[0-9]*" data-step="[0-9]*" data-op="[a-z_]*"' "$T/cr.dom")
+like "$failing" 'failing site" data-thread="1" data-step="[0-9]+" data-op="crash"' "crash: the failing step is the crash ($failing)"
+like "$(cat "$T/cr.dom")" '>crash · crash.c:24</text>' "crash: the crash site (crash.c:24) labelled in the crashing thread's lane"
+unlike "$(cat "$T/cr.dom")" 'stands at: start|class="step[a-z ]*pending[a-z ]*" data-thread="1"' \
+	"crash: the crashing thread does not end in a stale 'stands at: start'"
+like "$(cat "$T/cr.dom")" "$red" "crash: the failing step is drawn red"
+like "$(tr '\n' ' ' < "$T/cr.dom")" 'data-op="crash" data-frames="[2-8]"[^>]* stack: #0 reader\+0x[0-9a-f]+ \(crash\.c:24\) #1 ' \
+	"crash: its call stack starts at the faulting line"
+shot "$hc" "$OUTDIR/timeline-crash.png"
+ok $? "crash: screenshot saved as $OUTDIR/timeline-crash.png"
+
+# race (counter in break mode, --races fail): both accesses marked, the
+# second one failing, not a thread_exit
+dom "$T/rc/race-1.html" > "$T/rc.dom"
+failing=$(grep -o 'class="step[a-z ]* failing[a-z ]*" data-thread="[0-9]*" data-step="[0-9]*" data-op="[a-z_]*"' "$T/rc.dom")
+like "$failing" 'class="step critical failing" data-thread="[12]" data-step="[0-9]+" data-op="(read|write|rmw)"' \
+	"race: the failing step is the second racing access ($failing)"
+is "$(grep -Eo 'class="step critical[a-z ]*" data-thread="[12]" data-step="[0-9]+" data-op="(read|write|rmw)"' "$T/rc.dom" | wc -l)" 2 \
+	"race: both racing accesses highlighted"
+like "$(cat "$T/rc.dom")" "$red" "race: the failing step is drawn red"
+shot "$T/rc/race-1.html" "$OUTDIR/timeline-race.png"
+ok $? "race: screenshot saved as $OUTDIR/timeline-race.png"
 
 done_testing

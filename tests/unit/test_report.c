@@ -75,6 +75,22 @@ static void fake_data(void *be, uint64_t addr, char *buf, size_t len)
 	snprintf(buf, len, addr == 0x1000 ? "shared" : "");
 }
 
+/* pc 0x4011 is f4011+0x11 at x.c:17 in /bin/prog, relative to /src; 0x9999 unknown */
+static int fake_info(void *be, uint64_t pc, struct cts_pc_info *out)
+{
+	(void)be;
+	memset(out, 0, sizeof(*out));
+	if (pc == 0x9999)
+		return -1;
+	out->function = "fx";
+	out->offset = pc & 0xff;
+	out->file = "x.c";
+	out->comp_dir = "/src";
+	out->line = (int)(pc & 0xff);
+	out->module = "/bin/prog";
+	return 0;
+}
+
 
 static uint64_t STEP;
 
@@ -118,6 +134,16 @@ static void test_report_content(void)
 	tap_is_int(cts_race_count(d), 1, "one distinct race over three runs");
 	const struct cts_race *r = cts_race_get(d, 0);
 	tap_ok(r && r->run == 0 && r->runs == 2, "the race was seen in 2 runs, first in run 0");
+	/* What a replay of its run gave (the explorer's explain_races). */
+	struct cts_race_detail det = {
+		.known = true, .stack1 = { 2, { 0x4011, 0x5020 } }, .stack2 = { 1, { 0x4022 } },
+		.parent1 = 0, .created1 = { 1, { 0x6030 } }, .parent2 = -1,
+		.block = 0xff8, .block_size = 24, .alloc_tid = 0, .alloc = { 1, { 0x9999 } },
+	};
+	cts_race_set_detail(d, 0, &det);
+	cts_race_set_detail(d, 7, &det); /* out of range: ignored */
+	tap_ok(cts_race_get(d, 0)->detail.known && cts_race_get(d, 0)->detail.stack1.n == 2,
+	       "a race's detail is set");
 
 	struct cts_bug bug = { .kind = CTS_BUG_DEADLOCK, .run = 3, .steps = 7, .tid = -1,
 			       .hits = 2 };
@@ -127,7 +153,8 @@ static void test_report_content(void)
 	struct cts_explore_result res = { .runs = 3, .steps = 21, .elapsed = 0.0125, .nbugs = 1,
 					  .bugs = &bug, .races = d };
 	char *argv[] = { "/bin/prog\xff", "a\xfe", "", NULL };
-	struct cts_describer be = { .describe_pc = fake_pc, .describe_data = fake_data };
+	struct cts_describer be = { .describe_pc = fake_pc, .describe_data = fake_data,
+				    .pc_info = fake_info };
 	json_t *stats = json_pack("{si}", "stops", 5);
 	struct cts_report_info info = {
 		.program = argv[0], .argv = argv, .strategy = "random seed=1", .mode = "break",
@@ -178,6 +205,28 @@ static void test_report_content(void)
 	       strcmp(json_string_value(get(a1, "location")), "f4022 (x.c:34)") == 0 &&
 	       strcmp(json_string_value(get(a1, "op")), "write") == 0,
 	       "both accesses: thread, op, pc, source line");
+	json_t *f = get(a0, "frame");
+	tap_ok(f && strcmp(json_string_value(get(f, "pc")), "0x4011") == 0 &&
+	       strcmp(json_string_value(get(f, "function")), "fx") == 0 &&
+	       json_integer_value(get(f, "offset")) == 0x11 &&
+	       strcmp(json_string_value(get(f, "file")), "/src/x.c") == 0 &&
+	       json_integer_value(get(f, "line")) == 0x11 &&
+	       strcmp(json_string_value(get(f, "module")), "/bin/prog") == 0,
+	       "an access's frame object: pc, function, offset, file joined to its directory, line, module");
+	tap_ok(json_is_true(get(a0, "previous")) && json_is_false(get(a1, "previous")) &&
+	       json_array_size(get(a0, "stack")) == 2 && json_array_size(get(a1, "stack")) == 1 &&
+	       strcmp(json_string_value(get(json_array_get(get(a0, "stack"), 1), "pc")), "0x5020") == 0,
+	       "the previous access first; each access's stack as frames");
+	tap_ok(json_integer_value(get(get(a0, "created_by"), "thread")) == 0 &&
+	       json_array_size(get(get(a0, "created_by"), "stack")) == 1 &&
+	       json_is_null(get(a1, "created_by")), "thread 1's creation; thread 2's unseen: null");
+	json_t *hb = get(r0, "heap_block");
+	json_t *af = json_array_get(get(hb, "stack"), 0);
+	tap_ok(hb && strcmp(json_string_value(get(hb, "address")), "0xff8") == 0 &&
+	       json_integer_value(get(hb, "offset")) == 8 && json_integer_value(get(hb, "size")) == 24 &&
+	       json_integer_value(get(hb, "allocated_by")) == 0 && af &&
+	       json_is_null(get(af, "function")) && json_is_null(get(af, "line")),
+	       "the heap block: address, offset, size, allocated_by, a stack frame unknown to the backend");
 	json_decref(root);
 out:
 	/* Written again: the old file is replaced whole. */
