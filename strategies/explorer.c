@@ -710,6 +710,9 @@ static void minimize_bug(struct explorer *x, struct cts_bug *bug, struct cts_sch
 	memcpy(*orig_steps, x->sched->steps, *orig_n * sizeof(**orig_steps));
 	run_as_min(x, &orig);
 	bug->original_preemptions = cts_min_run_preemptions(&orig);
+	if (cts_verbosity >= 2)
+		cts_error_msg("minimizing the schedule of run %" PRIu64 " (%zu steps, at most %d "
+			      "replays)", bug->run, *orig_n, x->cfg->min_runs);
 	cts_minimize(&orig, &mcfg, min_try, &ctx, &res);
 	if (res.pair[0] >= 0) {
 		char a[400], b[400], c[400] = "";

@@ -136,11 +136,10 @@ interrupt_on() {
 interrupt_on dfs-petri-walk TERM "^run 1:" sync_heavy \
 	-v -s dfs --state-match petri -m sync -o "$T/o" -- "$PROG/sync_heavy" 20 4
 
-# A bug found, its minimization under way (the race line of the bug's run
-# comes before it): the replays stop, the schedule as found is saved and
+# A bug found, its minimization under way (-v says when it starts): the replays stop, the schedule as found is saved and
 # replays the bug; its timeline is left out (it loaded libc's compressed
 # debug information first: 0.6-1.8 s).  The bug stands: status 1.
-WANT=1 interrupt_on minimize INT "vs thread 2 write" long_loop_bug \
+WANT=1 interrupt_on minimize INT "minimizing the schedule" long_loop_bug \
 	-v -m break -o "$T/min" -- "$PROG/long_loop_bug" 1
 like "$(cat "$T/minimize.err")" "schedule: $T/min/assert-1.sched" "minimize: the bug's schedule is saved"
 timeout -k 2 "$(slow 60)" "$CTS" -q --replay "$T/min/assert-1.sched" >/dev/null 2>&1

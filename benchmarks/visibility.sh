@@ -1,0 +1,119 @@
+#!/bin/bash
+# benchmarks/visibility.sh quick|full — break mode's three visibility models
+# side by side (issue 26, stage 2): which accesses a run shows as scheduling
+# points, and what that costs.
+#
+#   own   the default: an access is an event only on a 64-byte line that is
+#         shared (tracer/own.h): owned lines, lines only read so far and
+#         lines handed over by happens-before run on without one
+#   cold  CTS_NO_OWNERSHIP=1: reads of lines nobody wrote stay invisible
+#         (tracer/cold.h), every write is an event
+#   all   CTS_NO_COLD=1: every shared access is an event
+#
+# Per program and model, one invocation of `cts-trace -m break -s random
+# --seed 1 -n RUNS --max-steps 2000000 --timeout 120`, interleaved (own,
+# cold, all, native) REPS times; steps, stops and void runs are exact counts,
+# times are medians. Every model still stops at every access instruction
+# (int3): what changes is how many accesses are scheduling points, so how
+# long a run is in steps, how often it ends inconclusive at the default
+# budget, and the strategy's and detectors' work per step. The stop per
+# access is stage 3's (faults instead of int3).
+SCRIPT=visibility
+. "$(dirname "$0")/lib.sh"
+. "$ROOT/tests/corpus/lib.sh"
+bench_init "$@"
+need_cts
+reps_runs 1 3 3 10
+IN=$SCRATCH/in.txt
+corpus_input "$IN"
+
+for p in par_sum lock_counter pipeline bounded_buffer_ok rw_cache_ok; do
+	build_bench "$p"
+done
+build "$ROOT/tests/programs/compute.c" compute
+
+DATA=$SCRATCH/data
+: >"$DATA"
+# one MODEL NAME CMD...: "steps stops voids inconclusive secs verdict" of one invocation.
+one() {
+	local model=$1 name=$2
+	shift 2
+	local env=
+	case $model in
+	cold) env=CTS_NO_OWNERSHIP=1 ;;
+	all) env=CTS_NO_COLD=1 ;;
+	esac
+	rm -f "$SCRATCH/r.json"
+	local t0 t1 rc
+	t0=$(now)
+	env $env "$CTS" -m break -s random --seed 1 -n "$RUNS" --max-steps 2000000 --timeout 120 \
+		-q --report "$SCRATCH/r.json" -o "$SCRATCH/o" -- "$@" </dev/null >/dev/null 2>&1
+	rc=$?
+	t1=$(now)
+	if [ ! -s "$SCRATCH/r.json" ]; then
+		echo "- - - - $(fsub "$t1" "$t0") exit-$rc"
+		return
+	fi
+	echo "$(json "$SCRATCH/r.json" '"\(.steps) \(.tracer.stops) \(.summary.relearned) \(.inconclusive.count)"') $(fsub "$t1" "$t0") $(verdict_of $rc "$SCRATCH/r.json")"
+}
+
+native() { # CMD...: seconds of RUNS native runs
+	local t0 t1
+	t0=$(now)
+	for _ in $(seq "$RUNS"); do "$@" </dev/null >/dev/null 2>&1; done
+	t1=$(now)
+	fsub "$t1" "$t0"
+}
+
+# measure NAME CMD...: REPS interleaved rounds; a line of $DATA per model.
+measure() {
+	local name=$1
+	shift
+	local m r
+	for m in own cold all native; do : >"$SCRATCH/$m.t"; done
+	for r in $(seq "$REPS"); do
+		for m in own cold all; do
+			one $m "$name" "$@" >"$SCRATCH/$m.line"
+			awk '{ print $5 }' "$SCRATCH/$m.line" >>"$SCRATCH/$m.t"
+		done
+		native "$@" >>"$SCRATCH/native.t"
+	done
+	local nat
+	nat=$(sort -g "$SCRATCH/native.t" | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
+	for m in own cold all; do
+		local med
+		med=$(sort -g "$SCRATCH/$m.t" | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
+		read -r steps stops voids inc _ verdict <"$SCRATCH/$m.line"
+		echo "$name $m $steps $stops $voids $inc $med $nat $verdict" >>"$DATA"
+		log "  $name $m: $(tail -n 1 "$DATA")"
+	done
+}
+
+log "mode $BENCH_MODE: $RUNS runs per invocation, $REPS rounds"
+measure par_sum_200k_2 "$BIN/par_sum" 200000 2
+measure par_sum_20k_4 "$BIN/par_sum" 20000 4
+measure compute_16k "$BIN/compute" 16384
+measure lock_counter "$BIN/lock_counter"
+measure pipeline "$BIN/pipeline"
+measure bounded_buffer_ok "$BIN/bounded_buffer_ok"
+measure rw_cache_ok "$BIN/rw_cache_ok"
+for p in lbzip2 pigz; do
+	[ -x "/usr/bin/$p" ] || { log "  $p: not installed, skipped"; continue; }
+	measure "$p" $(corpus_cmd "$p" "$IN" break)
+done
+
+{
+	machine_header "Break mode's visibility models: ownership of lines, cold reads, every access"
+	printf 'Per program and model: `cts-trace -m break -s random --seed 1 -n %s --max-steps 2000000 --timeout 120` (own: the default; cold: `CTS_NO_OWNERSHIP=1`; all: `CTS_NO_COLD=1`), %s interleaved rounds with %s native runs of the same command. ' "$RUNS" "$REPS" "$RUNS"
+	printf '*steps*: scheduling points over all runs (exact); *stops*: ptrace stops of the tracer (exact for the build); *void*: runs thrown away and run again because they hid an access a later one conflicted with; *inc.*: runs inconclusive; *s*: median seconds of the invocation; *× native*: that over the median of the native runs. '
+	printf 'Every model still stops at every access instruction: the stops barely move; what ownership removes is scheduling points (steps), and with them the step budget, the strategy'"'"'s and the detectors'"'"' work.\n\n'
+	printf '| program | model | steps | stops | void | inc. | s | native s | × native | verdict |\n'
+	printf '|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n'
+	awk '{ x = ($8 + 0 > 0 && $7 != "-") ? sprintf("%.0f", $7 / $8) : "-";
+	       printf "| %s | %s | %s | %s | %s | %s | %.2f | %.4f | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8, x, $9 }' "$DATA"
+	printf '\n## Commands\n\n```sh\nmake && make programs\nsh benchmarks/visibility.sh %s\n```\n\n' "$BENCH_MODE"
+	printf '## Raw data\n\nname model steps stops void_runs inconclusive median_s native_s verdict\n\n```\n'
+	cat "$DATA"
+	printf '```\n'
+} >"$SCRATCH/table.md"
+publish
