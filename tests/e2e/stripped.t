@@ -58,7 +58,15 @@ for p in $PROGRAMS; do
 			echo "#   build failed: $b"
 			continue
 		fi
-		is "$(verdict "$b")" "$want" "$p/$v: same verdict, runs and steps as the unstripped build"
+		got=$(verdict "$b")
+		if [ "$p" = sys_child ]; then
+			# When its reader's read() returns depends on the child
+			# process, not the schedule: runs and steps vary by nature.
+			is "${got%% [0-9]* runs*}" "${want%% [0-9]* runs*}" \
+				"$p/$v: same verdict as the unstripped build (runs depend on the child)"
+			continue
+		fi
+		is "$got" "$want" "$p/$v: same verdict, runs and steps as the unstripped build"
 	done
 done
 
