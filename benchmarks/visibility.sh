@@ -30,7 +30,7 @@ corpus_input "$IN"
 for p in par_sum lock_counter pipeline bounded_buffer_ok rw_cache_ok; do
 	build_bench "$p"
 done
-build "$ROOT/tests/programs/compute.c" compute
+build "$ROOT/tests/programs/compute.c" "$BIN/compute" || die "gcc failed on compute.c"
 
 DATA=$SCRATCH/data
 : >"$DATA"

@@ -497,6 +497,19 @@ static bool run_ordered(void *arg, int earlier, uint32_t n, int tid)
 	return cts_race_ordered(x->clocks, earlier, x->evep[earlier].ep[n - 1], tid);
 }
 
+/* Ops whose effect on the clocks is known before they run: an enabled
+ * thread's lock, join or semaphore wait succeeds. */
+static bool acquires_for_sure(cts_op op)
+{
+	switch (op) {
+	case CTS_OP_LOCK: case CTS_OP_RDLOCK: case CTS_OP_WRLOCK: case CTS_OP_JOIN:
+	case CTS_OP_COND_REACQUIRE: case CTS_OP_SEM_WAIT:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static void note_epoch(struct explorer *x, int tid)
 {
 	if (tid < 0)
@@ -1753,6 +1766,15 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 		struct cts_event done = x->pending[c];
 		cts_coverage_pending(cfg->coverage, c, &done);
 		bool preempt = last >= 0 && last != c && last < st->nthreads && x->enabled[last];
+		/* An acquisition the chosen thread is sure to make is in the clocks
+		 * before it runs on to its next stop: its accesses after it are
+		 * then ordered after what it acquired (line ownership's
+		 * hand-offs, tracer/own.h). */
+		bool clocked = x->clocks && acquires_for_sure(done.op);
+		if (clocked) {
+			note_epoch(x, c);
+			cts_race_observe(x->clocks, &done, step);
+		}
 		if (x->backend->ops->step(x->backend->be, st, c, give_up, &done) != 0) {
 			snprintf(x->res->error, sizeof(x->res->error), "%s", st->message);
 			x->res->bad_input = st->bad_input;
@@ -1793,7 +1815,7 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 		x->preempts += preempt;
 		if ((unsigned)done.op < CTS_OP__COUNT && !x->minimizing)
 			x->res->ops[done.op]++;
-		if (x->clocks) { /* the same stream as the detector's, in every run */
+		if (x->clocks && !clocked) { /* the same stream as the detector's, in every run */
 			if (sp.spin_exit)
 				cts_race_sync_location(x->clocks, sp.exit_addr, sp.exit_size);
 			note_epoch(x, c);

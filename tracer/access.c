@@ -1222,9 +1222,10 @@ static bool cold_read(struct cts_tracer *tr, struct thread *th, const struct cts
 /* Ownership of lines (own.h): may the access stay invisible? Every access
  * seen is the thread's access to its lines (an atomic too: it stays
  * visible). One that meets a line another thread used unordered, as far
- * as the clocks know before th's last event is counted, is held visibly
- * and asked again when it runs (tracer.c). A repeated read from the same
- * pc of the same address is visible, as with cold reads: a busy-wait. */
+ * as the clocks know, is held visibly and asked again when it runs
+ * (tracer.c). A repeated read from the same pc of the same address is
+ * visible when the thread's last few reads were of at most two words: a
+ * busy-wait, which spin.c must see. */
 static bool own_hidden(struct cts_tracer *tr, struct thread *th, const struct cts_event *ev,
 		       bool learned)
 {
@@ -1241,11 +1242,26 @@ static bool own_hidden(struct cts_tracer *tr, struct thread *th, const struct ct
 		return false;
 	const unsigned n = sizeof(th->cold_pc) / sizeof(th->cold_pc[0]);
 	if (ev->op == CTS_OP_READ) {
-		for (unsigned i = 0; i < n; i++)
-			if (th->cold_pc[i] == ev->pc && th->cold_addr[i] == ev->obj)
-				return false;
+		/* A busy-wait re-reads one or two words and nothing else; a loop
+		 * that re-reads its bound while it walks an array does not. */
+		bool again = false;
+		uint64_t other = 0;
+		unsigned distinct = 0;
+		for (unsigned i = 0; i < n && i < th->cold_next; i++) {
+			again |= th->cold_pc[i] == ev->pc && th->cold_addr[i] == ev->obj &&
+				 th->cold_progress[i] == th->own_progress;
+			if (th->cold_addr[i] != ev->obj && th->cold_addr[i] != other) {
+				other = th->cold_addr[i];
+				distinct++;
+			}
+		}
 		th->cold_pc[th->cold_next % n] = ev->pc;
+		th->cold_progress[th->cold_next % n] = th->own_progress;
 		th->cold_addr[th->cold_next++ % n] = ev->obj;
+		if (again && distinct <= 1)
+			return false;
+	} else {
+		th->own_progress++;
 	}
 	tr->stats.owned_accesses++;
 	tr->st->hid_reads = true;

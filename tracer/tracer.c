@@ -420,8 +420,11 @@ static int own_before(struct cts_tracer *tr, struct cts_run_state *st, int tid)
 	const struct cts_event *p = &st->t[tid].pending;
 	struct thread *th = cts_tr_by_num(tr, tid);
 	bool recheck = th && th->own_recheck;
-	if (th)
+	if (th) {
 		th->own_recheck = false;
+		th->own_progress += p->op != CTS_OP_YIELD && p->op != CTS_OP_SLEEP &&
+				    p->op != CTS_OP_READ;
+	}
 	bool fed = recheck || p->op == CTS_OP_ATOMIC || p->op == CTS_OP_LIB_READ ||
 		   p->op == CTS_OP_LIB_WRITE || p->op == CTS_OP_FREE;
 	if (fed && p->obj && cts_own_access(tr->own, tid, p->obj, p->size ? p->size : 1,

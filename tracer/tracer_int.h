@@ -106,6 +106,9 @@ struct thread {
 	 * visibly so that spin.c sees it (cold.h) */
 	uint64_t cold_pc[4], cold_addr[4];
 	unsigned cold_next;
+	uint32_t cold_progress[4]; /* own_progress at each of those reads */
+	uint32_t own_progress;     /* its writes and events but yields and sleeps: a loop
+	                            * that makes them is no busy-wait (own.h) */
 	bool own_recheck;          /* its pending access met a line another thread used
 	                            * unordered (as far as the clocks knew): ask again
 	                            * when it runs (own.h) */

@@ -33,7 +33,10 @@ like "$out" "BUG \\(assert\\)" "tas_lock: as a failed assert"
 
 # Long, not stuck: 2 x 5 x 1000 table reads and as many re-reads of one
 # unchanged variable by threads that count. The step budget ends these runs,
-# never the time (no per-run limit: NO_TIME_LIMIT).
+# never the time (no per-run limit: NO_TIME_LIMIT). Every shared read is a
+# scheduling point here (CTS_NO_COLD): by default the reads of a table only
+# read are not, and the runs would be short.
+export CTS_NO_COLD=1
 out=$("$CTS" -n 2 --max-steps 3000 --timeout $NO_TIME_LIMIT -o "$T/ll" -- "$PROG/long_loop" 5 2>&1)
 is $? 0 "long_loop over the budget: exit 0"
 like "$out" "0 bugs found; 2 runs inconclusive" "long_loop: both runs inconclusive, no livelock"
@@ -47,6 +50,7 @@ is $? 1 "long_loop_bug within the budget: the lost update is found"
 out=$("$CTS" -s random -n 3 --max-steps 3000 --timeout $NO_TIME_LIMIT -o "$T/llb" -- "$PROG/long_loop_bug" 5 2>&1)
 is $? 0 "long_loop_bug over the budget: its assert is never reached, not a bug"
 like "$out" "0 bugs found; 3 runs inconclusive" "long_loop_bug over the budget: inconclusive"
+unset CTS_NO_COLD
 
 # Spinning for ever. In sync mode the spinners' stores are invisible: no proof,
 # so only inconclusive.
