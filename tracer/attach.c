@@ -1,7 +1,8 @@
 /* Attach mode (`cts-trace -p PID`): checking the target, seizing every
  * thread, the int3s planted and restored, and the detach that leaves the
- * process as it was on every exit path; the session around them.
- * No seccomp filter is loaded (it could never be removed) and
+ * process as it was on every exit path; the session around them, run by
+ * a tracing process cts-trace forks (so that a SIGKILL of cts-trace still
+ * ends in that detach). No seccomp filter is loaded (it could never be removed) and
  * nothing is modelled: a thread let into an operation that sleeps in the
  * kernel leaves the schedule (as TH_OUTSIDE threads do in launched runs)
  * and comes back at its next breakpoint; the live memory, not a model,
