@@ -1,7 +1,8 @@
 /* Attach mode (`cts-trace -p PID`): checking the target, seizing every
  * thread, the int3s planted and restored, and the detach that leaves the
- * process as it was on every exit path; the session around them.
- * No seccomp filter is loaded (it could never be removed) and
+ * process as it was on every exit path; the session around them, run by
+ * a tracing process cts-trace forks (so that a SIGKILL of cts-trace still
+ * ends in that detach). No seccomp filter is loaded (it could never be removed) and
  * nothing is modelled: a thread let into an operation that sleeps in the
  * kernel leaves the schedule (as TH_OUTSIDE threads do in launched runs)
  * and comes back at its next breakpoint; the live memory, not a model,
@@ -15,8 +16,10 @@
 #include <string.h>
 #include <unistd.h>
 #include <jansson.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include "models/error.h"
 #include "models/objmodel.h"
 #include "models/race.h"
@@ -30,6 +33,7 @@
 #include "tracer/elf.h"
 #include "tracer/proc.h"
 #include "tracer/run_int.h"
+#include "tracer/tracer.h"
 
 enum { EXIT_CLEAN = 0, EXIT_BUG = 1, EXIT_USAGE = 2, EXIT_INTERNAL = 3, EXIT_INTERRUPTED = 130 };
 
@@ -54,6 +58,10 @@ void cts_att_detail(struct att *a, const char *fmt, ...)
 
 /* ---- checking the target ---------------------------------------------------- */
 
+/* cts-trace as the user started it, when the tracing is done by a child of
+ * it (see run_supervised); 0 otherwise. */
+static pid_t supervisor;
+
 static bool is_ancestor(pid_t pid)
 {
 	for (pid_t p = getppid(); p > 1;) {
@@ -77,7 +85,7 @@ static int check_target(pid_t *pidp, uint64_t max_threads, char *exe, size_t exe
 	pid_t pid = *pidp;
 	char state[64] = "", path[96], tracer_comm[64];
 
-	if (pid == getpid()) {
+	if (pid == getpid() || pid == supervisor) {
 		snprintf(err, errlen, "process %d is cts-trace itself", (int)pid);
 		return -1;
 	}
@@ -91,7 +99,7 @@ static int check_target(pid_t *pidp, uint64_t max_threads, char *exe, size_t exe
 			      tgid);
 		pid = *pidp = (pid_t)tgid;
 	}
-	if (pid == getpid()) {
+	if (pid == getpid() || pid == supervisor) {
 		snprintf(err, errlen, "process %d is cts-trace itself", (int)pid);
 		return -1;
 	}
@@ -791,6 +799,114 @@ out:
 	return status;
 }
 
+/* ---- the tracing process -------------------------------------------------------- */
+
+/* SIGKILL of cts-trace must not cost the process anything, and nothing can
+ * run in a process killed so: the kernel detaches its tracees and they run
+ * at once, a thread held at a breakpoint on the int3 itself, before any
+ * other process could put the byte back. So the tracer is not the process
+ * the user holds: cts-trace forks the tracing process, in a session of its
+ * own (a kill of cts-trace's process group misses it) and named cts-attach
+ * (killall cts-trace misses it too), and waits for it, passing on SIGINT,
+ * SIGTERM and SIGHUP. Killed, cts-trace's death is the tracing process's
+ * SIGUSR2 (PR_SET_PDEATHSIG): an interrupt, so the ordinary detach runs.
+ * docs/design.md, "Attach mode", "SIGKILL of cts-trace". */
+static volatile sig_atomic_t orphaned;
+static volatile pid_t tracing_pid;
+
+static void on_orphaned(int sig)
+{
+	(void)sig;
+	orphaned = 1;
+	cts_tracer_interrupt();
+}
+
+static void pass_on(int sig)
+{
+	if (tracing_pid > 0)
+		kill(tracing_pid, sig);
+}
+
+static int run_sessions(const struct attach_cfg *cfg)
+{
+	/* CTS_ATTACH_CYCLES=N: N sessions in a row, each a whole attach,
+	 * control and detach, without N start-ups of cts-trace (the attach
+	 * test's 1,000 cycles); the first status that is not 0 ends them. */
+	const char *cyc = getenv("CTS_ATTACH_CYCLES");
+	long cycles = cyc ? strtol(cyc, NULL, 10) : 1;
+	int status = EXIT_CLEAN;
+	for (long i = 0; i < (cycles > 0 ? cycles : 1) && status == EXIT_CLEAN; i++)
+		status = attach_run(cfg);
+	return status;
+}
+
+/* The child: the sessions, and a word if cts-trace died meanwhile. */
+static int tracing_child(const struct attach_cfg *cfg, pid_t parent)
+{
+	struct sigaction sa = { .sa_handler = on_orphaned };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR2, &sa, NULL);
+	setsid();
+	prctl(PR_SET_NAME, "cts-attach", 0, 0, 0);
+	if (prctl(PR_SET_PDEATHSIG, SIGUSR2, 0, 0, 0) != 0 || getppid() != parent)
+		on_orphaned(SIGUSR2); /* dead before the death signal was armed */
+	int status = run_sessions(cfg);
+	if (orphaned && cts_verbosity >= 1)
+		cts_error_msg("killed (pid %d): the tracing process (pid %d) detached from process "
+			      "%d, its text restored", (int)parent, (int)getpid(), (int)cfg->pid);
+	return status;
+}
+
+/* cts-trace itself: the tracing process's exit status is ours. */
+static int run_supervised(const struct attach_cfg *cfg)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	sigset_t block, old;
+	sigemptyset(&block);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaddset(&block, sigs[i]);
+	/* Held until the child's pid is known; one that came earlier has set
+	 * the interrupt flag, which the child inherits. */
+	sigprocmask(SIG_BLOCK, &block, &old);
+	fflush(NULL);
+	pid_t self = getpid();
+	pid_t child = fork();
+	if (child < 0) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		cts_error_msg("warning: cannot fork the tracing process (%s): tracing from "
+			      "cts-trace itself, so a SIGKILL of it would leave int3s in process %d",
+			      strerror(errno), (int)cfg->pid);
+		return run_sessions(cfg);
+	}
+	if (child == 0) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		supervisor = self;
+		return tracing_child(cfg, self);
+	}
+	tracing_pid = child;
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		struct sigaction cur, sa = { .sa_handler = pass_on };
+		sigemptyset(&sa.sa_mask);
+		if (sigaction(sigs[i], NULL, &cur) == 0 && cur.sa_handler != SIG_IGN)
+			sigaction(sigs[i], &sa, NULL);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	int st;
+	while (waitpid(child, &st, 0) < 0) {
+		if (errno != EINTR) {
+			cts_error_msg("waiting for the tracing process %d: %s", (int)child,
+				      strerror(errno));
+			return EXIT_INTERNAL;
+		}
+	}
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	cts_error_msg("the tracing process %d was killed by SIG%s: process %d may be left with "
+		      "int3s in its text", (int)child, sigabbrev_np(WTERMSIG(st)) ?
+		      sigabbrev_np(WTERMSIG(st)) : "?", (int)cfg->pid);
+	return EXIT_INTERNAL;
+}
+
 int cts_attach_main(const struct cts_cli *cli)
 {
 	char err[256];
@@ -807,16 +923,8 @@ int cts_attach_main(const struct cts_cli *cli)
 		.races = cli->races > 0 ? cli->races : CTS_RACES_OFF,
 		.watch = cli->watch, .nwatch = cli->nwatch, .watch_backend = cli->watch_backend,
 	};
-	/* CTS_ATTACH_CYCLES=N: N sessions in a row, each a whole attach,
-	 * control and detach, without N start-ups of cts-trace (the attach
-	 * test's 1,000 cycles); the first status that is not 0 ends them. */
 	/* A closed stderr or report pipe must not kill cts-trace while the
 	 * process holds its int3s: the write fails, the detach still runs. */
 	signal(SIGPIPE, SIG_IGN);
-	const char *cyc = getenv("CTS_ATTACH_CYCLES");
-	long cycles = cyc ? strtol(cyc, NULL, 10) : 1;
-	int status = EXIT_CLEAN;
-	for (long i = 0; i < (cycles > 0 ? cycles : 1) && status == EXIT_CLEAN; i++)
-		status = attach_run(&cfg);
-	return status;
+	return run_supervised(&cfg);
 }

@@ -1,6 +1,7 @@
 /* Attach mode's internals, shared by its files (docs/design.md, "Attach
  * mode"): attach.c checks the target, seizes, plants and restores the
- * int3s, detaches and runs the session; attach_event.c waits for and
+ * int3s, detaches and runs the session (in a tracing process of its
+ * own, cts-trace's child); attach_event.c waits for and
  * handles each ptrace stop; attach_diag.c diagnoses what each thread is
  * blocked on; attach_control.c schedules the threads; attach_races.c is
  * --races and --watch. */

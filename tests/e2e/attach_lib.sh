@@ -38,3 +38,29 @@ signal.signal(signal.SIGINT, signal.SIG_DFL)
 os.execv(sys.argv[1], sys.argv[1:])' "$CTS" "$@" 3>&- 5>&- 6>&- 7>&- &
 	C=$!
 }
+# md5 of every executable mapping of the program's own file and of libc in
+# process $1: where the access breakpoints and the entry-point ones go.
+text_md5() {
+	local exe
+	exe=$(readlink "/proc/$1/exe")
+	awk -v exe="$exe" '$2 ~ /^r-x/ && ($6 == exe || $6 ~ /libc\.so/) { split($1, a, "-"); print a[1], a[2] }' \
+		"/proc/$1/maps" | while read -r lo hi; do
+		dd if="/proc/$1/mem" bs=4096 skip=$((0x$lo / 4096)) count=$(((0x$hi - 0x$lo) / 4096)) 2>/dev/null
+	done | md5sum | cut -d' ' -f1
+}
+# Every thread of $1 in a state other than a ptrace-stop, and its tracer none.
+detached_alive() {
+	local st
+	st=$(for t in /proc/"$1"/task/*/stat; do sed 's/.*) \(.\).*/\1/' "$t"; done | tr -d '\n')
+	echo "$(nthreads "$1") $(tracer_of "$1") $(printf '%s' "$st" | tr -d 'RSD')"
+}
+# attach_work reading from a fifo kept open on fd 3: $W is its pid, once
+# its 4 threads are there (up to 5 s).
+start_work() {
+	rm -f "$T/fifo-$1" && mkfifo "$T/fifo-$1"
+	"$PROG/attach_work" <"$T/fifo-$1" >"$T/work-$1.out" &
+	W=$!
+	bg="$bg $W"
+	exec 3>"$T/fifo-$1"
+	for _ in $(seq 100); do [ "$(nthreads "$W")" -ge 4 ] && break; sleep 0.05; done
+}
