@@ -545,7 +545,7 @@ static bool g_attach(const struct cts_cli *c) { return c->attach_pid != 0; }
 static bool g_sarif(const struct cts_cli *c) { return c->sarif != NULL; }
 static bool g_isolate(const struct cts_cli *c) { return c->isolate >= 0; }
 
-#define SYSTEMATIC "dfs dpor pcb idb"
+#define SYSTEMATIC "dfs dpor odpor pcb idb"
 #define FUZZERS "racefuzzer deadlockfuzzer atomfuzzer"
 
 static const struct cli_rule {
