@@ -1061,7 +1061,7 @@ static uint64_t takes_mutex(const struct cts_event *e, bool done)
  * before it, or its creation: since) run right after the events of
  * notdep(i) from the state before step i? 1 yes, 0 no, -1 ask the object
  * model. The acquisition of the mutex i took can: without i it is free
- * (the paper's treatment of locks). A thread spinning there on a re-read
+ * (the paper's treatment of locks; not a cond waiter's re-acquisition). A thread spinning there on a re-read
  * is not reversed (dpor's spin rule). A plain access whose thread was
  * enabled from the moment it was pending can. Anything else (a semaphore
  * wait, a woken waiter's re-acquisition, a join, a step after a barrier)
@@ -1072,8 +1072,8 @@ static int odpor_reversible(struct search *s, uint32_t i, const struct cts_event
 {
 	int p = e2->tid;
 	uint64_t m = takes_mutex(e2, false);
-	if (m && takes_mutex(&s->stack[i].ev, true) == m)
-		return 1;
+	if (m && e2->op != CTS_OP_COND_REACQUIRE && takes_mutex(&s->stack[i].ev, true) == m)
+		return 1;   /* a woken waiter's re-acquisition needs its wake-up too */
 	uint64_t k0 = since + 1 > (int64_t)i ? (uint64_t)(since + 1) : i;
 	uint64_t end = j < s->executed ? j : s->executed - 1;
 	if (since < (int64_t)i && ts_has(&s->stack[i].spinning, p) &&
@@ -1143,14 +1143,10 @@ static uint32_t events_before(const struct dpor *d, int u, uint64_t j)
  * v = the events after i that do not happen after it, then e2, into the
  * wakeup tree of the state before i. A race is reversible only if e2 can
  * run there (odpor_reversible). */
-static void odpor_reverse(struct search *s, uint32_t i, const struct cts_event *e2, uint64_t j,
-			  int64_t since)
+static size_t odpor_notdep(struct search *s, uint32_t i, const struct cts_event *e2, uint64_t j)
 {
 	uint64_t n = s->executed;
 	size_t nv = 0;
-	int rev = odpor_reversible(s, i, e2, j, since);
-	if (!rev)
-		return;
 	if (n - i + 1 > s->vcap) {
 		size_t cap = cts_grow_cap(s->vcap, n - i + 1);
 		s->vbuf = cts_xgrow(s->vbuf, s->vcap, cap, sizeof(*s->vbuf));
@@ -1160,10 +1156,25 @@ static void odpor_reverse(struct search *s, uint32_t i, const struct cts_event *
 		if (k != j && !odpor_hb(s, i, (uint32_t)k))
 			s->vbuf[nv++] = s->stack[k].ev;
 	s->vbuf[nv++] = *e2;
-	if (rev < 0 && !odpor_model_enabled(s, i, nv)) {
-		s->stats.blocked_races++;
-		return;
-	}
+	return nv;
+}
+
+/* May the race of step i with e2 be reversed (odpor_reversible, the model
+ * where that cannot tell)? */
+static bool odpor_race(struct search *s, uint32_t i, const struct cts_event *e2, uint64_t j,
+		       int64_t since)
+{
+	int rev = odpor_reversible(s, i, e2, j, since);
+	if (rev < 0 && !odpor_model_enabled(s, i, odpor_notdep(s, i, e2, j)))
+		rev = 0;
+	s->stats.blocked_races += !rev;
+	return rev != 0;
+}
+
+/* Put the reversal of a race into the tree of the state before i. */
+static void odpor_reverse(struct search *s, uint32_t i, const struct cts_event *e2, uint64_t j)
+{
+	size_t nv = odpor_notdep(s, i, e2, j);
 	const struct slp *sl = slp_at(s, i);
 	if (!cts_wut_clears_sleep(sl->ev, sl->n, s->vbuf, nv) ||
 	    !cts_wut_insert(s->wut, wut_of(s, i), s->vbuf, nv)) {
@@ -1178,10 +1189,12 @@ static void odpor_reverse(struct search *s, uint32_t i, const struct cts_event *
  * for a pending event) after the events of the clock pc[0..pn) (those of
  * its thread before it, or of its creator). Per other thread u, the latest
  * event dependent with e2 that e2's thread has not seen (rd), and the
- * latest that may also be co-enabled with it (rc): rc races with e2
- * unless it happens before another thread's rd (then that one stands in
- * between). A lock's unlock by u in between does not count: the race is
- * between the two acquisitions, as dpor's. */
+ * latest that may also be co-enabled with it and whose race with e2 can
+ * be reversed (rc): rc races with e2 unless it happens before another
+ * thread's rd (then that one stands in between). The events of u after rc
+ * that could not be reversed (a lock's release, a post or signal that let
+ * e2 run) do not count: the race is between the two acquisitions, as the
+ * paper has it for locks. */
 static void odpor_second(struct search *s, const struct cts_event *e2, uint64_t j,
 			 const uint32_t *pc, uint32_t pn, int64_t since)
 {
@@ -1203,7 +1216,7 @@ static void odpor_second(struct search *s, const struct cts_event *e2, uint64_t 
 				continue;
 			if (s->rd[u] < 0)
 				s->rd[u] = i;
-			if (may_coenable(e, e2)) {
+			if (may_coenable(e, e2) && odpor_race(s, i, e2, j, since)) {
 				s->rc[u] = i;
 				break;
 			}
@@ -1217,7 +1230,7 @@ static void odpor_second(struct search *s, const struct cts_event *e2, uint64_t 
 			between = w != u && s->rd[w] >= 0 &&
 				  odpor_hb(s, (uint32_t)s->rc[u], (uint32_t)s->rd[w]);
 		if (!between)
-			odpor_reverse(s, (uint32_t)s->rc[u], e2, j, since);
+			odpor_reverse(s, (uint32_t)s->rc[u], e2, j);
 	}
 }
 
