@@ -321,11 +321,11 @@ combo() { # WANT-REGEX DESCRIPTION ARGS...
 }
 combo "--break cannot be used with --jobs, --shard or --split-depth" "--break with --jobs" \
 	--jobs 2 --break f -- "$PROG/deadlock_ok"
-combo "--jobs, --shard and --split-depth go with -s random, pct, dfs, dpor, pcb, idb only, not with -s map" \
+combo "--jobs, --shard and --split-depth go with -s random, pct, dfs, dpor, odpor, pcb, idb only, not with -s map" \
 	"--shard with map" --shard 1/2 -s map -- "$PROG/deadlock_ok"
 combo "--jobs, --shard and --split-depth cannot be used with --replay" "--split-depth with --replay" \
 	--split-depth 2 --replay "$T/out/deadlock-1.sched"
-combo "--instances goes with -s random, pct, dfs, dpor, pcb, idb only, not with -s racefuzzer" \
+combo "--instances goes with -s random, pct, dfs, dpor, odpor, pcb, idb only, not with -s racefuzzer" \
 	"--instances with a fuzzer" -s racefuzzer --instances 2 -- "$PROG/deadlock_ok"
 combo "--instances cannot be used with --split-depth \\(the instances are the work items" \
 	"--instances with --split-depth" --instances 2 --jobs 2 --split-depth 3 -- "$PROG/deadlock_ok"

@@ -221,6 +221,10 @@ static void test_counts(void)
 	/* the paper's writer-readers (Abdulla et al. 2014, Fig. 1 shape): one
 	 * writer of x, n readers of x: the writer goes before any subset of
 	 * reads: 2^n traces (n = 3: 8) */
+	sim = parse("thread main: create w; create r1; create r2; join w; join r1; join r2\n"
+		    "thread w: write x 1\nthread r1: read x -> a\nthread r2: read x -> a\n");
+	check(sim, "writer and 2 readers", 4, true);
+	cts_sim_free(sim);
 	sim = parse("thread main: create w; create r1; create r2; create r3; join w; join r1; join r2; join r3\n"
 		    "thread w: write x 1\nthread r1: read x -> a\nthread r2: read x -> a\nthread r3: read x -> a\n");
 	check(sim, "writer and 3 readers", 8, false);
@@ -295,12 +299,67 @@ static void test_dining(void)
 	cts_sim_free(sim);
 }
 
+static struct cts_event ev(int tid, cts_op op, uint64_t obj)
+{
+	struct cts_event e;
+	cts_event_init(&e, tid, op);
+	e.obj = obj;
+	e.size = 8;
+	return e;
+}
+
+/* The wakeup tree on its own: insertion and the sleep-set check. */
+static void test_wut(void)
+{
+	struct cts_wut *w = cts_wut_new();
+	int32_t root = cts_wut_root(w);
+	struct cts_event a = ev(1, CTS_OP_WRITE, 0x100);
+	int32_t ca = cts_wut_add(w, root, &a);
+	struct cts_event v[3];
+
+	v[0] = ev(2, CTS_OP_WRITE, 0x200);
+	tap_ok(!cts_wut_insert(w, root, v, 1) && cts_wut_size(w) == 2,
+	       "wut: a leaf whose event commutes with all of v covers v");
+	v[0] = ev(2, CTS_OP_WRITE, 0x100);
+	tap_ok(cts_wut_insert(w, root, v, 1) && cts_wut_next(w, ca) != CTS_WUT_NONE,
+	       "wut: v conflicting with every branch becomes a new rightmost branch");
+	v[0] = ev(2, CTS_OP_WRITE, 0x100);
+	tap_ok(!cts_wut_insert(w, root, v, 1) && cts_wut_size(w) == 3,
+	       "wut: the same v again is covered");
+	/* v = t3 reads y, then t1 writes x: t1's write is a weak initial (nothing
+	 * before it in v conflicts), so v goes below the leaf t1: covered */
+	v[0] = ev(3, CTS_OP_READ, 0x300);
+	v[1] = ev(1, CTS_OP_WRITE, 0x100);
+	tap_ok(!cts_wut_insert(w, root, v, 2), "wut: a leaf that is a weak initial of v covers it");
+	/* v = t3 writes x, then t1 writes x: t1 is no weak initial, t2's branch
+	 * conflicts: a new branch of two events */
+	v[0] = ev(3, CTS_OP_WRITE, 0x100);
+	v[1] = ev(1, CTS_OP_WRITE, 0x100);
+	size_t before = cts_wut_size(w);
+	tap_ok(cts_wut_insert(w, root, v, 2) && cts_wut_size(w) == before + 2,
+	       "wut: a sequence no branch starts is added whole");
+	cts_wut_remove(w, ca);
+	tap_ok(cts_wut_child(w, root, 1) == CTS_WUT_NONE && cts_wut_child(w, root, 2) != CTS_WUT_NONE,
+	       "wut: a branch removed with its subtree, the others stay");
+
+	struct cts_event sl = ev(1, CTS_OP_WRITE, 0x100);
+	v[0] = ev(2, CTS_OP_READ, 0x100);
+	tap_ok(cts_wut_clears_sleep(&sl, 1, v, 1), "sleep: a sleeper woken by v's first event");
+	v[0] = ev(2, CTS_OP_READ, 0x200);
+	tap_ok(!cts_wut_clears_sleep(&sl, 1, v, 1), "sleep: a sleeper commuting with all of v blocks it");
+	v[0] = ev(2, CTS_OP_READ, 0x200);
+	v[1] = ev(1, CTS_OP_WRITE, 0x100);
+	tap_ok(!cts_wut_clears_sleep(&sl, 1, v, 2), "sleep: a sleeper v reaches still asleep blocks it");
+	cts_wut_free(w);
+}
+
 int main(int argc, char **argv)
 {
 	(void)argc;
 	char self[512];
 	snprintf(self, sizeof(self), "%s", argv[0]);
 	snprintf(simdir, sizeof(simdir), "%s/../sim", dirname(self));
+	test_wut();
 	test_counts();
 	test_programs();
 	test_dining();
