@@ -69,10 +69,13 @@ live_cell() {
 	runs=$(json "$TMP.json" .summary.runs) cut=$(json "$TMP.json" .summary.cut)
 	secs=$(json "$TMP.json" .elapsed_seconds)
 	comp=$(json "$TMP.json" .summary.complete)
+	exh=$(json "$TMP.json" .exhausted)
 	if [ $rc -eq 1 ]; then
 		printf 'bug: %s [%s] / %ss' "$runs" "$cut" "$secs"
 	elif [ $rc -eq 0 ] && [ "$comp" = true ]; then
 		printf '%s [%s] / %ss' "$runs" "$cut" "$secs"
+	elif [ $rc -eq 0 ] && [ "$exh" = true ]; then
+		printf '%s [%s] / %ss (exhausted; unseen)' "$runs" "$cut" "$secs"
 	elif [ $rc -eq 0 ]; then
 		printf '(%s [%s] in %ss)' "$runs" "$cut" "$secs"
 	else
@@ -127,7 +130,11 @@ for n in 3 6 8; do live_row "readers($n)" "$REAL_T" break "$BIN/odpor_readers" $
 	echo
 	echo "## (c) benchmarks/programs, live tracer, minimal mode, ${PROG_T} s per cell"
 	echo
-	echo "bug: runs / s to the first bug; twins: runs / s to the end of the search."
+	echo "bug: runs / s to the first bug; twins: runs / s to the end of the search;"
+	echo "(exhausted; unseen): the search ran out of schedules but is not complete because"
+	echo "the program has something the mode does not see (the report's \"unseen\");"
+	echo "(runs in s): the search stopped short of its end (limit, or a strategy that could not"
+	echo "claim it had explored everything)."
 	echo
 } >> "$TAB"
 head_ab

@@ -1066,7 +1066,9 @@ static uint64_t takes_mutex(const struct cts_event *e, bool done)
  * enabled from the moment it was pending can. Anything else (a semaphore
  * wait, a woken waiter's re-acquisition, a join, a step after a barrier)
  * may have been let run by i or a step after it: the object model
- * replays the prefix and notdep(i) and says (odpor_model_enabled). */
+ * replays the prefix and notdep(i) and says (odpor_model_enabled); a
+ * thread woken by a futex or the kernel (resume, futex wait, I/O, signal
+ * waits) is judged by the step that let it run in this run instead. */
 static int odpor_reversible(struct search *s, uint32_t i, const struct cts_event *e2, uint64_t j,
 			    int64_t since)
 {
@@ -1079,6 +1081,16 @@ static int odpor_reversible(struct search *s, uint32_t i, const struct cts_event
 	if (since < (int64_t)i && ts_has(&s->stack[i].spinning, p) &&
 	    !ts_has(&s->stack[i].enabled, p)) {
 		s->stats.spin_skips++;
+		return 0;
+	}
+	if (e2->op == CTS_OP_RESUME || e2->op == CTS_OP_FUTEX_WAIT || e2->op == CTS_OP_IO ||
+	    e2->op == CTS_OP_SIGWAIT || e2->op == CTS_OP_SIGSUSPEND) {
+		/* Woken by what the live tracer sees of futexes and the kernel,
+		 * which the object model does not replay: the step just before
+		 * the thread could run is what woke it, and must be in notdep(i). */
+		for (uint64_t k = k0; k <= end; k++)
+			if (ts_has(&s->stack[k].enabled, p))
+				return k == k0 || (k - 1 != i && !odpor_hb(s, i, (uint32_t)(k - 1)));
 		return 0;
 	}
 	if (!cts_op_is_range(e2->op) || k0 > end)
@@ -1297,8 +1309,12 @@ static void odpor_drop(struct search *s, const struct state *st, int32_t c)
 	if (ts_has(&st->spinning, cts_wut_event(s->wut, c)->tid))
 		s->stats.spin_skips++;
 	else if (!st->restricted) {
+		char buf[96];
 		s->stats.wut_lost++;
 		s->lost = true;
+		cts_debug_msg("odpor: step %td: the wakeup-tree branch '%s' cannot run there: "
+			      "search not complete", st - s->stack,
+			      cts_event_str(cts_wut_event(s->wut, c), buf, sizeof(buf)));
 	}
 	cts_wut_remove(s->wut, c);
 }
