@@ -86,6 +86,9 @@ struct cts_strategy_config {
 	void *context_ctx;
 	const struct cts_hapset_options *hapset; /* --strategy hapset, --guide hapset */
 	struct cts_map *map; /* --strategy map: the MAP model the explorer feeds (borrowed) */
+	/* The explorer's object model learns wake-ups from futexes (the live
+	 * tracer): a strategy cannot replay it from the events alone (odpor). */
+	bool futex_model;
 	struct cts_split *split; /* --jobs/--shard: the subtrees this process takes
 	                          * (strategies/split.h), NULL = all */
 };

@@ -344,7 +344,6 @@ struct search {
 	size_t vcap;
 	int64_t *rc, *rd;
 	size_t rcap;
-	bool lost;               /* a wakeup-tree branch could not run: not complete */
 	int odpor_pick;          /* the choice odpor_choice made at the fresh state */
 	struct cts_objmodel *om; /* odpor_model_enabled's scratch model */
 };
@@ -1025,15 +1024,23 @@ static bool slp_has(const struct slp *l, int tid)
 
 /* The state after step k (run by ev) sleeps on what sleeps at k, other
  * threads than ev's whose events commute with ev (the paper's
- * Sleep' = {q in sleep(E) | E |= p <> q}). */
-static void odpor_next_sleep(struct search *s, uint64_t k, const struct cts_event *ev)
+ * Sleep' = {q in sleep(E) | E |= p <> q}). A sleeper's event is what the
+ * backend shows it pending now: a thread held in a blocking call can show
+ * another one without a step of its own (woken by a futex, back from the
+ * kernel), as dpor's sleep sets see it. */
+static void odpor_next_sleep(struct search *s, const struct cts_sched_point *pt, uint64_t k,
+			     const struct cts_event *ev)
 {
 	struct slp *to = slp_at(s, k + 1);
 	const struct slp *from = slp_at(s, k);   /* after the growth above */
 	to->n = 0;
-	for (uint32_t i = 0; i < from->n; i++)
-		if (from->ev[i].tid != ev->tid && !cts_event_dependent(&from->ev[i], ev))
-			slp_add(to, &from->ev[i]);
+	for (uint32_t i = 0; i < from->n; i++) {
+		int r = from->ev[i].tid;
+		const struct cts_event *now = r >= 0 && r < pt->nthreads && pt->alive[r] ?
+					      &pt->pending[r] : &from->ev[i];
+		if (r != ev->tid && !cts_event_dependent(now, ev))
+			slp_add(to, now);
+	}
 }
 
 static bool odpor_hb(const struct search *s, uint32_t i, uint32_t k);
@@ -1068,7 +1075,9 @@ static uint64_t takes_mutex(const struct cts_event *e, bool done)
  * may have been let run by i or a step after it: the object model
  * replays the prefix and notdep(i) and says (odpor_model_enabled); a
  * thread woken by a futex or the kernel (resume, futex wait, I/O, signal
- * waits) is judged by the step that let it run in this run instead. */
+ * waits), and every blocking event under the live tracer, whose object
+ * model learns wake-ups from futexes, is judged by the step that let it
+ * run in this run instead. */
 static int odpor_reversible(struct search *s, uint32_t i, const struct cts_event *e2, uint64_t j,
 			    int64_t since)
 {
@@ -1084,10 +1093,12 @@ static int odpor_reversible(struct search *s, uint32_t i, const struct cts_event
 		return 0;
 	}
 	if (e2->op == CTS_OP_RESUME || e2->op == CTS_OP_FUTEX_WAIT || e2->op == CTS_OP_IO ||
-	    e2->op == CTS_OP_SIGWAIT || e2->op == CTS_OP_SIGSUSPEND) {
+	    e2->op == CTS_OP_SIGWAIT || e2->op == CTS_OP_SIGSUSPEND || s->base.cfg.futex_model) {
 		/* Woken by what the live tracer sees of futexes and the kernel,
 		 * which the object model does not replay: the step just before
-		 * the thread could run is what woke it, and must be in notdep(i). */
+		 * the thread could run is what woke it, and must be in notdep(i).
+		 * (Pending only after i and enabled at once: assumed reversible;
+		 * if it was i that let it run, odpor_drop falls back.) */
 		for (uint64_t k = k0; k <= end; k++)
 			if (ts_has(&s->stack[k].enabled, p))
 				return k == k0 || (k - 1 != i && !odpor_hb(s, i, (uint32_t)(k - 1)));
@@ -1301,22 +1312,40 @@ static void odpor_pending(struct search *s, const struct cts_sched_point *pt, in
 
 /* Wakeup-tree branch c of state st cannot run (its thread is not enabled
  * there): a spinning thread's re-read changes nothing (as dpor's spin
- * rule); inside an instance the restriction did it (not complete anyway);
- * anything else means the model missed something and the search is not
- * complete. */
-static void odpor_drop(struct search *s, const struct state *st, int32_t c)
+ * rule); inside an instance the restriction did it (not complete anyway).
+ * Anything else is a race judged reversible that was not (the live
+ * tracer's wake-ups are not replayed: odpor_race): every enabled thread
+ * not asleep there becomes a branch instead, as Flanagan & Godefroid fall
+ * back to when the racing thread is not enabled; their events are known
+ * at a fresh state (pending), else stand in as dependent with everything
+ * until the branch is taken (branch_choice). */
+static void odpor_drop(struct search *s, const struct state *st, int32_t c,
+		       const struct cts_event *pending)
 {
-	if (ts_has(&st->spinning, cts_wut_event(s->wut, c)->tid))
-		s->stats.spin_skips++;
-	else if (!st->restricted) {
-		char buf[96];
-		s->stats.wut_lost++;
-		s->lost = true;
-		cts_debug_msg("odpor: step %td: the wakeup-tree branch '%s' cannot run there: "
-			      "search not complete", st - s->stack,
-			      cts_event_str(cts_wut_event(s->wut, c), buf, sizeof(buf)));
-	}
+	int32_t root = wut_of(s, (uint64_t)(st - s->stack));
+	const struct slp *sl = slp_at(s, (uint64_t)(st - s->stack));
+	int t = cts_wut_event(s->wut, c)->tid;
+
 	cts_wut_remove(s->wut, c);
+	if (ts_has(&st->spinning, t)) {
+		s->stats.spin_skips++;
+		return;
+	}
+	if (st->restricted)
+		return;
+	s->stats.wut_blocked++;
+	cts_debug_msg("odpor: step %td: thread %d cannot run its wakeup-tree branch there: "
+		      "every thread not asleep becomes a branch", st - s->stack, t);
+	for (int q = ts_next_at(&st->enabled, 0); q >= 0; q = ts_next_at(&st->enabled, q + 1)) {
+		if (slp_has(sl, q) || cts_wut_child(s->wut, root, q) != CTS_WUT_NONE)
+			continue;
+		struct cts_event e;
+		if (pending)
+			e = pending[q];
+		else
+			cts_event_init(&e, q, CTS_OP_PROC_EXIT);
+		cts_wut_add(s->wut, root, &e);
+	}
 }
 
 /* Fresh state k: the leftmost branch of its wakeup tree, or, with none,
@@ -1337,7 +1366,7 @@ static int odpor_choice(struct search *s, const struct cts_sched_point *pt, uint
 			st->wnode = c;
 			return t;
 		}
-		odpor_drop(s, st, c);
+		odpor_drop(s, st, c, pt->pending);
 	}
 	ts_copy(&s->cand, allowed);
 	for (uint32_t i = 0; i < sl->n; i++)
@@ -1385,7 +1414,7 @@ static void odpor_next_branch(struct search *s)
 				s->branching = true;
 				return;
 			}
-			odpor_drop(s, st, c);
+			odpor_drop(s, st, c, NULL);
 		}
 		s->depth--;
 	}
@@ -1529,6 +1558,8 @@ static int branch_choice(struct search *s, const struct cts_sched_point *pt)
 	if (q < 0 || q >= pt->nthreads || !pt->enabled[q])
 		return diverge(s, "step %" PRIu64 ": thread %d cannot run", k, q);
 	st->ev = pt->pending[q];
+	if (st->wnode != CTS_WUT_NONE)   /* odpor: a stand-in event becomes the real one */
+		cts_wut_set_event(s->wut, st->wnode, &st->ev);
 	return q;
 }
 
@@ -1704,7 +1735,7 @@ static void s_executed(struct cts_strategy *base, const struct cts_sched_point *
 			if (pt->instance || st->constrained)
 				slp_at(s, k + 1)->n = 0;
 			else
-				odpor_next_sleep(s, k, ev);
+				odpor_next_sleep(s, pt, k, ev);
 		}
 	} else {
 		s->next_used = s->stack[k + 1].used;
@@ -1904,7 +1935,6 @@ static void s_restart(struct cts_strategy *base)
 	s->exhausted = false;
 	s->incomplete = false;
 	s->restricted = false;
-	s->lost = false;
 	drop_saved(s);
 	if (s->wut) {
 		cts_wut_clear(s->wut);
@@ -1917,7 +1947,7 @@ static bool s_complete(const struct cts_strategy *base)
 	const struct search *s = (const struct search *)base;
 	/* DPOR's reduction is not proven under an instance's restriction:
 	 * searched, never claimed complete (dfs, pcb and idb are). */
-	return s->exhausted && !s->incomplete && !s->restricted && !s->lost;
+	return s->exhausted && !s->incomplete && !s->restricted;
 }
 
 static const char *s_diverged(const struct cts_strategy *base)

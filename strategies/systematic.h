@@ -97,8 +97,8 @@ struct cts_search_stats {
 	uint64_t wut_covered;   /* odpor: races whose reversal a sleep set or wakeup tree covered */
 	uint64_t blocked_races; /* odpor: races not reversible: the second event could not run
 	                         * there (the object model says) */
-	uint64_t wut_lost;      /* odpor: wakeup-tree branches whose thread could not run
-	                         * there (the model missed a dependence): not complete */
+	uint64_t wut_blocked;   /* odpor: wakeup-tree branches whose thread could not run
+	                         * there: every thread not asleep became a branch instead */
 };
 
 /* False if s is not one of these strategies. */

@@ -78,6 +78,11 @@ const struct cts_event *cts_wut_event(const struct cts_wut *w, int32_t node)
 	return &w->n[node].ev;
 }
 
+void cts_wut_set_event(struct cts_wut *w, int32_t node, const struct cts_event *ev)
+{
+	w->n[node].ev = *ev;
+}
+
 int32_t cts_wut_first(const struct cts_wut *w, int32_t node)
 {
 	return w->n[node].first;

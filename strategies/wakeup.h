@@ -36,6 +36,8 @@ int32_t cts_wut_first(const struct cts_wut *w, int32_t node);
 int32_t cts_wut_next(const struct cts_wut *w, int32_t node);
 /* The child of node for thread tid, CTS_WUT_NONE if none. */
 int32_t cts_wut_child(const struct cts_wut *w, int32_t node, int tid);
+/* The event a node stands for, once known. */
+void cts_wut_set_event(struct cts_wut *w, int32_t node, const struct cts_event *ev);
 /* A new rightmost child of node for ev. */
 int32_t cts_wut_add(struct cts_wut *w, int32_t node, const struct cts_event *ev);
 /* Remove node and its subtree (from its parent's children). */

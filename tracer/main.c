@@ -875,6 +875,7 @@ int main(int argc, char **argv)
 		.context_k = cli.context,
 		.hapset = hapset_wanted ? &hopt : NULL,
 		.no_cutoffs = cli.no_cutoffs,
+		.futex_model = true,   /* cts_objmodel_new(true) below */
 		.split = split,
 	};
 	strat = cts_strategy_create(cli.strategy, &scfg, err, sizeof(err));
