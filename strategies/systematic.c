@@ -1097,11 +1097,19 @@ static int odpor_reversible(struct search *s, uint32_t i, const struct cts_event
 		/* Woken by what the live tracer sees of futexes and the kernel,
 		 * which the object model does not replay: the step just before
 		 * the thread could run is what woke it, and must be in notdep(i).
-		 * (Pending only after i and enabled at once: assumed reversible;
-		 * if it was i that let it run, odpor_drop falls back.) */
-		for (uint64_t k = k0; k <= end; k++)
-			if (ts_has(&s->stack[k].enabled, p))
-				return k == k0 || (k - 1 != i && !odpor_hb(s, i, (uint32_t)(k - 1)));
+		 * If the model cannot tell either and the branch cannot run,
+		 * odpor_drop falls back. */
+		for (uint64_t k = k0; k <= end; k++) {
+			if (!ts_has(&s->stack[k].enabled, p))
+				continue;
+			if (k > k0)
+				return k - 1 != i && !odpor_hb(s, i, (uint32_t)(k - 1));
+			/* pending only after i and enabled at once: i may be what let
+			 * it run (a post, a rwunlock); the model judges those it
+			 * replays exactly (not a cond waiter's) */
+			bool cond = e2->op == CTS_OP_COND_REACQUIRE || e2->op == CTS_OP_RESUME;
+			return k0 > i && cts_op_is_sync(e2->op) && !cond ? -1 : 1;
+		}
 		return 0;
 	}
 	if (!cts_op_is_range(e2->op) || k0 > end)
