@@ -345,6 +345,8 @@ struct search {
 	int64_t *rc, *rd;
 	size_t rcap;
 	int odpor_pick;          /* the choice odpor_choice made at the fresh state */
+	struct odefer { uint32_t i; struct cts_event e2; uint64_t j; } *defer;
+	size_t ndefer, defercap; /* odpor: races hooks.accept_race turned down this run */
 	struct cts_objmodel *om; /* odpor_model_enabled's scratch model */
 };
 
@@ -1202,6 +1204,18 @@ static bool odpor_race(struct search *s, uint32_t i, const struct cts_event *e2,
 	return rev != 0;
 }
 
+/* A race the hook turned down: reversed after the others (odpor_analyse). */
+static void odpor_defer(struct search *s, uint32_t i, const struct cts_event *e2, uint64_t j)
+{
+	if (s->ndefer == s->defercap) {
+		size_t cap = cts_grow_cap(s->defercap, s->ndefer + 1);
+		s->defer = cts_xgrow(s->defer, s->defercap, cap, sizeof(*s->defer));
+		s->defercap = cap;
+	}
+	s->defer[s->ndefer++] = (struct odefer){ .i = i, .e2 = *e2, .j = j };
+	s->deferrals++;
+}
+
 /* Put the reversal of a race into the tree of the state before i. */
 static void odpor_reverse(struct search *s, uint32_t i, const struct cts_event *e2, uint64_t j)
 {
@@ -1260,16 +1274,25 @@ static void odpor_second(struct search *s, const struct cts_event *e2, uint64_t 
 		for (int w = 0; w < d->nthreads && !between; w++)
 			between = w != u && s->rd[w] >= 0 &&
 				  odpor_hb(s, (uint32_t)s->rc[u], (uint32_t)s->rd[w]);
-		if (!between)
+		if (between)
+			continue;
+		bool ok = !s->hooks.accept_steps || j >= s->executed ||
+			  s->hooks.accept_steps(s->hooks.ctx, (uint64_t)s->rc[u], j);
+		if (ok)
 			odpor_reverse(s, (uint32_t)s->rc[u], e2, j);
+		else if (s->hooks.defer)
+			odpor_defer(s, (uint32_t)s->rc[u], e2, j);
 	}
 }
 
 /* After a run that ended on its own: every race of it, and of the events
- * its live threads were left pending at. */
+ * its live threads were left pending at; the races a hook turned down
+ * (--guide hapset) after all the others, so each state's wakeup tree tries
+ * their reversals last. */
 static void odpor_analyse(struct search *s)
 {
 	struct dpor *d = s->dp;
+	s->ndefer = 0;
 	for (uint64_t j = 0; j < s->executed; j++) {
 		const struct cts_event *e2 = &s->stack[j].ev;
 		int p = e2->tid;
@@ -1296,6 +1319,8 @@ static void odpor_analyse(struct search *s)
 			since = d->birth[t];
 		odpor_second(s, &s->fin[t], s->executed, d->clk[t].c, d->clk[t].n, since);
 	}
+	for (size_t k = 0; k < s->ndefer; k++)
+		odpor_reverse(s, s->defer[k].i, &s->defer[k].e2, s->defer[k].j);
 }
 
 /* Remember the live threads' pending events: the last ones seen are those
@@ -1979,6 +2004,7 @@ static void s_destroy(struct cts_strategy *base)
 	free(s->vbuf);
 	free(s->rc);
 	free(s->rd);
+	free(s->defer);
 	for (uint64_t i = 0; i < s->inited; i++)
 		free_state_sets(&s->stack[i]);
 	drop_saved(s);

@@ -56,6 +56,9 @@ struct cts_search_hooks {
 	 * search looks further back (HaPSet: stmt(later) in hapset(stmt(earlier))). */
 	bool (*accept_race)(void *ctx, uint64_t step, const struct cts_event *earlier,
 			    const struct cts_event *later);
+	/* odpor: the same for a race of two steps of the run that just ended
+	 * (its races are found after it, the events no longer pending). */
+	bool (*accept_steps)(void *ctx, uint64_t earlier, uint64_t later);
 	/* pcb/idb: at a fresh state the run takes sel; false keeps alt out of
 	 * the state's backtrack set (HaPSet: stmt(alt) in hapset(stmt(sel))). */
 	bool (*accept_alt)(void *ctx, uint64_t step, const struct cts_event *sel,

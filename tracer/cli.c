@@ -571,7 +571,7 @@ static const struct cli_rule {
 	{ "--instances",          g_insts,     CTX_ATTACH | CTX_DEPTH | CTX_STATE,
 	  "random pct " SYSTEMATIC, NULL },
 	{ "--coverage",           g_coverage,  CTX_ATTACH | CTX_SPLIT,          NULL, "not yet" },
-	{ "--guide hapset",       g_guide,     CTX_ATTACH | CTX_SPLIT,          "dpor pcb idb", NULL },
+	{ "--guide hapset",       g_guide,     CTX_ATTACH | CTX_SPLIT,          "dpor odpor pcb idb", NULL },
 	{ "--hapset-load, --hapset-save, --hapset-learn and --hapset-prune", g_hapset, CTX_ATTACH, NULL, NULL },
 	{ "--sarif",              g_sarif,     CTX_ATTACH,                      NULL,
 	  "not yet: --report writes the session's JSON" },

@@ -165,7 +165,7 @@ static void usage(FILE *f)
 "                        with the diagnosis). Sync mode, except that --races\n"
 "                        report|fail and --watch also stop at the program's\n"
 "                        shared accesses (int3s in its code while attached)\n"
-"HaPSet-guided search (strategy hapset; --guide hapset with dpor, pcb, idb):\n"
+"HaPSet-guided search (strategy hapset; --guide hapset with dpor, odpor, pcb, idb):\n"
 "      --guide hapset    orders no good run has shown (the statement pair is not in\n"
 "                        the learned HaPSets) first, the others after them; every\n"
 "                        good run of the search is learnt from\n"

@@ -333,7 +333,7 @@ combo "--instance cannot be used with --jobs, --shard or --split-depth" "--insta
 	--instance 1:0 --shard 1/2 -- "$PROG/deadlock_ok"
 combo "--tries, --suspects and --suspects-from go with -s racefuzzer" "--tries with random" \
 	--tries 3 -- "$PROG/deadlock_ok"
-combo "--guide hapset goes with -s dpor, pcb, idb only, not with -s pct" "--guide with pct" \
+combo "--guide hapset goes with -s dpor, odpor, pcb, idb only, not with -s pct" "--guide with pct" \
 	-s pct --guide hapset -- "$PROG/deadlock_ok"
 combo "--state-match cannot be used in attach mode" "-p with --state-match" -p $$ --state-match petri
 combo "-p \(attach mode\) goes with -s random, pct only, not with -s dpor" "-p with dpor" -p $$ -s dpor

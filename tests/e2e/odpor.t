@@ -5,10 +5,11 @@
 # schedule replays; the correct twin comes back clean and complete after
 # exactly one run per Mazurkiewicz trace (12, the paper's count for
 # lastzero(3)), none cut short, never more runs than dpor; the same with
-# --jobs 2 (complete, no bug) and with --break (a constraint like dpor's).
+# --jobs 2 (complete, no bug), with --break (a constraint like dpor's) and
+# with --guide hapset (covered orders last, the search still complete).
 . "$(dirname "$0")/lib.sh"
 
-plan 12
+plan 14
 sum() { jq -r ".summary.$2" "$1"; }
 TO=$(slow 120)
 
@@ -36,4 +37,10 @@ is $? 1 "lastzero: odpor -j 2 finds the bug"
 "$CTS" -q -m break -s odpor --break lastzero_ok.c:28 --timeout "$TO" --report "$T/b.json" \
 	-o "$T/d" -- "$PROG/lastzero_ok"
 is "$?:$(sum "$T/b.json" complete)" 0:true "lastzero_ok: odpor --break clean and complete"
+"$CTS" -q -m break -s odpor --guide hapset --timeout "$TO" -o "$T/d" -- "$PROG/lastzero" >/dev/null 2>&1
+is $? 1 "lastzero: odpor --guide hapset finds the bug"
+"$CTS" -q -m break -s odpor --guide hapset --timeout "$TO" --report "$T/h.json" -o "$T/d" \
+	-- "$PROG/lastzero_ok"
+is "$?:$(sum "$T/h.json" complete):$(sum "$T/h.json" runs)" 0:true:12 \
+	"lastzero_ok: odpor --guide hapset clean and complete in 12 runs"
 done_testing
