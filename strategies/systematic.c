@@ -1251,10 +1251,44 @@ static void odpor_second(struct search *s, const struct cts_event *e2, uint64_t 
 		s->rd = cts_xgrow(s->rd, s->rcap, cap, sizeof(*s->rd));
 		s->rcap = cap;
 	}
+	/* Events dependent through a word or object share a key with e2 (as
+	 * dpor_record indexes them): walk u's chains on those keys, so a long
+	 * run of reads costs nothing per read. Dependence through threads
+	 * (join, create, cancel, exit), keyless events and big ranges: walk
+	 * u's events. */
+	bool big = cts_op_is_range(e2->op) && big_range(e2);
+	size_t nk = big ? 0 : event_keys(d, e2);
+	bool chains = nk > 0 && e2->op != CTS_OP_JOIN && e2->op != CTS_OP_CREATE &&
+		      e2->op != CTS_OP_CANCEL && e2->op != CTS_OP_PROC_EXIT;
+	size_t nlook = chains ? lookup_keys(d, nk) : 0;
+	bool rd_only = reads_only(e2);
 	for (int u = 0; u < d->nthreads; u++) {
 		s->rc[u] = s->rd[u] = -1;
 		uint32_t seen = (uint32_t)u < pn ? pc[u] : 0;
-		for (uint32_t k = u == p ? 0 : events_before(d, u, j); k > seen; k--) {
+		if (u == p)
+			continue;
+		for (size_t k = 0; chains && k < nlook; k++) {
+			struct hent *h = hget(d, d->keys[k], u, false);
+			for (int32_t l = h ? (rd_only ? h->head_w : h->head_a) : -1; l >= 0;) {
+				const struct link *lk = &d->links[l];
+				uint32_t i = lk->step;
+				l = rd_only ? lk->prev_w : lk->prev_a;
+				if (i >= j)
+					continue;   /* after e2 */
+				if (d->ev[i].lidx <= seen || (int64_t)i <= s->rc[u])
+					break;      /* happens before e2's thread, or found already */
+				const struct cts_event *e = &s->stack[i].ev;
+				if (!cts_event_dependent(e, e2))
+					continue;
+				if ((int64_t)i > s->rd[u])
+					s->rd[u] = i;
+				if (may_coenable(e, e2) && odpor_race(s, i, e2, j, since)) {
+					s->rc[u] = i;
+					break;
+				}
+			}
+		}
+		for (uint32_t k = chains ? 0 : events_before(d, u, j); k > seen; k--) {
 			uint32_t i = d->evl[u][k - 1];
 			const struct cts_event *e = &s->stack[i].ev;
 			if (!cts_event_dependent(e, e2))
