@@ -39,7 +39,7 @@ struct pcmatch {
 struct active {
 	struct cts_strategy base;
 	enum fuzzer fuzzer;
-	bool sys;                      /* breakpoints as a constraint of dfs/dpor/pcb/idb */
+	bool sys;                      /* breakpoints as a constraint of dfs/dpor/odpor/pcb/idb */
 	struct cts_active_options opt;
 	struct cts_strategy *inner;
 	struct cts_rng rng;
@@ -644,16 +644,17 @@ struct cts_strategy *cts_active_create(const char *name, const struct cts_strate
 		{ "racefuzzer", F_RACE }, { "deadlockfuzzer", F_DEADLOCK },
 		{ "atomfuzzer", F_ATOM }, { "random", F_NONE }, { "pct", F_NONE },
 		{ "dfs", F_NONE }, { "dpor", F_NONE }, { "pcb", F_NONE }, { "idb", F_NONE },
+		{ "odpor", F_NONE },
 	};
 	static const enum cts_search_kind kinds[] = {
-		CTS_SEARCH_DFS, CTS_SEARCH_DPOR, CTS_SEARCH_PCB, CTS_SEARCH_IDB,
+		CTS_SEARCH_DFS, CTS_SEARCH_DPOR, CTS_SEARCH_PCB, CTS_SEARCH_IDB, CTS_SEARCH_ODPOR,
 	};
 	int k = -1;
 	for (int i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++)
 		if (strcmp(names[i].name, name) == 0)
 			k = i;
 	if (k < 0) {
-		snprintf(err, errlen, "--break works with random, pct, dfs, dpor, pcb, idb, racefuzzer, "
+		snprintf(err, errlen, "--break works with random, pct, dfs, dpor, odpor, pcb, idb, racefuzzer, "
 			 "deadlockfuzzer and atomfuzzer, not '%s'", name);
 		return NULL;
 	}

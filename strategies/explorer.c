@@ -1686,6 +1686,16 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 		if (n == 0) {
 			bug->kind = livelock ? CTS_BUG_LIVELOCK : CTS_BUG_DEADLOCK;
 			describe_stuck(x, bug);
+			if (s->ops->stuck) {
+				struct cts_sched_point fin = {
+					.step = step, .nthreads = st->nthreads, .alive = x->alive,
+					.enabled = x->enabled, .pending = x->pending, .last = last,
+					.outside = x->outside, .spinning = x->spinning,
+					.live = x->live, .nlive = x->nlive,
+					.instance = cfg->instance != NULL,
+				};
+				s->ops->stuck(s, &fin);
+			}
 			break;
 		}
 		if (step >= cfg->max_steps) {

@@ -96,6 +96,18 @@ static bool h_accept_race(void *ctx, uint64_t step, const struct cts_event *earl
 	return false;
 }
 
+/* odpor: the race of two executed steps, after the run: their statements
+ * are known (st_of), no pending event is needed. */
+static bool h_accept_steps(void *ctx, uint64_t earlier, uint64_t later)
+{
+	struct hstrat *x = ctx;
+	if (earlier >= x->st_cap || later >= x->st_cap ||
+	    !cts_hapset_has(x->h, x->st_of[earlier], x->st_of[later]))
+		return true;
+	x->pruned += x->opt.prune;
+	return false;
+}
+
 static bool h_accept_alt(void *ctx, uint64_t step, const struct cts_event *sel,
 			 const struct cts_event *alt)
 {
@@ -212,12 +224,14 @@ struct cts_strategy *cts_hapset_create(const char *name, const struct cts_strate
 	bool plain = strcmp(name, "hapset") == 0;
 	if (plain || strcmp(name, "dpor") == 0)
 		kind = CTS_SEARCH_DPOR;
+	else if (strcmp(name, "odpor") == 0)
+		kind = CTS_SEARCH_ODPOR;
 	else if (strcmp(name, "pcb") == 0)
 		kind = CTS_SEARCH_PCB;
 	else if (strcmp(name, "idb") == 0)
 		kind = CTS_SEARCH_IDB;
 	else {
-		snprintf(err, errlen, "--guide hapset works with dpor, pcb and idb, not '%s'", name);
+		snprintf(err, errlen, "--guide hapset works with dpor, odpor, pcb and idb, not '%s'", name);
 		return NULL;
 	}
 	struct hstrat *x = cts_xcalloc(1, sizeof(*x));
@@ -235,6 +249,7 @@ struct cts_strategy *cts_hapset_create(const char *name, const struct cts_strate
 	}
 	struct cts_search_hooks hooks = {
 		.ctx = x, .observe = h_observe, .accept_race = h_accept_race,
+		.accept_steps = h_accept_steps,
 		.accept_alt = h_accept_alt, .end_run = h_end_run, .defer = !x->opt.prune,
 	};
 	x->search = cts_search_create(kind, cfg, &hooks);

@@ -40,7 +40,7 @@ struct cts_hapset_options {
 	void *describe_ctx;
 };
 
-/* "hapset", or "dpor"/"pcb"/"idb" with cfg->hapset->guide. NULL and err. */
+/* "hapset", or "dpor"/"odpor"/"pcb"/"idb" with cfg->hapset->guide. NULL and err. */
 struct cts_strategy *cts_hapset_create(const char *name, const struct cts_strategy_config *cfg,
 				       char *err, size_t errlen);
 bool cts_strategy_is_hapset(const struct cts_strategy *s);

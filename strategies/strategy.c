@@ -18,13 +18,14 @@ static const struct entry table[] = {
 	/* systematic strategies (strategies/systematic.h) */
 	{ "dfs", cts_dfs_create },
 	{ "dpor", cts_dpor_create },
+	{ "odpor", cts_odpor_create },
 	{ "pcb", cts_pcb_create },
 	{ "idb", cts_idb_create },
 };
 
 const char *cts_strategy_names(void)
 {
-	return "random, pct, map, dfs, dpor, pcb, idb, unfold, racefuzzer, deadlockfuzzer, atomfuzzer, hapset";
+	return "random, pct, map, dfs, dpor, odpor, pcb, idb, unfold, racefuzzer, deadlockfuzzer, atomfuzzer, hapset";
 }
 
 struct cts_strategy *cts_strategy_create(const char *name, const struct cts_strategy_config *cfg,

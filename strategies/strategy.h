@@ -86,6 +86,9 @@ struct cts_strategy_config {
 	void *context_ctx;
 	const struct cts_hapset_options *hapset; /* --strategy hapset, --guide hapset */
 	struct cts_map *map; /* --strategy map: the MAP model the explorer feeds (borrowed) */
+	/* The explorer's object model learns wake-ups from futexes (the live
+	 * tracer): a strategy cannot replay it from the events alone (odpor). */
+	bool futex_model;
 	struct cts_split *split; /* --jobs/--shard: the subtrees this process takes
 	                          * (strategies/split.h), NULL = all */
 };
@@ -118,6 +121,9 @@ struct cts_strategy_ops {
 	 * comes again (begin_run, no end_run for the void one). NULL: a
 	 * strategy whose runs do not build on each other. */
 	void (*restart)(struct cts_strategy *s);
+	/* Optional: the run ends with live threads none of which can run (a
+	 * deadlock); pt shows every thread's pending event, before end_run. */
+	void (*stuck)(struct cts_strategy *s, const struct cts_sched_point *pt);
 	void (*destroy)(struct cts_strategy *s);
 };
 
@@ -127,7 +133,7 @@ struct cts_strategy {
 	struct cts_strategy_config cfg;
 };
 
-/* Create by name ("random", "pct", "dfs", "dpor", "pcb", "idb", "unfold", "replay").
+/* Create by name ("random", "pct", "dfs", "dpor", "odpor", "pcb", "idb", "unfold", "replay").
  * On failure returns NULL and writes a one-line reason to err. */
 struct cts_strategy *cts_strategy_create(const char *name, const struct cts_strategy_config *cfg,
 					 char *err, size_t errlen);

@@ -13,9 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "models/error.h"
+#include "models/objmodel.h"
 #include "models/vclock.h"
 #include "strategies/split.h"
 #include "strategies/systematic.h"
+#include "strategies/wakeup.h"
 
 /* ---- thread sets ---- */
 
@@ -240,6 +242,7 @@ struct state {
 	 * whether this state is above the subtrees the work is split into */
 	uint32_t nbr;
 	bool top;
+	int32_t wnode;          /* odpor: the wakeup-tree node taken here */
 };
 
 /* DPOR's per-run index of the trace, rebuilt while a run replays its prefix:
@@ -282,6 +285,7 @@ struct dpor {
 	struct cts_vc *clk;       /* clock of each thread's last event */
 	uint32_t **evl;           /* steps of each thread's events */
 	uint32_t *nevl, *capevl;
+	uint32_t *birth;          /* step that created each thread, UINT32_MAX: none */
 	struct cts_event *qpend;  /* pending event last analysed */
 	bool *qvalid;
 	uint32_t nbig;                           /* big ranges in the trace */
@@ -326,6 +330,24 @@ struct search {
 	bool bt_deferred;        /* add_backtrack adds to the deferred sets */
 	bool no_accept;          /* accept() asks no hook: plain DPOR's race */
 	uint64_t deferrals;      /* choices deferred, not dropped */
+	/* odpor: the wakeup trees, per state the sleeping threads' events
+	 * (inherited and explored there), the pending events the run ended
+	 * with, and scratch for the race analysis */
+	struct cts_wut *wut;
+	int32_t wroot;
+	struct slp { struct cts_event *ev; uint32_t n, cap; } *slp;
+	size_t slpcap;
+	struct cts_event *fin;
+	bool *finv;
+	size_t fincap;
+	struct cts_event *vbuf;
+	size_t vcap;
+	int64_t *rc, *rd;
+	size_t rcap;
+	int odpor_pick;          /* the choice odpor_choice made at the fresh state */
+	struct odefer { uint32_t i; struct cts_event e2; uint64_t j; } *defer;
+	size_t ndefer, defercap; /* odpor: races hooks.accept_race turned down this run */
+	struct cts_objmodel *om; /* odpor_model_enabled's scratch model */
 };
 
 static struct state *push_state(struct search *s)
@@ -348,6 +370,7 @@ static struct state *push_state(struct search *s)
 		st->used = 0;
 		st->constrained = false;
 	}
+	st->wnode = CTS_WUT_NONE;
 	st->saved_from = s->nsaved;
 	if (s->depth > s->stats.max_depth)
 		s->stats.max_depth = s->depth;
@@ -413,6 +436,7 @@ static void dpor_free(struct dpor *d)
 	free(d->clk);
 	free(d->cand);
 	free(d->evl);
+	free(d->birth);
 	free(d->nevl);
 	free(d->capevl);
 	free(d->qpend);
@@ -448,6 +472,7 @@ static void dpor_add_thread(struct dpor *d, int t)
 		size_t cap = cts_grow_cap(d->tcap, (size_t)t + 1);
 		d->clk = cts_xgrow(d->clk, d->tcap, cap, sizeof(*d->clk));
 		d->evl = cts_xgrow(d->evl, d->tcap, cap, sizeof(*d->evl));
+		d->birth = cts_xgrow(d->birth, d->tcap, cap, sizeof(*d->birth));
 		d->nevl = cts_xgrow(d->nevl, d->tcap, cap, sizeof(*d->nevl));
 		d->capevl = cts_xgrow(d->capevl, d->tcap, cap, sizeof(*d->capevl));
 		d->qpend = cts_xgrow(d->qpend, d->tcap, cap, sizeof(*d->qpend));
@@ -458,6 +483,7 @@ static void dpor_add_thread(struct dpor *d, int t)
 		int n = d->nthreads++;
 		cts_vc_zero(&d->clk[n]);
 		d->nevl[n] = 0;
+		d->birth[n] = UINT32_MAX;
 		d->qvalid[n] = false;
 	}
 }
@@ -695,6 +721,7 @@ static void dpor_record(struct search *s, uint64_t step, const struct cts_event 
 		dpor_add_thread(d, w);       /* may move d->clk: c is stale */
 		cts_vc_copy(&d->clk[w], &d->clk[p]);  /* everything before the create happens before w */
 		d->nevl[w] = 0;
+		d->birth[w] = (uint32_t)step;
 		d->qvalid[w] = false;
 	}
 }
@@ -946,6 +973,523 @@ static void dpor_final(struct search *s)
 	}
 }
 
+/* ---- optimal DPOR (Abdulla et al., POPL 2014, Algorithm 2) ----
+ *
+ * The same stack, replay and clocks as dpor; what differs is what a state
+ * tries. Each state has a wakeup tree (wakeup.h): the sequences still to be
+ * explored from it, the leftmost one being the branch the run takes. A
+ * fresh state with an empty tree takes the round-robin choice among the
+ * threads not asleep, as dpor does. After a run, every race e < e' of it
+ * (dpor's relation: dependent, may be co-enabled, e not happening before
+ * e''s thread, and no dependent event of a third thread in between) puts
+ * v = notdep(e).e' into the tree of the state before e, unless a sleeping
+ * thread or a sequence already there is a weak initial of v. Sleep sets
+ * carry each sleeping thread's event, since that is what the check needs. */
+
+static int32_t wut_of(const struct search *s, uint64_t k)
+{
+	return k == 0 ? s->wroot : s->stack[k - 1].wnode;
+}
+
+static struct slp *slp_at(struct search *s, uint64_t k)
+{
+	if (k >= s->slpcap) {
+		size_t cap = cts_grow_cap(s->slpcap, k + 1);
+		s->slp = cts_xgrow(s->slp, s->slpcap, cap, sizeof(*s->slp));
+		s->slpcap = cap;
+	}
+	return &s->slp[k];
+}
+
+static void slp_add(struct slp *l, const struct cts_event *ev)
+{
+	for (uint32_t i = 0; i < l->n; i++)
+		if (l->ev[i].tid == ev->tid) {
+			l->ev[i] = *ev;
+			return;
+		}
+	if (l->n == l->cap) {
+		size_t cap = cts_grow_cap(l->cap, l->n + 1);
+		l->ev = cts_xgrow(l->ev, l->cap, cap, sizeof(*l->ev));
+		l->cap = (uint32_t)cap;
+	}
+	l->ev[l->n++] = *ev;
+}
+
+static bool slp_has(const struct slp *l, int tid)
+{
+	for (uint32_t i = 0; i < l->n; i++)
+		if (l->ev[i].tid == tid)
+			return true;
+	return false;
+}
+
+/* The state after step k (run by ev) sleeps on what sleeps at k, other
+ * threads than ev's whose events commute with ev (the paper's
+ * Sleep' = {q in sleep(E) | E |= p <> q}). A sleeper's event is what the
+ * backend shows it pending now: a thread held in a blocking call can show
+ * another one without a step of its own (woken by a futex, back from the
+ * kernel), as dpor's sleep sets see it. */
+static void odpor_next_sleep(struct search *s, const struct cts_sched_point *pt, uint64_t k,
+			     const struct cts_event *ev)
+{
+	struct slp *to = slp_at(s, k + 1);
+	const struct slp *from = slp_at(s, k);   /* after the growth above */
+	to->n = 0;
+	for (uint32_t i = 0; i < from->n; i++) {
+		int r = from->ev[i].tid;
+		const struct cts_event *now = r >= 0 && r < pt->nthreads && pt->alive[r] ?
+					      &pt->pending[r] : &from->ev[i];
+		if (r != ev->tid && !cts_event_dependent(now, ev))
+			slp_add(to, now);
+	}
+}
+
+static bool odpor_hb(const struct search *s, uint32_t i, uint32_t k);
+
+/* The mutex an event takes (a try only if it succeeded), 0 if none. */
+static uint64_t takes_mutex(const struct cts_event *e, bool done)
+{
+	switch (e->op) {
+	case CTS_OP_LOCK:
+	case CTS_OP_RDLOCK:
+	case CTS_OP_WRLOCK:
+		return e->obj;
+	case CTS_OP_TRYLOCK:
+	case CTS_OP_TRYRDLOCK:
+	case CTS_OP_TRYWRLOCK:
+		return done && e->result == 0 ? e->obj : 0;
+	case CTS_OP_COND_REACQUIRE:
+		return e->obj2;
+	default:
+		return 0;
+	}
+}
+
+/* Can thread p's event e2 (step j, or pending at the run's end; p's step
+ * before it, or its creation: since) run right after the events of
+ * notdep(i) from the state before step i? 1 yes, 0 no, -1 ask the object
+ * model. The acquisition of the mutex i took can: without i it is free
+ * (the paper's treatment of locks; not a cond waiter's re-acquisition). A thread spinning there on a re-read
+ * is not reversed (dpor's spin rule). A plain access whose thread was
+ * enabled from the moment it was pending can. Anything else (a semaphore
+ * wait, a woken waiter's re-acquisition, a join, a step after a barrier)
+ * may have been let run by i or a step after it: the object model
+ * replays the prefix and notdep(i) and says (odpor_model_enabled); a
+ * thread woken by a futex or the kernel (resume, futex wait, I/O, signal
+ * waits), and every blocking event under the live tracer, whose object
+ * model learns wake-ups from futexes, is judged by the step that let it
+ * run in this run instead. */
+static int odpor_reversible(struct search *s, uint32_t i, const struct cts_event *e2, uint64_t j,
+			    int64_t since)
+{
+	int p = e2->tid;
+	uint64_t m = takes_mutex(e2, false);
+	if (m && e2->op != CTS_OP_COND_REACQUIRE && takes_mutex(&s->stack[i].ev, true) == m)
+		return 1;   /* a woken waiter's re-acquisition needs its wake-up too */
+	uint64_t k0 = since + 1 > (int64_t)i ? (uint64_t)(since + 1) : i;
+	uint64_t end = j < s->executed ? j : s->executed - 1;
+	if (since < (int64_t)i && ts_has(&s->stack[i].spinning, p) &&
+	    !ts_has(&s->stack[i].enabled, p)) {
+		s->stats.spin_skips++;
+		return 0;
+	}
+	if (e2->op == CTS_OP_RESUME || e2->op == CTS_OP_FUTEX_WAIT || e2->op == CTS_OP_IO ||
+	    e2->op == CTS_OP_SIGWAIT || e2->op == CTS_OP_SIGSUSPEND || s->base.cfg.futex_model) {
+		/* Woken by what the live tracer sees of futexes and the kernel,
+		 * which the object model does not replay: the step just before
+		 * the thread could run is what woke it, and must be in notdep(i).
+		 * If the model cannot tell either and the branch cannot run,
+		 * odpor_drop falls back. */
+		for (uint64_t k = k0; k <= end; k++) {
+			if (!ts_has(&s->stack[k].enabled, p))
+				continue;
+			if (k > k0)
+				return k - 1 != i && !odpor_hb(s, i, (uint32_t)(k - 1));
+			/* pending only after i and enabled at once: i may be what let
+			 * it run (a post, a rwunlock); the model judges those it
+			 * replays exactly (not a cond waiter's) */
+			bool cond = e2->op == CTS_OP_COND_REACQUIRE || e2->op == CTS_OP_RESUME;
+			return k0 > i && cts_op_is_sync(e2->op) && !cond ? -1 : 1;
+		}
+		return 0;
+	}
+	if (!cts_op_is_range(e2->op) || k0 > end)
+		return -1;
+	for (uint64_t k = k0; k <= end; k++)
+		if (!ts_has(&s->stack[k].enabled, p))
+			return -1;
+	return 1;
+}
+
+/* The object model after the run's steps before i and then v[0..nv-1):
+ * may v[nv-1] run? */
+static bool odpor_model_enabled(struct search *s, uint32_t i, size_t nv)
+{
+	struct cts_event tmp;
+	if (!s->om)
+		s->om = cts_objmodel_new(false);
+	cts_objmodel_reset(s->om);
+	for (uint32_t k = 0; k < i; k++) {
+		tmp = s->stack[k].ev;
+		cts_objmodel_apply(s->om, &tmp);
+	}
+	for (size_t m = 0; m + 1 < nv; m++) {
+		tmp = s->vbuf[m];
+		cts_objmodel_apply(s->om, &tmp);
+	}
+	const struct cts_event *e2 = &s->vbuf[nv - 1];
+	return cts_objmodel_enabled(s->om, e2) && !cts_objmodel_waiting(s->om, e2->tid);
+}
+
+static const uint32_t *clock_at(const struct dpor *d, uint32_t step, uint32_t *n)
+{
+	*n = d->ev[step].nclk;
+	return &d->clocks[d->ev[step].clk];
+}
+
+/* Does step i happen before step k? */
+static bool odpor_hb(const struct search *s, uint32_t i, uint32_t k)
+{
+	uint32_t n;
+	const uint32_t *c = clock_at(s->dp, k, &n);
+	int u = s->stack[i].ev.tid;
+	return u >= 0 && (uint32_t)u < n && s->dp->ev[i].lidx <= c[u];
+}
+
+/* Thread u's events before step j: how many. */
+static uint32_t events_before(const struct dpor *d, int u, uint64_t j)
+{
+	uint32_t lo = 0, hi = d->nevl[u];
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+		if (d->evl[u][mid] < j)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Reverse the race of step i with e2 (step j, or the end of the run for a
+ * pending event; its thread's previous step, or its creation, is `since`):
+ * v = the events after i that do not happen after it, then e2, into the
+ * wakeup tree of the state before i. A race is reversible only if e2 can
+ * run there (odpor_reversible). */
+static size_t odpor_notdep(struct search *s, uint32_t i, const struct cts_event *e2, uint64_t j)
+{
+	uint64_t n = s->executed;
+	size_t nv = 0;
+	if (n - i + 1 > s->vcap) {
+		size_t cap = cts_grow_cap(s->vcap, n - i + 1);
+		s->vbuf = cts_xgrow(s->vbuf, s->vcap, cap, sizeof(*s->vbuf));
+		s->vcap = cap;
+	}
+	for (uint64_t k = i + 1; k < n; k++)
+		if (k != j && !odpor_hb(s, i, (uint32_t)k))
+			s->vbuf[nv++] = s->stack[k].ev;
+	s->vbuf[nv++] = *e2;
+	return nv;
+}
+
+/* May the race of step i with e2 be reversed (odpor_reversible, the model
+ * where that cannot tell)? */
+static bool odpor_race(struct search *s, uint32_t i, const struct cts_event *e2, uint64_t j,
+		       int64_t since)
+{
+	int rev = odpor_reversible(s, i, e2, j, since);
+	if (rev < 0 && !odpor_model_enabled(s, i, odpor_notdep(s, i, e2, j)))
+		rev = 0;
+	s->stats.blocked_races += !rev;
+	return rev != 0;
+}
+
+/* A race the hook turned down: reversed after the others (odpor_analyse). */
+static void odpor_defer(struct search *s, uint32_t i, const struct cts_event *e2, uint64_t j)
+{
+	if (s->ndefer == s->defercap) {
+		size_t cap = cts_grow_cap(s->defercap, s->ndefer + 1);
+		s->defer = cts_xgrow(s->defer, s->defercap, cap, sizeof(*s->defer));
+		s->defercap = cap;
+	}
+	s->defer[s->ndefer++] = (struct odefer){ .i = i, .e2 = *e2, .j = j };
+	s->deferrals++;
+}
+
+/* Put the reversal of a race into the tree of the state before i. */
+static void odpor_reverse(struct search *s, uint32_t i, const struct cts_event *e2, uint64_t j)
+{
+	size_t nv = odpor_notdep(s, i, e2, j);
+	const struct slp *sl = slp_at(s, i);
+	if (!cts_wut_clears_sleep(sl->ev, sl->n, s->vbuf, nv) ||
+	    !cts_wut_insert(s->wut, wut_of(s, i), s->vbuf, nv)) {
+		s->stats.wut_covered++;
+		return;
+	}
+	s->stats.wut_inserted++;
+	s->stats.races++;
+}
+
+/* The races whose second event is e2, run by p at step j (the run's end
+ * for a pending event) after the events of the clock pc[0..pn) (those of
+ * its thread before it, or of its creator). Per other thread u, the latest
+ * event dependent with e2 that e2's thread has not seen (rd), and the
+ * latest that may also be co-enabled with it and whose race with e2 can
+ * be reversed (rc): rc races with e2 unless it happens before another
+ * thread's rd (then that one stands in between). The events of u after rc
+ * that could not be reversed (a lock's release, a post or signal that let
+ * e2 run) do not count: the race is between the two acquisitions, as the
+ * paper has it for locks. */
+static void odpor_second(struct search *s, const struct cts_event *e2, uint64_t j,
+			 const uint32_t *pc, uint32_t pn, int64_t since)
+{
+	struct dpor *d = s->dp;
+	int p = e2->tid;
+	if ((size_t)d->nthreads > s->rcap) {
+		size_t cap = cts_grow_cap(s->rcap, (size_t)d->nthreads);
+		s->rc = cts_xgrow(s->rc, s->rcap, cap, sizeof(*s->rc));
+		s->rd = cts_xgrow(s->rd, s->rcap, cap, sizeof(*s->rd));
+		s->rcap = cap;
+	}
+	/* Events dependent through a word or object share a key with e2 (as
+	 * dpor_record indexes them): walk u's chains on those keys, so a long
+	 * run of reads costs nothing per read. Dependence through threads
+	 * (join, create, cancel, exit), keyless events and big ranges: walk
+	 * u's events. */
+	bool big = cts_op_is_range(e2->op) && big_range(e2);
+	size_t nk = big ? 0 : event_keys(d, e2);
+	bool chains = nk > 0 && e2->op != CTS_OP_JOIN && e2->op != CTS_OP_CREATE &&
+		      e2->op != CTS_OP_CANCEL && e2->op != CTS_OP_PROC_EXIT;
+	size_t nlook = chains ? lookup_keys(d, nk) : 0;
+	bool rd_only = reads_only(e2);
+	for (int u = 0; u < d->nthreads; u++) {
+		s->rc[u] = s->rd[u] = -1;
+		uint32_t seen = (uint32_t)u < pn ? pc[u] : 0;
+		if (u == p)
+			continue;
+		for (size_t k = 0; chains && k < nlook; k++) {
+			struct hent *h = hget(d, d->keys[k], u, false);
+			for (int32_t l = h ? (rd_only ? h->head_w : h->head_a) : -1; l >= 0;) {
+				const struct link *lk = &d->links[l];
+				uint32_t i = lk->step;
+				l = rd_only ? lk->prev_w : lk->prev_a;
+				if (i >= j)
+					continue;   /* after e2 */
+				if (d->ev[i].lidx <= seen || (int64_t)i <= s->rc[u])
+					break;      /* happens before e2's thread, or found already */
+				const struct cts_event *e = &s->stack[i].ev;
+				if (!cts_event_dependent(e, e2))
+					continue;
+				if ((int64_t)i > s->rd[u])
+					s->rd[u] = i;
+				if (may_coenable(e, e2) && odpor_race(s, i, e2, j, since)) {
+					s->rc[u] = i;
+					break;
+				}
+			}
+		}
+		for (uint32_t k = chains ? 0 : events_before(d, u, j); k > seen; k--) {
+			uint32_t i = d->evl[u][k - 1];
+			const struct cts_event *e = &s->stack[i].ev;
+			if (!cts_event_dependent(e, e2))
+				continue;
+			if (s->rd[u] < 0)
+				s->rd[u] = i;
+			if (may_coenable(e, e2) && odpor_race(s, i, e2, j, since)) {
+				s->rc[u] = i;
+				break;
+			}
+		}
+	}
+	for (int u = 0; u < d->nthreads; u++) {
+		if (s->rc[u] < 0)
+			continue;
+		bool between = false;
+		for (int w = 0; w < d->nthreads && !between; w++)
+			between = w != u && s->rd[w] >= 0 &&
+				  odpor_hb(s, (uint32_t)s->rc[u], (uint32_t)s->rd[w]);
+		if (between)
+			continue;
+		bool ok = !s->hooks.accept_steps || j >= s->executed ||
+			  s->hooks.accept_steps(s->hooks.ctx, (uint64_t)s->rc[u], j);
+		if (ok)
+			odpor_reverse(s, (uint32_t)s->rc[u], e2, j);
+		else if (s->hooks.defer)
+			odpor_defer(s, (uint32_t)s->rc[u], e2, j);
+	}
+}
+
+/* After a run that ended on its own: every race of it, and of the events
+ * its live threads were left pending at; the races a hook turned down
+ * (--guide hapset) after all the others, so each state's wakeup tree tries
+ * their reversals last. */
+static void odpor_analyse(struct search *s)
+{
+	struct dpor *d = s->dp;
+	s->ndefer = 0;
+	for (uint64_t j = 0; j < s->executed; j++) {
+		const struct cts_event *e2 = &s->stack[j].ev;
+		int p = e2->tid;
+		if (p < 0 || p >= d->nthreads)
+			continue;
+		uint32_t l = d->ev[j].lidx, pn = 0;
+		const uint32_t *pc = NULL;
+		int64_t since = -1;
+		if (l > 1)
+			since = d->evl[p][l - 2];
+		else if (d->birth[p] != UINT32_MAX)
+			since = d->birth[p];
+		if (since >= 0)
+			pc = clock_at(d, (uint32_t)since, &pn);
+		odpor_second(s, e2, j, pc, pn, since);
+	}
+	for (int t = 0; (size_t)t < s->fincap && t < d->nthreads; t++) {
+		if (!s->finv[t])
+			continue;
+		int64_t since = -1;
+		if (d->nevl[t])
+			since = d->evl[t][d->nevl[t] - 1];
+		else if (d->birth[t] != UINT32_MAX)
+			since = d->birth[t];
+		odpor_second(s, &s->fin[t], s->executed, d->clk[t].c, d->clk[t].n, since);
+	}
+	for (size_t k = 0; k < s->ndefer; k++)
+		odpor_reverse(s, s->defer[k].i, &s->defer[k].e2, s->defer[k].j);
+}
+
+/* Remember the live threads' pending events: the last ones seen are those
+ * the run ends with (but the thread that ran last, unless the explorer
+ * shows the final state: stuck). */
+static void odpor_pending(struct search *s, const struct cts_sched_point *pt, int ran)
+{
+	if ((size_t)pt->nthreads > s->fincap) {
+		size_t cap = cts_grow_cap(s->fincap, (size_t)pt->nthreads);
+		s->fin = cts_xgrow(s->fin, s->fincap, cap, sizeof(*s->fin));
+		s->finv = cts_xgrow(s->finv, s->fincap, cap, sizeof(*s->finv));
+		s->fincap = cap;
+	}
+	for (size_t t = 0; t < s->fincap; t++)
+		s->finv[t] = false;
+	CTS_SCHED_FOR_EACH(pt, i, t)
+		if (pt->alive[t] && t != ran && pt->pending[t].op != CTS_OP_NONE) {
+			s->fin[t] = pt->pending[t];
+			s->finv[t] = true;
+		}
+}
+
+/* Wakeup-tree branch c of state st cannot run (its thread is not enabled
+ * there): a spinning thread's re-read changes nothing (as dpor's spin
+ * rule); inside an instance the restriction did it (not complete anyway).
+ * Anything else is a race judged reversible that was not (the live
+ * tracer's wake-ups are not replayed: odpor_race): every enabled thread
+ * not asleep there becomes a branch instead, as Flanagan & Godefroid fall
+ * back to when the racing thread is not enabled; their events are known
+ * at a fresh state (pending), else stand in as dependent with everything
+ * until the branch is taken (branch_choice). */
+static void odpor_drop(struct search *s, const struct state *st, int32_t c,
+		       const struct cts_event *pending)
+{
+	int32_t root = wut_of(s, (uint64_t)(st - s->stack));
+	const struct slp *sl = slp_at(s, (uint64_t)(st - s->stack));
+	int t = cts_wut_event(s->wut, c)->tid;
+
+	cts_wut_remove(s->wut, c);
+	if (ts_has(&st->spinning, t)) {
+		s->stats.spin_skips++;
+		return;
+	}
+	if (st->restricted)
+		return;
+	s->stats.wut_blocked++;
+	cts_debug_msg("odpor: step %td: thread %d cannot run its wakeup-tree branch there: "
+		      "every thread not asleep becomes a branch", st - s->stack, t);
+	for (int q = ts_next_at(&st->enabled, 0); q >= 0; q = ts_next_at(&st->enabled, q + 1)) {
+		if (slp_has(sl, q) || cts_wut_child(s->wut, root, q) != CTS_WUT_NONE)
+			continue;
+		struct cts_event e;
+		if (pending)
+			e = pending[q];
+		else
+			cts_event_init(&e, q, CTS_OP_PROC_EXIT);
+		cts_wut_add(s->wut, root, &e);
+	}
+}
+
+/* Fresh state k: the leftmost branch of its wakeup tree, or, with none,
+ * the round-robin choice among the threads not asleep (a new branch).
+ * A branch whose thread cannot run here is dropped (odpor_drop). -1:
+ * every enabled thread sleeps. */
+static int odpor_choice(struct search *s, const struct cts_sched_point *pt, uint64_t k,
+			struct tset *allowed)
+{
+	struct state *st = &s->stack[k];
+	int32_t root = wut_of(s, k);
+	const struct slp *sl = slp_at(s, k);
+
+	for (int32_t c = cts_wut_first(s->wut, root); c != CTS_WUT_NONE;
+	     c = cts_wut_first(s->wut, root)) {
+		int t = cts_wut_event(s->wut, c)->tid;
+		if (ts_has(allowed, t) && !slp_has(sl, t)) {
+			st->wnode = c;
+			return t;
+		}
+		odpor_drop(s, st, c, pt->pending);
+	}
+	ts_copy(&s->cand, allowed);
+	for (uint32_t i = 0; i < sl->n; i++)
+		ts_del(&s->cand, sl->ev[i].tid);
+	int q = ts_next_cyclic(&s->cand, rr_start(s, k));
+	if (q < 0)
+		return -1;
+	st->wnode = cts_wut_add(s->wut, root, &pt->pending[q]);
+	return q;
+}
+
+/* Where the search cannot reduce (a --break constraint acts, or above the
+ * subtrees of --jobs/--shard): every allowed thread is a branch. */
+static void odpor_expand(struct search *s, const struct cts_sched_point *pt, uint64_t k,
+			 const struct tset *allowed)
+{
+	int32_t root = wut_of(s, k);
+	for (int t = ts_next_at(allowed, 0); t >= 0; t = ts_next_at(allowed, t + 1))
+		if (t < pt->nthreads && cts_wut_child(s->wut, root, t) == CTS_WUT_NONE &&
+		    !slp_has(slp_at(s, k), t))
+			cts_wut_add(s->wut, root, &pt->pending[t]);
+}
+
+/* The run is over: back out of the states whose trees are exhausted; the
+ * branch each state finished goes to sleep there. */
+static void odpor_next_branch(struct search *s)
+{
+	while (s->depth > 0) {
+		uint64_t d = s->depth - 1;
+		struct state *st = &s->stack[d];
+		if (st->wnode != CTS_WUT_NONE) {
+			slp_add(slp_at(s, d), cts_wut_event(s->wut, st->wnode));
+			cts_wut_remove(s->wut, st->wnode);
+			st->wnode = CTS_WUT_NONE;
+		}
+		int32_t root = wut_of(s, d);
+		for (int32_t c = cts_wut_first(s->wut, root); c != CTS_WUT_NONE;
+		     c = cts_wut_first(s->wut, root)) {
+			int t = cts_wut_event(s->wut, c)->tid;
+			if (ts_has(&st->enabled, t) && !slp_has(slp_at(s, d), t)) {
+				st->wnode = c;
+				ts_add(&st->done, t);
+				cts_event_init(&st->ev, t, CTS_OP_NONE);
+				s->replay = d;
+				s->branching = true;
+				return;
+			}
+			odpor_drop(s, st, c, NULL);
+		}
+		s->depth--;
+	}
+	s->exhausted = true;
+	s->branching = false;
+	s->replay = 0;
+}
+
 /* ---- the work split into subtrees (--jobs, --shard) ---- */
 
 /* A run that branches above the subtrees (or the first run) starts the next
@@ -1081,6 +1625,8 @@ static int branch_choice(struct search *s, const struct cts_sched_point *pt)
 	if (q < 0 || q >= pt->nthreads || !pt->enabled[q])
 		return diverge(s, "step %" PRIu64 ": thread %d cannot run", k, q);
 	st->ev = pt->pending[q];
+	if (st->wnode != CTS_WUT_NONE)   /* odpor: a stand-in event becomes the real one */
+		cts_wut_set_event(s->wut, st->wnode, &st->ev);
 	return q;
 }
 
@@ -1106,6 +1652,19 @@ static bool updatebacktrack(struct search *s, const struct cts_sched_point *pt, 
 				ts_add(allowed, t);
 		ts_copy(&st->backtrack, allowed);
 		return true;
+	case CTS_SEARCH_ODPOR: {
+		const struct slp *sl = slp_at(s, k);
+		s->odpor_pick = odpor_choice(s, pt, k, allowed);
+		if (s->odpor_pick < 0) {
+			s->stats.sleep_blocked++;
+			return false;
+		}
+		for (uint32_t i = 0; i < sl->n; i++)
+			ts_del(allowed, sl->ev[i].tid);
+		if (st->constrained || (s->split && st->top))
+			odpor_expand(s, pt, k, allowed);
+		return true;
+	}
 	case CTS_SEARCH_DPOR:
 		dpor_update(s, pt, k);
 		ts_minus(allowed, &st->sleep);
@@ -1134,12 +1693,15 @@ static int fresh_choice(struct search *s, const struct cts_sched_point *pt)
 	ts_copy(&st->sleep, &s->next_sleep);
 	st->used = s->next_used;
 	st->restricted = pt->restricted;
-	s->restricted |= pt->restricted && s->kind == CTS_SEARCH_DPOR;
+	s->restricted |= pt->restricted &&
+			 (s->kind == CTS_SEARCH_DPOR || s->kind == CTS_SEARCH_ODPOR);
 	/* Where --break acts, holding a thread depends on where the others
 	 * stand, which dpor's independence does not see: no reduction here. */
 	st->constrained = s->constrained_now;
 	if (st->constrained)
 		ts_clear(&st->sleep);
+	if (s->kind == CTS_SEARCH_ODPOR && (k == 0 || st->constrained || pt->instance))
+		slp_at(s, k)->n = 0;   /* no sleep sets where dpor has none */
 	if (s->dp)
 		for (int t = s->dp->nthreads; t < pt->nthreads; t++)
 			dpor_add_thread(s->dp, t);
@@ -1159,10 +1721,10 @@ static int fresh_choice(struct search *s, const struct cts_sched_point *pt)
 		return CTS_CHOOSE_STOP;
 	}
 	/* The round-robin choice: costs no preemption or delay. */
-	int q = ts_next_cyclic(allowed, rr_start(s, k));
+	int q = s->kind == CTS_SEARCH_ODPOR ? s->odpor_pick : ts_next_cyclic(allowed, rr_start(s, k));
 	if (q < 0)
 		return diverge(s, "step %" PRIu64 ": no thread within the bound", k);
-	if (s->hooks.accept_alt && s->kind != CTS_SEARCH_DPOR) {
+	if (s->hooks.accept_alt && s->kind != CTS_SEARCH_DPOR && s->kind != CTS_SEARCH_ODPOR) {
 		ts_copy(&s->cand, &st->backtrack);
 		for (int t = ts_next_at(&s->cand, 0); t >= 0; t = ts_next_at(&s->cand, t + 1))
 			if (t != q && !s->hooks.accept_alt(s->hooks.ctx, k, &pt->pending[q],
@@ -1236,12 +1798,28 @@ static void s_executed(struct cts_strategy *base, const struct cts_sched_point *
 				    !cts_event_dependent(&pt->pending[r], ev))
 					ts_add(&s->next_sleep, r);
 		}
+		if (s->kind == CTS_SEARCH_ODPOR) {
+			if (pt->instance || st->constrained)
+				slp_at(s, k + 1)->n = 0;
+			else
+				odpor_next_sleep(s, pt, k, ev);
+		}
 	} else {
 		s->next_used = s->stack[k + 1].used;
 		ts_copy(&s->next_sleep, &s->stack[k + 1].sleep);
 	}
+	if (s->kind == CTS_SEARCH_ODPOR)
+		odpor_pending(s, pt, ev->tid);
 	if (s->hooks.observe)
 		s->hooks.observe(s->hooks.ctx, k, ev);
+}
+
+/* The run ends stuck: the final pending events, the last thread's too. */
+static void s_stuck(struct cts_strategy *base, const struct cts_sched_point *pt)
+{
+	struct search *s = (struct search *)base;
+	if (s->kind == CTS_SEARCH_ODPOR)
+		odpor_pending(s, pt, -1);
 }
 
 /* The choices of set `from` at st not tried yet, into s->cand. */
@@ -1382,6 +1960,7 @@ static void s_end_run(struct cts_strategy *base, const struct cts_run_summary *s
 	bool mine = !s->split || s->owned;
 
 	s->stats.runs++;
+	bool whole = s->executed == s->depth;
 	if (s->executed < s->depth) {
 		/* the run ended inside the replayed prefix or cut a choice: keep what ran */
 		s->incomplete |= mine;
@@ -1393,9 +1972,14 @@ static void s_end_run(struct cts_strategy *base, const struct cts_run_summary *s
 	}
 	if (s->kind == CTS_SEARCH_DPOR && sum->bug && !sum->aborted && s->depth > 0 && mine)
 		dpor_final(s);
+	if (s->kind == CTS_SEARCH_ODPOR && whole && !sum->aborted && !s->stopped && mine)
+		odpor_analyse(s);
 	if (s->hooks.end_run)
 		s->hooks.end_run(s->hooks.ctx, sum);
-	next_branch(s);
+	if (s->kind == CTS_SEARCH_ODPOR)
+		odpor_next_branch(s);
+	else
+		next_branch(s);
 }
 
 static void drop_saved(struct search *s)
@@ -1419,6 +2003,10 @@ static void s_restart(struct cts_strategy *base)
 	s->incomplete = false;
 	s->restricted = false;
 	drop_saved(s);
+	if (s->wut) {
+		cts_wut_clear(s->wut);
+		s->wroot = cts_wut_root(s->wut);
+	}
 }
 
 static bool s_complete(const struct cts_strategy *base)
@@ -1440,6 +2028,17 @@ static void s_destroy(struct cts_strategy *base)
 	if (s->hooks.destroy)
 		s->hooks.destroy(s->hooks.ctx);
 	dpor_free(s->dp);
+	cts_wut_free(s->wut);
+	cts_objmodel_free(s->om);
+	for (size_t i = 0; i < s->slpcap; i++)
+		free(s->slp[i].ev);
+	free(s->slp);
+	free(s->fin);
+	free(s->finv);
+	free(s->vbuf);
+	free(s->rc);
+	free(s->rd);
+	free(s->defer);
 	for (uint64_t i = 0; i < s->inited; i++)
 		free_state_sets(&s->stack[i]);
 	drop_saved(s);
@@ -1457,13 +2056,14 @@ static void s_destroy(struct cts_strategy *base)
 static const char *const kind_names[] = {
 	[CTS_SEARCH_DFS] = "dfs", [CTS_SEARCH_DPOR] = "dpor",
 	[CTS_SEARCH_PCB] = "pcb", [CTS_SEARCH_IDB] = "idb",
+	[CTS_SEARCH_ODPOR] = "odpor",
 };
 
 struct cts_strategy *cts_search_create(enum cts_search_kind kind,
 				       const struct cts_strategy_config *cfg,
 				       const struct cts_search_hooks *hooks)
 {
-	if ((unsigned)kind > CTS_SEARCH_IDB)
+	if ((unsigned)kind > CTS_SEARCH_ODPOR)
 		return NULL;
 	struct search *s = cts_xcalloc(1, sizeof(*s));
 	s->ops = (struct cts_strategy_ops){
@@ -1475,6 +2075,7 @@ struct cts_strategy *cts_search_create(enum cts_search_kind kind,
 		.complete = s_complete,
 		.diverged = s_diverged,
 		.restart = s_restart,
+		.stuck = s_stuck,
 		.destroy = s_destroy,
 	};
 	s->base.ops = &s->ops;
@@ -1484,8 +2085,12 @@ struct cts_strategy *cts_search_create(enum cts_search_kind kind,
 	s->kind = kind;
 	if (hooks)
 		s->hooks = *hooks;
-	if (kind == CTS_SEARCH_DPOR)
+	if (kind == CTS_SEARCH_DPOR || kind == CTS_SEARCH_ODPOR)
 		s->dp = dpor_new();
+	if (kind == CTS_SEARCH_ODPOR) {
+		s->wut = cts_wut_new();
+		s->wroot = cts_wut_root(s->wut);
+	}
 	s->split = cfg->split;
 	return &s->base;
 }
@@ -1508,6 +2113,11 @@ struct cts_strategy *cts_pcb_create(const struct cts_strategy_config *cfg)
 struct cts_strategy *cts_idb_create(const struct cts_strategy_config *cfg)
 {
 	return cts_search_create(CTS_SEARCH_IDB, cfg, NULL);
+}
+
+struct cts_strategy *cts_odpor_create(const struct cts_strategy_config *cfg)
+{
+	return cts_search_create(CTS_SEARCH_ODPOR, cfg, NULL);
 }
 
 bool cts_search_get_stats(const struct cts_strategy *base, struct cts_search_stats *out)

@@ -16,6 +16,12 @@
  *   idb   every schedule with at most cfg->bound delays (Emmi, Qadeer,
  *         Rakamaric, POPL 2011): a delay skips the thread a non-preemptive
  *         round-robin scheduler would run next; bound 0 is one schedule
+ *   odpor optimal DPOR (Abdulla, Aronis, Jonsson, Sagonas, POPL 2014,
+ *         Algorithm 2): sleep sets and wakeup trees (wakeup.h) over dpor's
+ *         events, happens-before and dependence; after each run every race
+ *         of it puts the sequence that reverses it into the wakeup tree of
+ *         the state before its first event, unless a sleeping thread or a
+ *         sequence there covers it: one run per Mazurkiewicz trace
  *
  * complete() is true once the (bounded) space has been exhausted and no run
  * was cut short by the step budget. See docs/systematic.md. */
@@ -29,12 +35,14 @@ struct cts_strategy *cts_dfs_create(const struct cts_strategy_config *cfg);
 struct cts_strategy *cts_dpor_create(const struct cts_strategy_config *cfg);
 struct cts_strategy *cts_pcb_create(const struct cts_strategy_config *cfg);
 struct cts_strategy *cts_idb_create(const struct cts_strategy_config *cfg);
+struct cts_strategy *cts_odpor_create(const struct cts_strategy_config *cfg);
 
 enum cts_search_kind {
 	CTS_SEARCH_DFS,
 	CTS_SEARCH_DPOR,
 	CTS_SEARCH_PCB,
 	CTS_SEARCH_IDB,
+	CTS_SEARCH_ODPOR,
 };
 
 /* Extension points for strategies that modify the same search (HaPSet
@@ -48,6 +56,9 @@ struct cts_search_hooks {
 	 * search looks further back (HaPSet: stmt(later) in hapset(stmt(earlier))). */
 	bool (*accept_race)(void *ctx, uint64_t step, const struct cts_event *earlier,
 			    const struct cts_event *later);
+	/* odpor: the same for a race of two steps of the run that just ended
+	 * (its races are found after it, the events no longer pending). */
+	bool (*accept_steps)(void *ctx, uint64_t earlier, uint64_t later);
 	/* pcb/idb: at a fresh state the run takes sel; false keeps alt out of
 	 * the state's backtrack set (HaPSet: stmt(alt) in hapset(stmt(sel))). */
 	bool (*accept_alt)(void *ctx, uint64_t step, const struct cts_event *sel,
@@ -71,7 +82,7 @@ struct cts_search_hooks {
 	void (*destroy)(void *ctx);
 };
 
-/* The four strategies above are this with no hooks. NULL hooks = none. */
+/* The five strategies above are this with no hooks. NULL hooks = none. */
 struct cts_strategy *cts_search_create(enum cts_search_kind kind,
 				       const struct cts_strategy_config *cfg,
 				       const struct cts_search_hooks *hooks);
@@ -85,6 +96,12 @@ struct cts_search_stats {
 	uint64_t races;         /* dpor: backtrack additions (races found) */
 	uint64_t spin_skips;    /* dpor: races with a spinning thread's re-read, not branched on */
 	uint64_t deferred;      /* hooks.defer: choices put off until the others were tried */
+	uint64_t wut_inserted;  /* odpor: sequences added to wakeup trees */
+	uint64_t wut_covered;   /* odpor: races whose reversal a sleep set or wakeup tree covered */
+	uint64_t blocked_races; /* odpor: races not reversible: the second event could not run
+	                         * there (the object model says) */
+	uint64_t wut_blocked;   /* odpor: wakeup-tree branches whose thread could not run
+	                         * there: every thread not asleep became a branch instead */
 };
 
 /* False if s is not one of these strategies. */

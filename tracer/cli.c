@@ -568,7 +568,7 @@ static bool g_gdb(const struct cts_cli *c)
 	return c->gdb || c->gdb_batch || c->core || c->stop_at_given;
 }
 
-#define SYSTEMATIC "dfs dpor pcb idb"
+#define SYSTEMATIC "dfs dpor odpor pcb idb"
 #define FUZZERS "racefuzzer deadlockfuzzer atomfuzzer"
 
 static const struct cli_rule {
@@ -594,7 +594,7 @@ static const struct cli_rule {
 	{ "--instances",          g_insts,     CTX_ATTACH | CTX_DEPTH | CTX_STATE,
 	  "random pct " SYSTEMATIC, NULL },
 	{ "--coverage",           g_coverage,  CTX_ATTACH | CTX_SPLIT,          NULL, "not yet" },
-	{ "--guide hapset",       g_guide,     CTX_ATTACH | CTX_SPLIT,          "dpor pcb idb", NULL },
+	{ "--guide hapset",       g_guide,     CTX_ATTACH | CTX_SPLIT,          "dpor odpor pcb idb", NULL },
 	{ "--hapset-load, --hapset-save, --hapset-learn and --hapset-prune", g_hapset, CTX_ATTACH, NULL, NULL },
 	{ "--sarif",              g_sarif,     CTX_ATTACH,                      NULL,
 	  "not yet: --report writes the session's JSON" },

@@ -133,7 +133,7 @@ static void usage(FILE *f)
 "                        after it: no run sees another's files, none stay)\n"
 "      --isolate         exit 2 where runs cannot be isolated (not root, no\n"
 "                        overlayfs) instead of warning\n"
-"Scale-out (random, pct, dfs, dpor, pcb, idb):\n"
+"Scale-out (random, pct, dfs, dpor, odpor, pcb, idb):\n"
 "  -j, --jobs N          N worker processes, each with its own tracer and CPU, take\n"
 "                        run numbers (random, pct: run i keeps its seed), subtrees\n"
 "                        (systematic) or instances (--instances) from one queue;\n"
@@ -142,8 +142,8 @@ static void usage(FILE *f)
 "                        subtrees or instances; the report says which\n"
 "                        (cts-trace merge)\n"
 "      --split-depth B   systematic: the subtrees are the schedules that agree on\n"
-"                        their first B branching choices (default 4); dpor branches\n"
-"                        on every enabled thread above them\n"
+"                        their first B branching choices (default 4); dpor and odpor\n"
+"                        branch on every enabled thread above them\n"
 "  cts-trace merge REPORT... [--report OUT]  combine the reports of shards 1..N\n"
 "Active testing (strategies racefuzzer, deadlockfuzzer, atomfuzzer):\n"
 "      --tries N         phase 2 runs per suspect before it counts as unconfirmed\n"
@@ -153,7 +153,7 @@ static void usage(FILE *f)
 "      --break ITEM[,ITEM...]  a concurrency breakpoint: a thread at one ITEM\n"
 "                        (FILE:LINE, SYMBOL, SYMBOL+OFF or 0xADDR) waits until\n"
 "                        another reaches one of the group, then either goes first;\n"
-"                        with random, pct, the fuzzers, and dfs, dpor, pcb, idb\n"
+"                        with random, pct, the fuzzers, and dfs, dpor, odpor, pcb, idb\n"
 "                        (a constraint: complete = for the schedules it allows)\n"
 "      --context K       a statement is its pc and the return addresses of the K\n"
 "                        frames above it (0-4, default 1): suspects, their matching\n"
@@ -167,7 +167,7 @@ static void usage(FILE *f)
 "                        with the diagnosis). Sync mode, except that --races\n"
 "                        report|fail and --watch also stop at the program's\n"
 "                        shared accesses (int3s in its code while attached)\n"
-"HaPSet-guided search (strategy hapset; --guide hapset with dpor, pcb, idb):\n"
+"HaPSet-guided search (strategy hapset; --guide hapset with dpor, odpor, pcb, idb):\n"
 "      --guide hapset    orders no good run has shown (the statement pair is not in\n"
 "                        the learned HaPSets) first, the others after them; every\n"
 "                        good run of the search is learnt from\n"
@@ -899,9 +899,11 @@ int main(int argc, char **argv)
 		watch[i] = watch_specs[i];
 	}
 
-	if (mode == CTS_MODE_SYNC && strcmp(cli.strategy, "dpor") == 0 && cts_verbosity >= 1)
-		cts_error_msg("warning: in sync mode plain memory accesses are invisible, so dpor's "
-			      "\"complete\" covers lock-level interleavings only (use --mode break)");
+	if (mode == CTS_MODE_SYNC && (strcmp(cli.strategy, "dpor") == 0 ||
+				      strcmp(cli.strategy, "odpor") == 0) && cts_verbosity >= 1)
+		cts_error_msg("warning: in sync mode plain memory accesses are invisible, so %s's "
+			      "\"complete\" covers lock-level interleavings only (use --mode break)",
+			      cli.strategy);
 	/* Active testing: the suspect list, breakpoints, pcs named by the tracer
 	 * once it exists (active_be). */
 	bool fuzzer = strstr(cli.strategy, "fuzzer") != NULL;
@@ -960,11 +962,12 @@ int main(int argc, char **argv)
 	}
 	/* Scale-out: which runs or subtrees this process (or its workers) take. */
 	if (cli.jobs > 1 || cli.nshards || cli.split_depth_given) {
-		static const char *const splits[] = { "random", "pct", "dfs", "dpor", "pcb", "idb" };
+		static const char *const splits[] = { "random", "pct", "dfs", "dpor", "pcb", "idb",
+						      "odpor" };
 		size_t k = 0;
-		while (k < 6 && strcmp(cli.strategy, splits[k]) != 0)
+		while (k < 7 && strcmp(cli.strategy, splits[k]) != 0)
 			k++;
-		bool sys = k >= 2; /* cts_cli_check let only those six through */
+		bool sys = k >= 2; /* cts_cli_check let only those seven through */
 		/* --instances: the instances are the work items, searched whole. */
 		split = cts_split_new(cli.instances ? CTS_WORK_INSTANCE :
 				      sys ? CTS_WORK_SUBTREE : CTS_WORK_RUNS, (unsigned)cli.shard,
@@ -982,6 +985,7 @@ int main(int argc, char **argv)
 		.context_k = cli.context,
 		.hapset = hapset_wanted ? &hopt : NULL,
 		.no_cutoffs = cli.no_cutoffs,
+		.futex_model = true,   /* cts_objmodel_new(true) below */
 		.split = split,
 	};
 	strat = cts_strategy_create(cli.strategy, &scfg, err, sizeof(err));
@@ -1089,7 +1093,10 @@ int main(int argc, char **argv)
 	 * the plain samplers and searches of one process, nothing that keeps
 	 * state across runs beyond what restart resets, and not with --output
 	 * (a void run's output cannot be taken back). A replay sees the
-	 * recorded hot lines, or every read when the file has none. */
+	 * recorded hot lines, or every read when the file has none. Not odpor:
+	 * a cold read hides the race that would wake a sleeping writer, whose
+	 * run is then cut as redundant before its write can void it (readers(3):
+	 * 2 runs, not the 8 traces). */
 	static const char *const cold_ok[] = { "random", "pct", "dfs", "dpor", "pcb", "idb" };
 	bool cold = false;
 	for (size_t k = 0; k < sizeof(cold_ok) / sizeof(cold_ok[0]); k++)

@@ -1,6 +1,6 @@
 /* Runs a simulated script (strategies/sim.h) under one search and prints
  * one line: runs, complete, bugs, markings stored, model size, seconds.
- * Usage: simbench SCRIPT dfs|dpor|petri|petri-writes|unfold|unfold-nc [NAME=VALUE...]
+ * Usage: simbench SCRIPT dfs|dpor|odpor|petri|petri-writes|unfold|unfold-nc [NAME=VALUE...]
  * (unfold: stateful unfolding, values keying; unfold-nc: --no-cutoffs)
  * Environment: LIMIT_RUNS (default 1000000), LIMIT_SECONDS (default 600). */
 #include <inttypes.h>
@@ -17,7 +17,7 @@ int main(int argc, char **argv)
 {
 	char err[256];
 	if (argc < 3) {
-		fprintf(stderr, "usage: simbench SCRIPT dfs|dpor|petri|petri-writes|unfold|unfold-nc [NAME=VALUE...]\n");
+		fprintf(stderr, "usage: simbench SCRIPT dfs|dpor|odpor|petri|petri-writes|unfold|unfold-nc [NAME=VALUE...]\n");
 		return 2;
 	}
 	struct cts_sim *sim = cts_sim_load(argv[1], err, sizeof(err));
@@ -44,6 +44,8 @@ int main(int argc, char **argv)
 		s = cts_search_create(CTS_SEARCH_DFS, &sc, NULL);
 	else if (strcmp(argv[2], "dpor") == 0)
 		s = cts_search_create(CTS_SEARCH_DPOR, &sc, NULL);
+	else if (strcmp(argv[2], "odpor") == 0)
+		s = cts_search_create(CTS_SEARCH_ODPOR, &sc, NULL);
 	else if (strcmp(argv[2], "petri") == 0)
 		s = cts_petri_dfs_create(&sc, CTS_PETRI_VALUES);
 	else if (strcmp(argv[2], "petri-writes") == 0)
@@ -68,11 +70,11 @@ int main(int argc, char **argv)
 	bool petri = cts_petri_search_stats(s, &ps);
 	printf("runs=%" PRIu64 " complete=%d bugs=%d markings=%" PRIu64 " places=%" PRIu64
 	        " transitions=%" PRIu64 " memory=%" PRIu64 " conflicts=%" PRIu64 " events=%" PRIu64
-	       " cutoffs=%" PRIu64 " restarts=%" PRIu64 " seconds=%.2f\n",
+	       " cutoffs=%" PRIu64 " restarts=%" PRIu64 " cut=%" PRIu64 " seconds=%.2f\n",
 	       res.runs, res.complete, res.nbugs, petri ? ps.markings : 0, petri ? ps.places : 0,
 	       petri ? ps.transitions : 0, petri ? ps.bytes : 0, petri ? ps.conflicts : 0,
 	       petri ? ps.events : 0, petri && ps.unfold ? ps.terminals : 0, petri ? ps.restarts : 0,
-	       res.elapsed);
+	       res.ncut, res.elapsed);
 	cts_explore_result_free(&res);
 	cts_strategy_destroy(s);
 	cts_objmodel_free(m);

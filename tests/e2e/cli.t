@@ -321,11 +321,11 @@ combo() { # WANT-REGEX DESCRIPTION ARGS...
 }
 combo "--break cannot be used with --jobs, --shard or --split-depth" "--break with --jobs" \
 	--jobs 2 --break f -- "$PROG/deadlock_ok"
-combo "--jobs, --shard and --split-depth go with -s random, pct, dfs, dpor, pcb, idb only, not with -s map" \
+combo "--jobs, --shard and --split-depth go with -s random, pct, dfs, dpor, odpor, pcb, idb only, not with -s map" \
 	"--shard with map" --shard 1/2 -s map -- "$PROG/deadlock_ok"
 combo "--jobs, --shard and --split-depth cannot be used with --replay" "--split-depth with --replay" \
 	--split-depth 2 --replay "$T/out/deadlock-1.sched"
-combo "--instances goes with -s random, pct, dfs, dpor, pcb, idb only, not with -s racefuzzer" \
+combo "--instances goes with -s random, pct, dfs, dpor, odpor, pcb, idb only, not with -s racefuzzer" \
 	"--instances with a fuzzer" -s racefuzzer --instances 2 -- "$PROG/deadlock_ok"
 combo "--instances cannot be used with --split-depth \\(the instances are the work items" \
 	"--instances with --split-depth" --instances 2 --jobs 2 --split-depth 3 -- "$PROG/deadlock_ok"
@@ -333,7 +333,7 @@ combo "--instance cannot be used with --jobs, --shard or --split-depth" "--insta
 	--instance 1:0 --shard 1/2 -- "$PROG/deadlock_ok"
 combo "--tries, --suspects and --suspects-from go with -s racefuzzer" "--tries with random" \
 	--tries 3 -- "$PROG/deadlock_ok"
-combo "--guide hapset goes with -s dpor, pcb, idb only, not with -s pct" "--guide with pct" \
+combo "--guide hapset goes with -s dpor, odpor, pcb, idb only, not with -s pct" "--guide with pct" \
 	-s pct --guide hapset -- "$PROG/deadlock_ok"
 combo "--state-match cannot be used in attach mode" "-p with --state-match" -p $$ --state-match petri
 combo "-p \(attach mode\) goes with -s random, pct only, not with -s dpor" "-p with dpor" -p $$ -s dpor
