@@ -9,6 +9,7 @@
 #define OBS_RELOCK_WINDOW 64  /* own events between release and re-acquire */
 #define OBS_RECS_PER_WORD 16  /* distinct (thread, pc, kind) accesses kept per word */
 #define OBS_MAX_DEPS 4096
+#define OBS_FIRST_LOCKS 64    /* distinct locks whose first acquire a thread remembers */
 
 struct block {
 	uint64_t lock, lock_pc;
@@ -28,6 +29,9 @@ struct othread {
 	uint32_t since_release;
 	int nfresh;
 	uint64_t fresh[OBS_BLOCK_READS];/* addresses of last's reads read again in cur */
+	uint32_t nacq;                  /* blocking acquires so far (phase 1) */
+	int nfirst;                     /* the first acquire of each lock: its index */
+	struct { uint64_t lock; uint32_t seq; } first[OBS_FIRST_LOCKS];
 };
 
 struct rec {
@@ -75,6 +79,8 @@ struct cts_observer {
 	struct heapblk *heap;
 	int nheap, heapcap;
 	struct dep *deps;
+	uint32_t *dep_seq;              /* [ndeps] the thread's acquire index at the dep's
+	                                 * first occurrence (not part of its identity) */
 	int ndeps;
 	struct cts_suspects *found;     /* this run's races and atomicity suspects */
 	uint64_t *pairs;                /* race pairs in found, hashed: a racy loop
@@ -87,6 +93,7 @@ struct cts_observer *cts_observer_new(void)
 	struct cts_observer *o = cts_xcalloc(1, sizeof(*o));
 	o->found = cts_suspects_new();
 	o->deps = cts_xcalloc(OBS_MAX_DEPS, sizeof(*o->deps));
+	o->dep_seq = cts_xcalloc(OBS_MAX_DEPS, sizeof(*o->dep_seq));
 	cts_observer_begin_run(o);
 	return o;
 }
@@ -104,6 +111,7 @@ void cts_observer_free(struct cts_observer *o)
 	free(o->words);
 	free(o->heap);
 	free(o->deps);
+	free(o->dep_seq);
 	free(o->pairs);
 	cts_suspects_free(o->found);
 	free(o);
@@ -240,8 +248,21 @@ static void acquire(struct cts_observer *o, struct othread *t, const struct cts_
 		int i = 0;
 		while (i < o->ndeps && memcmp(&o->deps[i], &d, sizeof(d)) != 0)
 			i++;
-		if (i == o->ndeps)
+		if (i == o->ndeps) {
+			o->dep_seq[o->ndeps] = t->nacq;
 			o->deps[o->ndeps++] = d;
+		}
+	}
+	if (analyze) {
+		int k = 0;
+		while (k < t->nfirst && t->first[k].lock != lock)
+			k++;
+		if (k == t->nfirst && k < OBS_FIRST_LOCKS) {
+			t->first[k].lock = lock;
+			t->first[k].seq = t->nacq;
+			t->nfirst++;
+		}
+		t->nacq++;
 	}
 	if (t->nheld == 0) {
 		/* An outermost block opens; it is a "second" block when it re-takes
@@ -552,6 +573,17 @@ static bool disjoint(const struct dep *a, const struct dep *b)
 	return true;
 }
 
+/* Did tid take lock before its seq-th blocking acquire? (Locks past the
+ * first OBS_FIRST_LOCKS a thread takes are not known: no.) */
+static bool took_before(const struct cts_observer *o, int tid, uint64_t lock, uint32_t seq)
+{
+	const struct othread *t = &o->th[tid];
+	for (int k = 0; k < t->nfirst; k++)
+		if (t->first[k].lock == lock)
+			return t->first[k].seq < seq;
+	return false;
+}
+
 static void emit_cycle(struct cts_observer *o, struct cts_suspects *l, const int *chain, int k)
 {
 	struct cts_suspect s = { .kind = CTS_SUSPECT_DEADLOCK, .ncomp = k };
@@ -564,6 +596,12 @@ static void emit_cycle(struct cts_observer *o, struct cts_suspects *l, const int
 			.at = d->pc,
 		};
 		memcpy(s.comp[i].ctx, d->ctx, sizeof(s.comp[i].ctx));
+		/* Which other links' held locks this thread took on its way here
+		 * (link m holds what link m - 1 acquires). */
+		for (int dd = 1; dd < k; dd++)
+			if (took_before(o, d->tid, o->deps[chain[(i + dd - 1) % k]].lock,
+					o->dep_seq[chain[i]]))
+				s.comp[i].needs |= (uint8_t)(1u << dd);
 	}
 	cts_suspects_add(l, &s);
 }

@@ -22,6 +22,9 @@ enum fuzzer { F_NONE, F_RACE, F_DEADLOCK, F_ATOM };
 struct athread {
 	bool paused;
 	bool pass;         /* released: run its pending op without a check */
+	bool ahead;        /* deadlockfuzzer: paused before taking a cycle link's held lock */
+	int8_t link;       /* deadlockfuzzer: the link it is paused at (or ahead of) */
+	uint8_t reached;   /* deadlockfuzzer: the links it stood at this run (bit i) */
 	uint64_t since;    /* step it was paused at */
 	uint64_t watch;    /* atomfuzzer: waits for another thread's write here */
 	int writer;        /* ...which came from this thread (-1: not yet) */
@@ -114,7 +117,7 @@ static void grow(struct active *a, int n)
 	a->th = cts_xrealloc(a->th, (size_t)cap * sizeof(*a->th));
 	memset(a->th + a->nth, 0, (size_t)(cap - a->nth) * sizeof(*a->th));
 	for (int t = a->nth; t < cap; t++)
-		a->th[t].writer = -1;
+		a->th[t] = (struct athread){ .writer = -1, .link = -1 };
 	a->en = cts_xrealloc(a->en, (size_t)cap * sizeof(*a->en));
 	a->nth = cap;
 }
@@ -130,7 +133,7 @@ static bool active_begin(struct cts_strategy *s, uint64_t run)
 	struct active *a = (struct active *)s;
 	cts_rng_seed(&a->rng, s->cfg.seed * 0x100000001B3ull + run + 0x5eed);
 	for (int t = 0; t < a->nth; t++)
-		a->th[t] = (struct athread){ .writer = -1 };
+		a->th[t] = (struct athread){ .writer = -1, .link = -1 };
 	memset(a->matched, 0, sizeof(a->matched));
 	a->nfound = 0;
 	a->confirmed_now = false;
@@ -286,6 +289,88 @@ static int cycle_match(struct active *a, const struct cts_sched_point *pt,
 	return -1;
 }
 
+/* Past the paper (issue 29; ConLock's constraint, Cai, Wu, Chan, ICSE
+ * 2014): pausing the thread of link j while it holds link j's lock is
+ * useless while another thread that plays a link k still has to take that
+ * lock on its way to its own place in the cycle: it blocks there, the
+ * stall monitor releases the paused thread, and the cycle never forms
+ * (the paper's DeadlockFuzzer thrashes). True while some thread other
+ * than self, of link k's creation site, alive and not yet at link k,
+ * takes link j's lock first (comp[k].needs); or while no thread of that
+ * site has been created yet in this run (it is still to come). */
+static bool lock_needed(struct active *a, const struct cts_sched_point *pt,
+			const struct cts_suspect *s, int self, int j)
+{
+	int n = s->ncomp;
+	for (int k = 0; k < n; k++) {
+		if (k == j || !(s->comp[k].needs & (1u << ((j - k + n) % n))))
+			continue;
+		bool seen = false;
+		for (int u = 0; u < pt->nthreads; u++) {
+			if (u == self || cts_observer_thread_abs(a->obs, u) != s->comp[k].thread)
+				continue;
+			seen = true;
+			if (pt->alive[u] && !(a->th[u].reached & (1u << k)))
+				return true;
+		}
+		if (!seen)
+			return true;
+	}
+	return false;
+}
+
+/* Thread c's pending acquire takes the held lock of a link it plays and
+ * has not reached yet this run (its outer acquisition): that link, -1. */
+static int outer_match(struct active *a, const struct cts_suspect *s, const struct cts_event *p)
+{
+	if (!is_acquire(p->op))
+		return -1;
+	const uint64_t *held;
+	int nheld = cts_observer_held(a->obs, p->tid, &held);
+	for (int k = 0; k < nheld && k < 8; k++)
+		if (held[k] == p->obj)
+			return -1;  /* a recursive re-take */
+	uint64_t me = cts_observer_thread_abs(a->obs, p->tid);
+	struct cts_lock_abs l = cts_observer_lock_abs(a->obs, p->obj);
+	for (int j = 0; j < s->ncomp; j++)
+		if (s->comp[j].thread == me && lock_eq(s->comp[j].held, l) &&
+		    !(a->th[p->tid].reached & (1u << j)))
+			return j;
+	return -1;
+}
+
+/* A pause at link i of the target ends without the deadlock (the stall or
+ * the livelock monitor releases thread t): a thread blocked on a lock t
+ * holds, of a link k it has not reached, takes that lock before link k.
+ * Learn it (for the next tries: pause ahead of the outer acquisition). */
+static void learn_thrash(struct active *a, const struct cts_sched_point *pt, int t)
+{
+	struct cts_suspect *s = cts_suspects_get(a->list, a->target);
+	int i = a->th[t].link;
+	if (a->opt.dlf_paper || !s || s->kind != CTS_SUSPECT_DEADLOCK || a->th[t].ahead || i < 0)
+		return;
+	const uint64_t *held;
+	int nheld = cts_observer_held(a->obs, t, &held), n = s->ncomp;
+	for (int u = 0; u < pt->nthreads; u++) {
+		const struct cts_event *q = &pt->pending[u];
+		if (u == t || !pt->alive[u] || pt->enabled[u] || !is_acquire(q->op))
+			continue;
+		bool blocked = false;
+		for (int h = 0; h < nheld && h < 8; h++)
+			blocked = blocked || held[h] == q->obj;
+		uint64_t ua = cts_observer_thread_abs(a->obs, u);
+		for (int k = 0; blocked && k < n; k++) {
+			if (k == i || s->comp[k].thread != ua || (a->th[u].reached & (1u << k)))
+				continue;
+			uint8_t bit = (uint8_t)(1u << ((i - k + n) % n));
+			if (!(s->comp[k].needs & bit))
+				cts_debug_msg("deadlockfuzzer: thread %d blocked on the lock thread %d holds "
+					      "at link %d: pause ahead of it from now on", u, t, i);
+			s->comp[k].needs |= bit;
+		}
+	}
+}
+
 static bool racing(const struct cts_event *x, const struct cts_event *y)
 {
 	return cts_op_is_access(x->op) && cts_op_is_access(y->op) &&
@@ -369,9 +454,23 @@ static int check(struct active *a, const struct cts_sched_point *pt, int c)
 	}
 	case CTS_SUSPECT_DEADLOCK: {
 		int i = cycle_match(a, pt, s, p);
-		if (i < 0)
+		if (i >= 0) {
+			a->th[c].reached |= (uint8_t)(1u << i);
+			/* Holding link i's lock, paused, it would block a thread
+			 * still on its way: do not pause it (past the paper). */
+			if (!a->opt.dlf_paper && lock_needed(a, pt, s, c, i))
+				return RUN;
+			a->matched[i] = true;
+			a->th[c].link = (int8_t)i;
+			a->th[c].ahead = false;
+			return PAUSE;
+		}
+		if (a->opt.dlf_paper || (i = outer_match(a, s, p)) < 0 || !lock_needed(a, pt, s, c, i))
 			return RUN;
-		a->matched[i] = true;
+		/* Pause it before it takes the lock (past the paper), until the
+		 * threads that need the lock first are at their links. */
+		a->th[c].link = (int8_t)i;
+		a->th[c].ahead = true;
 		return PAUSE;
 	}
 	case CTS_SUSPECT_ATOMICITY: {
@@ -452,6 +551,25 @@ static bool sys_constrain(void *ctx, const struct cts_sched_point *pt, bool *all
 	return acts;
 }
 
+/* A pause ahead of an outer acquisition ends when no thread needs the lock
+ * first any more (the acquire is checked again). True if one ended. */
+static bool end_ahead(struct active *a, const struct cts_sched_point *pt)
+{
+	if (a->target < 0 || a->opt.dlf_paper)
+		return false;
+	const struct cts_suspect *s = cts_suspects_at(a->list, a->target);
+	bool any = false;
+	for (int t = 0; t < pt->nthreads; t++) {
+		struct athread *th = &a->th[t];
+		if (th->paused && th->ahead && !lock_needed(a, pt, s, t, th->link)) {
+			th->paused = th->ahead = false;
+			th->link = -1;
+			any = true;
+		}
+	}
+	return any;
+}
+
 static int active_choose(struct cts_strategy *s, const struct cts_sched_point *pt)
 {
 	struct active *a = (struct active *)s;
@@ -470,10 +588,12 @@ static int active_choose(struct cts_strategy *s, const struct cts_sched_point *p
 		return c;
 	}
 	int paused_enabled = 0;
+	end_ahead(a, pt);
 	for (int t = 0; t < pt->nthreads; t++) {
 		struct athread *th = &a->th[t];
 		/* Livelock monitor. */
 		if (th->paused && pt->step - th->since > a->opt.pause_bound) {
+			learn_thrash(a, pt, t);
 			th->paused = false;
 			th->pass = true;
 		}
@@ -486,6 +606,16 @@ static int active_choose(struct cts_strategy *s, const struct cts_sched_point *p
 		int n = 0;
 		for (int t = 0; t < pt->nthreads; t++)
 			n += a->en[t];
+		if (n == 0 && end_ahead(a, pt)) {
+			/* A thread just paused at its link: those paused ahead
+			 * for it go on. */
+			paused_enabled = 0;
+			for (int t = 0; t < pt->nthreads; t++) {
+				a->en[t] = pt->enabled[t] && !a->th[t].paused;
+				paused_enabled += pt->enabled[t] && a->th[t].paused;
+			}
+			continue;
+		}
 		if (n == 0) {
 			/* Stall: every enabled thread is paused; release one at random. */
 			int k = (int)cts_rng_below(&a->rng, (uint64_t)paused_enabled), pick = -1;
@@ -494,6 +624,7 @@ static int active_choose(struct cts_strategy *s, const struct cts_sched_point *p
 					pick = t;
 			if (pick < 0)
 				return a->inner->ops->choose(a->inner, pt);
+			learn_thrash(a, pt, pick);
 			a->th[pick].paused = false;
 			a->th[pick].pass = true;
 			return pick;
