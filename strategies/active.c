@@ -347,8 +347,9 @@ static void learn_thrash(struct active *a, const struct cts_sched_point *pt, int
 {
 	struct cts_suspect *s = cts_suspects_get(a->list, a->target);
 	int i = a->th[t].link;
-	if (a->opt.dlf_paper || !s || s->kind != CTS_SUSPECT_DEADLOCK || a->th[t].ahead || i < 0)
-		return;
+	if (a->opt.dlf_paper || !s || s->kind != CTS_SUSPECT_DEADLOCK || a->th[t].ahead || i < 0 ||
+	    cycle_match(a, pt, s, &pt->pending[t]) != i)
+		return;  /* not paused at link i (a breakpoint's pause, say) */
 	const uint64_t *held;
 	int nheld = cts_observer_held(a->obs, t, &held), n = s->ncomp;
 	for (int u = 0; u < pt->nthreads; u++) {
