@@ -296,8 +296,9 @@ static int cycle_match(struct active *a, const struct cts_sched_point *pt,
  * stall monitor releases the paused thread, and the cycle never forms
  * (the paper's DeadlockFuzzer thrashes). True while some thread other
  * than self, of link k's creation site, alive and not yet at link k,
- * takes link j's lock first (comp[k].needs); or while no thread of that
- * site has been created yet in this run (it is still to come). */
+ * takes link j's lock first (comp[k].needs) and is not paused ahead of
+ * link k itself; or while no thread of that site has been created yet in
+ * this run (it is still to come). */
 static bool lock_needed(struct active *a, const struct cts_sched_point *pt,
 			const struct cts_suspect *s, int self, int j)
 {
@@ -310,7 +311,11 @@ static bool lock_needed(struct active *a, const struct cts_sched_point *pt,
 			if (u == self || cts_observer_thread_abs(a->obs, u) != s->comp[k].thread)
 				continue;
 			seen = true;
-			if (pt->alive[u] && !(a->th[u].reached & (1u << k)))
+			/* One paused ahead of link k's outer acquisition is past
+			 * the acquires that come before it. */
+			const struct athread *th = &a->th[u];
+			if (pt->alive[u] && !(th->reached & (1u << k)) &&
+			    !(th->paused && th->ahead && th->link == k))
 				return true;
 		}
 		if (!seen)

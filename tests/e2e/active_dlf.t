@@ -1,5 +1,5 @@
 #!/bin/bash
-# timeout: 180
+# timeout: 300
 # DeadlockFuzzer past the paper (issue 29 item 1; docs/active.md): on
 # tests/programs/dlf_loop (t1 takes a then b once; t2 takes a alone N times,
 # then b then a) the paper's pausing holds t1 at lock(b) holding a, t2

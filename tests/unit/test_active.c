@@ -478,6 +478,38 @@ static void test_dlf_loop(void)
 	}
 }
 
+/* The same constraint in other shapes: each thread loops over the other's
+ * first lock (both must wait ahead), and a cycle of three whose third
+ * thread takes the first thread's lock N times on its way. */
+static void test_dlf_shapes(void)
+{
+	static const char sym[] =
+		"thread main: create t1; create t2; join t1; join t2\n"
+		"thread t1: let i = 0; L: lock b; incr n; unlock b; let i = i + 1; if i < 40 goto L\n"
+		"  lock a; lock b; incr n; unlock b; unlock a\n"
+		"thread t2: let i = 0; L: lock a; incr n; unlock a; let i = i + 1; if i < 40 goto L\n"
+		"  lock b; lock a; incr n; unlock a; unlock b\n";
+	static const char three[] =
+		"thread main: create t1; create t2; create t3; join t1; join t2; join t3\n"
+		"thread t1: lock a; lock b; incr n; unlock b; unlock a\n"
+		"thread t2: lock b; lock c; incr n; unlock c; unlock b\n"
+		"thread t3: let i = 0; L: lock a; incr n; unlock a; let i = i + 1; if i < 40 goto L\n"
+		"  lock c; lock a; incr n; unlock a; unlock c\n";
+	static const struct { const char *name, *sim; } shapes[] = {
+		{ "each loops over the other's lock", sym }, { "a cycle of three", three },
+	};
+	for (size_t k = 0; k < sizeof(shapes) / sizeof(shapes[0]); k++) {
+		for (seed = 1; seed <= 3; seed++) {
+			struct outcome f = run(shapes[k].sim, "deadlockfuzzer", 0, NULL, NULL, false);
+			tap_ok(f.nbugs == 1 && f.kind == CTS_BUG_DEADLOCK && f.first_bug_run <= 4,
+			       "%s, seed %llu: deadlockfuzzer confirms it at once (run %llu, %d "
+			       "suspects)", shapes[k].name, (unsigned long long)seed,
+			       (unsigned long long)f.first_bug_run, f.suspects);
+		}
+		seed = 1;
+	}
+}
+
 /* Learnt from a thrash: a list without the phase-1 facts (an older
  * --suspects file) thrashes once, learns that t2 blocked on the lock paused
  * t1 held, and pauses t1 ahead of it from the next try. */
@@ -560,6 +592,7 @@ int main(void)
 	test_observer();
 	test_json();
 	test_dlf_loop();
+	test_dlf_shapes();
 	test_dlf_thrash();
 	test_needs_json();
 	return tap_done();
