@@ -29,9 +29,8 @@ struct othread {
 	uint32_t since_release;
 	int nfresh;
 	uint64_t fresh[OBS_BLOCK_READS];/* addresses of last's reads read again in cur */
-	uint32_t nacq;                  /* blocking acquires so far (phase 1) */
-	int nfirst;                     /* the first acquire of each lock: its index */
-	struct { uint64_t lock; uint32_t seq; } first[OBS_FIRST_LOCKS];
+	int nfirst;                     /* each lock it took: how many times so far */
+	struct { uint64_t lock; uint32_t count; } first[OBS_FIRST_LOCKS];
 };
 
 struct rec {
@@ -79,8 +78,9 @@ struct cts_observer {
 	struct heapblk *heap;
 	int nheap, heapcap;
 	struct dep *deps;
-	uint32_t *dep_seq;              /* [ndeps] the thread's acquire index at the dep's
-	                                 * first occurrence (not part of its identity) */
+	/* [ndeps][OBS_FIRST_LOCKS]: the thread's counts of first[] at the dep's
+	 * first occurrence (not part of its identity) */
+	uint32_t (*dep_count)[OBS_FIRST_LOCKS];
 	int ndeps;
 	struct cts_suspects *found;     /* this run's races and atomicity suspects */
 	uint64_t *pairs;                /* race pairs in found, hashed: a racy loop
@@ -93,7 +93,7 @@ struct cts_observer *cts_observer_new(void)
 	struct cts_observer *o = cts_xcalloc(1, sizeof(*o));
 	o->found = cts_suspects_new();
 	o->deps = cts_xcalloc(OBS_MAX_DEPS, sizeof(*o->deps));
-	o->dep_seq = cts_xcalloc(OBS_MAX_DEPS, sizeof(*o->dep_seq));
+	o->dep_count = cts_xcalloc(OBS_MAX_DEPS, sizeof(*o->dep_count));
 	cts_observer_begin_run(o);
 	return o;
 }
@@ -111,7 +111,7 @@ void cts_observer_free(struct cts_observer *o)
 	free(o->words);
 	free(o->heap);
 	free(o->deps);
-	free(o->dep_seq);
+	free(o->dep_count);
 	free(o->pairs);
 	cts_suspects_free(o->found);
 	free(o);
@@ -249,7 +249,10 @@ static void acquire(struct cts_observer *o, struct othread *t, const struct cts_
 		while (i < o->ndeps && memcmp(&o->deps[i], &d, sizeof(d)) != 0)
 			i++;
 		if (i == o->ndeps) {
-			o->dep_seq[o->ndeps] = t->nacq;
+			uint32_t *c = o->dep_count[o->ndeps];
+			memset(c, 0, sizeof(o->dep_count[0]));
+			for (int k = 0; k < t->nfirst; k++)
+				c[k] = t->first[k].count;
 			o->deps[o->ndeps++] = d;
 		}
 	}
@@ -259,10 +262,11 @@ static void acquire(struct cts_observer *o, struct othread *t, const struct cts_
 			k++;
 		if (k == t->nfirst && k < OBS_FIRST_LOCKS) {
 			t->first[k].lock = lock;
-			t->first[k].seq = t->nacq;
+			t->first[k].count = 0;
 			t->nfirst++;
 		}
-		t->nacq++;
+		if (k < t->nfirst && t->first[k].count < UINT32_MAX)
+			t->first[k].count++;
 	}
 	if (t->nheld == 0) {
 		/* An outermost block opens; it is a "second" block when it re-takes
@@ -573,15 +577,15 @@ static bool disjoint(const struct dep *a, const struct dep *b)
 	return true;
 }
 
-/* Did tid take lock before its seq-th blocking acquire? (Locks past the
- * first OBS_FIRST_LOCKS a thread takes are not known: no.) */
-static bool took_before(const struct cts_observer *o, int tid, uint64_t lock, uint32_t seq)
+/* How many times dep's thread took lock before dep (its first occurrence).
+ * Locks past the first OBS_FIRST_LOCKS a thread takes are not known: 0. */
+static uint32_t took_before(const struct cts_observer *o, int dep, uint64_t lock)
 {
-	const struct othread *t = &o->th[tid];
+	const struct othread *t = &o->th[o->deps[dep].tid];
 	for (int k = 0; k < t->nfirst; k++)
 		if (t->first[k].lock == lock)
-			return t->first[k].seq < seq;
-	return false;
+			return o->dep_count[dep][k];
+	return 0;
 }
 
 static void emit_cycle(struct cts_observer *o, struct cts_suspects *l, const int *chain, int k)
@@ -598,10 +602,13 @@ static void emit_cycle(struct cts_observer *o, struct cts_suspects *l, const int
 		memcpy(s.comp[i].ctx, d->ctx, sizeof(s.comp[i].ctx));
 		/* Which other links' held locks this thread took on its way here
 		 * (link m holds what link m - 1 acquires). */
-		for (int dd = 1; dd < k; dd++)
-			if (took_before(o, d->tid, o->deps[chain[(i + dd - 1) % k]].lock,
-					o->dep_seq[chain[i]]))
-				s.comp[i].needs |= (uint8_t)(1u << dd);
+		for (int dd = 1; dd < k; dd++) {
+			uint32_t n = took_before(o, chain[i], o->deps[chain[(i + dd - 1) % k]].lock);
+			if (!n)
+				continue;
+			s.comp[i].needs |= (uint8_t)(1u << dd);
+			s.comp[i].times[dd] = n > UINT16_MAX ? 0 : (uint16_t)n;
+		}
 	}
 	cts_suspects_add(l, &s);
 }

@@ -133,8 +133,21 @@ int cts_suspects_add(struct cts_suspects *l, const struct cts_suspect *s)
 			continue;
 		if (s->kind == CTS_SUSPECT_DEADLOCK) {
 			int r = rotation(&l->v[i], s);
-			for (int k = 0; k < s->ncomp; k++)
-				l->v[i].comp[k].needs |= s->comp[(k + r) % s->ncomp].needs;
+			for (int k = 0; k < s->ncomp; k++) {
+				struct cts_cycle_comp *mine = &l->v[i].comp[k];
+				const struct cts_cycle_comp *new = &s->comp[(k + r) % s->ncomp];
+				for (int d = 1; d < s->ncomp; d++) {
+					uint16_t *t = &mine->times[d];
+					if (!(new->needs & (1u << d)))
+						continue;
+					/* the most times a run showed; unknown wins */
+					if (!(mine->needs & (1u << d)))
+						*t = new->times[d];
+					else if (*t && (!new->times[d] || new->times[d] > *t))
+						*t = new->times[d];
+				}
+				mine->needs |= new->needs;
+			}
 		}
 		return i;
 	}
@@ -241,9 +254,15 @@ static json_t *suspect_json(const struct cts_suspect *s, cts_describe_fn describ
 			if (c->needs) {
 				/* the links whose held lock this one takes first */
 				json_t *nd = json_array();
-				for (int d = 1; d < s->ncomp; d++)
-					if (c->needs & (1u << d))
-						json_array_append_new(nd, json_integer((i + d) % s->ncomp));
+				for (int d = 1; d < s->ncomp; d++) {
+					if (!(c->needs & (1u << d)))
+						continue;
+					json_t *e = json_object();
+					json_object_set_new(e, "link", json_integer((i + d) % s->ncomp));
+					if (c->times[d])
+						json_object_set_new(e, "times", json_integer(c->times[d]));
+					json_array_append_new(nd, e);
+				}
 				json_object_set_new(j, "takes_first", nd);
 			}
 			json_array_append_new(a, j);
@@ -324,20 +343,25 @@ static bool get_lock(json_t *j, struct cts_lock_abs *a)
 	return get_pc(json_object_get(j, "site"), &a->site);
 }
 
-/* "takes_first": [link...] -> needs (relative to link i of n); absent: none. */
-static bool needs_from_json(json_t *a, int i, int n, uint8_t *needs)
+/* "takes_first": [{"link", "times"}...] -> needs and times (relative to
+ * link i of n); absent: none. */
+static bool needs_from_json(json_t *a, int i, int n, struct cts_cycle_comp *c)
 {
-	*needs = 0;
+	c->needs = 0;
 	if (!a)
 		return true;
 	if (!json_is_array(a))
 		return false;
 	for (size_t k = 0; k < json_array_size(a); k++) {
-		json_t *v = json_array_get(a, k);
-		json_int_t j = json_integer_value(v);
-		if (!json_is_integer(v) || j < 0 || j >= n || j == i)
+		json_t *v = json_array_get(a, k), *l = json_object_get(v, "link"),
+		       *t = json_object_get(v, "times");
+		json_int_t j = json_integer_value(l), times = t ? json_integer_value(t) : 0;
+		if (!json_is_integer(l) || j < 0 || j >= n || j == i ||
+		    (t && (!json_is_integer(t) || times < 1 || times > UINT16_MAX)))
 			return false;
-		*needs |= (uint8_t)(1u << ((j - i + n) % n));
+		int d = (int)((j - i + n) % n);
+		c->needs |= (uint8_t)(1u << d);
+		c->times[d] = (uint16_t)times;
 	}
 	return true;
 }
@@ -370,8 +394,7 @@ static bool suspect_from_json(json_t *o, struct cts_suspect *s)
 			    !get_lock(json_object_get(c, "acquires"), &cc->want) ||
 			    !get_pc(json_object_get(c, "context"), &cc->at) ||
 			    !ctx_from_json(c, cc->ctx) ||
-			    !needs_from_json(json_object_get(c, "takes_first"), (int)i, (int)n,
-					     &cc->needs))
+			    !needs_from_json(json_object_get(c, "takes_first"), (int)i, (int)n, cc))
 				return false;
 		}
 		return true;

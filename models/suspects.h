@@ -50,6 +50,9 @@ struct cts_cycle_comp {
 	 * thread while it holds its lock would block this one short of the
 	 * cycle. Relative, so a rotated cycle keeps it; not part of equality. */
 	uint8_t needs;
+	/* times[d]: how many times it takes that lock before its acquisition
+	 * (the most a run showed); 0: not known, until it gets there. */
+	uint16_t times[CTS_SUSPECT_MAX_CYCLE];
 };
 
 struct cts_suspect {

@@ -25,6 +25,7 @@ struct athread {
 	bool ahead;        /* deadlockfuzzer: paused before taking a cycle link's held lock */
 	int8_t link;       /* deadlockfuzzer: the link it is paused at (or ahead of) */
 	uint8_t reached;   /* deadlockfuzzer: the links it stood at this run (bit i) */
+	uint16_t took[CTS_SUSPECT_MAX_CYCLE]; /* ...times it took link i's held lock */
 	uint64_t since;    /* step it was paused at */
 	uint64_t watch;    /* atomfuzzer: waits for another thread's write here */
 	int writer;        /* ...which came from this thread (-1: not yet) */
@@ -59,6 +60,7 @@ struct active {
 	bool matched[CTS_SUSPECT_MAX_CYCLE];
 	uint64_t break_hit;            /* break groups hit this run */
 	bool confirmed_now;            /* this run confirmed target already */
+	bool ahead_paused;             /* deadlockfuzzer: this run paused a thread ahead of a link */
 	struct cts_active_finding found[MAX_FINDINGS];
 	int nfound;
 	struct pcmatch *cache;
@@ -137,6 +139,7 @@ static bool active_begin(struct cts_strategy *s, uint64_t run)
 	memset(a->matched, 0, sizeof(a->matched));
 	a->nfound = 0;
 	a->confirmed_now = false;
+	a->ahead_paused = false;
 	a->break_hit = 0;
 	a->target = -1;
 	a->run = run;
@@ -296,15 +299,17 @@ static int cycle_match(struct active *a, const struct cts_sched_point *pt,
  * stall monitor releases the paused thread, and the cycle never forms
  * (the paper's DeadlockFuzzer thrashes). True while some thread other
  * than self, of link k's creation site, alive and not yet at link k,
- * takes link j's lock first (comp[k].needs) and is not paused ahead of
- * link k itself; or while no thread of that site has been created yet in
- * this run (it is still to come). */
+ * takes link j's lock first (comp[k].needs), fewer times so far than
+ * phase 1 saw (comp[k].times; unknown: until it reaches link k), and is
+ * not paused ahead of link k itself; or while no thread of that site has
+ * been created yet in this run (it is still to come). */
 static bool lock_needed(struct active *a, const struct cts_sched_point *pt,
 			const struct cts_suspect *s, int self, int j)
 {
 	int n = s->ncomp;
 	for (int k = 0; k < n; k++) {
-		if (k == j || !(s->comp[k].needs & (1u << ((j - k + n) % n))))
+		int d = (j - k + n) % n;
+		if (k == j || !(s->comp[k].needs & (1u << d)))
 			continue;
 		bool seen = false;
 		for (int u = 0; u < pt->nthreads; u++) {
@@ -315,7 +320,8 @@ static bool lock_needed(struct active *a, const struct cts_sched_point *pt,
 			 * the acquires that come before it. */
 			const struct athread *th = &a->th[u];
 			if (pt->alive[u] && !(th->reached & (1u << k)) &&
-			    !(th->paused && th->ahead && th->link == k))
+			    !(th->paused && th->ahead && th->link == k) &&
+			    (!s->comp[k].times[d] || th->took[j] < s->comp[k].times[d]))
 				return true;
 		}
 		if (!seen)
@@ -368,11 +374,13 @@ static void learn_thrash(struct active *a, const struct cts_sched_point *pt, int
 		for (int k = 0; blocked && k < n; k++) {
 			if (k == i || s->comp[k].thread != ua || (a->th[u].reached & (1u << k)))
 				continue;
-			uint8_t bit = (uint8_t)(1u << ((i - k + n) % n));
-			if (!(s->comp[k].needs & bit))
-				cts_debug_msg("deadlockfuzzer: thread %d blocked on the lock thread %d holds "
-					      "at link %d: pause ahead of it from now on", u, t, i);
-			s->comp[k].needs |= bit;
+			int d = (i - k + n) % n;
+			cts_debug_msg("deadlockfuzzer: thread %d blocked on the lock thread %d holds "
+				      "at link %d: pause ahead of it until thread %d's link", u, t, i, u);
+			/* New, or taken more often than the count said: until
+			 * it gets to its link. */
+			s->comp[k].needs |= (uint8_t)(1u << d);
+			s->comp[k].times[d] = 0;
 		}
 	}
 }
@@ -477,6 +485,7 @@ static int check(struct active *a, const struct cts_sched_point *pt, int c)
 		 * threads that need the lock first are at their links. */
 		a->th[c].link = (int8_t)i;
 		a->th[c].ahead = true;
+		a->ahead_paused = true;
 		return PAUSE;
 	}
 	case CTS_SUSPECT_ATOMICITY: {
@@ -668,6 +677,15 @@ static void active_executed(struct cts_strategy *s, const struct cts_sched_point
 	if (a->phase1 || a->target < 0)
 		return;
 	const struct cts_suspect *sus = cts_suspects_at(a->list, a->target);
+	if (sus->kind == CTS_SUSPECT_DEADLOCK && is_acquire(ev->op) && ev->tid >= 0 &&
+	    ev->tid < a->nth) {
+		/* Count what a thread took of the links' held locks. */
+		struct cts_lock_abs l = cts_observer_lock_abs(a->obs, ev->obj);
+		for (int j = 0; j < sus->ncomp; j++)
+			if (lock_eq(sus->comp[j].held, l) && a->th[ev->tid].took[j] < UINT16_MAX)
+				a->th[ev->tid].took[j]++;
+		return;
+	}
 	if (sus->kind != CTS_SUSPECT_ATOMICITY)
 		return;
 	/* Another thread wrote what a paused block-holder read: release it. */
@@ -720,8 +738,10 @@ int cts_active_end(struct cts_strategy *s, bool deadlock, const struct cts_activ
 	struct cts_suspect *t = cts_suspects_get(a->list, a->target);
 	if (t && t->kind == CTS_SUSPECT_DEADLOCK && deadlock) {
 		/* The deadlock formed after a component of the cycle was paused at
-		 * its acquire (the others may have been blocked before a check). */
-		bool any = false;
+		 * its acquire (the others may have been blocked before a check), or
+		 * ahead of it: released once the partner took the lock as often as
+		 * it needs, it may block at its link before it is checked there. */
+		bool any = a->ahead_paused;
 		for (int i = 0; i < t->ncomp; i++)
 			any = any || a->matched[i];
 		if (any) {

@@ -47,10 +47,10 @@ is "$(jq -r '"\(.runs) \(.active.suspects) \(.active.confirmed)"' "$T/p.json")" 
 "$CTS" -q -s deadlockfuzzer -m sync --keep-going --suspects "$T/s.json" -o "$T/s" \
 	-- "$PROG/dlf_loop" 40 >/dev/null 2>&1
 is "$(jq -r 'def line: .context.at | capture("\\((?<l>[^)]*)\\)").l;
-	.list[0].cycle as $c | [$c[] | "\(line) takes [\([(.takes_first // [])[] | $c[.] | line]
-	| join(","))]"] | sort | join("; ")' "$T/s.json")" \
-	"dlf_loop.c:22 takes []; dlf_loop.c:37 takes [dlf_loop.c:22]" \
-	"--suspects: t2's link (line 37) takes the held lock of t1's (line 22) on its way"
+	.list[0].cycle as $c | [$c[] | "\(line) takes [\([(.takes_first // [])[] |
+	"\($c[.link] | line) x\(.times)"] | join(","))]"] | sort | join("; ")' "$T/s.json")" \
+	"dlf_loop.c:22 takes []; dlf_loop.c:37 takes [dlf_loop.c:22 x40]" \
+	"--suspects: t2's link (line 37) takes the held lock of t1's (line 22) 40 times on its way"
 
 # A list without what phase 1 saw (an older --suspects file): the first try
 # thrashes, shows that t2 blocked on the lock paused t1 held, and the second

@@ -465,9 +465,10 @@ static void test_dlf_loop(void)
 			       (unsigned long long)seed, (unsigned long long)f.first_bug_run);
 			const struct cts_suspect *s = cts_suspects_count(l) ? cts_suspects_at(l, 0) : NULL;
 			tap_ok(s && s->ncomp == 2 && s->comp[link_of(s, true)].needs == 2 &&
+			       s->comp[link_of(s, true)].times[1] == n &&
 			       s->comp[link_of(s, false)].needs == 0, "dlf_loop N=%d seed %llu: phase 1 "
-			       "saw t2 take t1's held lock on its way, and not the other way", n,
-			       (unsigned long long)seed);
+			       "saw t2 take t1's held lock %d times on its way, and not the other way", n,
+			       (unsigned long long)seed, n);
 			cts_suspects_free(l);
 			struct outcome g = run(good, "deadlockfuzzer", 0, NULL, NULL, false);
 			tap_ok(g.nbugs == 0 && g.suspects == 0, "dlf_loop_ok N=%d seed %llu: clean, no "
@@ -495,8 +496,19 @@ static void test_dlf_shapes(void)
 		"thread t2: lock b; lock c; incr n; unlock c; unlock b\n"
 		"thread t3: let i = 0; L: lock a; incr n; unlock a; let i = i + 1; if i < 40 goto L\n"
 		"  lock c; lock a; incr n; unlock a; unlock c\n";
+	/* t2 takes a once, then waits for t1's post, made while t1 holds a,
+	 * and takes c 40 times before b then a: t1 must wait ahead only until
+	 * t2 has taken a once, not until t2 stands at its link (which needs
+	 * the post), and then be paused at its link. */
+	static const char handoff[] =
+		"thread main: seminit s 0; create t1; create t2; join t1; join t2\n"
+		"thread t1: lock a; sempost s; lock b; incr n; unlock b; unlock a\n"
+		"thread t2: lock a; incr n; unlock a; semwait s\n"
+		"  let i = 0; L: lock c; incr n; unlock c; let i = i + 1; if i < 40 goto L\n"
+		"  lock b; lock a; incr n; unlock a; unlock b\n";
 	static const struct { const char *name, *sim; } shapes[] = {
 		{ "each loops over the other's lock", sym }, { "a cycle of three", three },
+		{ "a hand-off after the partner's one take", handoff },
 	};
 	for (size_t k = 0; k < sizeof(shapes) / sizeof(shapes[0]); k++) {
 		for (seed = 1; seed <= 3; seed++) {
@@ -555,6 +567,7 @@ static void test_needs_json(void)
 			.held = { .site = 0x200 + (uint64_t)i }, .want = { .site = 0x200 + (uint64_t)(i + 1) % 3 },
 			.at = 0x300 + (uint64_t)i };
 	s.comp[1].needs = 1u << 2;   /* link 1 takes link 0's held lock first */
+	s.comp[1].times[2] = 40;     /* ...40 times */
 	cts_suspects_add(l, &s);
 	struct cts_suspect r = { .kind = CTS_SUSPECT_DEADLOCK, .ncomp = 3 };
 	for (int i = 0; i < 3; i++)
@@ -562,17 +575,23 @@ static void test_needs_json(void)
 	for (int i = 0; i < 3; i++)
 		r.comp[i].needs = 0;
 	r.comp[1].needs = 1u << 1;   /* rotated: its link 1 is link 2, taking link 0's lock */
+	r.comp[1].times[1] = 3;
+	r.comp[0].needs = 1u << 2;   /* its link 0 is link 1: link 0's lock, 50 times this time */
+	r.comp[0].times[2] = 50;
 	tap_is_int(cts_suspects_add(l, &r), 0, "a rotated equal cycle is the same suspect");
 	const struct cts_suspect *m = cts_suspects_at(l, 0);
-	tap_ok(m->comp[1].needs == 1u << 2 && m->comp[2].needs == 1u << 1 && m->comp[0].needs == 0,
-	       "its needs are merged in, rotated back");
+	tap_ok(m->comp[1].needs == 1u << 2 && m->comp[2].needs == 1u << 1 && m->comp[0].needs == 0 &&
+	       m->comp[1].times[2] == 50 && m->comp[2].times[1] == 3,
+	       "its needs are merged in, rotated back, with the most times a run showed");
 	char path[] = "/tmp/cts-needs-XXXXXX", err[256];
 	close(mkstemp(path));
 	cts_suspects_save(l, path, NULL, NULL, err, sizeof(err));
 	struct cts_suspects *back = cts_suspects_load(path, err, sizeof(err));
 	tap_ok(back && cts_suspects_at(back, 0)->comp[1].needs == 1u << 2 &&
 	       cts_suspects_at(back, 0)->comp[2].needs == 1u << 1 &&
-	       cts_suspects_at(back, 0)->comp[0].needs == 0, "needs saved and loaded back");
+	       cts_suspects_at(back, 0)->comp[0].needs == 0 &&
+	       cts_suspects_at(back, 0)->comp[1].times[2] == 50 &&
+	       cts_suspects_at(back, 0)->comp[2].times[1] == 3, "needs and times saved and loaded back");
 	unlink(path);
 	cts_suspects_free(back);
 	cts_suspects_free(l);
