@@ -482,7 +482,8 @@ static int check(struct active *a, const struct cts_sched_point *pt, int c)
 		if (a->opt.dlf_paper || (i = outer_match(a, s, p)) < 0 || !lock_needed(a, pt, s, c, i))
 			return RUN;
 		/* Pause it before it takes the lock (past the paper), until the
-		 * threads that need the lock first are at their links. */
+		 * threads that need the lock first took it as often as they do,
+		 * or stand at their links (end_ahead). */
 		a->th[c].link = (int8_t)i;
 		a->th[c].ahead = true;
 		a->ahead_paused = true;
@@ -622,8 +623,8 @@ static int active_choose(struct cts_strategy *s, const struct cts_sched_point *p
 		for (int t = 0; t < pt->nthreads; t++)
 			n += a->en[t];
 		if (n == 0 && end_ahead(a, pt)) {
-			/* A thread just paused at its link: those paused ahead
-			 * for it go on. */
+			/* A thread just paused at its link (or took its
+			 * last one of a lock): those paused ahead for it go on. */
 			paused_enabled = 0;
 			for (int t = 0; t < pt->nthreads; t++) {
 				a->en[t] = pt->enabled[t] && !a->th[t].paused;
@@ -677,8 +678,8 @@ static void active_executed(struct cts_strategy *s, const struct cts_sched_point
 	if (a->phase1 || a->target < 0)
 		return;
 	const struct cts_suspect *sus = cts_suspects_at(a->list, a->target);
-	if (sus->kind == CTS_SUSPECT_DEADLOCK && is_acquire(ev->op) && ev->tid >= 0 &&
-	    ev->tid < a->nth) {
+	if (sus->kind == CTS_SUSPECT_DEADLOCK && is_acquire(ev->op) && (!ev->timed || !ev->result) &&
+	    ev->tid >= 0 && ev->tid < a->nth) {
 		/* Count what a thread took of the links' held locks. */
 		struct cts_lock_abs l = cts_observer_lock_abs(a->obs, ev->obj);
 		for (int j = 0; j < sus->ncomp; j++)
