@@ -9,6 +9,7 @@
 #define OBS_RELOCK_WINDOW 64  /* own events between release and re-acquire */
 #define OBS_RECS_PER_WORD 16  /* distinct (thread, pc, kind) accesses kept per word */
 #define OBS_MAX_DEPS 4096
+#define OBS_FIRST_LOCKS 64    /* distinct locks whose first acquire a thread remembers */
 
 struct block {
 	uint64_t lock, lock_pc;
@@ -28,6 +29,8 @@ struct othread {
 	uint32_t since_release;
 	int nfresh;
 	uint64_t fresh[OBS_BLOCK_READS];/* addresses of last's reads read again in cur */
+	int nfirst;                     /* each lock it took: how many times so far */
+	struct { uint64_t lock; uint32_t count; } first[OBS_FIRST_LOCKS];
 };
 
 struct rec {
@@ -75,6 +78,9 @@ struct cts_observer {
 	struct heapblk *heap;
 	int nheap, heapcap;
 	struct dep *deps;
+	/* [ndeps][OBS_FIRST_LOCKS]: the thread's counts of first[] at the dep's
+	 * first occurrence (not part of its identity) */
+	uint32_t (*dep_count)[OBS_FIRST_LOCKS];
 	int ndeps;
 	struct cts_suspects *found;     /* this run's races and atomicity suspects */
 	uint64_t *pairs;                /* race pairs in found, hashed: a racy loop
@@ -87,6 +93,7 @@ struct cts_observer *cts_observer_new(void)
 	struct cts_observer *o = cts_xcalloc(1, sizeof(*o));
 	o->found = cts_suspects_new();
 	o->deps = cts_xcalloc(OBS_MAX_DEPS, sizeof(*o->deps));
+	o->dep_count = cts_xcalloc(OBS_MAX_DEPS, sizeof(*o->dep_count));
 	cts_observer_begin_run(o);
 	return o;
 }
@@ -104,6 +111,7 @@ void cts_observer_free(struct cts_observer *o)
 	free(o->words);
 	free(o->heap);
 	free(o->deps);
+	free(o->dep_count);
 	free(o->pairs);
 	cts_suspects_free(o->found);
 	free(o);
@@ -240,8 +248,25 @@ static void acquire(struct cts_observer *o, struct othread *t, const struct cts_
 		int i = 0;
 		while (i < o->ndeps && memcmp(&o->deps[i], &d, sizeof(d)) != 0)
 			i++;
-		if (i == o->ndeps)
+		if (i == o->ndeps) {
+			uint32_t *c = o->dep_count[o->ndeps];
+			memset(c, 0, sizeof(o->dep_count[0]));
+			for (int k = 0; k < t->nfirst; k++)
+				c[k] = t->first[k].count;
 			o->deps[o->ndeps++] = d;
+		}
+	}
+	if (analyze) {
+		int k = 0;
+		while (k < t->nfirst && t->first[k].lock != lock)
+			k++;
+		if (k == t->nfirst && k < OBS_FIRST_LOCKS) {
+			t->first[k].lock = lock;
+			t->first[k].count = 0;
+			t->nfirst++;
+		}
+		if (k < t->nfirst && t->first[k].count < UINT32_MAX)
+			t->first[k].count++;
 	}
 	if (t->nheld == 0) {
 		/* An outermost block opens; it is a "second" block when it re-takes
@@ -552,6 +577,17 @@ static bool disjoint(const struct dep *a, const struct dep *b)
 	return true;
 }
 
+/* How many times dep's thread took lock before dep (its first occurrence).
+ * Locks past the first OBS_FIRST_LOCKS a thread takes are not known: 0. */
+static uint32_t took_before(const struct cts_observer *o, int dep, uint64_t lock)
+{
+	const struct othread *t = &o->th[o->deps[dep].tid];
+	for (int k = 0; k < t->nfirst; k++)
+		if (t->first[k].lock == lock)
+			return o->dep_count[dep][k];
+	return 0;
+}
+
 static void emit_cycle(struct cts_observer *o, struct cts_suspects *l, const int *chain, int k)
 {
 	struct cts_suspect s = { .kind = CTS_SUSPECT_DEADLOCK, .ncomp = k };
@@ -564,6 +600,15 @@ static void emit_cycle(struct cts_observer *o, struct cts_suspects *l, const int
 			.at = d->pc,
 		};
 		memcpy(s.comp[i].ctx, d->ctx, sizeof(s.comp[i].ctx));
+		/* Which other links' held locks this thread took on its way here
+		 * (link m holds what link m - 1 acquires). */
+		for (int dd = 1; dd < k; dd++) {
+			uint32_t n = took_before(o, chain[i], o->deps[chain[(i + dd - 1) % k]].lock);
+			if (!n)
+				continue;
+			s.comp[i].needs |= (uint8_t)(1u << dd);
+			s.comp[i].times[dd] = n > UINT16_MAX ? 0 : (uint16_t)n;
+		}
 	}
 	cts_suspects_add(l, &s);
 }

@@ -9,7 +9,9 @@
  *  - iGoodlock (Joshi, Park, Sen, Naik, PLDI 2009): the lock dependency
  *    relation (thread, locks held, lock acquired, call site) of a run and
  *    its cycles of length 2..CTS_SUSPECT_MAX_CYCLE with distinct threads
- *    and disjoint held sets (no gate lock);
+ *    and disjoint held sets (no gate lock); past the paper, which other
+ *    links' held locks each link's thread took before its acquisition
+ *    (cts_cycle_comp.needs, for deadlockfuzzer's pausing ahead);
  *  - the Park-Sen atomicity pattern (FSE 2008): a thread reads x under lock
  *    L, releases L, takes L again as its next lock and writes x without
  *    reading it again.

@@ -90,23 +90,28 @@ static bool comp_eq(const struct cts_cycle_comp *a, const struct cts_cycle_comp 
 	       lock_eq(&a->want, &b->want) && ctx_eq(a->ctx, b->ctx);
 }
 
+/* The rotation r with a's link i equal to b's link (i + r) % n, -1 none. */
+static int rotation(const struct cts_suspect *a, const struct cts_suspect *b)
+{
+	if (a->ncomp != b->ncomp)
+		return -1;
+	for (int r = 0; r < a->ncomp; r++) {
+		int i = 0;
+		while (i < a->ncomp && comp_eq(&a->comp[i], &b->comp[(i + r) % a->ncomp]))
+			i++;
+		if (i == a->ncomp)
+			return r;
+	}
+	return -1;
+}
+
 /* Cycles are equal up to rotation; race pairs up to order. */
 static bool same(const struct cts_suspect *a, const struct cts_suspect *b)
 {
 	if (a->kind != b->kind)
 		return false;
-	if (a->kind == CTS_SUSPECT_DEADLOCK) {
-		if (a->ncomp != b->ncomp)
-			return false;
-		for (int r = 0; r < a->ncomp; r++) {
-			int i = 0;
-			while (i < a->ncomp && comp_eq(&a->comp[i], &b->comp[(i + r) % a->ncomp]))
-				i++;
-			if (i == a->ncomp)
-				return true;
-		}
-		return false;
-	}
+	if (a->kind == CTS_SUSPECT_DEADLOCK)
+		return rotation(a, b) >= 0;
 	if (a->kind == CTS_SUSPECT_RACE)
 		return (a->pc[0] == b->pc[0] && a->pc[1] == b->pc[1] && ctx_eq(a->ctx[0], b->ctx[0]) &&
 			ctx_eq(a->ctx[1], b->ctx[1])) ||
@@ -123,9 +128,29 @@ static bool same(const struct cts_suspect *a, const struct cts_suspect *b)
 
 int cts_suspects_add(struct cts_suspects *l, const struct cts_suspect *s)
 {
-	for (int i = 0; i < l->n; i++)
-		if (same(&l->v[i], s))
-			return i;
+	for (int i = 0; i < l->n; i++) {
+		if (!same(&l->v[i], s))
+			continue;
+		if (s->kind == CTS_SUSPECT_DEADLOCK) {
+			int r = rotation(&l->v[i], s);
+			for (int k = 0; k < s->ncomp; k++) {
+				struct cts_cycle_comp *mine = &l->v[i].comp[k];
+				const struct cts_cycle_comp *new = &s->comp[(k + r) % s->ncomp];
+				for (int d = 1; d < s->ncomp; d++) {
+					uint16_t *t = &mine->times[d];
+					if (!(new->needs & (1u << d)))
+						continue;
+					/* the most times a run showed; unknown wins */
+					if (!(mine->needs & (1u << d)))
+						*t = new->times[d];
+					else if (*t && (!new->times[d] || new->times[d] > *t))
+						*t = new->times[d];
+				}
+				mine->needs |= new->needs;
+			}
+		}
+		return i;
+	}
 	if (l->n == l->cap) {
 		l->cap = l->cap ? 2 * l->cap : 16;
 		l->v = cts_xrealloc(l->v, (size_t)l->cap * sizeof(*l->v));
@@ -226,6 +251,20 @@ static json_t *suspect_json(const struct cts_suspect *s, cts_describe_fn describ
 			json_object_set_new(j, "acquires", lock_json(&c->want, describe, ctx));
 			json_object_set_new(j, "context", pc_json(c->at, describe, ctx));
 			ctx_json(j, c->ctx, describe, ctx);
+			if (c->needs) {
+				/* the links whose held lock this one takes first */
+				json_t *nd = json_array();
+				for (int d = 1; d < s->ncomp; d++) {
+					if (!(c->needs & (1u << d)))
+						continue;
+					json_t *e = json_object();
+					json_object_set_new(e, "link", json_integer((i + d) % s->ncomp));
+					if (c->times[d])
+						json_object_set_new(e, "times", json_integer(c->times[d]));
+					json_array_append_new(nd, e);
+				}
+				json_object_set_new(j, "takes_first", nd);
+			}
 			json_array_append_new(a, j);
 		}
 		json_object_set_new(o, "cycle", a);
@@ -304,6 +343,29 @@ static bool get_lock(json_t *j, struct cts_lock_abs *a)
 	return get_pc(json_object_get(j, "site"), &a->site);
 }
 
+/* "takes_first": [{"link", "times"}...] -> needs and times (relative to
+ * link i of n); absent: none. */
+static bool needs_from_json(json_t *a, int i, int n, struct cts_cycle_comp *c)
+{
+	c->needs = 0;
+	if (!a)
+		return true;
+	if (!json_is_array(a))
+		return false;
+	for (size_t k = 0; k < json_array_size(a); k++) {
+		json_t *v = json_array_get(a, k), *l = json_object_get(v, "link"),
+		       *t = json_object_get(v, "times");
+		json_int_t j = json_integer_value(l), times = t ? json_integer_value(t) : 0;
+		if (!json_is_integer(l) || j < 0 || j >= n || j == i ||
+		    (t && (!json_is_integer(t) || times < 1 || times > UINT16_MAX)))
+			return false;
+		int d = (int)((j - i + n) % n);
+		c->needs |= (uint8_t)(1u << d);
+		c->times[d] = (uint16_t)times;
+	}
+	return true;
+}
+
 static bool suspect_from_json(json_t *o, struct cts_suspect *s)
 {
 	const char *kind = json_string_value(json_object_get(o, "kind"));
@@ -331,7 +393,8 @@ static bool suspect_from_json(json_t *o, struct cts_suspect *s)
 			if (!get_lock(json_object_get(c, "held"), &cc->held) ||
 			    !get_lock(json_object_get(c, "acquires"), &cc->want) ||
 			    !get_pc(json_object_get(c, "context"), &cc->at) ||
-			    !ctx_from_json(c, cc->ctx))
+			    !ctx_from_json(c, cc->ctx) ||
+			    !needs_from_json(json_object_get(c, "takes_first"), (int)i, (int)n, cc))
 				return false;
 		}
 		return true;

@@ -44,6 +44,15 @@ struct cts_cycle_comp {
 	struct cts_lock_abs held, want;
 	uint64_t at;
 	uint64_t ctx[CTS_SUSPECT_CTX];  /* at's callers */
+	/* Bit d (1 <= d < ncomp): this thread takes the held lock of component
+	 * (i + d) % ncomp before it gets to its own acquisition (phase 1 saw
+	 * it, or a phase-2 run thrashed on it), so pausing that component's
+	 * thread while it holds its lock would block this one short of the
+	 * cycle. Relative, so a rotated cycle keeps it; not part of equality. */
+	uint8_t needs;
+	/* times[d]: how many times it takes that lock before its acquisition
+	 * (the most a run showed); 0: not known, until it gets there. */
+	uint16_t times[CTS_SUSPECT_MAX_CYCLE];
 };
 
 struct cts_suspect {
@@ -70,7 +79,7 @@ int cts_suspects_count(const struct cts_suspects *l);
 struct cts_suspect *cts_suspects_get(struct cts_suspects *l, int i);
 const struct cts_suspect *cts_suspects_at(const struct cts_suspects *l, int i);
 /* Append unless an equal suspect (same kind and statements) is listed;
- * returns its index either way. */
+ * returns its index either way (an equal cycle's needs are merged in). */
 int cts_suspects_add(struct cts_suspects *l, const struct cts_suspect *s);
 /* Does a statement's context (want, as a suspect lists it) admit the
  * context got of a thread that stands at its pc? All zero admits any. */

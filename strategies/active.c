@@ -22,6 +22,10 @@ enum fuzzer { F_NONE, F_RACE, F_DEADLOCK, F_ATOM };
 struct athread {
 	bool paused;
 	bool pass;         /* released: run its pending op without a check */
+	bool ahead;        /* deadlockfuzzer: paused before taking a cycle link's held lock */
+	int8_t link;       /* deadlockfuzzer: the link it is paused at (or ahead of) */
+	uint8_t reached;   /* deadlockfuzzer: the links it stood at this run (bit i) */
+	uint16_t took[CTS_SUSPECT_MAX_CYCLE]; /* ...times it took link i's held lock */
 	uint64_t since;    /* step it was paused at */
 	uint64_t watch;    /* atomfuzzer: waits for another thread's write here */
 	int writer;        /* ...which came from this thread (-1: not yet) */
@@ -56,6 +60,7 @@ struct active {
 	bool matched[CTS_SUSPECT_MAX_CYCLE];
 	uint64_t break_hit;            /* break groups hit this run */
 	bool confirmed_now;            /* this run confirmed target already */
+	bool ahead_paused;             /* deadlockfuzzer: this run paused a thread ahead of a link */
 	struct cts_active_finding found[MAX_FINDINGS];
 	int nfound;
 	struct pcmatch *cache;
@@ -114,7 +119,7 @@ static void grow(struct active *a, int n)
 	a->th = cts_xrealloc(a->th, (size_t)cap * sizeof(*a->th));
 	memset(a->th + a->nth, 0, (size_t)(cap - a->nth) * sizeof(*a->th));
 	for (int t = a->nth; t < cap; t++)
-		a->th[t].writer = -1;
+		a->th[t] = (struct athread){ .writer = -1, .link = -1 };
 	a->en = cts_xrealloc(a->en, (size_t)cap * sizeof(*a->en));
 	a->nth = cap;
 }
@@ -130,10 +135,11 @@ static bool active_begin(struct cts_strategy *s, uint64_t run)
 	struct active *a = (struct active *)s;
 	cts_rng_seed(&a->rng, s->cfg.seed * 0x100000001B3ull + run + 0x5eed);
 	for (int t = 0; t < a->nth; t++)
-		a->th[t] = (struct athread){ .writer = -1 };
+		a->th[t] = (struct athread){ .writer = -1, .link = -1 };
 	memset(a->matched, 0, sizeof(a->matched));
 	a->nfound = 0;
 	a->confirmed_now = false;
+	a->ahead_paused = false;
 	a->break_hit = 0;
 	a->target = -1;
 	a->run = run;
@@ -286,6 +292,99 @@ static int cycle_match(struct active *a, const struct cts_sched_point *pt,
 	return -1;
 }
 
+/* Past the paper (issue 29; ConLock's constraint, Cai, Wu, Chan, ICSE
+ * 2014): pausing the thread of link j while it holds link j's lock is
+ * useless while another thread that plays a link k still has to take that
+ * lock on its way to its own place in the cycle: it blocks there, the
+ * stall monitor releases the paused thread, and the cycle never forms
+ * (the paper's DeadlockFuzzer thrashes). True while some thread other
+ * than self, of link k's creation site, alive and not yet at link k,
+ * takes link j's lock first (comp[k].needs), fewer times so far than
+ * phase 1 saw (comp[k].times; unknown: until it reaches link k), and is
+ * not paused ahead of link k itself; or while no thread of that site has
+ * been created yet in this run (it is still to come). */
+static bool lock_needed(struct active *a, const struct cts_sched_point *pt,
+			const struct cts_suspect *s, int self, int j)
+{
+	int n = s->ncomp;
+	for (int k = 0; k < n; k++) {
+		int d = (j - k + n) % n;
+		if (k == j || !(s->comp[k].needs & (1u << d)))
+			continue;
+		bool seen = false;
+		for (int u = 0; u < pt->nthreads; u++) {
+			if (u == self || cts_observer_thread_abs(a->obs, u) != s->comp[k].thread)
+				continue;
+			seen = true;
+			/* One paused ahead of link k's outer acquisition is past
+			 * the acquires that come before it. */
+			const struct athread *th = &a->th[u];
+			if (pt->alive[u] && !(th->reached & (1u << k)) &&
+			    !(th->paused && th->ahead && th->link == k) &&
+			    (!s->comp[k].times[d] || th->took[j] < s->comp[k].times[d]))
+				return true;
+		}
+		if (!seen)
+			return true;
+	}
+	return false;
+}
+
+/* Thread c's pending acquire takes the held lock of a link it plays and
+ * has not reached yet this run (its outer acquisition): that link, -1. */
+static int outer_match(struct active *a, const struct cts_suspect *s, const struct cts_event *p)
+{
+	if (!is_acquire(p->op))
+		return -1;
+	const uint64_t *held;
+	int nheld = cts_observer_held(a->obs, p->tid, &held);
+	for (int k = 0; k < nheld && k < 8; k++)
+		if (held[k] == p->obj)
+			return -1;  /* a recursive re-take */
+	uint64_t me = cts_observer_thread_abs(a->obs, p->tid);
+	struct cts_lock_abs l = cts_observer_lock_abs(a->obs, p->obj);
+	for (int j = 0; j < s->ncomp; j++)
+		if (s->comp[j].thread == me && lock_eq(s->comp[j].held, l) &&
+		    !(a->th[p->tid].reached & (1u << j)))
+			return j;
+	return -1;
+}
+
+/* A pause at link i of the target ends without the deadlock (the stall or
+ * the livelock monitor releases thread t): a thread blocked on a lock t
+ * holds, of a link k it has not reached, takes that lock before link k.
+ * Learn it (for the next tries: pause ahead of the outer acquisition). */
+static void learn_thrash(struct active *a, const struct cts_sched_point *pt, int t)
+{
+	struct cts_suspect *s = cts_suspects_get(a->list, a->target);
+	int i = a->th[t].link;
+	if (a->opt.dlf_paper || !s || s->kind != CTS_SUSPECT_DEADLOCK || a->th[t].ahead || i < 0 ||
+	    cycle_match(a, pt, s, &pt->pending[t]) != i)
+		return;  /* not paused at link i (a breakpoint's pause, say) */
+	const uint64_t *held;
+	int nheld = cts_observer_held(a->obs, t, &held), n = s->ncomp;
+	for (int u = 0; u < pt->nthreads; u++) {
+		const struct cts_event *q = &pt->pending[u];
+		if (u == t || !pt->alive[u] || pt->enabled[u] || !is_acquire(q->op))
+			continue;
+		bool blocked = false;
+		for (int h = 0; h < nheld && h < 8; h++)
+			blocked = blocked || held[h] == q->obj;
+		uint64_t ua = cts_observer_thread_abs(a->obs, u);
+		for (int k = 0; blocked && k < n; k++) {
+			if (k == i || s->comp[k].thread != ua || (a->th[u].reached & (1u << k)))
+				continue;
+			int d = (i - k + n) % n;
+			cts_debug_msg("deadlockfuzzer: thread %d blocked on the lock thread %d holds "
+				      "at link %d: pause ahead of it until thread %d's link", u, t, i, u);
+			/* New, or taken more often than the count said: until
+			 * it gets to its link. */
+			s->comp[k].needs |= (uint8_t)(1u << d);
+			s->comp[k].times[d] = 0;
+		}
+	}
+}
+
 static bool racing(const struct cts_event *x, const struct cts_event *y)
 {
 	return cts_op_is_access(x->op) && cts_op_is_access(y->op) &&
@@ -369,9 +468,25 @@ static int check(struct active *a, const struct cts_sched_point *pt, int c)
 	}
 	case CTS_SUSPECT_DEADLOCK: {
 		int i = cycle_match(a, pt, s, p);
-		if (i < 0)
+		if (i >= 0) {
+			a->th[c].reached |= (uint8_t)(1u << i);
+			/* Holding link i's lock, paused, it would block a thread
+			 * still on its way: do not pause it (past the paper). */
+			if (!a->opt.dlf_paper && lock_needed(a, pt, s, c, i))
+				return RUN;
+			a->matched[i] = true;
+			a->th[c].link = (int8_t)i;
+			a->th[c].ahead = false;
+			return PAUSE;
+		}
+		if (a->opt.dlf_paper || (i = outer_match(a, s, p)) < 0 || !lock_needed(a, pt, s, c, i))
 			return RUN;
-		a->matched[i] = true;
+		/* Pause it before it takes the lock (past the paper), until the
+		 * threads that need the lock first took it as often as they do,
+		 * or stand at their links (end_ahead). */
+		a->th[c].link = (int8_t)i;
+		a->th[c].ahead = true;
+		a->ahead_paused = true;
 		return PAUSE;
 	}
 	case CTS_SUSPECT_ATOMICITY: {
@@ -452,6 +567,25 @@ static bool sys_constrain(void *ctx, const struct cts_sched_point *pt, bool *all
 	return acts;
 }
 
+/* A pause ahead of an outer acquisition ends when no thread needs the lock
+ * first any more (the acquire is checked again). True if one ended. */
+static bool end_ahead(struct active *a, const struct cts_sched_point *pt)
+{
+	if (a->target < 0 || a->opt.dlf_paper)
+		return false;
+	const struct cts_suspect *s = cts_suspects_at(a->list, a->target);
+	bool any = false;
+	for (int t = 0; t < pt->nthreads; t++) {
+		struct athread *th = &a->th[t];
+		if (th->paused && th->ahead && !lock_needed(a, pt, s, t, th->link)) {
+			th->paused = th->ahead = false;
+			th->link = -1;
+			any = true;
+		}
+	}
+	return any;
+}
+
 static int active_choose(struct cts_strategy *s, const struct cts_sched_point *pt)
 {
 	struct active *a = (struct active *)s;
@@ -470,10 +604,12 @@ static int active_choose(struct cts_strategy *s, const struct cts_sched_point *p
 		return c;
 	}
 	int paused_enabled = 0;
+	end_ahead(a, pt);
 	for (int t = 0; t < pt->nthreads; t++) {
 		struct athread *th = &a->th[t];
 		/* Livelock monitor. */
 		if (th->paused && pt->step - th->since > a->opt.pause_bound) {
+			learn_thrash(a, pt, t);
 			th->paused = false;
 			th->pass = true;
 		}
@@ -486,6 +622,16 @@ static int active_choose(struct cts_strategy *s, const struct cts_sched_point *p
 		int n = 0;
 		for (int t = 0; t < pt->nthreads; t++)
 			n += a->en[t];
+		if (n == 0 && end_ahead(a, pt)) {
+			/* A thread just paused at its link (or took its
+			 * last one of a lock): those paused ahead for it go on. */
+			paused_enabled = 0;
+			for (int t = 0; t < pt->nthreads; t++) {
+				a->en[t] = pt->enabled[t] && !a->th[t].paused;
+				paused_enabled += pt->enabled[t] && a->th[t].paused;
+			}
+			continue;
+		}
 		if (n == 0) {
 			/* Stall: every enabled thread is paused; release one at random. */
 			int k = (int)cts_rng_below(&a->rng, (uint64_t)paused_enabled), pick = -1;
@@ -494,6 +640,7 @@ static int active_choose(struct cts_strategy *s, const struct cts_sched_point *p
 					pick = t;
 			if (pick < 0)
 				return a->inner->ops->choose(a->inner, pt);
+			learn_thrash(a, pt, pick);
 			a->th[pick].paused = false;
 			a->th[pick].pass = true;
 			return pick;
@@ -531,6 +678,15 @@ static void active_executed(struct cts_strategy *s, const struct cts_sched_point
 	if (a->phase1 || a->target < 0)
 		return;
 	const struct cts_suspect *sus = cts_suspects_at(a->list, a->target);
+	if (sus->kind == CTS_SUSPECT_DEADLOCK && is_acquire(ev->op) && (!ev->timed || !ev->result) &&
+	    ev->tid >= 0 && ev->tid < a->nth) {
+		/* Count what a thread took of the links' held locks. */
+		struct cts_lock_abs l = cts_observer_lock_abs(a->obs, ev->obj);
+		for (int j = 0; j < sus->ncomp; j++)
+			if (lock_eq(sus->comp[j].held, l) && a->th[ev->tid].took[j] < UINT16_MAX)
+				a->th[ev->tid].took[j]++;
+		return;
+	}
 	if (sus->kind != CTS_SUSPECT_ATOMICITY)
 		return;
 	/* Another thread wrote what a paused block-holder read: release it. */
@@ -583,8 +739,10 @@ int cts_active_end(struct cts_strategy *s, bool deadlock, const struct cts_activ
 	struct cts_suspect *t = cts_suspects_get(a->list, a->target);
 	if (t && t->kind == CTS_SUSPECT_DEADLOCK && deadlock) {
 		/* The deadlock formed after a component of the cycle was paused at
-		 * its acquire (the others may have been blocked before a check). */
-		bool any = false;
+		 * its acquire (the others may have been blocked before a check), or
+		 * ahead of it: released once the partner took the lock as often as
+		 * it needs, it may block at its link before it is checked there. */
+		bool any = a->ahead_paused;
 		for (int i = 0; i < t->ncomp; i++)
 			any = any || a->matched[i];
 		if (any) {

@@ -10,7 +10,11 @@
  *    is picked at random and the run goes on (Algorithm 2);
  *  - deadlockfuzzer: a thread about to take a lock that matches a cycle
  *    component (thread and lock abstractions, call site, a held lock) is
- *    paused; the deadlock, when it forms, is the explorer's own verdict;
+ *    paused; the deadlock, when it forms, is the explorer's own verdict.
+ *    Past the paper (unless dlf_paper): a thread is paused ahead of the
+ *    acquisition of its component's held lock, not holding it, while
+ *    another component's thread still takes that lock on its way (what
+ *    phase 1 saw, or a thrashing run showed), so that thread can pass;
  *  - atomfuzzer: a thread about to re-take the lock of its previous block,
  *    in which it read x, is paused until another thread writes x; its
  *    write of x without reading x again is the violation.
@@ -38,6 +42,12 @@ struct cts_active_options {
 	 * are counted in it. NULL: the strategy keeps its own. */
 	struct cts_suspects *suspects;
 	bool preloaded;
+	/* deadlockfuzzer as the paper has it: pause only at the cycle's
+	 * acquisitions. Default (false): also pause ahead of a link's outer
+	 * acquisition while another thread still needs that lock on its way to
+	 * its own link, never pause a thread whose held lock is so needed, and
+	 * learn such needs from runs that thrash (docs/active.md). */
+	bool dlf_paper;
 	/* Breakpoint groups (kind BREAK, spec = "ITEM,ITEM..."; ITEM is
 	 * FILE:LINE, SYMBOL, SYMBOL+OFF or 0xADDR), matched against what
 	 * describe_pc says of a pc: "func+0x12 (file.c:34)". */

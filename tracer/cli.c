@@ -14,7 +14,7 @@ enum {
 	O_SEED = 256, O_DEPTH, O_BOUND, O_MAXSTEPS, O_TIMEOUT, O_REPORT, O_REPLAY, O_FAILEXIT,
 	O_KEEPGOING, O_RACES, O_WATCH, O_TRACELIB, O_OUTPUT, O_NOFORK, O_FAILINC, O_CHECK,
 	O_MAXTHREADS,
-	O_BREAK, O_SUSPECTS, O_SUSPECTS_FROM, O_TRIES,
+	O_BREAK, O_SUSPECTS, O_SUSPECTS_FROM, O_TRIES, O_DLFPAPER,
 	O_CONTEXT, O_GUIDE, O_HAPSET_SAVE, O_HAPSET_LOAD, O_HAPSET_LEARN, O_HAPSET_PRUNE,
 	O_STATEMATCH, O_NOCUTOFFS,
 	O_WATCHBACKEND, O_CATCHSITES, O_CATCHWINDOW,
@@ -69,6 +69,7 @@ static const struct option opts[] = {
 	{ "suspects", required_argument, 0, O_SUSPECTS },
 	{ "suspects-from", required_argument, 0, O_SUSPECTS_FROM },
 	{ "tries", required_argument, 0, O_TRIES },
+	{ "dlf-paper", no_argument, 0, O_DLFPAPER },
 	{ "context", required_argument, 0, O_CONTEXT },
 	{ "guide", required_argument, 0, O_GUIDE },
 	{ "hapset-save", required_argument, 0, O_HAPSET_SAVE },
@@ -361,6 +362,7 @@ static int one_option(struct cts_cli *c, int opt, const char *arg, char *err, si
 	case O_SUSPECTS_FROM:
 		return nonempty(arg, "--suspects-from", err, errlen) ?: (c->suspects_from = arg, 0);
 	case O_TRIES: return parse_u64(arg, "--tries", 1, 1000000, &c->tries, err, errlen);
+	case O_DLFPAPER: c->dlf_paper = true; return 0;
 	case O_CONTEXT: {
 		uint64_t k = 0;
 		if (parse_u64(arg, "--context", 0, 4, &k, err, errlen))
@@ -546,6 +548,7 @@ static bool g_active(const struct cts_cli *c)
 {
 	return c->suspects_out || c->suspects_from || c->tries;
 }
+static bool g_dlfpaper(const struct cts_cli *c) { return c->dlf_paper; }
 static bool g_state(const struct cts_cli *c) { return c->state_match != NULL; }
 static bool g_cutoffs(const struct cts_cli *c) { return c->no_cutoffs; }
 static bool g_split(const struct cts_cli *c)
@@ -585,6 +588,7 @@ static const struct cli_rule {
 	{ "--check",              g_check,     CTX_ATTACH,                      NULL, "not yet" },
 	{ "--break",              g_break,     CTX_ATTACH | CTX_SPLIT,          NULL, "not yet" },
 	{ "--tries, --suspects and --suspects-from", g_active, CTX_ATTACH,    FUZZERS, NULL },
+	{ "--dlf-paper",          g_dlfpaper,  CTX_ATTACH,                      "deadlockfuzzer", NULL },
 	{ "--state-match",        g_state,     CTX_ATTACH | CTX_SPLIT,          NULL, "not yet" },
 	{ "--no-cutoffs",         g_cutoffs,   CTX_ATTACH,                      NULL, NULL },
 	{ "--jobs, --shard and --split-depth", g_split, CTX_ATTACH | CTX_REPLAY,

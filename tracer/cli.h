@@ -67,6 +67,7 @@ struct cts_cli {
 	const char *suspects_out;      /* --suspects FILE */
 	const char *suspects_from;     /* --suspects-from FILE */
 	uint64_t tries;                /* --tries, 0 = default */
+	bool dlf_paper;                /* --dlf-paper: DeadlockFuzzer's pausing as published */
 	uint64_t attach_pid;           /* -p PID: attach to a running process, 0 = none */
 	/* Instances (strategies/tiles.h). */
 	const char *instance;          /* --instance SPEC, checked by main */

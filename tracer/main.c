@@ -150,6 +150,9 @@ static void usage(FILE *f)
 "                        (default 10); 3 random runs of phase 1 name the suspects\n"
 "      --suspects FILE   write the suspects and their confirmations as JSON\n"
 "      --suspects-from FILE  skip phase 1: work on a list --suspects wrote\n"
+"      --dlf-paper       deadlockfuzzer pauses only at the cycle's acquisitions,\n"
+"                        as the paper does (default: also ahead of a lock another\n"
+"                        cycle thread still takes on its way; docs/active.md)\n"
 "      --break ITEM[,ITEM...]  a concurrency breakpoint: a thread at one ITEM\n"
 "                        (FILE:LINE, SYMBOL, SYMBOL+OFF or 0xADDR) waits until\n"
 "                        another reaches one of the group, then either goes first;\n"
@@ -928,6 +931,7 @@ int main(int argc, char **argv)
 	}
 	struct cts_active_options aopt = {
 		.tries = cli.tries, .suspects = suspects, .preloaded = cli.suspects_from != NULL,
+		.dlf_paper = cli.dlf_paper,
 		.breaks = breaks, .describe_pc = active_describe, .describe_ctx = &active_be,
 	};
 	if (mode == CTS_MODE_SYNC && cli.state_match && !cli.replay && cts_verbosity >= 1)

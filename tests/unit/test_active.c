@@ -74,6 +74,8 @@ struct outcome {
 
 static struct cts_backend *cur_be;
 static uint64_t pause_bound;  /* 0: the default */
+static uint64_t seed = 1;
+static bool dlf_paper;
 
 /* The sim names a pc "t1 (line 3: read x -> v)"; breakpoints want
  * "t1 (sim.c:3)", as the live symbolizer says it. */
@@ -105,9 +107,9 @@ static struct outcome run(const char *script, const char *strategy, uint64_t run
 	cur_be = &be;
 	struct cts_active_options ao = {
 		.tries = 10, .suspects = list ? list : own, .preloaded = preloaded, .breaks = breaks,
-		.describe_pc = sim_describe, .pause_bound = pause_bound,
+		.describe_pc = sim_describe, .pause_bound = pause_bound, .dlf_paper = dlf_paper,
 	};
-	struct cts_strategy_config sc = { .seed = 1, .max_steps = 100000, .active = &ao };
+	struct cts_strategy_config sc = { .seed = seed, .max_steps = 100000, .active = &ao };
 	struct cts_strategy *s = cts_strategy_create(strategy, &sc, err, sizeof(err));
 	if (!s) {
 		tap_diag("%s", err);
@@ -411,6 +413,190 @@ static void test_contexts(void)
 	cts_suspects_free(l);
 }
 
+/* Issue 29 item 1 (tests/programs/dlf_loop.c): t1 takes a then b once; t2
+ * takes a alone N times, then b then a. The paper's pausing holds t1 at
+ * lock(b) holding a, t2 blocks on a inside its loop, the stall releases
+ * t1: never confirmed. Pausing t1 ahead of lock(a) while t2 still takes a
+ * on its way confirms it in the first phase-2 run. */
+static const char dlf_loop_fmt[] =
+	"thread main: create t1; create t2; join t1; join t2\n"
+	"thread t1: lock a; lock b; incr n; unlock b; unlock a\n"
+	"thread t2: let i = 0; L: lock a; incr n; unlock a; let i = i + 1; if i < %d goto L\n"
+	"  lock %s; lock %s; incr n; unlock %s; unlock %s\n";
+
+static void dlf_sim(char *buf, size_t len, int n, bool ok)
+{
+	const char *x = ok ? "a" : "b", *y = ok ? "b" : "a";
+	snprintf(buf, len, dlf_loop_fmt, n, x, y, y, x);
+}
+
+/* The link played by the thread created at site, -1. */
+static int link_of(const struct cts_suspect *s, bool second)
+{
+	int best = -1;
+	for (int i = 0; i < s->ncomp; i++)
+		if (best < 0 || (second ? s->comp[i].thread > s->comp[best].thread :
+				 s->comp[i].thread < s->comp[best].thread))
+			best = i;
+	return best;
+}
+
+static void test_dlf_loop(void)
+{
+	static const int ns[] = { 40, 300 };
+	char bad[512], good[512];
+	for (size_t k = 0; k < sizeof(ns) / sizeof(ns[0]); k++) {
+		int n = ns[k];
+		dlf_sim(bad, sizeof(bad), n, false);
+		dlf_sim(good, sizeof(good), n, true);
+		for (seed = 1; seed <= 3; seed++) {
+			dlf_paper = true;
+			struct outcome p = run(bad, "deadlockfuzzer", 0, NULL, NULL, false);
+			dlf_paper = false;
+			tap_ok(p.nbugs == 0 && p.suspects == 1 && p.confirmed == 0 && p.runs == 3 + 10,
+			       "dlf_loop N=%d seed %llu: the paper's pausing thrashes (%llu runs, %d "
+			       "confirmed)", n, (unsigned long long)seed, (unsigned long long)p.runs,
+			       p.confirmed);
+			struct cts_suspects *l = cts_suspects_new();
+			struct outcome f = run(bad, "deadlockfuzzer", 0, NULL, l, false);
+			tap_ok(f.nbugs == 1 && f.kind == CTS_BUG_DEADLOCK && f.first_bug_run == 3 &&
+			       f.confirmed == 1, "dlf_loop N=%d seed %llu: paused ahead of lock(a), "
+			       "confirmed in the first phase-2 run (run %llu)", n,
+			       (unsigned long long)seed, (unsigned long long)f.first_bug_run);
+			const struct cts_suspect *s = cts_suspects_count(l) ? cts_suspects_at(l, 0) : NULL;
+			tap_ok(s && s->ncomp == 2 && s->comp[link_of(s, true)].needs == 2 &&
+			       s->comp[link_of(s, true)].times[1] == n &&
+			       s->comp[link_of(s, false)].needs == 0, "dlf_loop N=%d seed %llu: phase 1 "
+			       "saw t2 take t1's held lock %d times on its way, and not the other way", n,
+			       (unsigned long long)seed, n);
+			cts_suspects_free(l);
+			struct outcome g = run(good, "deadlockfuzzer", 0, NULL, NULL, false);
+			tap_ok(g.nbugs == 0 && g.suspects == 0, "dlf_loop_ok N=%d seed %llu: clean, no "
+			       "suspect (%llu runs)", n, (unsigned long long)seed,
+			       (unsigned long long)g.runs);
+		}
+		seed = 1;
+	}
+}
+
+/* The same constraint in other shapes: each thread loops over the other's
+ * first lock (both must wait ahead), and a cycle of three whose third
+ * thread takes the first thread's lock N times on its way. */
+static void test_dlf_shapes(void)
+{
+	static const char sym[] =
+		"thread main: create t1; create t2; join t1; join t2\n"
+		"thread t1: let i = 0; L: lock b; incr n; unlock b; let i = i + 1; if i < 40 goto L\n"
+		"  lock a; lock b; incr n; unlock b; unlock a\n"
+		"thread t2: let i = 0; L: lock a; incr n; unlock a; let i = i + 1; if i < 40 goto L\n"
+		"  lock b; lock a; incr n; unlock a; unlock b\n";
+	static const char three[] =
+		"thread main: create t1; create t2; create t3; join t1; join t2; join t3\n"
+		"thread t1: lock a; lock b; incr n; unlock b; unlock a\n"
+		"thread t2: lock b; lock c; incr n; unlock c; unlock b\n"
+		"thread t3: let i = 0; L: lock a; incr n; unlock a; let i = i + 1; if i < 40 goto L\n"
+		"  lock c; lock a; incr n; unlock a; unlock c\n";
+	/* t2 takes a once, then waits for t1's post, made while t1 holds a,
+	 * and takes c 40 times before b then a: t1 must wait ahead only until
+	 * t2 has taken a once, not until t2 stands at its link (which needs
+	 * the post), and then be paused at its link. */
+	static const char handoff[] =
+		"thread main: seminit s 0; create t1; create t2; join t1; join t2\n"
+		"thread t1: lock a; sempost s; lock b; incr n; unlock b; unlock a\n"
+		"thread t2: lock a; incr n; unlock a; semwait s\n"
+		"  let i = 0; L: lock c; incr n; unlock c; let i = i + 1; if i < 40 goto L\n"
+		"  lock b; lock a; incr n; unlock a; unlock b\n";
+	static const struct { const char *name, *sim; } shapes[] = {
+		{ "each loops over the other's lock", sym }, { "a cycle of three", three },
+		{ "a hand-off after the partner's one take", handoff },
+	};
+	for (size_t k = 0; k < sizeof(shapes) / sizeof(shapes[0]); k++) {
+		for (seed = 1; seed <= 3; seed++) {
+			struct outcome f = run(shapes[k].sim, "deadlockfuzzer", 0, NULL, NULL, false);
+			tap_ok(f.nbugs == 1 && f.kind == CTS_BUG_DEADLOCK && f.first_bug_run <= 4,
+			       "%s, seed %llu: deadlockfuzzer confirms it at once (run %llu, %d "
+			       "suspects)", shapes[k].name, (unsigned long long)seed,
+			       (unsigned long long)f.first_bug_run, f.suspects);
+		}
+		seed = 1;
+	}
+}
+
+/* Learnt from a thrash: a list without the phase-1 facts (an older
+ * --suspects file) thrashes once, learns that t2 blocked on the lock paused
+ * t1 held, and pauses t1 ahead of it from the next try. */
+static void test_dlf_thrash(void)
+{
+	char bad[512];
+	dlf_sim(bad, sizeof(bad), 40, false);
+	struct cts_suspects *l = cts_suspects_new();
+	run(bad, "deadlockfuzzer", 0, NULL, l, false);
+	struct cts_suspects *bare = cts_suspects_new();
+	struct cts_suspect s = *cts_suspects_at(l, 0);
+	for (int i = 0; i < s.ncomp; i++)
+		s.comp[i].needs = 0;
+	cts_suspects_add(bare, &s);
+	dlf_paper = true;
+	struct outcome p = run(bad, "deadlockfuzzer", 0, NULL, bare, true);
+	dlf_paper = false;
+	tap_ok(p.nbugs == 0 && p.runs == 10 && cts_suspects_at(bare, 0)->comp[0].needs == 0 &&
+	       cts_suspects_at(bare, 0)->comp[1].needs == 0,
+	       "preloaded, the paper's pausing: 10 tries, none confirmed, nothing learnt");
+	struct cts_suspects *bare2 = cts_suspects_new();
+	cts_suspects_add(bare2, &s);
+	struct outcome f = run(bad, "deadlockfuzzer", 0, NULL, bare2, true);
+	const struct cts_suspect *t = cts_suspects_at(bare2, 0);
+	tap_ok(f.nbugs == 1 && f.kind == CTS_BUG_DEADLOCK && f.first_bug_run == 1,
+	       "preloaded without the facts: the first try thrashes, the second confirms (run %llu)",
+	       (unsigned long long)f.first_bug_run);
+	tap_ok(t->comp[link_of(t, true)].needs == 2 && t->comp[link_of(t, false)].needs == 0,
+	       "the thrash taught that t2 takes t1's held lock on its way");
+	cts_suspects_free(bare2);
+	cts_suspects_free(bare);
+	cts_suspects_free(l);
+}
+
+/* Needs survive the JSON round trip and merge when an equal cycle comes
+ * again rotated. */
+static void test_needs_json(void)
+{
+	struct cts_suspects *l = cts_suspects_new();
+	struct cts_suspect s = { .kind = CTS_SUSPECT_DEADLOCK, .ncomp = 3 };
+	for (int i = 0; i < 3; i++)
+		s.comp[i] = (struct cts_cycle_comp){ .thread = 0x100 + (uint64_t)i,
+			.held = { .site = 0x200 + (uint64_t)i }, .want = { .site = 0x200 + (uint64_t)(i + 1) % 3 },
+			.at = 0x300 + (uint64_t)i };
+	s.comp[1].needs = 1u << 2;   /* link 1 takes link 0's held lock first */
+	s.comp[1].times[2] = 40;     /* ...40 times */
+	cts_suspects_add(l, &s);
+	struct cts_suspect r = { .kind = CTS_SUSPECT_DEADLOCK, .ncomp = 3 };
+	for (int i = 0; i < 3; i++)
+		r.comp[i] = s.comp[(i + 1) % 3];
+	for (int i = 0; i < 3; i++)
+		r.comp[i].needs = 0;
+	r.comp[1].needs = 1u << 1;   /* rotated: its link 1 is link 2, taking link 0's lock */
+	r.comp[1].times[1] = 3;
+	r.comp[0].needs = 1u << 2;   /* its link 0 is link 1: link 0's lock, 50 times this time */
+	r.comp[0].times[2] = 50;
+	tap_is_int(cts_suspects_add(l, &r), 0, "a rotated equal cycle is the same suspect");
+	const struct cts_suspect *m = cts_suspects_at(l, 0);
+	tap_ok(m->comp[1].needs == 1u << 2 && m->comp[2].needs == 1u << 1 && m->comp[0].needs == 0 &&
+	       m->comp[1].times[2] == 50 && m->comp[2].times[1] == 3,
+	       "its needs are merged in, rotated back, with the most times a run showed");
+	char path[] = "/tmp/cts-needs-XXXXXX", err[256];
+	close(mkstemp(path));
+	cts_suspects_save(l, path, NULL, NULL, err, sizeof(err));
+	struct cts_suspects *back = cts_suspects_load(path, err, sizeof(err));
+	tap_ok(back && cts_suspects_at(back, 0)->comp[1].needs == 1u << 2 &&
+	       cts_suspects_at(back, 0)->comp[2].needs == 1u << 1 &&
+	       cts_suspects_at(back, 0)->comp[0].needs == 0 &&
+	       cts_suspects_at(back, 0)->comp[1].times[2] == 50 &&
+	       cts_suspects_at(back, 0)->comp[2].times[1] == 3, "needs and times saved and loaded back");
+	unlink(path);
+	cts_suspects_free(back);
+	cts_suspects_free(l);
+}
+
 int main(void)
 {
 	test_contexts();
@@ -424,5 +610,9 @@ int main(void)
 	test_notify();
 	test_observer();
 	test_json();
+	test_dlf_loop();
+	test_dlf_shapes();
+	test_dlf_thrash();
+	test_needs_json();
 	return tap_done();
 }
