@@ -92,7 +92,7 @@ measure() {
 log "mode $BENCH_MODE: $RUNS runs per invocation, $REPS rounds"
 measure par_sum_200k_2 "$BIN/par_sum" 200000 2
 measure par_sum_20k_4 "$BIN/par_sum" 20000 4
-measure compute_16k "$BIN/compute" 16384
+measure compute_2k "$BIN/compute" 2048
 measure lock_counter_20k "$BIN/lock_counter" 20000
 measure pipeline "$BIN/pipeline"
 measure bounded_buffer_ok "$BIN/bounded_buffer_ok"
