@@ -14,26 +14,7 @@
 #include "strategies/wakeup.h"
 #include "tests/unit/tap.h"
 
-static char simdir[512];
-
-static struct cts_sim *load(const char *name)
-{
-	char path[768], err[256];
-	snprintf(path, sizeof(path), "%s/%s", simdir, name);
-	struct cts_sim *sim = cts_sim_load(path, err, sizeof(err));
-	if (!sim)
-		tap_diag("%s", err);
-	return sim;
-}
-
-static struct cts_sim *parse(const char *text)
-{
-	char err[256];
-	struct cts_sim *sim = cts_sim_parse(text, err, sizeof(err));
-	if (!sim)
-		tap_diag("%s", err);
-	return sim;
-}
+#include "tests/unit/simload.h"
 
 /* ---- the trace of a run, as a hash of its Foata normal form ---- */
 
