@@ -1,11 +1,16 @@
 #!/bin/bash
-# benchmarks/visibility.sh quick|full — break mode's three visibility models
-# side by side (issue 26, stage 2): which accesses a run shows as scheduling
-# points, and what that costs.
+# benchmarks/visibility.sh quick|full — break mode's visibility models side
+# by side (issue 26, stages 2 and 3): which accesses a run shows as
+# scheduling points, how the tracer learns them, and what that costs.
 #
-#   own   the default: an access is an event only on a 64-byte line that is
-#         shared (tracer/own.h): owned lines, lines only read so far and
-#         lines handed over by happens-before run on without one
+#   keys  CTS_FAULTS=1, where the machine has protection keys (stage 3,
+#         tracer/fault.h): ownership of lines as below, but an instruction
+#         that keeps to pages its thread was granted runs natively, and a key
+#         fault finds its accesses to anyone else's
+#   own   the default (stage 2): an access is an event only on a 64-byte
+#         line that is shared (tracer/own.h): owned lines, lines only read so
+#         far and lines handed over by happens-before run on without one,
+#         but every access instruction stops at its int3
 #   cold  CTS_NO_OWNERSHIP=1: reads of lines nobody wrote stay invisible
 #         (tracer/cold.h), every write is an event
 #   all   CTS_NO_COLD=1: every shared access is an event
@@ -13,11 +18,11 @@
 # Per program and model, one invocation of `cts-trace -m break -s random
 # --seed 1 -n RUNS --max-steps 2000000 --timeout 120`, interleaved (own,
 # cold, all, native) REPS times; steps, stops and void runs are exact counts,
-# times are medians. Every model still stops at every access instruction
-# (int3): what changes is how many accesses are scheduling points, so how
-# long a run is in steps, how often it ends inconclusive at the default
-# budget, and the strategy's and detectors' work per step. The stop per
-# access is stage 3's (faults instead of int3).
+# times are medians. Every model but keys stops at every access instruction
+# (int3): what changes between them is how many accesses are scheduling
+# points, so how long a run is in steps, how often it ends inconclusive at
+# the default budget, and the strategy's and detectors' work per step; keys
+# removes the stop per access on memory one thread owns.
 SCRIPT=visibility
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/tests/corpus/lib.sh"
@@ -40,6 +45,8 @@ one() {
 	shift 2
 	local env=
 	case $model in
+	keys) env=CTS_FAULTS=1 ;;
+	own) env= ;;
 	cold) env=CTS_NO_OWNERSHIP=1 ;;
 	all) env=CTS_NO_COLD=1 ;;
 	esac
@@ -70,9 +77,9 @@ measure() {
 	local name=$1
 	shift
 	local m r
-	for m in own cold all native; do : >"$SCRATCH/$m.t"; done
+	for m in $MODELS native; do : >"$SCRATCH/$m.t"; done
 	for r in $(seq "$REPS"); do
-		for m in own cold all; do
+		for m in $MODELS; do
 			one $m "$name" "$@" >"$SCRATCH/$m.line"
 			awk '{ print $5 }' "$SCRATCH/$m.line" >>"$SCRATCH/$m.t"
 		done
@@ -80,7 +87,7 @@ measure() {
 	done
 	local nat
 	nat=$(sort -g "$SCRATCH/native.t" | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
-	for m in own cold all; do
+	for m in $MODELS; do
 		local med
 		med=$(sort -g "$SCRATCH/$m.t" | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
 		read -r steps stops voids inc _ verdict <"$SCRATCH/$m.line"
@@ -89,9 +96,11 @@ measure() {
 	done
 }
 
+MODELS="keys own cold all"
 log "mode $BENCH_MODE: $RUNS runs per invocation, $REPS rounds"
 measure par_sum_200k_2 "$BIN/par_sum" 200000 2
 measure par_sum_20k_4 "$BIN/par_sum" 20000 4
+measure par_sum_4m_2 "$BIN/par_sum" 4194304 2
 measure compute_2k "$BIN/compute" 2048
 measure lock_counter_20k "$BIN/lock_counter" 20000
 measure pipeline "$BIN/pipeline"
@@ -103,10 +112,10 @@ for p in lbzip2 pigz; do
 done
 
 {
-	machine_header "Break mode's visibility models: ownership of lines, cold reads, every access"
-	printf 'Per program and model: `cts-trace -m break -s random --seed 1 -n %s --max-steps 2000000 --timeout 120` (own: the default; cold: `CTS_NO_OWNERSHIP=1`; all: `CTS_NO_COLD=1`), %s interleaved rounds with %s native runs of the same command. ' "$RUNS" "$REPS" "$RUNS"
-	printf '*steps*: scheduling points over all runs (exact); *stops*: ptrace stops of the tracer (exact for the build); *void*: runs thrown away and run again because they hid an access a later one conflicted with; *inc.*: runs inconclusive; *s*: median seconds of the invocation; *× native*: that over the median of the native runs. '
-	printf 'Every model still stops at every access instruction: the stops barely move; what ownership removes is scheduling points (steps), and with them the step budget, the strategy'"'"'s and the detectors'"'"' work.\n\n'
+	machine_header "Break mode's visibility models: protection-key faults, ownership of lines, cold reads, every access"
+	printf 'Per program and model: `cts-trace -m break -s random --seed 1 -n %s --max-steps 2000000 --timeout 120` (keys: `CTS_FAULTS=1`, on a machine with protection keys; own: the default; cold: `CTS_NO_OWNERSHIP=1`; all: `CTS_NO_COLD=1`), %s interleaved rounds with %s native runs of the same command. ' "$RUNS" "$REPS" "$RUNS"
+	printf '*steps*: scheduling points over all runs (exact); *stops*: ptrace stops of the tracer (exact for the build); *void*: runs thrown away and run again because they hid an access a later one conflicted with; *inc.*: runs inconclusive; *s*: median seconds of the invocation (start-up included); *× native*: that over the median of the native runs. '
+	printf 'own, cold and all stop at every access instruction: their stops barely move, what ownership removes there is scheduling points (steps), and with them the step budget, the strategy'"'"'s and the detectors'"'"' work; keys also removes the stops on pages the running thread holds.\n\n'
 	printf '| program | model | steps | stops | void | inc. | s | native s | × native | verdict |\n'
 	printf '|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n'
 	awk '{ x = ($8 + 0 > 0 && $7 != "-") ? sprintf("%.0f", $7 / $8) : "-";

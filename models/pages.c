@@ -26,6 +26,16 @@ struct page {
 	struct reader r[MAX_READERS]; /* owned: r[0] is the owner */
 };
 
+/* With units smaller than a page (lines), a 4 KiB page whose units are all
+ * in one state is one record, not one per unit: the fault mechanism claims
+ * and hands over whole pages (tracer/fault.h), and a record per line of a
+ * 16 MiB array cost more than the faults. */
+struct summ {
+	bool uniform;           /* every unit of the page is in state pg, none has a record */
+	uint32_t nunits;        /* else: its units with a record */
+	struct page pg;
+};
+
 struct cts_pages {
 	unsigned shift;             /* log2 of the unit: CTS_PAGE_SHIFT, or a cache line's 6 */
 	cts_pages_ordered_fn ordered;
@@ -33,6 +43,8 @@ struct cts_pages {
 	struct cts_htab *run;       /* page number -> struct page */
 	struct cts_htab *learned;   /* page number -> (nothing) */
 	struct cts_htab *pending;   /* deferred: this run's conflicts, not learned yet */
+	struct cts_htab *sum;       /* units < page: page number -> struct summ, this run */
+	struct cts_htab *lpages;    /* ...pages with a learned unit */
 	bool defer, all;
 	bool run_all;               /* this run: every access visible (BIG_RANGE) */
 	size_t fresh;               /* learned since cts_pages_take_new */
@@ -53,6 +65,10 @@ struct cts_pages *cts_pages_new_unit(cts_pages_ordered_fn ordered, void *arg, un
 	p->run = cts_htab_new(sizeof(uint64_t), sizeof(struct page));
 	p->learned = cts_htab_new(sizeof(uint64_t), 0);
 	p->pending = cts_htab_new(sizeof(uint64_t), 0);
+	if (shift < CTS_PAGE_SHIFT) {
+		p->sum = cts_htab_new(sizeof(uint64_t), sizeof(struct summ));
+		p->lpages = cts_htab_new(sizeof(uint64_t), 0);
+	}
 	return p;
 }
 
@@ -63,6 +79,8 @@ void cts_pages_free(struct cts_pages *p)
 	cts_htab_free(p->run);
 	cts_htab_free(p->learned);
 	cts_htab_free(p->pending);
+	cts_htab_free(p->sum);
+	cts_htab_free(p->lpages);
 	free(p);
 }
 
@@ -70,6 +88,8 @@ void cts_pages_begin_run(struct cts_pages *p)
 {
 	cts_htab_clear(p->run);
 	cts_htab_clear(p->pending);
+	if (p->sum)
+		cts_htab_clear(p->sum);
 	p->run_all = false;
 }
 
@@ -102,9 +122,21 @@ bool cts_pages_all(const struct cts_pages *p)
 	return p->all;
 }
 
+static uint64_t page_of(const struct cts_pages *p, uint64_t u)
+{
+	return u >> (CTS_PAGE_SHIFT - p->shift);
+}
+
+static uint64_t units_per_page(const struct cts_pages *p)
+{
+	return (uint64_t)1 << (CTS_PAGE_SHIFT - p->shift);
+}
+
 void cts_pages_learn(struct cts_pages *p, uint64_t page)
 {
 	bool added;
+	if (p->lpages)
+		cts_htab_put(p->lpages, &(uint64_t){ page_of(p, page) }, NULL);
 	cts_htab_put(p->learned, &page, &added);
 	p->fresh += added;
 }
@@ -134,6 +166,43 @@ size_t cts_pages_learned(const struct cts_pages *p, uint64_t *out, size_t max)
 		memcpy(out, all, (k < max ? k : max) * sizeof(*all));
 	free(all);
 	return k;
+}
+
+/* Unit u's state: its record, its page's uniform one, or NULL (untouched). */
+static struct page *unit_get(const struct cts_pages *p, uint64_t u)
+{
+	struct page *pg = cts_htab_get(p->run, &u);
+	if (pg || !p->sum)
+		return pg;
+	struct summ *s = cts_htab_get(p->sum, &(uint64_t){ page_of(p, u) });
+	return s && s->uniform ? &s->pg : NULL;
+}
+
+/* Unit u's own record, made if absent (added: it was untouched); a uniform
+ * page is split into records first. */
+static struct page *unit_put(struct cts_pages *p, uint64_t u, bool *added)
+{
+	bool a;
+	if (!p->sum)
+		return cts_htab_put(p->run, &u, added);
+	uint64_t pn = page_of(p, u), n = units_per_page(p);
+	struct summ *s = cts_htab_get(p->sum, &pn);
+	if (s && s->uniform) {
+		struct page pg = s->pg;
+		s->uniform = false;
+		s->nunits = (uint32_t)n;
+		for (uint64_t i = 0; i < n; i++)
+			*(struct page *)cts_htab_put(p->run, &(uint64_t){ pn * n + i }, NULL) = pg;
+	}
+	struct page *pg = cts_htab_put(p->run, &u, &a);
+	if (a) {
+		s = cts_htab_put(p->sum, &pn, NULL);
+		s->nunits++;
+		pg = cts_htab_get(p->run, &u);
+	}
+	if (added)
+		*added = a;
+	return pg;
 }
 
 /* Has every access of the page's threads other than tid happened before
@@ -175,27 +244,26 @@ static void add_reader(struct page *pg, int tid, uint32_t epoch)
 		pg->overflow = true; /* kept conservative: a later write conflicts */
 }
 
-/* dry: the verdict only (cts_pages_check); others_ordered may still drop
- * readers ordered before tid, which every later verdict would drop too. */
-static enum cts_page_verdict access_page(struct cts_pages *p, uint64_t page, int tid, bool write,
-					 uint32_t epoch, bool dry)
+/* The verdict of an access to a unit in state pg (NULL: untouched),
+ * changing nothing but the readers others_ordered drops (ordered before
+ * tid: every later verdict would drop them too). */
+static enum cts_page_verdict verdict_of(struct cts_pages *p, struct page *pg, int tid, bool write)
 {
-	if (p->all || p->run_all || cts_htab_get(p->learned, &page))
+	if (!pg || pg->state == CTS_PAGE_UNTOUCHED)
+		return CTS_PAGE_NATIVE;
+	if (pg->state == CTS_PAGE_SHARED)
 		return CTS_PAGE_VISIBLE;
-	if (dry) {
-		struct page *pg = cts_htab_get(p->run, &page);
-		if (!pg || pg->state == CTS_PAGE_UNTOUCHED)
-			return CTS_PAGE_NATIVE;
-		if (pg->state == CTS_PAGE_SHARED)
-			return CTS_PAGE_VISIBLE;
-		if (pg->state == CTS_PAGE_OWNED)
-			return pg->r[0].tid == tid ||
-			       p->ordered(p->arg, pg->r[0].tid, pg->r[0].epoch, tid) ||
-			       (!pg->written && !write) ? CTS_PAGE_NATIVE : CTS_PAGE_CONFLICT;
-		return others_ordered(p, pg, tid) || !write ? CTS_PAGE_NATIVE : CTS_PAGE_CONFLICT;
-	}
-	bool added;
-	struct page *pg = cts_htab_put(p->run, &page, &added);
+	if (pg->state == CTS_PAGE_OWNED)
+		return pg->r[0].tid == tid || p->ordered(p->arg, pg->r[0].tid, pg->r[0].epoch, tid) ||
+		       (!pg->written && !write) ? CTS_PAGE_NATIVE : CTS_PAGE_CONFLICT;
+	return others_ordered(p, pg, tid) || !write ? CTS_PAGE_NATIVE : CTS_PAGE_CONFLICT;
+}
+
+/* The access, made: pg's new state (added: pg was untouched). A conflict
+ * leaves pg shared; the caller learns the unit. */
+static enum cts_page_verdict transition(struct cts_pages *p, struct page *pg, bool added, int tid,
+					bool write, uint32_t epoch)
+{
 	if (added) {
 		p->st.pages_touched++;
 		own(pg, tid, write, epoch);
@@ -239,11 +307,54 @@ static enum cts_page_verdict access_page(struct cts_pages *p, uint64_t page, int
 	}
 	/* A foreign access the earlier, invisible ones may race with. */
 	pg->state = CTS_PAGE_SHARED;
-	if (p->defer)
-		cts_htab_put(p->pending, &page, NULL);
-	else
-		cts_pages_learn(p, page);
 	return CTS_PAGE_CONFLICT;
+}
+
+/* dry: the verdict only (cts_pages_check). */
+static enum cts_page_verdict access_page(struct cts_pages *p, uint64_t page, int tid, bool write,
+					 uint32_t epoch, bool dry)
+{
+	if (p->all || p->run_all || cts_htab_get(p->learned, &page))
+		return CTS_PAGE_VISIBLE;
+	if (dry)
+		return verdict_of(p, unit_get(p, page), tid, write);
+	bool added;
+	struct page *pg = unit_put(p, page, &added);
+	enum cts_page_verdict v = transition(p, pg, added, tid, write, epoch);
+	if (v == CTS_PAGE_CONFLICT) {
+		if (p->defer)
+			cts_htab_put(p->pending, &page, NULL);
+		else
+			cts_pages_learn(p, page);
+	}
+	return v;
+}
+
+/* The same access to every unit of page pn at once, when they are in one
+ * state (no unit has a record of its own) and none is learned: -1 when
+ * not, or when it conflicts (unit by unit then learns each). */
+static int page_at_once(struct cts_pages *p, uint64_t pn, int tid, bool write, uint32_t epoch,
+			bool dry)
+{
+	if (!p->sum || p->all || p->run_all || cts_htab_get(p->lpages, &pn))
+		return -1;
+	struct summ *s = cts_htab_get(p->sum, &pn);
+	if (s && !s->uniform)
+		return -1;
+	if (dry)
+		return (int)verdict_of(p, s ? &s->pg : NULL, tid, write);
+	struct page pg = s ? s->pg : (struct page){ .state = CTS_PAGE_UNTOUCHED };
+	uint64_t before = p->st.pages_touched;
+	enum cts_page_verdict v = transition(p, &pg, !s, tid, write, epoch);
+	if (v == CTS_PAGE_CONFLICT)
+		return -1;
+	if (!s)
+		p->st.pages_touched = before + units_per_page(p);
+	s = cts_htab_put(p->sum, &pn, NULL);
+	s->uniform = true;
+	s->nunits = 0;
+	s->pg = pg;
+	return (int)v;
 }
 
 static void unit_range(const struct cts_pages *p, uint64_t addr, uint64_t len, uint64_t *first,
@@ -272,6 +383,26 @@ static size_t touched_in(const struct cts_pages *p, uint64_t first, uint64_t las
 		}
 		(*out)[n++] = u;
 	}
+	if (!p->sum)
+		return n;
+	pos = 0;
+	void *val;
+	while (cts_htab_next(p->sum, &pos, &key, &val)) {
+		uint64_t pn;
+		memcpy(&pn, key, sizeof(pn));
+		if (!((struct summ *)val)->uniform)
+			continue;
+		for (uint64_t i = 0, k = units_per_page(p); i < k; i++) {
+			uint64_t u = pn * k + i;
+			if (u < first || u > last)
+				continue;
+			if (n == cap) {
+				cap = cap ? cap * 2 : 64;
+				*out = cts_xrealloc(*out, cap * sizeof(**out));
+			}
+			(*out)[n++] = u;
+		}
+	}
 	return n;
 }
 
@@ -293,11 +424,22 @@ static enum cts_page_verdict access_range(struct cts_pages *p, int tid, uint64_t
 			p->run_all = true;
 		return worst > CTS_PAGE_VISIBLE ? worst : CTS_PAGE_VISIBLE;
 	}
-	for (uint64_t pg = first;; pg++) {
-		enum cts_page_verdict v = access_page(p, pg, tid, write, epoch, dry);
+	uint64_t k = p->sum ? units_per_page(p) : 0;
+	for (uint64_t u = first;; u++) {
+		if (k && u % k == 0 && last - u >= k - 1) {
+			int v = page_at_once(p, u / k, tid, write, epoch, dry);
+			if (v >= 0) {
+				worst = (enum cts_page_verdict)v > worst ? (enum cts_page_verdict)v : worst;
+				if (last - u == k - 1)
+					break;
+				u += k - 1;
+				continue;
+			}
+		}
+		enum cts_page_verdict v = access_page(p, u, tid, write, epoch, dry);
 		if (v > worst)
 			worst = v;
-		if (pg == last)
+		if (u == last)
 			break;
 	}
 	return worst;
@@ -318,7 +460,7 @@ void cts_pages_freed(struct cts_pages *p, uint64_t addr, uint64_t len)
 		return;
 	}
 	for (uint64_t u = first;; u++) {
-		struct page *pg = cts_htab_put(p->run, &u, NULL);
+		struct page *pg = unit_put(p, u, NULL);
 		pg->state = CTS_PAGE_SHARED; /* this run only: not learned */
 		if (u == last)
 			break;
@@ -335,10 +477,25 @@ enum cts_page_verdict cts_pages_allocated(struct cts_pages *p, int tid, uint64_t
 		return access_range(p, tid, addr, len, true, epoch, false);
 	uint64_t in_lo = (addr + unit - 1) >> p->shift, in_hi = (addr + len) >> p->shift; /* [lo, hi) */
 	enum cts_page_verdict worst = CTS_PAGE_NATIVE;
+	uint64_t k = p->sum ? units_per_page(p) : 0;
 	for (uint64_t u = in_lo; u < in_hi; u++) {
-		if (p->all || cts_htab_get(p->learned, &u))
+		if (p->all)
+			break;
+		if (k && u % k == 0 && in_hi - u >= k &&
+		    !cts_htab_get(p->lpages, &(uint64_t){ u / k })) {
+			struct summ *sm = cts_htab_get(p->sum, &(uint64_t){ u / k });
+			if (!sm || sm->uniform) {
+				sm = cts_htab_put(p->sum, &(uint64_t){ u / k }, NULL);
+				sm->uniform = true;
+				sm->nunits = 0;
+				own(&sm->pg, tid, true, epoch);
+				u += k - 1;
+				continue;
+			}
+		}
+		if (cts_htab_get(p->learned, &u))
 			continue;
-		own(cts_htab_put(p->run, &u, NULL), tid, true, epoch);
+		own(unit_put(p, u, NULL), tid, true, epoch);
 	}
 	/* the edges, shared with the neighbouring blocks */
 	uint64_t first, last;
@@ -368,11 +525,82 @@ enum cts_page_verdict cts_pages_access(struct cts_pages *p, int tid, uint64_t ad
 	return worst;
 }
 
+bool cts_pages_grantable(const struct cts_pages *p, int tid, uint64_t addr, uint64_t len,
+			 bool write)
+{
+	if (p->all || p->run_all || !len)
+		return false;
+	uint64_t first, last;
+	unit_range(p, addr, len, &first, &last);
+	uint64_t k = p->sum ? units_per_page(p) : 0;
+	for (uint64_t u = first;; u++) {
+		/* a page in one state: its first unit says it for all */
+		bool whole = false;
+		if (k && u % k == 0 && last - u >= k - 1 &&
+		    !cts_htab_get(p->lpages, &(uint64_t){ u / k })) {
+			const struct summ *sm = cts_htab_get(p->sum, &(uint64_t){ u / k });
+			whole = !sm || sm->uniform;
+		}
+		if (!whole && cts_htab_get(p->learned, &u))
+			return false;
+		const struct page *pg = unit_get(p, u);
+		bool mine = !pg || pg->state == CTS_PAGE_UNTOUCHED ||
+			    (pg->state == CTS_PAGE_OWNED && pg->r[0].tid == tid);
+		/* reads: also units only read so far, whoever read them */
+		bool readable = pg && ((pg->state == CTS_PAGE_OWNED && !pg->written) ||
+				       (pg->state == CTS_PAGE_READ_SHARED && !pg->overflow));
+		if (!mine && (write || !readable))
+			return false;
+		if (whole) {
+			if (last - u == k - 1)
+				return true;
+			u += k - 1;
+			continue;
+		}
+		if (u == last)
+			return true;
+	}
+}
+
+void cts_pages_claim(struct cts_pages *p, int tid, uint64_t addr, uint64_t len, bool write,
+		     uint32_t epoch)
+{
+	if (!len || p->all)
+		return;
+	/* What the accesses would have done (the grant made sure none conflicts). */
+	access_range(p, tid, addr, len, write, epoch, false);
+}
+
+bool cts_pages_all_touched(const struct cts_pages *p, uint64_t addr, uint64_t len)
+{
+	uint64_t first, last;
+	unit_range(p, addr, len, &first, &last);
+	uint64_t k = p->sum ? units_per_page(p) : 0;
+	for (uint64_t u = first;; u++) {
+		if (k && u % k == 0 && last - u >= k - 1) {
+			const struct summ *sm = cts_htab_get(p->sum, &(uint64_t){ u / k });
+			if (sm && sm->uniform) {
+				if (sm->pg.state == CTS_PAGE_UNTOUCHED)
+					return false;
+				if (last - u == k - 1)
+					return true;
+				u += k - 1;
+				continue;
+			}
+		}
+		const struct page *pg = unit_get(p, u);
+		if ((!pg || pg->state == CTS_PAGE_UNTOUCHED) && !cts_htab_get(p->learned, &u))
+			return false;
+		if (u == last)
+			return true;
+	}
+}
+
 struct cts_page_info cts_pages_info(const struct cts_pages *p, uint64_t addr)
 {
 	uint64_t page = addr >> p->shift;
 	struct cts_page_info in = { .state = CTS_PAGE_UNTOUCHED, .owner = -1 };
-	const struct page *pg = cts_htab_get(p->run, &page);
+	const struct page *pg = unit_get(p, page);
 	in.learned = cts_htab_get(p->learned, &page) != NULL;
 	if (in.learned)
 		in.state = CTS_PAGE_SHARED;

@@ -107,6 +107,20 @@ void cts_pages_freed(struct cts_pages *p, uint64_t addr, uint64_t len);
 enum cts_page_verdict cts_pages_allocated(struct cts_pages *p, int tid, uint64_t addr, uint64_t len,
 					  uint32_t epoch);
 
+/* The live fault mechanism (tracer/fault.c) lets one thread run natively
+ * on a whole page it was granted, where no access is seen. grantable: may
+ * tid be granted [addr, addr+len) (to read, or also to write)? Every unit is
+ * untouched or tid's own (to read: or only read so far), none learned, not
+ * every access visible. claim: tid may have touched every unit of the range
+ * before its event epoch, writing if write: each unit takes it as tid's
+ * access at that epoch. */
+bool cts_pages_grantable(const struct cts_pages *p, int tid, uint64_t addr, uint64_t len,
+			 bool write);
+void cts_pages_claim(struct cts_pages *p, int tid, uint64_t addr, uint64_t len, bool write,
+		     uint32_t epoch);
+/* Has every unit of the range been touched in this run (or learned)? */
+bool cts_pages_all_touched(const struct cts_pages *p, uint64_t addr, uint64_t len);
+
 struct cts_page_info {
 	enum cts_page_state state;
 	int owner;              /* CTS_PAGE_OWNED */

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -38,6 +39,7 @@
 #include "tracer/cold.h"
 #include "tracer/own.h"
 #include "tracer/elf.h"
+#include "tracer/fault.h"
 #include "tracer/libsync.h"
 #include "tracer/proc.h"
 #include "tracer/spinstate.h"
@@ -601,6 +603,7 @@ bool cts_access_hw_watching(const struct cts_tracer *tr)
 
 int cts_access_threads_changed(struct cts_tracer *tr)
 {
+	cts_fault_gate(tr, cts_access_live_threads(tr) >= 2);
 	if (!tr->gate_access && !tr->gate_libcalls)
 		return 0;
 	bool want = cts_access_live_threads(tr) >= 2;
@@ -1039,6 +1042,20 @@ uint64_t cts_access_mapping_end(struct cts_tracer *tr, uint64_t addr)
 	return m ? m->hi : addr;
 }
 
+int cts_access_prot(struct cts_tracer *tr, uint64_t addr)
+{
+	const struct cts_mapping *m = mapping_of(tr, addr);
+	if (!m)
+		return -1;
+	return (m->perms[0] == 'r' ? PROT_READ : 0) | (m->perms[1] == 'w' ? PROT_WRITE : 0) |
+	       (m->perms[2] == 'x' ? PROT_EXEC : 0);
+}
+
+void cts_access_maps_changed(struct cts_tracer *tr)
+{
+	tr->acc->maps_pid = 0; /* read again at the next question */
+}
+
 bool cts_access_traced_pc(const struct cts_tracer *tr, uint64_t pc)
 {
 	return traced_pc(tr->acc, pc);
@@ -1115,12 +1132,12 @@ static bool held_value_valid(const struct cts_tracer *tr, const struct thread *t
 /* Perform the plain move displaced by breakpoint b (th is held on it) in
  * the tracer instead of single-stepping it: 1 done (registers set, rip past
  * it), 0 not possible (step it), -1 error. */
-static int emulate(struct cts_tracer *tr, struct thread *th, struct bp *b, bool *known)
+static int emulate(struct cts_tracer *tr, struct thread *th, uint64_t pc, struct bp *b, bool *known)
 {
 	if (th->stepping || tr->no_emulate)
 		return 0;
-	const struct cts_insn *in = decode_at(tr, th, b->addr, b);
-	if (!in || in->emu == CTS_EMU_NONE || cts_tr_getregs(th) != 0 || th->regs.rip != b->addr)
+	const struct cts_insn *in = decode_at(tr, th, pc, b);
+	if (!in || in->emu == CTS_EMU_NONE || cts_tr_getregs(th) != 0 || th->regs.rip != pc)
 		return 0;
 	struct user_regs_struct r = th->regs;
 	uint64_t addr = 0, out = 0, val = 0;
@@ -1186,9 +1203,12 @@ int cts_access_step_over(struct cts_tracer *tr, struct thread *th, struct bp *b,
 		th->stepping_bp = 0;
 		return after ? after_step(tr, th, false) : cts_tr_resume(tr, th, 0);
 	}
-	if (b && b->active) {
+	/* Fault mode: an access a fault brought (no breakpoint) is performed
+	 * the same way, through memory writes that no key denies. */
+	bool at_fault = !b && !th->stepping && cts_fault_on(tr) && cts_tr_getregs(th) == 0;
+	if ((b && b->active) || at_fault) {
 		bool known = false;
-		int e = emulate(tr, th, b, &known);
+		int e = emulate(tr, th, b ? b->addr : th->regs.rip, b, &known);
 		if (e < 0)
 			return -1;
 		if (e > 0) {
@@ -1334,10 +1354,28 @@ static int on_access(struct cts_tracer *tr, struct thread *th, uint64_t pc, stru
 	} else if (b) {
 		b->shared_hits++;
 	}
+	bool tracked = shared && cts_fault_tracked(tr, ev.obj);
 	if (visible && ev.op == CTS_OP_READ && tr->cold && !(b && b->learned) && cold_read(tr, th, &ev))
 		visible = false;
 	if (visible && tr->own && own_hidden(tr, th, &ev, b && b->learned))
 		visible = false;
+	if (b && tracked && ++b->tracked_hits >= RETIRE_AFTER && b->tracked_hits == b->shared_hits &&
+	    !b->local_hits && !b->learned && !a->nwatch && ev.op != CTS_OP_ATOMIC) {
+		/* Its accesses are on tracked pages: faults find the foreign ones.
+		 * Never an atomic: it is an event wherever it lands (its
+		 * happens-before), which a fault on a page it owns would not be. */
+		tr->stats.retired++;
+		cts_tr_bp_retire(tr, b);
+	}
+	if (!visible && tracked && ev.op != CTS_OP_ATOMIC) {
+		/* What a thread may do unseen on its line, it may do on the whole
+		 * page while its lines allow (fault.h); the same whether an int3
+		 * or a fault brought it here. */
+		uint64_t at = th->flt_addr ? th->flt_addr : ev.obj;
+		if (cts_fault_grant(tr, th, at, cts_op_is_write(ev.op), cts_access_prot(tr, at)) &&
+		    !b)
+			return cts_tr_resume(tr, th, 0); /* runs again, natively */
+	}
 	if (!visible)
 		return cts_access_step_over(tr, th, b, th->watch_idx >= 0);
 	tr->stats.accesses++;
@@ -1360,6 +1398,34 @@ int cts_access_hit(struct cts_tracer *tr, struct thread *th, struct bp *b)
 	if (tr->cfg.mode == CTS_MODE_STEP)
 		th->stepping = true;
 	return on_access(tr, th, b->addr, b);
+}
+
+int cts_access_fault(struct cts_tracer *tr, struct thread *th, uint64_t addr)
+{
+	if (cts_tr_getregs(th) != 0)
+		return errno == ESRCH ? 0 : -1;
+	th->probing = false; /* as any signal: the probe is over */
+	if (th->stepping_bp || th->after_step || th->stepping_over) {
+		/* A step the tracer decided on touches a denied page. */
+		cts_fault_open(tr, th);
+		return cts_tr_resume(tr, th, 0);
+	}
+	uint64_t pc = th->regs.rip;
+	int rc;
+	th->flt_addr = addr;
+	if (traced_pc(tr->acc, pc)) {
+		rc = on_access(tr, th, pc, NULL);
+	} else {
+		/* Libraries' code, the stub page: no event, as without faults;
+		 * the page is the thread's while its lines are. */
+		const struct cts_insn *in = decode_at(tr, th, pc, NULL);
+		if (cts_fault_grant(tr, th, addr, !in || in->writes, cts_access_prot(tr, addr)))
+			rc = cts_tr_resume(tr, th, 0);
+		else
+			rc = cts_access_step_over(tr, th, NULL, false);
+	}
+	th->flt_addr = 0;
+	return rc;
 }
 
 int cts_access_execute(struct cts_tracer *tr, struct thread *th, struct cts_event *done)

@@ -13,6 +13,8 @@ void cts_access_fini(struct cts_tracer *tr);
 int cts_access_setup(struct cts_tracer *tr);
 /* An access breakpoint was hit by th (rip rewound to it). */
 int cts_access_hit(struct cts_tracer *tr, struct thread *th, struct bp *b);
+/* Fault mode (fault.h): th faulted on the tracked page of addr. */
+int cts_access_fault(struct cts_tracer *tr, struct thread *th, uint64_t addr);
 /* Execute th's pending access: step the instruction, fill done's value. */
 int cts_access_execute(struct cts_tracer *tr, struct thread *th, struct cts_event *done);
 /* Execute the instruction displaced by breakpoint b (b NULL: the one at rip,
@@ -57,6 +59,10 @@ int cts_access_live_threads(const struct cts_tracer *tr);
 bool cts_access_shared(struct cts_tracer *tr, struct thread *th, uint64_t addr);
 uint64_t cts_access_mapping_end(struct cts_tracer *tr, uint64_t addr);
 bool cts_access_traced_pc(const struct cts_tracer *tr, uint64_t pc);
+/* The PROT_* bits of addr's mapping (-1: none); the mappings changed (an
+ * mmap, an mprotect): read them again when next asked. */
+int cts_access_prot(struct cts_tracer *tr, uint64_t addr);
+void cts_access_maps_changed(struct cts_tracer *tr);
 bool cts_access_lib_wanted(const struct cts_tracer *tr, const char *path);
 /* Sync mode: the atomic instructions of the program's own code and of
  * --trace-lib libraries (libsync.c), which sync mode does not see; else 0. */

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include "models/error.h"
+#include "tracer/fault.h"
 #include "tracer/proc.h"
 #include "tracer/tracer_int.h"
 
@@ -161,6 +162,9 @@ int cts_tr_single_step_over(struct cts_tracer *tr, struct thread *th, struct bp 
 		return -1;
 	th->stepping_bp = b ? b->addr : 0;
 	th->after_step = after;
+	/* The access was decided: a key fault in the step opens every key
+	 * for it (access.c, cts_access_fault; fault.h). */
+	th->stepping_over = true;
 	th->regs_valid = false;
 	th->state = TH_RUNNING;
 	if (ptrace(PTRACE_SINGLESTEP, th->tid, 0, 0) != 0 && errno != ESRCH)

@@ -18,6 +18,7 @@
 #include "models/symbolize.h"
 #include "tracer/native.h"
 #include "tracer/access.h"
+#include "tracer/fault.h"
 #include "tracer/proc.h"
 #include "tracer/run_int.h"
 #include "tracer/wait.h"
@@ -180,6 +181,7 @@ static int on_new_stop(struct cts_tracer *tr, struct thread *th)
 	}
 	if (tr->cfg.nwatch || tr->ct)
 		cts_access_watch_thread(tr, th);
+	cts_fault_thread_start(tr, th);
 	cts_event_init(&th->pending, th->num, CTS_OP_START);
 	cts_tr_hold(tr, th, AT_START);
 	return 0;
@@ -254,6 +256,8 @@ static int run_free(const struct cts_wait_event *ev)
 
 static int foreign_event(struct cts_tracer *tr, const struct cts_wait_event *ev)
 {
+	if (ev->kind == CTS_WEV_SIGNAL && ev->sig == SIGSTOP)
+		cts_fault_foreign(tr, ev->tid); /* a fork's first stop */
 	add_foreign(tr, ev->tid);
 	if (ev->kind == CTS_WEV_BREAKPOINT)
 		return foreign_breakpoint(tr, ev->tid);
@@ -457,6 +461,9 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 	case CTS_WEV_BREAKPOINT:
 		return on_breakpoint(tr, th, ev);
 	case CTS_WEV_SINGLESTEP:
+		th->stepping_over = false;
+		if (th->pkru_open && !th->flt_sys)
+			cts_fault_close(tr, th);
 		if (tr->cfg.nwatch || tr->ct)
 			cts_access_watch_step(tr, th);
 		if (th->probing)
@@ -487,6 +494,8 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 		/* A signal ends a spin probe: resumed by PTRACE_CONT (a handler
 		 * is not stepped through), a thread left marked probing would
 		 * never be probed again nor take the quick breakpoint path. */
+		if (ev->sig == SIGSEGV && cts_fault_ours(tr, &ev->info))
+			return cts_access_fault(tr, th, (uint64_t)ev->info.si_addr);
 		th->probing = false;
 		if (ev->sig == SIGSTOP)
 			return cts_tr_resume(tr, th, 0);
@@ -562,6 +571,8 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 	case CTS_WEV_EXEC:
 		return on_exec(tr, ev);
 	case CTS_WEV_SYSCALL:
+		if (th->flt_sys)
+			cts_fault_sys_exit(tr, th);
 		return cts_tr_sys_exit_stop(tr, th);
 	case CTS_WEV_STOP:
 		return cts_tr_resume(tr, th, 0);

@@ -181,6 +181,7 @@ int cts_tr_on_seccomp(struct cts_tracer *tr, struct thread *th)
 		return errno == ESRCH ? 0 : -1;
 	long nr = (long)th->regs.orig_rax;
 	cts_op op;
+	th->sys_entry = true;
 
 	switch (nr) {
 	case SYS_futex:

@@ -22,6 +22,7 @@
 #include "tracer/access.h"
 #include "tracer/catch.h"
 #include "tracer/native.h"
+#include "tracer/fault.h"
 #include "tracer/isolate.h"
 #include "tracer/proc.h"
 #include "tracer/run_int.h"
@@ -87,6 +88,8 @@ int cts_tr_build_seccomp(struct cts_tracer *tr)
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	/* Signals and calls that may sleep: syscall.c's own list. */
 	if (cts_tr_sys_seccomp_rules(ctx) != 0 || cts_native_seccomp_rules(ctx) != 0)
+		goto out;
+	if (tr->fault_rules && cts_fault_seccomp_rules(ctx) != 0)
 		goto out;
 	/* seccomp_export_bpf writes to an fd: a temporary file gives it one. */
 	FILE *tmp = tmpfile();

@@ -1111,6 +1111,7 @@ int main(int argc, char **argv)
 	struct cts_tracer_config tcfg = {
 		.cold_reads = cold, .hot_lines = cli.replay && sched ? sched->hot_lines : NULL,
 		.no_ownership = getenv("CTS_NO_OWNERSHIP") != NULL,
+		.faults = getenv("CTS_FAULTS") != NULL,
 		.path = path, .exec_path = exec_path, .argv = prog_argv, .mode = mode, .timeout = cli.timeout,
 		.show_output = cli.output, .trace_libs = cli.trace_libs,
 		.ntrace_libs = cli.ntrace_libs, .watch = watch, .nwatch = cli.nwatch,
@@ -1294,6 +1295,8 @@ int main(int argc, char **argv)
 			char code[2048];
 			if (cts_tracer_code_str(tracer, code, sizeof(code))[0])
 				fprintf(stderr, "cts-trace: traced code: %s\n", code);
+			if (cts_verbosity >= 2 && cts_tracer_ownership_str(tracer, code, sizeof(code))[0])
+				fprintf(stderr, "cts-trace: memory ownership: %s\n", code);
 			if (res.own.estimated && res.own.accesses && cts_verbosity >= 2)
 				fprintf(stderr, "cts-trace: ownership estimate: of %" PRIu64 " visible plain "
 					"accesses, %" PRIu64 " (%.0f%%) would run natively on pages one thread "

@@ -8,6 +8,7 @@
 #include "models/error.h"
 
 #define OWN_PREFIX "own:"
+#define KEYS_PREFIX "ownk:" /* learned with protection-key faults (fault.h) */
 #define MAX_COMMITS 16
 
 struct cts_own {
@@ -16,6 +17,9 @@ struct cts_own {
 	uint32_t *events;           /* per thread: events executed this run */
 	size_t nevents;
 	unsigned commits;
+	bool keys;                  /* fault mode: a different event model */
+	cts_own_hook_fn hook;       /* fault.c: claim granted pages first */
+	void *hook_arg;
 };
 
 static bool own_ordered(void *arg, int earlier, uint32_t epoch, int tid)
@@ -43,14 +47,26 @@ void cts_own_free(struct cts_own *o)
 
 bool cts_own_spec(const char *spec)
 {
-	return spec && strncmp(spec, OWN_PREFIX, strlen(OWN_PREFIX)) == 0;
+	return spec && (strncmp(spec, OWN_PREFIX, strlen(OWN_PREFIX)) == 0 ||
+			strncmp(spec, KEYS_PREFIX, strlen(KEYS_PREFIX)) == 0);
+}
+
+bool cts_own_spec_keys(const char *spec)
+{
+	return spec && strncmp(spec, KEYS_PREFIX, strlen(KEYS_PREFIX)) == 0;
+}
+
+void cts_own_set_keys(struct cts_own *o, bool keys)
+{
+	o->keys = keys;
 }
 
 int cts_own_parse(struct cts_own *o, const char *spec)
 {
 	if (!cts_own_spec(spec))
 		return -1;
-	const char *s = spec + strlen(OWN_PREFIX);
+	o->keys = cts_own_spec_keys(spec);
+	const char *s = spec + strlen(o->keys ? KEYS_PREFIX : OWN_PREFIX);
 	if (strcmp(s, "none") == 0)
 		return 0;
 	if (strcmp(s, "all") == 0) {
@@ -103,47 +119,86 @@ static uint32_t epoch_now(struct cts_own *o, int tid)
 	return *events_of(o, tid) + 1;
 }
 
+void cts_own_set_hook(struct cts_own *o, cts_own_hook_fn fn, void *arg)
+{
+	o->hook = fn;
+	o->hook_arg = arg;
+}
+
+static void before_query(struct cts_own *o, int tid, uint64_t addr, uint64_t len)
+{
+	if (o->hook)
+		o->hook(o->hook_arg, tid, addr, len);
+}
+
+bool cts_own_all_touched(struct cts_own *o, uint64_t addr, uint64_t len)
+{
+	return cts_pages_all_touched(o->lines, addr, len);
+}
+
+uint32_t cts_own_epoch(struct cts_own *o, int tid)
+{
+	return epoch_now(o, tid);
+}
+
+bool cts_own_grantable(struct cts_own *o, int tid, uint64_t addr, uint64_t len, bool write)
+{
+	return cts_pages_grantable(o->lines, tid, addr, len, write);
+}
+
+void cts_own_claim_at(struct cts_own *o, int tid, uint64_t addr, uint64_t len, bool write,
+		      uint32_t epoch)
+{
+	cts_pages_claim(o->lines, tid, addr, len, write, epoch);
+}
+
 enum cts_page_verdict cts_own_check(struct cts_own *o, int tid, uint64_t addr, uint64_t len,
 				    bool write)
 {
+	before_query(o, tid, addr, len);
 	return cts_pages_check(o->lines, tid, addr, len, write, epoch_now(o, tid));
 }
 
 enum cts_page_verdict cts_own_access(struct cts_own *o, int tid, uint64_t addr, uint64_t len,
 				     bool write)
 {
+	before_query(o, tid, addr, len);
 	return cts_pages_access(o->lines, tid, addr, len, write, epoch_now(o, tid));
 }
 
 void cts_own_freed(struct cts_own *o, uint64_t addr, uint64_t len)
 {
+	before_query(o, -1, addr, len);
 	cts_pages_freed(o->lines, addr, len);
 }
 
 enum cts_page_verdict cts_own_allocated(struct cts_own *o, int tid, uint64_t addr, uint64_t len)
 {
+	before_query(o, tid, addr, len);
 	return cts_pages_allocated(o->lines, tid, addr, len, epoch_now(o, tid));
 }
 
 void cts_own_commit(struct cts_own *o, bool everything)
 {
 	cts_pages_commit(o->lines);
+
 	if (everything || ++o->commits >= MAX_COMMITS)
 		cts_pages_learn_all(o->lines);
 }
 
 char *cts_own_format(const struct cts_own *o)
 {
+	const char *prefix = o->keys ? KEYS_PREFIX : OWN_PREFIX;
 	if (cts_pages_all(o->lines))
-		return cts_xstrdup(OWN_PREFIX "all");
+		return cts_xstrdup(o->keys ? KEYS_PREFIX "all" : OWN_PREFIX "all");
 	size_t n = cts_pages_learned(o->lines, NULL, 0);
 	if (!n)
-		return cts_xstrdup(OWN_PREFIX "none");
+		return cts_xstrdup(o->keys ? KEYS_PREFIX "none" : OWN_PREFIX "none");
 	uint64_t *u = cts_xcalloc(n, sizeof(*u));
 	cts_pages_learned(o->lines, u, n);
-	size_t cap = strlen(OWN_PREFIX) + n * 19 + 1, off = 0;
+	size_t cap = strlen(prefix) + n * 19 + 1, off = 0;
 	char *s = cts_xcalloc(cap, 1);
-	off += (size_t)snprintf(s, cap, OWN_PREFIX);
+	off += (size_t)snprintf(s, cap, "%s", prefix);
 	for (size_t i = 0; i < n; i++)
 		off += (size_t)snprintf(s + off, cap - off, "%s0x%" PRIx64, i ? "," : "",
 					u[i] * CTS_OWN_LINE);

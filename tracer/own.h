@@ -23,6 +23,11 @@ struct cts_own *cts_own_new(void);
 void cts_own_free(struct cts_own *o);
 /* Is spec (a schedule's hot-lines value) an ownership learned set? */
 bool cts_own_spec(const char *spec);
+/* ...one learned with protection-key faults ("ownk:", fault.h)? Those
+ * runs show other events: a schedule replays only with the same mechanism.
+ * set_keys: this run's learned sets are of that kind. */
+bool cts_own_spec_keys(const char *spec);
+void cts_own_set_keys(struct cts_own *o, bool keys);
 /* Add the learned lines of such a spec; -1 on a malformed one. */
 int cts_own_parse(struct cts_own *o, const char *spec);
 /* A new run: every line untouched but the learned ones; st's clocks. */
@@ -41,6 +46,19 @@ enum cts_page_verdict cts_own_allocated(struct cts_own *o, int tid, uint64_t add
 /* A void run: learn its conflicts; after 16 void runs, or with everything,
  * every line is shared (every access visible, as without ownership). */
 void cts_own_commit(struct cts_own *o, bool everything);
+/* The fault mechanism (fault.h) grants a thread whole pages it then uses
+ * unseen; before any question about a range, the hook makes the states of
+ * the pages it overlaps whole again (cts_own_claim of what their grantee
+ * may have done; tid asks, -1: unknown). grantable and claim: cts_pages_grantable/claim on the
+ * lines of [addr, addr+len), at tid's current epoch (claim_at: a given one). */
+typedef void (*cts_own_hook_fn)(void *arg, int tid, uint64_t addr, uint64_t len);
+void cts_own_set_hook(struct cts_own *o, cts_own_hook_fn fn, void *arg);
+bool cts_own_grantable(struct cts_own *o, int tid, uint64_t addr, uint64_t len, bool write);
+void cts_own_claim_at(struct cts_own *o, int tid, uint64_t addr, uint64_t len, bool write,
+		      uint32_t epoch);
+/* tid's current epoch: its accesses now come before this event of its own. */
+uint32_t cts_own_epoch(struct cts_own *o, int tid);
+bool cts_own_all_touched(struct cts_own *o, uint64_t addr, uint64_t len);
 /* The learned set as a spec (a new string). */
 char *cts_own_format(const struct cts_own *o);
 uint64_t cts_own_learned(const struct cts_own *o);

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "models/error.h"
+#include "tracer/fault.h"
 #include "tracer/proc.h"
 #include "tracer/run_int.h"
 #include "tracer/wait.h"
@@ -166,6 +167,7 @@ int cts_tr_release(struct cts_tracer *tr, struct cts_run_state *st, pid_t *tids)
 			continue;
 		th->stepping_bp = 0;
 		cts_hw_clear(th->tid, &th->hw);
+		cts_fault_release(tr, th); /* every key allowed: the debugger's program faults on none */
 		if (cts_tr_flush_regs(th) != 0 && errno != ESRCH)
 			rc = -1;
 		if (ptrace(PTRACE_DETACH, th->tid, 0, (void *)(long)sigs[i]) != 0 && errno != ESRCH)

@@ -33,6 +33,7 @@
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "tracer/fault.h"
 #include "tracer/proc.h"
 #include "tracer/run_int.h"
 
@@ -138,7 +139,11 @@ static void save_args(struct thread *th, long nr)
 /* Resume into the call with its exit stop armed. */
 static int resume_into_call(struct cts_tracer *tr, struct thread *th)
 {
-	(void)tr;
+	if (th->sys_entry) {
+		th->sys_entry = false;
+		if (th->regs_valid && (long)th->regs.orig_rax >= 0)
+			cts_fault_sys_enter(tr, th, (long)th->regs.orig_rax);
+	}
 	if (cts_tr_flush_regs(th) != 0)
 		return -1;
 	th->regs_valid = false;
@@ -293,8 +298,9 @@ static bool may_sleep(const struct thread *th, long nr)
 	case SYS_semtimedop:
 	case SYS_mq_timedreceive:
 	case SYS_mq_timedsend:
+	case SYS_fcntl: /* fault mode stops at every fcntl (fault.h) */
+		return a[1] == F_SETLKW || a[1] == F_OFD_SETLKW;
 	case SYS_flock:
-	case SYS_fcntl:
 	case SYS_accept:
 	case SYS_accept4:
 	case SYS_connect:

@@ -11,6 +11,7 @@
 #include <sys/user.h>
 #include "models/error.h"
 #include "models/event.h"
+#include "tracer/fault.h"
 #include "tracer/proc.h"
 #include "tracer/tracer_int.h"
 
@@ -170,6 +171,7 @@ void cts_tr_hold(struct cts_tracer *tr, struct thread *th, enum held_at at)
 {
 	th->state = TH_HELD;
 	th->at = at;
+	cts_fault_held(tr, th);
 	th->in_call = false;
 	th->sys_blocked = false;
 	th->pending.tid = th->num;
@@ -185,10 +187,19 @@ int cts_tr_resume(struct cts_tracer *tr, struct thread *th, int sig)
 {
 	if (cts_tr_flush_regs(th) != 0)
 		return -1;
+	bool sys = false;
+	if (th->sys_entry) {
+		/* Out of a seccomp stop: a call that may touch the program's
+		 * memory runs with every key allowed, up to its exit stop. */
+		th->sys_entry = false;
+		sys = th->regs_valid && (long)th->regs.orig_rax >= 0 &&
+		      cts_fault_sys_enter(tr, th, (long)th->regs.orig_rax);
+	}
 	th->regs_valid = false;
 	th->state = TH_RUNNING;
 	bool step = th->stepping || th->stepping_bp || th->after_step;
-	int req = step ? PTRACE_SINGLESTEP : tr->trace_syscalls ? PTRACE_SYSCALL : PTRACE_CONT;
+	int req = step ? PTRACE_SINGLESTEP :
+		  tr->trace_syscalls || sys ? PTRACE_SYSCALL : PTRACE_CONT;
 	if (ptrace(req, th->tid, 0, (void *)(long)sig) != 0) {
 		if (errno == ESRCH)
 			return 0; /* gone: its exit status comes through wait */

@@ -27,6 +27,7 @@
 #include "tracer/access.h"
 #include "tracer/catch.h"
 #include "tracer/cold.h"
+#include "tracer/fault.h"
 #include "tracer/own.h"
 #include "tracer/elf.h"
 #include "tracer/isolate.h"
@@ -174,6 +175,8 @@ ready:
 	main_th->pending.pc = regs.rip;
 	if (tr->acc)
 		cts_access_watch_thread(tr, main_th);
+	if (tr->flt && cts_fault_setup(tr, main_th) != 0)
+		return -1;
 	cts_tr_hold(tr, main_th, AT_START);
 	tr->run_started = cts_tr_run_clock(tr);
 	return 0;
@@ -683,6 +686,28 @@ struct cts_tracer *cts_tracer_new(const struct cts_tracer_config *cfg, struct ct
 	cts_cpu_pin_least_used();
 	tr->view = cts_view_new();
 	cts_tr_catch_alarm();
+	/* Ownership with protection-key faults (fault.h): its seccomp rules
+	 * are the filter's, so it is decided here. A schedule says which
+	 * mechanism made it: its events are the mechanism's. */
+	bool own_wanted = cfg->cold_reads && cfg->mode != CTS_MODE_SYNC && !cfg->nwatch &&
+			  (cfg->hot_lines ? cts_own_spec(cfg->hot_lines) : !cfg->no_ownership);
+	bool keys = own_wanted && (cfg->hot_lines ? cts_own_spec_keys(cfg->hot_lines) : cfg->faults);
+	const char *no_keys = NULL;
+	if (keys && !cts_fault_possible(&no_keys)) {
+		if (cfg->hot_lines) {
+			snprintf(err, errlen, "the schedule was made with protection-key faults "
+				 "(hot-lines ownk:), which this machine cannot run: %s (a schedule made "
+				 "without CTS_FAULTS=1 replays anywhere)", no_keys);
+			free(tr);
+			return NULL;
+		}
+		tr->fault_why = no_keys;
+		keys = false;
+	}
+	tr->fault_rules = keys;
+	if (own_wanted && !keys && !tr->fault_why)
+		tr->fault_why = cfg->hot_lines ? "the schedule was made without them" :
+				"not asked for: CTS_FAULTS=1";
 	if (cts_tr_build_seccomp(tr) != 0) {
 		snprintf(err, errlen, "cannot build the seccomp filter (libseccomp)");
 		free(tr);
@@ -699,6 +724,10 @@ struct cts_tracer *cts_tracer_new(const struct cts_tracer_config *cfg, struct ct
 	bool own = cfg->hot_lines ? cts_own_spec(cfg->hot_lines) : !cfg->no_ownership;
 	if (cfg->cold_reads && cfg->mode != CTS_MODE_SYNC && !cfg->nwatch && own) {
 		tr->own = cts_own_new();
+		if (keys) {
+			tr->flt = cts_fault_new(tr->own);
+			cts_own_set_keys(tr->own, true);
+		}
 		if (cfg->hot_lines && cts_own_parse(tr->own, cfg->hot_lines) != 0) {
 			snprintf(err, errlen, "malformed hot-lines in the schedule: %s", cfg->hot_lines);
 			cts_own_free(tr->own);
@@ -734,6 +763,7 @@ void cts_tracer_free(struct cts_tracer *tr)
 	cts_catch_fini(tr);
 	cts_access_fini(tr);
 	cts_cold_free(tr->cold);
+	cts_fault_free(tr->flt);
 	cts_own_free(tr->own);
 	cts_tr_libcalls_free(tr);
 	cts_tr_stubs_free(tr);
@@ -760,7 +790,7 @@ void cts_tracer_get_stats(const struct cts_tracer *t, struct cts_tracer_stats *o
 struct json_t *cts_tracer_stats_json(const struct cts_tracer *t)
 {
 	const struct cts_tracer_stats *s = &t->stats;
-	return json_pack("{sIsIsIsIsIsIsIsIsIsI}", "stops", (json_int_t)s->stops,
+	json_t *j = json_pack("{sIsIsIsIsIsIsIsIsIsI}", "stops", (json_int_t)s->stops,
 			 "breakpoint_hits", (json_int_t)s->bp_hits, "emulated", (json_int_t)s->emulated,
 			 "internal_lock_calls", (json_int_t)s->internal_skips,
 			 "futex_calls", (json_int_t)s->futex_calls,
@@ -769,6 +799,21 @@ struct json_t *cts_tracer_stats_json(const struct cts_tracer *t)
 			 "retired_breakpoints", (json_int_t)s->retired,
 			 "cold_reads", (json_int_t)s->cold_reads,
 			 "owned_accesses", (json_int_t)s->owned_accesses);
+	if (j && t->flt) {
+		/* Protection-key faults (fault.h): which mechanism ran, and its work. */
+		struct cts_fault_stats f;
+		cts_fault_get_stats(t, &f);
+		json_object_set_new(j, "key_faults",
+				    json_pack("{sisIsIsIsIsIsIsIsI}", "keys", f.keys, "faults",
+					      (json_int_t)f.faults, "grants", (json_int_t)f.grants,
+					      "revivals", (json_int_t)f.revivals,
+					      "opened_steps", (json_int_t)f.opens,
+					      "revokes", (json_int_t)f.revokes,
+					      "sweeps", (json_int_t)f.sweeps,
+					      "retags", (json_int_t)f.retags,
+					      "system_calls", (json_int_t)f.syscalls));
+	}
+	return j;
 }
 
 struct json_t *cts_tracer_watch_json(const struct cts_tracer *t)
@@ -779,6 +824,25 @@ struct json_t *cts_tracer_watch_json(const struct cts_tracer *t)
 struct json_t *cts_tracer_code_json(const struct cts_tracer *t)
 {
 	return t->acc ? cts_access_code_json(t) : NULL;
+}
+
+char *cts_tracer_ownership_str(const struct cts_tracer *t, char *buf, size_t len)
+{
+	buf[0] = 0;
+	if (!t->own)
+		return buf;
+	if (!t->flt) {
+		snprintf(buf, len, "lines decided at access breakpoints only (no protection-key faults: %s)",
+			 t->fault_why ? t->fault_why : "not asked");
+		return buf;
+	}
+	struct cts_fault_stats f;
+	cts_fault_get_stats(t, &f);
+	snprintf(buf, len, "protection-key faults (%d keys): %" PRIu64 " faults, %" PRIu64
+		 " grants of pages, %" PRIu64 " regrants by PKRU, %" PRIu64 " revocations, %" PRIu64
+		 " accesses performed by the tracer, %" PRIu64 " system calls let through",
+		 f.keys, f.faults, f.grants, f.revivals, f.revokes, f.opens, f.syscalls);
+	return buf;
 }
 
 char *cts_tracer_code_str(const struct cts_tracer *t, char *buf, size_t len)

@@ -51,6 +51,8 @@ struct cts_tracer_config {
 	                            * schedule's hot-lines), NULL; "own:..." for ownership */
 	bool no_ownership;         /* with cold_reads: cold reads (tracer/cold.h) instead of
 	                            * ownership of lines (tracer/own.h) */
+	bool faults;               /* with ownership: protection-key faults (tracer/fault.h)
+	                            * where the machine has keys */
 	const pid_t *guarded;      /* --jobs: the coordinator's and every worker's pid, which
 	                            * the program may not signal (besides this tracer's own);
 	                            * shared memory, an entry 0 once its process is gone */
@@ -96,6 +98,10 @@ struct json_t *cts_tracer_watch_json(const struct cts_tracer *t);
  * any was scanned. */
 struct json_t *cts_tracer_code_json(const struct cts_tracer *t);
 char *cts_tracer_code_str(const struct cts_tracer *t, char *buf, size_t len);
+/* Break mode: how the ownership of memory was decided (protection-key faults
+ * and their work, or access breakpoints alone and why), one line; "" when
+ * ownership is off. */
+char *cts_tracer_ownership_str(const struct cts_tracer *t, char *buf, size_t len);
 /* --races catch for the report: sites, windows, catches with both stacks;
  * a jansson object (a new reference), NULL without it. */
 struct cts_race_detector;

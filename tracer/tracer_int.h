@@ -112,6 +112,16 @@ struct thread {
 	bool own_recheck;          /* its pending access met a line another thread used
 	                            * unordered (as far as the clocks knew): ask again
 	                            * when it runs (own.h) */
+	/* fault mode (fault.h): its PKRU as last written, opened for a step or
+	 * a system call; stopped at a seccomp stop; the call it runs open */
+	uint32_t pkru;
+	bool pkru_set, pkru_open;
+	bool sys_entry;
+	bool flt_sys;
+	long flt_nr;
+	uint64_t flt_arg[4];
+	uint64_t flt_addr;          /* the fault being decided (access.c) */
+	bool stepping_over;         /* single-stepping an instruction the tracer decided on */
 };
 
 enum bp_kind {
@@ -131,6 +141,7 @@ struct bp {
 	int fn;            /* BP_SYNC, BP_LIBCALL: index into sync.c's tables */
 	bool active;
 	uint32_t local_hits, shared_hits;
+	uint32_t tracked_hits;     /* fault mode: shared hits on tracked pages (fault.h) */
 	struct cts_insn *insn;  /* BP_ACCESS: decoded once (access.c) */
 	bool learned;           /* a spin loop's load: visible in every mode */
 	bool in_server;         /* int3 written in the fork server's text */
@@ -242,6 +253,9 @@ struct cts_tracer {
 	struct cts_access_state *acc;
 	struct cts_cold *cold;          /* cfg.cold_reads: cold lines (cold.h), else NULL */
 	struct cts_own *own;            /* or ownership of lines (own.h), else NULL */
+	struct cts_fault *flt;          /* with own: protection-key faults (fault.h), else NULL */
+	bool fault_rules;               /* ...so the seccomp filter stops at pointer calls */
+	const char *fault_why;          /* ...or why not (a static string) */
 	struct cts_catch *ct;           /* --races catch (catch.c), NULL otherwise */
 	struct cts_libcalls *lc;        /* sync.c: imported functions, what was unseen */
 	/* sync.c: the traced files' GOT slots of watched imported functions,

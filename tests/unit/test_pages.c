@@ -286,5 +286,54 @@ int main(void)
 	tap_is_int(cts_pages_check(d, 3, 0x7000, 8, false, 1), CTS_PAGE_VISIBLE,
 		   "learn_all: every access visible");
 	cts_pages_free(d);
+
+	/* The fault mechanism's use (tracer/fault.c): whole pages granted to
+	 * one thread, claimed for it when it stops, handed over whole. */
+	struct cts_pages *g = cts_pages_new_unit(ordered, NULL, 6);
+	cts_pages_defer(g);
+	reset_clocks();
+	cts_pages_begin_run(g);
+	sync_to(0, 1, 1);
+	sync_to(0, 2, 2);
+	const uint64_t arr = 0x7ffff7a00000;
+	tap_ok(cts_pages_grantable(g, 0, arr, 4096, true), "grant: an untouched page, to write");
+	cts_pages_claim(g, 0, arr, 2 * 4096, true, 1); /* main filled two pages before creating */
+	tap_ok(cts_pages_info(g, arr + 4032).owner == 0 && cts_pages_info(g, arr + 4032).written &&
+	       cts_pages_info(g, arr + 4096).owner == 0,
+	       "claim: every line of the granted pages is main's, written");
+	tap_ok(!cts_pages_grantable(g, 1, arr, 4096, false),
+	       "grant: main's written page is not t1's before the hand-off");
+	tap_is_int(cts_pages_check(g, 1, arr, 4096, false, 1), CTS_PAGE_NATIVE,
+		   "hand-off: t1 (created after the fill) may take main's whole page");
+	cts_pages_access(g, 1, arr, 4096, false, 1);
+	tap_ok(cts_pages_grantable(g, 1, arr, 4096, false) && cts_pages_info(g, arr + 64).owner == 1,
+	       "hand-off: ...then it is t1's, every line");
+	tap_ok(cts_pages_grantable(g, 2, arr, 4096, false) && !cts_pages_grantable(g, 2, arr, 4096, true),
+	       "grant: a page only read so far may be granted to another reader, not to a writer");
+	cts_pages_access(g, 2, arr + 128, 8, false, 1);
+	tap_ok(cts_pages_info(g, arr + 128).state == CTS_PAGE_READ_SHARED &&
+	       cts_pages_info(g, arr + 192).owner == 1,
+	       "one line read by t2: that line read-shared, the page's others still t1's");
+	tap_is_int(cts_pages_check(g, 0, arr, 4096, true, 2), CTS_PAGE_CONFLICT,
+		   "main writing the page again while t1 and t2 read it unordered: conflict");
+	sync_to(1, 2, 0);
+	sync_to(2, 2, 0);
+	tap_is_int(cts_pages_access(g, 0, arr, 4096, true, 4), CTS_PAGE_NATIVE,
+		   "...after joining both: a hand-off of the whole page");
+	tap_is_int(cts_pages_access(g, 0, arr + 4096, 4096, false, 4), CTS_PAGE_NATIVE,
+		   "main re-reads its other page: native");
+	tap_is_int(cts_pages_commit(g), 0, "whole pages: nothing learned");
+	/* A whole-page conflict learns every line of it, as line by line. */
+	reset_clocks();
+	cts_pages_begin_run(g);
+	cts_pages_claim(g, 1, arr, 4096, true, 1);
+	tap_is_int(cts_pages_access(g, 2, arr, 4096, false, 1), CTS_PAGE_CONFLICT,
+		   "an unordered read of a page t1 was granted: conflict");
+	tap_is_int(cts_pages_commit(g), 64, "...every line of it learned (64)");
+	cts_pages_begin_run(g);
+	tap_ok(!cts_pages_grantable(g, 1, arr, 4096, false) &&
+	       cts_pages_grantable(g, 1, arr + 4096, 4096, true),
+	       "a page with a learned line is never granted; its neighbour is");
+	cts_pages_free(g);
 	return tap_done();
 }

@@ -1,0 +1,861 @@
+#include "tracer/fault.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <seccomp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+
+#include "hw/pkey.h"
+#include "models/error.h"
+#include "models/htab.h"
+#include "tracer/access.h"
+#include "tracer/own.h"
+#include "tracer/proc.h"
+
+#define PAGE ((uint64_t)4096)
+/* A claim or retag over more pages than this walks the table instead. */
+#define WALK_PAGES 64
+/* Pages after a granted one given with it while they qualify. */
+#define RUN_AHEAD 16
+
+enum key_state {
+	K_NONE,   /* not allocated in this run's process */
+	K_DENY,   /* the key of tracked pages nobody holds: denied to all */
+	K_FREE,
+	K_LIVE,   /* granted: its owner's PKRU allows it */
+	K_STALE,  /* revoked at the owner's event `epoch`: denied to all */
+};
+
+struct key {
+	enum key_state state;
+	int owner;
+	bool write;             /* its owner may write (else read only) */
+	uint32_t epoch;
+	uint64_t *pages;        /* pages granted with it (some may have moved on since) */
+	size_t npages, cap;
+};
+
+/* A page carrying a thread's key (absent: the deny key, or untracked). */
+struct pk {
+	uint8_t key;
+	uint8_t claimed;        /* stale key: its states were claimed for the owner */
+};
+
+struct range {
+	uint64_t lo, hi;
+};
+
+struct cts_fault {
+	struct cts_own *own;
+	struct cts_tracer *tr;
+	bool on;                /* this run */
+	bool armed;             /* at least two threads live: else nothing is denied */
+	bool broken;            /* the keys could not be set up: never again */
+	int kx;
+	struct key keys[CTS_PKEY_COUNT];
+	uint32_t deny;          /* PKRU that denies every key of ours */
+	struct cts_htab *pages; /* page number -> struct pk */
+	struct range *tracked;
+	size_t ntracked, tcap;
+	uint64_t brk_end;
+	struct cts_fault_stats st;
+};
+
+bool cts_fault_possible(const char **why)
+{
+	return cts_pkey_available(why);
+}
+
+/* Pointer-free calls: they run with the thread's own PKRU, no stop. */
+static const int no_pointer_calls[] = {
+	SCMP_SYS(getpid), SCMP_SYS(gettid), SCMP_SYS(getppid), SCMP_SYS(getuid), SCMP_SYS(geteuid),
+	SCMP_SYS(getgid), SCMP_SYS(getegid), SCMP_SYS(getpgrp), SCMP_SYS(getpgid), SCMP_SYS(getsid),
+	SCMP_SYS(close), SCMP_SYS(dup), SCMP_SYS(dup2), SCMP_SYS(dup3), SCMP_SYS(lseek),
+	SCMP_SYS(madvise), SCMP_SYS(msync), SCMP_SYS(mlock), SCMP_SYS(munlock), SCMP_SYS(fsync),
+	SCMP_SYS(fdatasync), SCMP_SYS(ftruncate), SCMP_SYS(fallocate), SCMP_SYS(fadvise64),
+	SCMP_SYS(alarm), SCMP_SYS(umask), SCMP_SYS(setpgid), SCMP_SYS(setsid),
+	SCMP_SYS(sched_get_priority_max), SCMP_SYS(sched_get_priority_min),
+	SCMP_SYS(sched_getscheduler), SCMP_SYS(getpriority), SCMP_SYS(setpriority),
+	SCMP_SYS(rt_sigreturn), SCMP_SYS(close_range), SCMP_SYS(fchmod), SCMP_SYS(fchown),
+	SCMP_SYS(fchdir), SCMP_SYS(flock), SCMP_SYS(listen), SCMP_SYS(shutdown),
+	SCMP_SYS(eventfd), SCMP_SYS(eventfd2), SCMP_SYS(epoll_create), SCMP_SYS(epoll_create1),
+	SCMP_SYS(inotify_init), SCMP_SYS(inotify_init1), SCMP_SYS(inotify_rm_watch),
+	SCMP_SYS(timerfd_create), SCMP_SYS(socket), SCMP_SYS(sync), SCMP_SYS(syncfs),
+	SCMP_SYS(pkey_alloc), SCMP_SYS(pkey_free), SCMP_SYS(membarrier), SCMP_SYS(ioprio_get),
+	SCMP_SYS(ioprio_set), SCMP_SYS(setuid), SCMP_SYS(setgid), SCMP_SYS(kcmp),
+	SCMP_SYS(pidfd_open), SCMP_SYS(tkill), SCMP_SYS(tgkill), SCMP_SYS(kill),
+};
+
+/* The calls the rest of the tracer stops at already (launch.c, syscall.c,
+ * native.c): fault mode must not add a rule that changes their action. */
+static const int handled_calls[] = {
+	SCMP_SYS(futex), SCMP_SYS(exit), SCMP_SYS(exit_group), SCMP_SYS(sched_yield),
+	SCMP_SYS(nanosleep), SCMP_SYS(clock_nanosleep), SCMP_SYS(getrandom), SCMP_SYS(ptrace),
+	SCMP_SYS(process_vm_writev), SCMP_SYS(process_vm_readv), SCMP_SYS(rt_sigqueueinfo),
+	SCMP_SYS(rt_tgsigqueueinfo), SCMP_SYS(sched_getaffinity), SCMP_SYS(sched_setaffinity),
+	SCMP_SYS(personality), SCMP_SYS(read), SCMP_SYS(readv), SCMP_SYS(recvfrom),
+	SCMP_SYS(recvmsg), SCMP_SYS(recvmmsg), SCMP_SYS(sendto), SCMP_SYS(sendmsg),
+	SCMP_SYS(sendmmsg), SCMP_SYS(accept), SCMP_SYS(accept4), SCMP_SYS(connect), SCMP_SYS(poll),
+	SCMP_SYS(ppoll), SCMP_SYS(select), SCMP_SYS(pselect6), SCMP_SYS(epoll_wait),
+	SCMP_SYS(epoll_pwait), SCMP_SYS(epoll_pwait2), SCMP_SYS(wait4), SCMP_SYS(waitid),
+	SCMP_SYS(splice), SCMP_SYS(tee), SCMP_SYS(sendfile), SCMP_SYS(msgrcv), SCMP_SYS(msgsnd),
+	SCMP_SYS(semop), SCMP_SYS(semtimedop), SCMP_SYS(mq_timedreceive), SCMP_SYS(mq_timedsend),
+	SCMP_SYS(rt_sigtimedwait), SCMP_SYS(rt_sigsuspend), SCMP_SYS(pause),
+	SCMP_SYS(pidfd_send_signal), SCMP_SYS(pipe), SCMP_SYS(pipe2), SCMP_SYS(socketpair),
+	SCMP_SYS(write), SCMP_SYS(writev), SCMP_SYS(fcntl),
+	/* the launch's own exec runs under the filter before the tracer sets
+	 * PTRACE_O_TRACESECCOMP: a traced call would fail there with ENOSYS */
+	SCMP_SYS(execve), SCMP_SYS(execveat), SCMP_SYS(prctl),
+};
+
+static bool in_list(const int *l, size_t n, int nr)
+{
+	for (size_t i = 0; i < n; i++)
+		if (l[i] == nr)
+			return true;
+	return false;
+}
+
+#define LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+int cts_fault_seccomp_rules(void *scmp_ctx)
+{
+	for (int nr = 0; nr < 512; nr++) {
+		char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_X86_64, nr);
+		if (!name)
+			continue;
+		free(name);
+		if (in_list(no_pointer_calls, LEN(no_pointer_calls), nr) ||
+		    in_list(handled_calls, LEN(handled_calls), nr))
+			continue;
+		if (seccomp_rule_add(scmp_ctx, SCMP_ACT_TRACE(0), nr, 0) != 0)
+			return -1;
+	}
+	/* The standard output and error too: their buffers are the program's. */
+	if (seccomp_rule_add(scmp_ctx, SCMP_ACT_TRACE(0), SCMP_SYS(write), 1,
+			     SCMP_A0(SCMP_CMP_LT, 3)) != 0 ||
+	    seccomp_rule_add(scmp_ctx, SCMP_ACT_TRACE(0), SCMP_SYS(writev), 1,
+			     SCMP_A0(SCMP_CMP_LT, 3)) != 0 ||
+	    seccomp_rule_add(scmp_ctx, SCMP_ACT_TRACE(0), SCMP_SYS(fcntl), 0) != 0)
+		return -1;
+	/* prctl but the two a failed launch uses to end itself (launch.c) */
+	if (seccomp_rule_add(scmp_ctx, SCMP_ACT_TRACE(0), SCMP_SYS(prctl), 1,
+			     SCMP_A0(SCMP_CMP_LT, PR_SET_SECCOMP)) != 0 ||
+	    seccomp_rule_add(scmp_ctx, SCMP_ACT_TRACE(0), SCMP_SYS(prctl), 1,
+			     SCMP_A0(SCMP_CMP_GT, PR_SET_NO_NEW_PRIVS)) != 0)
+		return -1;
+	for (int op = PR_SET_SECCOMP + 1; op < PR_SET_NO_NEW_PRIVS; op++)
+		if (seccomp_rule_add(scmp_ctx, SCMP_ACT_TRACE(0), SCMP_SYS(prctl), 1,
+				     SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)op)) != 0)
+			return -1;
+	return 0;
+}
+
+struct cts_fault *cts_fault_new(struct cts_own *own)
+{
+	struct cts_fault *f = cts_xcalloc(1, sizeof(*f));
+	f->own = own;
+	f->pages = cts_htab_new(sizeof(uint64_t), sizeof(struct pk));
+	return f;
+}
+
+void cts_fault_free(struct cts_fault *f)
+{
+	if (!f)
+		return;
+	cts_htab_free(f->pages);
+	for (int k = 0; k < CTS_PKEY_COUNT; k++)
+		free(f->keys[k].pages);
+	free(f->tracked);
+	free(f);
+}
+
+bool cts_fault_on(const struct cts_tracer *tr)
+{
+	return tr->flt && tr->flt->on && !tr->exec_free;
+}
+
+/* ---- the process: injected calls, PKRU ------------------------------------ */
+
+static int inject(struct cts_tracer *tr, struct thread *th, long nr, uint64_t a0, uint64_t a1,
+		  uint64_t a2, uint64_t a3, int64_t *ret)
+{
+	const uint64_t args[6] = { a0, a1, a2, a3, 0, 0 };
+	if (cts_tr_flush_regs(th) != 0 || cts_tr_getregs(th) != 0)
+		return -1;
+	if (cts_inject_syscall(th->tid, &th->regs, tr->stub_syscall, nr, args, ret) != 0)
+		return -1;
+	return *ret < 0 && *ret > -4096 ? (errno = (int)-*ret, -1) : 0;
+}
+
+static uint32_t pkru_of(const struct cts_fault *f, int num)
+{
+	if (!f->armed)
+		return 0;
+	uint32_t v = f->deny;
+	for (int k = 1; k < CTS_PKEY_COUNT; k++)
+		if (f->keys[k].state == K_LIVE && f->keys[k].owner == num)
+			v = f->keys[k].write ? cts_pkru_allow(v, k) : cts_pkru_readonly(v, k);
+	return v;
+}
+
+/* th's PKRU as it must be now (force: write it even if it seems so: a
+ * signal handler's return puts back the PKRU it interrupted). */
+static void set_pkru(struct cts_tracer *tr, struct thread *th, bool force)
+{
+	uint32_t want = th->pkru_open ? 0 : pkru_of(tr->flt, th->num);
+	if (!force && th->pkru_set && th->pkru == want)
+		return;
+	if (cts_pkey_set(th->tid, want) == 0) {
+		th->pkru = want;
+		th->pkru_set = true;
+	}
+}
+
+static int prot_of(const char *perms)
+{
+	return (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
+	       (perms[2] == 'x' ? PROT_EXEC : 0);
+}
+
+/* ---- tracked memory ------------------------------------------------------- */
+
+static void track(struct cts_fault *f, uint64_t lo, uint64_t hi)
+{
+	if (f->ntracked == f->tcap) {
+		f->tcap = f->tcap ? 2 * f->tcap : 32;
+		f->tracked = cts_xrealloc(f->tracked, f->tcap * sizeof(*f->tracked));
+	}
+	f->tracked[f->ntracked++] = (struct range){ lo, hi };
+}
+
+/* [lo, hi) is no longer what it was: not tracked, no page in it granted. */
+static void untrack(struct cts_fault *f, uint64_t lo, uint64_t hi)
+{
+	size_t n = f->ntracked;
+	struct range *old = cts_xmalloc((n ? n : 1) * sizeof(*old));
+	memcpy(old, f->tracked, n * sizeof(*old));
+	f->ntracked = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct range r = old[i];
+		if (r.hi <= lo || r.lo >= hi) {
+			track(f, r.lo, r.hi);
+			continue;
+		}
+		if (r.lo < lo)
+			track(f, r.lo, lo);
+		if (r.hi > hi)
+			track(f, hi, r.hi);
+	}
+	free(old);
+	if ((hi - lo) / PAGE > WALK_PAGES) {
+		size_t pos = 0, k = 0, cap = 0;
+		const void *key;
+		uint64_t *gone = NULL;
+		while (cts_htab_next(f->pages, &pos, &key, NULL)) {
+			uint64_t p;
+			memcpy(&p, key, sizeof(p));
+			if (p * PAGE >= lo && p * PAGE < hi) {
+				if (k == cap) {
+					cap = cap ? 2 * cap : 64;
+					gone = cts_xrealloc(gone, cap * sizeof(*gone));
+				}
+				gone[k++] = p;
+			}
+		}
+		for (size_t i = 0; i < k; i++)
+			cts_htab_del(f->pages, &gone[i]);
+		free(gone);
+	} else {
+		for (uint64_t p = lo / PAGE; p < (hi + PAGE - 1) / PAGE; p++)
+			cts_htab_del(f->pages, &p);
+	}
+}
+
+bool cts_fault_tracked(const struct cts_tracer *tr, uint64_t addr)
+{
+	const struct cts_fault *f = tr->flt;
+	if (!cts_fault_on(tr))
+		return false;
+	for (size_t i = 0; i < f->ntracked; i++)
+		if (addr >= f->tracked[i].lo && addr < f->tracked[i].hi)
+			return true;
+	return false;
+}
+
+/* Tag [lo, hi) with the deny key and track it. */
+static int tag(struct cts_tracer *tr, struct thread *th, uint64_t lo, uint64_t hi, int prot)
+{
+	struct cts_fault *f = tr->flt;
+	int64_t ret;
+	untrack(f, lo, hi);
+	if (inject(tr, th, SYS_pkey_mprotect, lo, hi - lo, (uint64_t)prot, (uint64_t)f->kx, &ret) != 0)
+		return -1;
+	f->st.retags++;
+	track(f, lo, hi);
+	return 0;
+}
+
+/* ---- revoking ------------------------------------------------------------------- */
+
+/* Revoke th's grants: what it did on them came before its event `epoch`. */
+static void revoke_grants(struct cts_tracer *tr, struct thread *th)
+{
+	struct cts_fault *f = tr->flt;
+	bool had = false;
+	for (int k = 1; k < CTS_PKEY_COUNT; k++) {
+		struct key *key = &f->keys[k];
+		if (key->state == K_LIVE && key->owner == th->num) {
+			key->state = K_STALE;
+			key->epoch = cts_own_epoch(f->own, th->num);
+			had = true;
+		}
+	}
+	f->st.revokes += had;
+	set_pkru(tr, th, had);
+}
+
+/* May th's event be a release (an event another thread's acquire can
+ * follow)? An access's epoch only matters up to the next one of its thread
+ * (docs/design.md), so grants are revoked there; at any other event they
+ * stay, until another thread asks about their pages. */
+static bool releases(cts_op op)
+{
+	switch (op) {
+	case CTS_OP_START:
+	case CTS_OP_LOCK:
+	case CTS_OP_TRYLOCK:
+	case CTS_OP_RDLOCK:
+	case CTS_OP_WRLOCK:
+	case CTS_OP_TRYRDLOCK:
+	case CTS_OP_TRYWRLOCK:
+	case CTS_OP_COND_REACQUIRE:
+	case CTS_OP_SEM_WAIT:
+	case CTS_OP_SEM_TRYWAIT:
+	case CTS_OP_JOIN:
+	case CTS_OP_FUTEX_WAIT:
+	case CTS_OP_READ:
+	case CTS_OP_LIB_READ:
+	case CTS_OP_YIELD:
+	case CTS_OP_SLEEP:
+	case CTS_OP_ALLOC:
+		return false;
+	default:
+		return true;
+	}
+}
+
+/* ---- claims: what a grantee may have done ------------------------------------ */
+
+static void claim_page(struct cts_fault *f, uint64_t page, struct pk *pk)
+{
+	const struct key *k = &f->keys[pk->key];
+	if (pk->claimed || k->state != K_STALE)
+		return;
+	cts_own_claim_at(f->own, k->owner, page * PAGE, PAGE, k->write, k->epoch);
+	pk->claimed = 1;
+}
+
+/* A page of another thread's live key (it is held at an event that
+ * releases nothing): its grants are revoked now, at its current epoch. */
+static void revoke_other(struct cts_fault *f, int tid, const struct pk *pk)
+{
+	const struct key *k = &f->keys[pk->key];
+	struct thread *owner;
+	if (k->state == K_LIVE && k->owner != tid && (owner = cts_tr_by_num(f->tr, k->owner)) != NULL)
+		revoke_grants(f->tr, owner);
+}
+
+static void claim_hook(void *arg, int tid, uint64_t addr, uint64_t len)
+{
+	struct cts_fault *f = arg;
+	if (!f->on || !cts_htab_count(f->pages))
+		return;
+	uint64_t first = addr / PAGE, last = (addr + (len ? len - 1 : 0)) / PAGE;
+	if (last < first)
+		last = UINT64_MAX / PAGE;
+	if (last - first > WALK_PAGES) {
+		size_t pos = 0;
+		const void *key;
+		void *val;
+		while (cts_htab_next(f->pages, &pos, &key, &val)) {
+			uint64_t p;
+			memcpy(&p, key, sizeof(p));
+			if (p >= first && p <= last) {
+				revoke_other(f, tid, val);
+				claim_page(f, p, val);
+			}
+		}
+		return;
+	}
+	for (uint64_t p = first;; p++) {
+		struct pk *pk = cts_htab_get(f->pages, &p);
+		if (pk) {
+			revoke_other(f, tid, pk);
+			claim_page(f, p, pk);
+		}
+		if (p == last)
+			break;
+	}
+}
+
+/* ---- keys ---------------------------------------------------------------------- */
+
+/* Every revoked key's pages back to the deny key (claimed first), so the
+ * keys can be granted again; injected in th. */
+static int sweep(struct cts_tracer *tr, struct thread *th)
+{
+	struct cts_fault *f = tr->flt;
+	size_t pos = 0, n = 0, cap = 0;
+	const void *key;
+	void *val;
+	uint64_t *pages = NULL;
+	while (cts_htab_next(f->pages, &pos, &key, &val)) {
+		struct pk *pk = val;
+		if (f->keys[pk->key].state != K_STALE)
+			continue;
+		uint64_t p;
+		memcpy(&p, key, sizeof(p));
+		claim_page(f, p, pk);
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			pages = cts_xrealloc(pages, cap * sizeof(*pages));
+		}
+		pages[n++] = p;
+	}
+	/* sorted, then one call per run of pages in one mapping */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && pages[j - 1] > pages[j]; j--) {
+			uint64_t t = pages[j];
+			pages[j] = pages[j - 1];
+			pages[j - 1] = t;
+		}
+	int rc = 0;
+	for (size_t i = 0; i < n;) {
+		int prot = cts_access_prot(tr, pages[i] * PAGE);
+		uint64_t end = cts_access_mapping_end(tr, pages[i] * PAGE);
+		size_t j = i + 1;
+		while (j < n && pages[j] == pages[j - 1] + 1 && pages[j] * PAGE < end)
+			j++;
+		int64_t ret;
+		if (prot >= 0 && inject(tr, th, SYS_pkey_mprotect, pages[i] * PAGE, (j - i) * PAGE,
+					(uint64_t)prot, (uint64_t)f->kx, &ret) != 0 && errno != ENOMEM)
+			rc = -1;
+		f->st.retags++;
+		for (size_t m = i; m < j; m++)
+			cts_htab_del(f->pages, &pages[m]);
+		i = j;
+	}
+	free(pages);
+	for (int k = 1; k < CTS_PKEY_COUNT; k++)
+		if (f->keys[k].state == K_STALE) {
+			f->keys[k].state = K_FREE;
+			f->keys[k].npages = 0;
+		}
+	f->st.sweeps++;
+	return rc;
+}
+
+static int free_key(struct cts_tracer *tr, struct thread *th)
+{
+	struct cts_fault *f = tr->flt;
+	for (int pass = 0; pass < 2; pass++) {
+		for (int k = 1; k < CTS_PKEY_COUNT; k++)
+			if (f->keys[k].state == K_FREE)
+				return k;
+		if (pass == 0 && sweep(tr, th) != 0)
+			return -1;
+	}
+	return -1;
+}
+
+/* ---- the interface ------------------------------------------------------------ */
+
+/* An anonymous mapping right after a library's file mapping is its .bss
+ * (libc's malloc state, ld.so's): not the program's data. */
+static bool tracked_mapping(const struct cts_mapping *m, const struct cts_mapping *prev,
+			    const char *exe, uint64_t fs_base, uint64_t sp)
+{
+	if (m->perms[1] != 'w' || m->perms[3] != 'p')
+		return false;
+	if ((fs_base >= m->lo && fs_base < m->hi) || (sp >= m->lo && sp < m->hi))
+		return false;
+	if (strcmp(m->path, "[heap]") == 0 || strcmp(m->path, exe) == 0)
+		return true;
+	if (m->path[0])
+		return false;
+	return !(prev && prev->hi == m->lo && prev->path[0] == '/' && strcmp(prev->path, exe) != 0);
+}
+
+int cts_fault_setup(struct cts_tracer *tr, struct thread *th)
+{
+	struct cts_fault *f = tr->flt;
+	if (!f)
+		return 0;
+	f->on = false;
+	f->armed = false;
+	cts_htab_clear(f->pages);
+	f->ntracked = 0;
+	f->brk_end = 0;
+	for (int k = 0; k < CTS_PKEY_COUNT; k++) {
+		free(f->keys[k].pages);
+		memset(&f->keys[k], 0, sizeof(f->keys[k]));
+	}
+	if (f->broken || !tr->stub_syscall)
+		return 0;
+	f->tr = tr;
+	cts_own_set_hook(f->own, claim_hook, f);
+	f->deny = 0;
+	f->kx = 0;
+	for (int i = 1; i < CTS_PKEY_COUNT; i++) {
+		int64_t k;
+		if (inject(tr, th, SYS_pkey_alloc, 0, 0, 0, 0, &k) != 0 || k <= 0 ||
+		    k >= CTS_PKEY_COUNT)
+			break;
+		f->keys[k].state = f->kx ? K_FREE : K_DENY;
+		if (!f->kx)
+			f->kx = (int)k;
+		f->deny = cts_pkru_deny(f->deny, (int)k);
+	}
+	int nkeys = 0;
+	for (int k = 1; k < CTS_PKEY_COUNT; k++)
+		nkeys += f->keys[k].state == K_FREE;
+	if (!f->kx || nkeys < 1) {
+		cts_debug_msg("fault mode: too few protection keys in the process (%d)", nkeys);
+		f->broken = true;
+		return 0;
+	}
+	f->st.keys = nkeys;
+	struct cts_mapping *maps = NULL;
+	size_t n = 0;
+	char exe[256] = "";
+	if (cts_maps_read(tr->pid, &maps, &n) != 0) {
+		f->broken = true;
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (tr->exe_base >= maps[i].lo && tr->exe_base < maps[i].hi)
+			snprintf(exe, sizeof(exe), "%s", maps[i].path);
+	f->on = true;
+	for (size_t i = 0; i < n && f->on; i++) {
+		const struct cts_mapping *m = &maps[i];
+		if (!tracked_mapping(m, i ? &maps[i - 1] : NULL, exe, th->regs.fs_base, th->regs.rsp))
+			continue;
+		if (strcmp(m->path, "[heap]") == 0)
+			f->brk_end = m->hi;
+		if (tag(tr, th, m->lo, m->hi, prot_of(m->perms)) != 0) {
+			cts_debug_msg("fault mode: cannot tag 0x%" PRIx64 "-0x%" PRIx64 ": %s", m->lo,
+				      m->hi, strerror(errno));
+			f->on = false;
+			f->broken = true;
+		}
+	}
+	free(maps);
+	if (f->on)
+		set_pkru(tr, th, true);
+	return 0;
+}
+
+void cts_fault_gate(struct cts_tracer *tr, bool armed)
+{
+	struct cts_fault *f = tr->flt;
+	if (!cts_fault_on(tr) || f->armed == armed)
+		return;
+	f->armed = armed;
+	for (int i = 0; i < tr->nlive; i++) {
+		struct thread *t = tr->live[i];
+		if (t->state != TH_DEAD && t->state != TH_NEW && t->state != TH_RUNNING)
+			set_pkru(tr, t, true);
+	}
+	if (tr->running && tr->running->state == TH_RUNNING)
+		set_pkru(tr, tr->running, true); /* stopped at the clone event */
+}
+
+void cts_fault_thread_start(struct cts_tracer *tr, struct thread *th)
+{
+	if (cts_fault_on(tr))
+		set_pkru(tr, th, true);
+}
+
+void cts_fault_foreign(struct cts_tracer *tr, pid_t tid)
+{
+	if (cts_fault_on(tr))
+		cts_pkey_set(tid, 0); /* it runs free: nothing of ours may stop it */
+}
+
+void cts_fault_release(struct cts_tracer *tr, struct thread *th)
+{
+	if (cts_fault_on(tr))
+		cts_pkey_set(th->tid, 0);
+}
+
+void cts_fault_held(struct cts_tracer *tr, struct thread *th)
+{
+	if (cts_fault_on(tr) && releases(th->pending.op))
+		revoke_grants(tr, th);
+}
+
+bool cts_fault_ours(const struct cts_tracer *tr, const siginfo_t *si)
+{
+	const struct cts_fault *f = tr->flt;
+	if (!cts_fault_on(tr) || si->si_signo != SIGSEGV || si->si_code != CTS_SEGV_PKUERR)
+		return false;
+	uint32_t pkey = si->si_pkey;
+	((struct cts_fault *)f)->st.faults++;
+	return pkey < CTS_PKEY_COUNT && f->keys[pkey].state != K_NONE &&
+	       f->keys[pkey].state != K_FREE;
+}
+
+/* May th run natively on page p (to write, or read)? Its lines must be th's
+ * or untouched (to read: or only read so far). For a read, a page whose
+ * every line could be handed to th by happens-before is handed over whole:
+ * th is taken to read all of it now, which may show more conflicts later,
+ * never fewer. */
+static bool page_ok(struct cts_fault *f, struct thread *th, uint64_t p, bool write, bool handoff)
+{
+	uint64_t a = p * PAGE;
+	claim_hook(f, th->num, a, PAGE);
+	if (cts_own_grantable(f->own, th->num, a, PAGE, write))
+		return true;
+	if (!handoff || cts_own_check(f->own, th->num, a, PAGE, write) != CTS_PAGE_NATIVE)
+		return false;
+	cts_own_access(f->own, th->num, a, PAGE, write);
+	return cts_own_grantable(f->own, th->num, a, PAGE, write);
+}
+
+/* th faulted on a page of its own revoked key k: when every page still
+ * carrying k may be th's again (claimed, its lines th's), k is live again,
+ * which costs a PKRU write instead of a call per page. */
+static bool revive(struct cts_tracer *tr, struct thread *th, int k)
+{
+	struct cts_fault *f = tr->flt;
+	struct key *key = &f->keys[k];
+	for (size_t i = 0; i < key->npages; i++) {
+		struct pk *pk = cts_htab_get(f->pages, &key->pages[i]);
+		if (!pk || pk->key != k)
+			continue; /* moved on */
+		claim_page(f, key->pages[i], pk);
+		if (!cts_own_grantable(f->own, th->num, key->pages[i] * PAGE, PAGE, key->write))
+			return false;
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < key->npages; i++) {
+		struct pk *pk = cts_htab_get(f->pages, &key->pages[i]);
+		if (!pk || pk->key != k)
+			continue;
+		pk->claimed = 0;
+		key->pages[n++] = key->pages[i];
+	}
+	key->npages = n;
+	key->state = K_LIVE;
+	f->st.revivals++;
+	set_pkru(tr, th, false);
+	return true;
+}
+
+bool cts_fault_grant(struct cts_tracer *tr, struct thread *th, uint64_t addr, bool write, int prot)
+{
+	struct cts_fault *f = tr->flt;
+	if (!cts_fault_on(tr) || prot < 0)
+		return false;
+	if (!f->armed) {
+		/* One thread: nothing is denied (a signal handler starts with
+		 * the kernel's PKRU): let it run on. */
+		set_pkru(tr, th, true);
+		return true;
+	}
+	uint64_t page = addr / PAGE;
+	struct pk *pk = cts_htab_get(f->pages, &page);
+	if (pk) {
+		claim_page(f, page, pk);
+		const struct key *k = &f->keys[pk->key];
+		if (k->state == K_LIVE && k->owner == th->num && (k->write || !write)) {
+			set_pkru(tr, th, true); /* a handler's return put an old PKRU back */
+			return true;
+		}
+		if (k->state == K_STALE && k->owner == th->num && (k->write || !write) &&
+		    revive(tr, th, pk->key))
+			return true;
+	}
+	if (!page_ok(f, th, page, write, true))
+		return false;
+	int k = -1;
+	for (int i = 1; i < CTS_PKEY_COUNT; i++)
+		if (f->keys[i].state == K_LIVE && f->keys[i].owner == th->num &&
+		    f->keys[i].write == write)
+			k = i;
+	if (k < 0) {
+		k = free_key(tr, th);
+		if (k < 0)
+			return false;
+		struct key *nk = &f->keys[k];
+		nk->state = K_LIVE;
+		nk->owner = th->num;
+		nk->write = write;
+		nk->epoch = 0;
+		nk->npages = 0;
+	}
+	/* A read takes the pages after it too while every line of them was
+	 * handed over already (a scan of data another thread published): one
+	 * call for all. Never a page with a line nobody touched yet, nor for
+	 * a write: threads filling the slices of a fresh block would each
+	 * claim the other's first pages, and conflict there. */
+	uint64_t end = cts_access_mapping_end(tr, addr) / PAGE, n = 1;
+	while (!write && n < RUN_AHEAD && page + n < end) {
+		const struct pk *q = cts_htab_get(f->pages, &(uint64_t){ page + n });
+		if (q && f->keys[q->key].state == K_LIVE)
+			break;
+		claim_hook(f, th->num, (page + n) * PAGE, PAGE);
+		if (!cts_own_all_touched(f->own, (page + n) * PAGE, PAGE) ||
+		    !page_ok(f, th, page + n, false, true))
+			break;
+		n++;
+	}
+	int64_t ret;
+	if (inject(tr, th, SYS_pkey_mprotect, page * PAGE, n * PAGE, (uint64_t)prot, (uint64_t)k,
+		   &ret) != 0)
+		return false;
+	struct key *key = &f->keys[k];
+	for (uint64_t i = 0; i < n; i++) {
+		pk = cts_htab_put(f->pages, &(uint64_t){ page + i }, NULL);
+		pk->key = (uint8_t)k;
+		pk->claimed = 0;
+		if (key->npages == key->cap) {
+			key->cap = key->cap ? 2 * key->cap : 64;
+			key->pages = cts_xrealloc(key->pages, key->cap * sizeof(*key->pages));
+		}
+		key->pages[key->npages++] = page + i;
+	}
+	f->st.grants++;
+	set_pkru(tr, th, false);
+	return true;
+}
+
+int cts_fault_open(struct cts_tracer *tr, struct thread *th)
+{
+	if (!cts_fault_on(tr) || th->pkru_open)
+		return 0;
+	th->pkru_open = true;
+	tr->flt->st.opens++;
+	set_pkru(tr, th, false);
+	return 0;
+}
+
+int cts_fault_close(struct cts_tracer *tr, struct thread *th)
+{
+	if (!th->pkru_open)
+		return 0;
+	th->pkru_open = false;
+	if (cts_fault_on(tr))
+		set_pkru(tr, th, true);
+	return 0;
+}
+
+bool cts_fault_sys_enter(struct cts_tracer *tr, struct thread *th, long nr)
+{
+	if (!cts_fault_on(tr))
+		return false;
+	switch (nr) {
+	case SYS_exit:
+	case SYS_exit_group:
+	case SYS_rt_sigreturn:
+	case SYS_sched_yield:
+		return false;
+	case SYS_mmap:
+	case SYS_munmap:
+	case SYS_mremap:
+	case SYS_brk:
+	case SYS_mprotect:
+	case SYS_pkey_mprotect:
+		break; /* new memory is tracked however many threads live */
+	default:
+		if (!tr->flt->armed)
+			return false; /* nothing is denied */
+		break;
+	}
+	const struct user_regs_struct *r = &th->regs;
+	th->flt_nr = nr;
+	th->flt_arg[0] = r->rdi;
+	th->flt_arg[1] = r->rsi;
+	th->flt_arg[2] = r->rdx;
+	th->flt_arg[3] = r->r10;
+	th->flt_sys = true;
+	tr->flt->st.syscalls++;
+	cts_fault_open(tr, th);
+	return true;
+}
+
+static uint64_t page_up(uint64_t a)
+{
+	return (a + PAGE - 1) & ~(PAGE - 1);
+}
+
+void cts_fault_sys_exit(struct cts_tracer *tr, struct thread *th)
+{
+	struct cts_fault *f = tr->flt;
+	th->flt_sys = false;
+	cts_fault_close(tr, th);
+	if (!cts_fault_on(tr) || cts_tr_getregs(th) != 0)
+		return;
+	int64_t res = (int64_t)th->regs.rax;
+	const uint64_t *a = th->flt_arg;
+	switch (th->flt_nr) {
+	case SYS_mmap:
+		if (res < 0 && res > -4096)
+			return;
+		cts_access_maps_changed(tr);
+		untrack(f, (uint64_t)res, (uint64_t)res + page_up(a[1]));
+		/* anonymous, private, not a thread's stack: the heap's arenas, big blocks */
+		if ((a[3] & MAP_ANONYMOUS) && (a[3] & MAP_PRIVATE) && !(a[3] & MAP_STACK) &&
+		    ((a[2] & PROT_WRITE) || a[2] == PROT_NONE))
+			tag(tr, th, (uint64_t)res, (uint64_t)res + page_up(a[1]), (int)a[2]);
+		return;
+	case SYS_munmap:
+		cts_access_maps_changed(tr);
+		if (res == 0)
+			untrack(f, a[0], a[0] + page_up(a[1]));
+		return;
+	case SYS_mremap: {
+		if (res < 0 && res > -4096)
+			return;
+		bool was = cts_fault_tracked(tr, a[0]);
+		cts_access_maps_changed(tr);
+		untrack(f, a[0], a[0] + page_up(a[1]));
+		untrack(f, (uint64_t)res, (uint64_t)res + page_up(a[2]));
+		int prot = cts_access_prot(tr, (uint64_t)res);
+		if (was && prot >= 0)
+			tag(tr, th, (uint64_t)res, (uint64_t)res + page_up(a[2]), prot);
+		return;
+	}
+	case SYS_brk: {
+		uint64_t end = (uint64_t)res;
+		cts_access_maps_changed(tr);
+		if (!f->brk_end)
+			f->brk_end = end; /* brk(0): where the heap will start */
+		else if (f->brk_end && page_up(end) > page_up(f->brk_end))
+			tag(tr, th, page_up(f->brk_end), page_up(end), PROT_READ | PROT_WRITE);
+		else if (f->brk_end && page_up(end) < page_up(f->brk_end))
+			untrack(f, page_up(end), page_up(f->brk_end));
+		f->brk_end = end;
+		return;
+	}
+	case SYS_mprotect:
+	case SYS_pkey_mprotect:
+		cts_access_maps_changed(tr);
+		return;
+	default:
+		return;
+	}
+}
+
+void cts_fault_get_stats(const struct cts_tracer *tr, struct cts_fault_stats *s)
+{
+	memset(s, 0, sizeof(*s));
+	if (tr->flt)
+		*s = tr->flt->st;
+}

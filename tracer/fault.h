@@ -1,0 +1,80 @@
+/* Break mode on memory ownership, stage 3 (docs/design.md, "Break mode on
+ * memory ownership"): protection-key faults find the accesses of memory a
+ * thread does not own, so an instruction whose accesses stay on the running
+ * thread's pages needs no int3.
+ *
+ * Every page of the program's writable data (heap, anonymous maps, its own
+ * .data/.bss; not stacks, not libraries' data) carries a key every thread is
+ * denied. A fault (SIGSEGV, SEGV_PKUERR, seen by the tracer before the
+ * program) is decoded by access.c and decided on the line states (own.h):
+ * when the page's lines are all the faulting thread's (or untouched), the
+ * page is granted to it (a key its PKRU allows) and the instruction runs
+ * again natively, as do the thread's later accesses to the page. When the
+ * thread stops at its next visible event, its grants are revoked (its PKRU
+ * denies their keys: no system call into the process), so what it did on
+ * them unseen is claimed for it at that event's epoch before anyone asks
+ * about those lines. Only one thread runs at a time, so at most the running
+ * thread holds grants. Keys are recycled by retagging a revoked key's pages
+ * (pkey_mprotect injected in a stopped thread) when none is free.
+ *
+ * The kernel checks PKRU for the calling thread's buffers: a system call
+ * other than the pointer-free ones runs with every key allowed, and the
+ * thread's PKRU is put back at its exit stop. Internal to the live backend. */
+#ifndef CTS_FAULT_H
+#define CTS_FAULT_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include "tracer/tracer_int.h"
+
+struct cts_fault;
+struct cts_own;
+
+/* May fault mode run on this machine (protection keys)? why: the reason not. */
+bool cts_fault_possible(const char **why);
+struct cts_fault *cts_fault_new(struct cts_own *own);
+void cts_fault_free(struct cts_fault *f);
+/* The seccomp rules fault mode adds: every call that takes a user pointer. */
+int cts_fault_seccomp_rules(void *scmp_ctx);
+
+/* A run's main thread th, stopped at main (or the entry point), before it
+ * runs: allocate the keys in the process, tag its writable data. */
+int cts_fault_setup(struct cts_tracer *tr, struct thread *th);
+/* Is fault mode live in this run? */
+bool cts_fault_on(const struct cts_tracer *tr);
+/* At least two threads live (armed), or one: with one, nothing is denied
+ * (what a lone thread does happens before every later thread's accesses;
+ * as for access breakpoints, access.c's arming). */
+void cts_fault_gate(struct cts_tracer *tr, bool armed);
+/* A new thread's first stop, a forked process's: their PKRU. */
+void cts_fault_thread_start(struct cts_tracer *tr, struct thread *th);
+void cts_fault_foreign(struct cts_tracer *tr, pid_t tid);
+/* th is handed to another tracer (release.c): its PKRU allows every key. */
+void cts_fault_release(struct cts_tracer *tr, struct thread *th);
+/* th is held at a visible event: revoke its grants. */
+void cts_fault_held(struct cts_tracer *tr, struct thread *th);
+/* Is si one of ours (a key fault on a tracked page)? */
+bool cts_fault_ours(const struct cts_tracer *tr, const siginfo_t *si);
+/* Is addr in memory fault mode tracks? */
+bool cts_fault_tracked(const struct cts_tracer *tr, uint64_t addr);
+/* Grant th the page of addr (its lines allow it: own.h), with prot (PROT_*
+ * bits of the mapping): true if done, and th may run the access again. */
+bool cts_fault_grant(struct cts_tracer *tr, struct thread *th, uint64_t addr, bool write, int prot);
+/* th's PKRU allows every key (a step the tracer decided, a system call)
+ * until cts_fault_close. */
+int cts_fault_open(struct cts_tracer *tr, struct thread *th);
+int cts_fault_close(struct cts_tracer *tr, struct thread *th);
+/* th resumes from a seccomp stop into call nr: open if the call may touch
+ * user memory (true: resume with PTRACE_SYSCALL; th->flt_sys set). */
+bool cts_fault_sys_enter(struct cts_tracer *tr, struct thread *th, long nr);
+/* ...its exit stop: close, and track the memory mmap, brk or mremap made. */
+void cts_fault_sys_exit(struct cts_tracer *tr, struct thread *th);
+
+struct cts_fault_stats {
+	uint64_t faults, grants, revivals, opens, revokes, sweeps, retags, syscalls;
+	int keys;
+};
+void cts_fault_get_stats(const struct cts_tracer *tr, struct cts_fault_stats *s);
+
+#endif
