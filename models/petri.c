@@ -183,6 +183,8 @@ struct cts_petri {
 	size_t nouts, outcap;
 	uint32_t *tcomp;     /* thread -> component + 1 */
 	int ntcomp;
+	int width;           /* threads the model knows (max id + 1): with
+	                      * replication, every word has this many copies */
 	/* scratch for one transition */
 	uint32_t *in_c;
 	bool *in_w;
@@ -254,8 +256,11 @@ uint32_t cts_petri_thread_comp(struct cts_petri *n, int tid)
 		memset(n->tcomp + n->ntcomp, 0, (size_t)(nc - n->ntcomp) * sizeof(*n->tcomp));
 		n->ntcomp = nc;
 	}
-	if (!n->tcomp[tid])
+	if (!n->tcomp[tid]) {
 		n->tcomp[tid] = comp_get(n, K_THREAD, (uint64_t)tid, tid) + 1;
+		if (tid >= n->width)
+			n->width = tid + 1;
+	}
 	return n->tcomp[tid] - 1;
 }
 
@@ -455,7 +460,7 @@ static bool reads_only(cts_op op)
 	return op == CTS_OP_READ || op == CTS_OP_LIB_READ;
 }
 
-static void words_of(struct cts_petri *n, const struct cts_pmark *m, int tid,
+static void words_of(struct cts_petri *n, int tid,
 		     const struct cts_event *ev, size_t *k)
 {
 	uint64_t size = ev->size ? ev->size : 1;
@@ -477,7 +482,7 @@ static void words_of(struct cts_petri *n, const struct cts_pmark *m, int tid,
 		}
 		if (!wr || ev->op == CTS_OP_RMW || ev->op == CTS_OP_ATOMIC)
 			in_add(n, k, comp_get(n, K_WORD, w, tid), !rd);
-		for (int u = 0; wr && u < m->nthreads; u++)
+		for (int u = 0; wr && u < n->width; u++)
 			if (u != tid || rd)
 				in_add(n, k, comp_get(n, K_WORD, w, u), true);
 		if (wr && !(ev->op == CTS_OP_RMW || ev->op == CTS_OP_ATOMIC))
@@ -498,7 +503,7 @@ static size_t op_inputs(struct cts_petri *n, const struct cts_pmark *m, int tid,
 	switch (ev->op) {
 	case CTS_OP_READ: case CTS_OP_WRITE: case CTS_OP_RMW: case CTS_OP_ATOMIC:
 	case CTS_OP_LIB_READ: case CTS_OP_LIB_WRITE: {
-		words_of(n, m, tid, ev, &k);
+		words_of(n, tid, ev, &k);
 		bool heap = false;
 		for (size_t i = 0; i < k && !heap; i++)
 			heap = n->in_c[i] && (n->pi[mk_place(n, m, n->in_c[i])].flags & PF_HEAP);
@@ -508,7 +513,7 @@ static size_t op_inputs(struct cts_petri *n, const struct cts_pmark *m, int tid,
 	}
 	case CTS_OP_FREE: case CTS_OP_ALLOC:
 		in_add(n, &k, comp_get(n, K_HEAP, 0, -1), true);
-		words_of(n, m, tid, ev, &k);
+		words_of(n, tid, ev, &k);
 		break;
 	case CTS_OP_COND_WAIT: case CTS_OP_COND_REACQUIRE:
 		in_add(n, &k, comp_get(n, K_SYNC, ev->obj, -1), true);
@@ -526,13 +531,8 @@ static size_t op_inputs(struct cts_petri *n, const struct cts_pmark *m, int tid,
 			in_add(n, &k, comp_get(n, K_SYNC, ev->obj, -1), true);
 		break;
 	case CTS_OP_CREATE:
-		if (!n->replicate)
-			in_add(n, &k, comp_get(n, K_TCOUNT, 0, -1), true);
-		for (size_t i = 0; n->replicate && i < m->n; i++) {
-			const struct cinfo *c = &n->ci[m->e[i] >> 32];
-			if (c->kind == K_WORD && c->tid == tid)
-				in_add(n, &k, (uint32_t)(m->e[i] >> 32), false);
-		}
+		/* the new thread's id depends on the creates before it */
+		in_add(n, &k, comp_get(n, K_TCOUNT, 0, -1), true);
 		break;
 	case CTS_OP_PROC_EXIT:
 		/* keyed by the whole marking: every distinct final state is checked
@@ -563,17 +563,6 @@ static size_t op_inputs(struct cts_petri *n, const struct cts_pmark *m, int tid,
 			in_add(n, &k, comp_get(n, K_SYNC, ev->obj, -1), true);
 		}
 		break;
-	}
-	if (n->replicate) {
-		/* Place replication of the thread set: each thread reads its own
-		 * copy at every step (so which copies a write reaches is fixed by
-		 * its inputs); creating a thread writes every copy. Kept last:
-		 * in_c[0] stays the operand. */
-		bool w = ev->op == CTS_OP_CREATE;
-		in_add(n, &k, comp_get(n, K_TCOUNT, 0, tid), w);
-		for (int u = 0; w && u < m->nthreads; u++)
-			if (u != tid)
-				in_add(n, &k, comp_get(n, K_TCOUNT, 0, u), true);
 	}
 	return k;
 }
@@ -812,7 +801,6 @@ static size_t fire_outputs(struct cts_petri *n, const struct cts_pmark *m, int t
 			   const struct cts_event *ev, size_t nin, uint32_t *lnew, bool *contradiction)
 {
 	size_t k = 0;
-	uint32_t ts_new = NONE;
 	*contradiction = false;
 	bool plc = observes_places(n, ev->op);
 	uint64_t vobs = ev->value;
@@ -848,11 +836,7 @@ static size_t fire_outputs(struct cts_petri *n, const struct cts_pmark *m, int t
 			continue;
 		}
 		uint32_t p;
-		if (ci->kind == K_TCOUNT && n->replicate) {
-			p = gen_after(n, c, old, L, ev);
-			if (ci->tid == tid)
-				ts_new = p;
-		} else if (ci->kind == K_WORD)
+		if (ci->kind == K_WORD)
 			p = word_after(n, c, old, L, ev);
 		else if (ci->kind == K_SYNC && is_mutex_op(ev->op))
 			p = mutex_after(n, c, old, L, tid, ev, ev->op != CTS_OP_UNLOCK);
@@ -870,7 +854,7 @@ static size_t fire_outputs(struct cts_petri *n, const struct cts_pmark *m, int t
 		uint64_t size = ev->size ? ev->size : 1;
 		uint64_t lo = ev->obj >> 3, hi = (ev->obj + size - 1) >> 3;
 		for (uint64_t w = lo; w <= hi && hi - lo < MAX_WORDS; w++)
-			for (int u = n->replicate ? 0 : -1; u < (n->replicate ? m->nthreads : 0); u++) {
+			for (int u = n->replicate ? 0 : -1; u < (n->replicate ? n->width : 0); u++) {
 				uint32_t c = comp_get(n, K_WORD, w, u);
 				out_add(n, &k, c, word_after(n, c, mk_place(n, m, c), L, ev));
 			}
@@ -879,14 +863,6 @@ static size_t fire_outputs(struct cts_petri *n, const struct cts_pmark *m, int t
 		uint32_t c = cts_petri_thread_comp(n, ev->target);
 		uint64_t tk[3] = { P_TINIT, L, (uint64_t)ev->target };
 		out_add(n, &k, c, place_get(n, tk, 3, c));
-		/* place replication: the new thread's copies are its creator's */
-		for (size_t i = 0; n->replicate && i < m->n; i++) {
-			const struct cinfo *ci = &n->ci[m->e[i] >> 32];
-			if (ci->kind == K_WORD && ci->tid == tid)
-				out_add(n, &k, comp_get(n, K_WORD, ci->key, ev->target), (uint32_t)m->e[i]);
-		}
-		if (ts_new != NONE)
-			out_add(n, &k, comp_get(n, K_TCOUNT, 0, ev->target), ts_new);
 	}
 	return k;
 }
@@ -1020,10 +996,38 @@ void cts_petri_see(struct cts_petri *n, const struct cts_pmark *m, int tid, bool
 		ti->state = T_DISABLED;
 }
 
+/* A thread the model did not know was created: the writes so far in this
+ * run did not set its copies of the words (they set the copies of the
+ * threads known then), so in this run's marking they take the creator's,
+ * which every write since the creator was known set. Not an output of the
+ * create (that would make the create read every word): the unfolding built
+ * so far is stale and starts again (cts_petri_width). */
+static void widen(struct cts_petri *n, struct cts_pmark *m, int creator, int from)
+{
+	size_t nw = 0;
+	for (size_t i = 0; i < m->n; i++) {
+		const struct cinfo *c = &n->ci[m->e[i] >> 32];
+		nw += c->kind == K_WORD && c->tid == creator;
+	}
+	struct { uint64_t word; uint32_t place; } *src = cts_xmalloc((nw + 1) * sizeof(*src));
+	nw = 0;
+	for (size_t i = 0; i < m->n; i++) {
+		const struct cinfo *c = &n->ci[m->e[i] >> 32];
+		if (c->kind == K_WORD && c->tid == creator) {
+			src[nw].word = c->key;
+			src[nw++].place = (uint32_t)m->e[i];
+		}
+	}
+	for (size_t i = 0; i < nw; i++)
+		for (int u = from; u < n->width; u++)
+			mk_set(n, m, comp_get(n, K_WORD, src[i].word, u), src[i].place);
+	free(src);
+}
+
 void cts_petri_executed(struct cts_petri *n, struct cts_pmark *m, const struct cts_event *done)
 {
 	uint32_t L;
-	int tid = done->tid;
+	int tid = done->tid, width = n->width;
 	struct pinfo *pi = thread_pi(n, m, tid, &L);
 	if (cts_petri_skips(n, m, tid, done->op))
 		return;
@@ -1060,6 +1064,8 @@ void cts_petri_executed(struct cts_petri *n, struct cts_pmark *m, const struct c
 			      lnew, nout, was_l, was_n);
 	}
 	apply(n, m, tid, lnew, n->obuf, nout);
+	if (n->replicate && n->width > width)
+		widen(n, m, tid, width);
 }
 
 void cts_petri_run_ended(struct cts_petri *n, const struct cts_pmark *m, int tid)
@@ -1086,7 +1092,7 @@ static bool predict(struct cts_petri *n, const struct cts_pmark *m, int tid, uin
 		if (pi->flags & PF_SPIN)
 			return false;
 		if (n->keying == CTS_PETRI_VALUES) {
-			if (!in_word(tm) || nin != 1u + n->replicate)
+			if (!in_word(tm) || nin != 1)
 				return false;
 			const struct pinfo *wp = &n->pi[mk_place(n, m, n->in_c[0])];
 			if (wp->flags & PF_HEAP)
@@ -1106,7 +1112,7 @@ static bool predict(struct cts_petri *n, const struct cts_pmark *m, int tid, uin
 		}
 		break;
 	case CTS_OP_LOCK: {
-		if (tm->timed || nin != 1u + n->replicate)
+		if (tm->timed || nin != 1)
 			return false;
 		uint32_t p = mk_place(n, m, n->in_c[0]);
 		if (p == n->ci[n->in_c[0]].init)
@@ -1116,7 +1122,7 @@ static bool predict(struct cts_petri *n, const struct cts_pmark *m, int tid, uin
 		return false;
 	}
 	case CTS_OP_UNLOCK: {
-		if (nin != 1u + n->replicate)
+		if (nin != 1)
 			return false;
 		uint32_t p = mk_place(n, m, n->in_c[0]);
 		if (n->pi[p].holder != tid)
@@ -1180,9 +1186,9 @@ uint32_t cts_petri_unknowns(struct cts_petri *n, const struct cts_pmark *m, int 
 	return u;
 }
 
-uint32_t cts_petri_tset_comp(struct cts_petri *n, int tid)
+int cts_petri_width(const struct cts_petri *n)
 {
-	return comp_get(n, K_TCOUNT, 0, n->replicate ? tid : -1);
+	return n->width;
 }
 
 const struct cts_event *cts_petri_next_op(const struct cts_petri *n, const struct cts_pmark *m,

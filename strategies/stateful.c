@@ -81,6 +81,7 @@ struct ustrat {
 	char why[512];
 	/* the unfolding search (unfold.h), then the sweep for dead markings */
 	struct cts_unf *unf;
+	int unf_width;         /* cts_petri_width the prefix was built for, 0 none yet */
 	bool cutoffs, sweeping;
 	bool soft;             /* the target's last step is left out if it cannot run */
 };
@@ -273,6 +274,7 @@ static void restart(struct ustrat *s)
 	if (s->unf) {
 		cts_unf_free(s->unf);
 		s->unf = cts_unf_new(s->cutoffs);
+		s->unf_width = 0;
 		s->sweeping = false;
 		s->soft = false;
 	}
@@ -409,6 +411,20 @@ static bool advance(struct ustrat *s)
 {
 	if (!s->unf)
 		return dfs_advance(s);
+	int width = cts_petri_width(s->net);
+	if (s->unf_width && width != s->unf_width) {
+		/* a run showed a thread the model did not know: every write of the
+		 * prefix (and of the sweep) sets one copy too few; build it again */
+		cts_debug_msg("unfold: %d threads known now, %d before: the prefix starts again",
+			      width, s->unf_width);
+		while (s->depth)
+			pop_frame(s);
+		cts_unf_free(s->unf);
+		s->unf = cts_unf_new(s->cutoffs);
+		s->sweeping = false;
+		s->st.widenings++;
+	}
+	s->unf_width = width;
 	if (!s->sweeping) {
 		struct cts_unf_run r;
 		double dl = s->base.cfg.time_limit > 0 ? s->t0 + s->base.cfg.time_limit : 0;

@@ -795,8 +795,7 @@ static void pe_resolve(struct cts_unf *u, struct pe *p, const uint64_t *cut, siz
 	size_t nneed;
 	if (!cts_petri_next_op(u->net, u->mk, p->tid)) {
 		need[0] = cts_petri_thread_comp(u->net, p->tid);
-		need[1] = cts_petri_tset_comp(u->net, p->tid);
-		nneed = 2;
+		nneed = 1;
 	} else {
 		nneed = cts_petri_inputs(u->net, u->mk, p->tid, need, 256);
 		if (nneed > 256) {
@@ -1011,6 +1010,13 @@ bool cts_unf_advance(struct cts_unf *u, struct cts_petri *net, struct cts_unf_ru
 		if ((unk > 0 && (e->runs == 0 || unk < e->last_unknown)) || (dead && e->runs == 0)) {
 			cts_debug_msg("unfold: run to [e%u] (thread %d, size %u): %u threads unknown, "
 				      "%d enabled, %d live", id, e->tid, e->size, unk, en, alive);
+			for (int t = 0; cts_verbosity >= 3 && t < cts_pmark_nthreads(u->mk); t++) {
+				char b[96];
+				const struct cts_event *op = cts_petri_next_op(net, u->mk, t);
+				if (cts_petri_status(net, u->mk, t) == CTS_PS_UNKNOWN)
+					cts_debug_msg("unfold:   thread %d unknown, next %s", t,
+						      op ? cts_event_str(op, b, sizeof(b)) : "?");
+			}
 			e->runs++;
 			e->last_unknown = unk;
 			/* [e]: [•e] and e itself */
