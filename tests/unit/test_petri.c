@@ -515,6 +515,23 @@ static void test_replication_runs(void)
 	cts_sim_free(sim);
 }
 
+/* A transition that touches hundreds of components: the process's exit
+ * reads the whole marking (here 300 words, one copy per thread each). The
+ * possible-extensions search had room for 255 and gave up ("not complete"). */
+static void test_wide_exit(void)
+{
+	struct cts_sim *sim = parse("var a[300]\nthread main: create t; join t\n"
+				    "thread t: let i = 0; l: write a[i] 1; let i = i + 1; if i < 300 goto l\n");
+	if (!sim)
+		return;
+	for (int a = UNF; a <= UNF_NC; a++) {
+		struct outcome o = go(sim, a, false, NULL);
+		tap_ok(o.complete && o.runs == 1, "exit reading 600 word copies, %s: complete %d after %"
+		       PRIu64 " runs (%s)", algo_names[a], o.complete, o.runs, o.ps.why);
+	}
+	cts_sim_free(sim);
+}
+
 int main(int argc, char **argv)
 {
 	snprintf(simdir, sizeof(simdir), "%s/../sim", dirname(argv[0]));
@@ -525,5 +542,6 @@ int main(int argc, char **argv)
 	test_bugs();
 	test_fast_extensions();
 	test_replication_runs();
+	test_wide_exit();
 	return tap_done();
 }
