@@ -123,6 +123,16 @@ int cts_petri_width(const struct cts_petri *n);
 /* The thread component of tid, 0 if it has none yet. */
 uint32_t cts_petri_thread_comp(struct cts_petri *n, int tid);
 
+/* The dead-marking sweep's reduction (Valmari's stubborn sets, thread by
+ * thread; every deadlock stays reachable): explore[t] (room for
+ * cts_pmark_nthreads(m)) is set for the enabled threads the sweep must try
+ * at m. A thread's future is taken as everything its places in the model
+ * touch; a disabled thread in the set brings in what can enable it (a
+ * lock's holder, a joined thread, else every thread touching what it
+ * waits on); a thread that cannot move before one of the set does (such a
+ * disabled thread, one not created yet whose creators are in) is left out. */
+void cts_petri_stubborn(struct cts_petri *n, const struct cts_pmark *m, uint8_t *explore);
+
 struct cts_petri_stats {
 	uint64_t places, transitions, markings, bytes;
 	uint64_t conflicts;   /* observations that contradicted the model */

@@ -38,7 +38,8 @@ struct frame {
 	int chosen;        /* thread fired towards the next frame */
 	size_t nw;
 	uint64_t *done, *sleep, *only;  /* only: on a revisit, the threads left to explore */
-	bool use_only;
+	uint64_t *stub;    /* the sweep: the stubborn set's enabled threads */
+	bool use_only, use_stub;
 	uint32_t runs, last_unknown;
 };
 
@@ -83,6 +84,7 @@ struct ustrat {
 	struct cts_unf *unf;
 	int unf_width;         /* cts_petri_width the prefix was built for, 0 none yet */
 	bool cutoffs, sweeping;
+	bool full_sweep;       /* no stubborn sets in the sweep (CTS_UNF_SWEEP=full, tests) */
 	bool soft;             /* the target's last step is left out if it cannot run */
 };
 
@@ -331,6 +333,7 @@ static void push_frame(struct ustrat *s, uint32_t mark, int nthreads, const uint
 	f->done = fr_alloc(f->nw);
 	f->sleep = fr_alloc(f->nw);
 	f->only = fr_alloc(f->nw);
+	f->stub = fr_alloc(f->nw);
 	if (sleep)
 		memcpy(f->sleep, sleep, f->nw * sizeof(uint64_t));
 }
@@ -341,6 +344,7 @@ static void pop_frame(struct ustrat *s)
 	free(f->done);
 	free(f->sleep);
 	free(f->only);
+	free(f->stub);
 }
 
 /* The sequence S of Fig. 5: the choices of the frames below the top. */
@@ -510,6 +514,18 @@ static bool dfs_advance(struct ustrat *s)
 					 "runs to a marking did not tell what its threads do next");
 			}
 			f->phase = PH_EXPAND;
+			if (s->sweeping && !s->full_sweep) {
+				/* only dead markings matter here: a stubborn set keeps
+				 * every one reachable (Valmari) */
+				int nt = cts_pmark_nthreads(s->tmp);
+				uint8_t *ex = cts_xcalloc((size_t)nt + 1, 1);
+				cts_petri_stubborn(s->net, s->tmp, ex);
+				for (int t = 0; t < nt && (size_t)t / 64 < f->nw; t++)
+					if (ex[t])
+						bs_add(f->stub, t);
+				free(ex);
+				f->use_stub = true;
+			}
 		}
 		/* the next enabled thread not yet explored here and not asleep */
 		int nt = cts_pmark_nthreads(s->tmp), pick = -1;
@@ -517,6 +533,8 @@ static bool dfs_advance(struct ustrat *s)
 			if (bs_has(f->done, f->nw, t) || bs_has(f->sleep, f->nw, t))
 				continue;
 			if (f->use_only && !bs_has(f->only, f->nw, t))
+				continue;
+			if (f->use_stub && !bs_has(f->stub, f->nw, t))
 				continue;
 			if (cts_petri_status(s->net, s->tmp, t) == CTS_PS_ENABLED)
 				pick = t;
@@ -606,6 +624,8 @@ struct cts_strategy *cts_petri_unfold_create(const struct cts_strategy_config *c
 	struct ustrat *s = u_new(cfg, keying, true);
 	s->ops.name = "unfold";
 	s->cutoffs = cutoffs;
+	const char *sw = getenv("CTS_UNF_SWEEP");
+	s->full_sweep = sw && strcmp(sw, "full") == 0;
 	s->unf = cts_unf_new(cutoffs);
 	return &s->base;
 }
