@@ -70,6 +70,8 @@ struct ustrat {
 	uint64_t executed;
 	int last_tid;          /* the thread of the run's last step */
 	uint64_t msteps;       /* steps of this run the model counts */
+	int *steps;            /* their threads (the unfolding's stateless count) */
+	size_t stepcap;
 	double t0;             /* when the search began (cfg.time_limit) */
 	/* naive */
 	struct frame *stack;
@@ -192,8 +194,16 @@ static void u_executed(struct cts_strategy *base, const struct cts_sched_point *
 {
 	struct ustrat *s = (struct ustrat *)base;
 	(void)pt;
-	if (!cts_petri_skips(s->net, s->cur, ev->tid, ev->op))
+	if (!cts_petri_skips(s->net, s->cur, ev->tid, ev->op)) {
+		if (s->unf && !s->cutoffs) {
+			if (s->msteps == s->stepcap) {
+				s->stepcap = s->stepcap ? 2 * s->stepcap : 256;
+				s->steps = cts_xrealloc(s->steps, s->stepcap * sizeof(*s->steps));
+			}
+			s->steps[s->msteps] = ev->tid;
+		}
 		s->msteps++;
+	}
 	cts_petri_executed(s->net, s->cur, ev);
 	s->executed++;
 	s->last_tid = ev->tid;
@@ -234,6 +244,8 @@ static void u_end_run(struct cts_strategy *base, const struct cts_run_summary *s
 	}
 	if (s->sweeping)
 		s->st.sweep_runs++;
+	else if (s->unf && !s->cutoffs)
+		cts_unf_ran(s->unf, s->steps, s->msteps);
 	if (s->stutter) {
 		s->st.stutters++;
 		if (s->unf && !s->sweeping)
@@ -577,6 +589,7 @@ static void u_destroy(struct cts_strategy *base)
 	free(s->vi);
 	free(s->sleeps);
 	free(s->target);
+	free(s->steps);
 	cts_pmark_free(s->cur);
 	cts_pmark_free(s->tmp);
 	cts_petri_free(s->net);
@@ -656,6 +669,9 @@ bool cts_petri_search_stats(const struct cts_strategy *base, struct cts_petri_se
 		out->terminals = us.cutoffs;
 		out->events = us.events;
 		out->conditions = us.conditions;
+		/* without cut-offs every event of the prefix was executed by a
+		 * run before the sweep: the stateless tester's test executions */
+		out->stateless_tests = s->cutoffs ? 0 : s->st.runs - s->st.sweep_runs;
 		out->bytes += us.bytes;
 		if (!out->why[0] || us.incomplete)
 			snprintf(out->why, sizeof(out->why), "%s", us.why[0] ? us.why : s->why);

@@ -91,6 +91,10 @@ struct cts_unf {
 	uint32_t cur_e;    /* the event being extended (-1: the initial state) */
 	bool pe_unknown;
 	uint64_t cutcount, markings, dropped, iter;
+	uint64_t cover_runs;  /* the stateless tester's runs for the complete prefix */
+	bool covered;
+	struct u32v ran;      /* without cut-offs: the threads of the runs' steps so far,
+	                       * each run ended by UINT32_MAX (cts_unf_ran) */
 	double deadline;
 	const volatile sig_atomic_t *stop;
 	char why[160];
@@ -163,6 +167,7 @@ void cts_unf_free(struct cts_unf *u)
 	}
 	free(u->runs);
 	free(u->redo.v);
+	free(u->ran.v);
 	free(u->byc);
 	free(u->initc);
 	free(u->cmark);
@@ -1069,6 +1074,125 @@ static void add_event(struct cts_unf *u, uint32_t id)
 	co_add(u, id);
 }
 
+/* The test executions of the stateless unfolding tester of Kähkönen,
+ * Saarikivi & Heljanko (ASE 2012; the paper's "stateless unfolding"
+ * column) for this prefix: it has no model, so every event must be executed
+ * by some run; for each event in the order they were added that no run
+ * executed yet, one run follows [e] and then goes on until nothing can
+ * (here: always the earliest-added event the configuration enables; the
+ * tester's continuation is random). The runs are queued and made like the
+ * others (a run that contradicts the model restarts the search). */
+/* The event of the prefix thread t's step makes at the configuration with
+ * this cut (at most one: the marking fixes the transition), UINT32_MAX none. */
+static uint32_t step_event(struct cts_unf *u, const uint64_t *cut, size_t ncut, int t)
+{
+	uint32_t b = cut_find(u, cut, ncut, cts_petri_thread_comp(u->net, t));
+	for (int32_t c = u->conds[b].child; c >= 0; c = u->conds[c].sibling) {
+		uint32_t g = (uint32_t)u->conds[c].producer;
+		const struct event *y = &u->ev[g];
+		bool en = y->state == E_ADDED;
+		for (uint32_t i = 0; en && i < y->npre; i++)
+			en = cut_find(u, cut, ncut, u->conds[y->pre[i]].comp) == y->pre[i];
+		if (en)
+			return g;
+	}
+	return UINT32_MAX;
+}
+
+/* The cut after event g (its preset in cut) into *cut. */
+static void cut_step(struct cts_unf *u, uint64_t **cut, size_t *ncut, size_t *cap, uint32_t g)
+{
+	const struct event *y = &u->ev[g];
+	uint64_t *next = cts_xmalloc((*ncut + y->ncut + 1) * sizeof(*next));
+	size_t nn;
+	if (cut_merge(u, *cut, *ncut, y->cut, y->ncut, next, &nn)) {
+		if (nn + 1 > *cap) {
+			*cap = 2 * (nn + 1);
+			*cut = cts_xrealloc(*cut, *cap * sizeof(**cut));
+		}
+		memcpy(*cut, next, nn * sizeof(**cut));
+		*ncut = nn;
+	}
+	free(next);
+}
+
+static void cover(struct cts_unf *u)
+{
+	uint32_t *order = cts_xmalloc((u->nev + 1) * sizeof(*order));
+	uint8_t *done = cts_xcalloc(u->nev + 1, 1);
+	size_t n = 0;
+	for (size_t i = 0; i < u->nev; i++)
+		if (u->ev[i].state == E_ADDED)
+			order[n++] = (uint32_t)i;
+	for (size_t i = 1; i < n; i++)  /* by label: already nearly sorted */
+		for (size_t j = i; j > 0 && u->ev[order[j - 1]].label > u->ev[order[j]].label; j--) {
+			uint32_t t = order[j];
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+	struct u32v evs = { 0 };
+	uint64_t *cut = NULL;
+	size_t cap = 0, ncut = 0;
+	/* what the runs so far executed is covered */
+	for (size_t i = 0; i < u->ran.n; i++) {
+		uint32_t t = u->ran.v[i], g = UINT32_MAX;
+		if (t != UINT32_MAX)
+			g = step_event(u, cut, ncut, (int)t);
+		if (g != UINT32_MAX) {
+			done[g] = 1;
+			cut_step(u, &cut, &ncut, &cap, g);
+			continue;
+		}
+		while (i < u->ran.n && u->ran.v[i] != UINT32_MAX)
+			i++;  /* this run left the prefix (or ended): the next one */
+		ncut = 0;
+	}
+	for (size_t k = 0; k < n; k++) {
+		uint32_t e = order[k];
+		if (done[e])
+			continue;
+		u->cover_runs++;
+		const struct event *x = &u->ev[e];
+		ncut = x->ncut;
+		if (ncut + 1 > cap) {
+			cap = 2 * (ncut + 1);
+			cut = cts_xrealloc(cut, cap * sizeof(*cut));
+		}
+		memcpy(cut, x->cut, ncut * sizeof(*cut));
+		config_events(u, cut, ncut, &evs);
+		for (size_t i = 0; i < evs.n; i++)
+			done[evs.v[i]] = 1;
+		for (;;) {
+			/* every event consumes its thread's condition */
+			uint32_t best = UINT32_MAX;
+			for (int t = 0; t < u->maxt; t++) {
+				uint32_t g = step_event(u, cut, ncut, t);
+				if (g != UINT32_MAX && (best == UINT32_MAX || u->ev[g].label < u->ev[best].label))
+					best = g;
+			}
+			if (best == UINT32_MAX)
+				break;
+			cut_step(u, &cut, &ncut, &cap, best);
+			done[best] = 1;
+		}
+		want_run(u, cut, ncut, -1);
+	}
+	u->covered = true;
+	free(order);
+	free(done);
+	free(evs.v);
+	free(cut);
+}
+
+void cts_unf_ran(struct cts_unf *u, const int *tids, size_t n)
+{
+	if (u->cutoffs || u->covered)
+		return;
+	for (size_t i = 0; i < n; i++)
+		u32_push(&u->ran, (uint32_t)tids[i]);
+	u32_push(&u->ran, UINT32_MAX);
+}
+
 static bool take_run(struct cts_unf *u, struct cts_unf_run *run)
 {
 	if (u->runhead == u->nruns) {
@@ -1140,8 +1264,12 @@ bool cts_unf_advance(struct cts_unf *u, struct cts_petri *net, struct cts_unf_ru
 			}
 			continue;
 		}
-		if (!u->nheap)
-			return false;
+		if (!u->nheap) {
+			if (u->cutoffs || u->covered)
+				return false;
+			cover(u);
+			continue;
+		}
 		uint32_t id = u->heap[0];
 		struct event *e = &u->ev[id];
 		if (e->state == E_DROPPED) {
@@ -1252,6 +1380,7 @@ void cts_unf_get_stats(const struct cts_unf *u, struct cts_unf_stats *out)
 		b += u->co[i].cap * 4;
 	out->bytes = b;
 	out->co_pairs = u->nco / 2;
+	out->cover_runs = u->cover_runs;
 	out->incomplete = u->incomplete;
 	snprintf(out->why, sizeof(out->why), "%s", u->why);
 }

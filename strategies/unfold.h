@@ -57,6 +57,9 @@ bool cts_unf_advance(struct cts_unf *u, struct cts_petri *net, struct cts_unf_ru
 /* A run ended (not cut short) at the stored marking mark: a crash, a
  * deadlock or the exit; nothing follows it. */
 void cts_unf_run_ended(struct cts_unf *u, uint32_t mark);
+/* The threads of a run's steps (those the model counts), for the stateless
+ * tester's count (cover_runs): what the runs executed is covered. */
+void cts_unf_ran(struct cts_unf *u, const int *tids, size_t n);
 /* The last run stopped at step k of its target: the explorer held that
  * step back (a spin that changes nothing), so that branch is dropped. */
 void cts_unf_stutter(struct cts_unf *u, size_t k);
@@ -68,6 +71,9 @@ struct cts_unf_stats {
 	uint64_t conditions;
 	uint64_t dropped;     /* events of held-back spinning steps */
 	uint64_t co_pairs;    /* pairs of concurrent non-initial conditions stored */
+	uint64_t cover_runs;  /* without cut-offs, once complete: the runs a stateless
+	                       * unfolding tester (no model: every event executed)
+	                       * makes for this prefix (unfold.c, cover) */
 	uint64_t bytes;
 	bool incomplete;      /* a part the runs could not tell about, or the time ran out */
 	char why[160];
