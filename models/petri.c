@@ -197,6 +197,7 @@ struct cts_petri {
 	bool nomatch;
 	char why[160];
 	struct stub *stub;   /* threads' footprints for cts_petri_stubborn */
+	uint32_t tmpl_edits; /* templates changed in place (a join's thread learnt) */
 };
 
 struct cts_pmark {
@@ -984,8 +985,10 @@ void cts_petri_see(struct cts_petri *n, const struct cts_pmark *m, int tid, bool
 			note(n, "a thread did something else from the same abstract state");
 			return;
 		}
-		if (t->target < 0 && pending->target >= 0)
+		if (t->target < 0 && pending->target >= 0) {
 			t->target = pending->target;
+			n->tmpl_edits++;  /* the footprints (cts_petri_stubborn) change */
+		}
 	}
 	if (spinning)
 		pi->flags |= PF_SPIN;
@@ -1424,7 +1427,7 @@ struct foot {
 struct stub {
 	struct foot *f;
 	int nf;
-	uint64_t key;   /* templates and places when built */
+	uint32_t ntmpls, edits, nplaces;  /* the model when built */
 };
 
 static void stub_free(struct stub *s)
@@ -1438,15 +1441,17 @@ static void stub_free(struct stub *s)
 
 static void foot_build(struct cts_petri *n, struct stub *s)
 {
-	uint64_t key = (uint64_t)n->ntmpls << 32 | n->places.n;
-	if (s->f && s->key == key && s->nf >= n->width)
+	if (s->f && s->ntmpls == n->ntmpls && s->edits == n->tmpl_edits &&
+	    s->nplaces == n->places.n && s->nf >= n->width)
 		return;
 	for (int t = 0; t < s->nf; t++)
 		objs_free(&s->f[t].o);
 	free(s->f);
 	s->nf = n->width;
 	s->f = cts_xcalloc((size_t)s->nf + 1, sizeof(*s->f));
-	s->key = key;
+	s->ntmpls = n->ntmpls;
+	s->edits = n->tmpl_edits;
+	s->nplaces = n->places.n;
 	for (uint32_t p = 0; p < n->places.n; p++) {
 		const struct pinfo *pi = &n->pi[p];
 		const struct cinfo *ci = &n->ci[pi->comp];
