@@ -91,10 +91,17 @@ struct cts_unf {
 	uint32_t cur_e;    /* the event being extended (-1: the initial state) */
 	bool pe_unknown;
 	uint64_t cutcount, markings, dropped, iter;
-	uint64_t cover_runs;  /* the stateless tester's runs for the complete prefix */
-	bool covered;
-	struct u32v ran;      /* without cut-offs: the threads of the runs' steps so far,
-	                       * each run ended by UINT32_MAX (cts_unf_ran) */
+	bool late;            /* out_of_time saw the deadline pass */
+	/* without cut-offs, once the prefix is complete: runs until every event
+	 * was executed by one (cover) */
+	uint64_t cover_runs;  /* runs queued for that */
+	bool covered;         /* every event was */
+	struct u32v ran;      /* the threads of the runs' steps, each run ended by
+	                       * UINT32_MAX (cts_unf_ran), replayed from ran_pos on */
+	size_t ran_pos;
+	uint32_t *cover_order; /* added events by label, the next one at cover_next */
+	size_t ncover, cover_next;
+	uint8_t *executed;    /* by event: some run executed it */
 	double deadline;
 	const volatile sig_atomic_t *stop;
 	char why[160];
@@ -120,9 +127,12 @@ static double now_s(void)
  * clock is read every 64 calls, the flag at each. */
 static bool out_of_time(struct cts_unf *u)
 {
-	if (u->stop && *u->stop)
+	if (u->late || (u->stop && *u->stop))
 		return true;
-	return (++u->iter & 63) == 0 && u->deadline > 0 && now_s() > u->deadline;
+	/* once seen, the deadline stays passed: the search unwinds at once, not
+	 * one call in 64 while the rest go on */
+	u->late = (++u->iter & 63) == 0 && u->deadline > 0 && now_s() > u->deadline;
+	return u->late;
 }
 
 static void u32_push(struct u32v *a, uint32_t x)
@@ -168,6 +178,8 @@ void cts_unf_free(struct cts_unf *u)
 	free(u->runs);
 	free(u->redo.v);
 	free(u->ran.v);
+	free(u->cover_order);
+	free(u->executed);
 	free(u->byc);
 	free(u->initc);
 	free(u->cmark);
@@ -1074,14 +1086,6 @@ static void add_event(struct cts_unf *u, uint32_t id)
 	co_add(u, id);
 }
 
-/* The test executions of the stateless unfolding tester of Kähkönen,
- * Saarikivi & Heljanko (ASE 2012; the paper's "stateless unfolding"
- * column) for this prefix: it has no model, so every event must be executed
- * by some run; for each event in the order they were added that no run
- * executed yet, one run follows [e] and then goes on until nothing can
- * (here: always the earliest-added event the configuration enables; the
- * tester's continuation is random). The runs are queued and made like the
- * others (a run that contradicts the model restarts the search). */
 /* The event of the prefix thread t's step makes at the configuration with
  * this cut (at most one: the marking fixes the transition), UINT32_MAX none. */
 static uint32_t step_event(struct cts_unf *u, const uint64_t *cut, size_t ncut, int t)
@@ -1099,7 +1103,7 @@ static uint32_t step_event(struct cts_unf *u, const uint64_t *cut, size_t ncut, 
 	return UINT32_MAX;
 }
 
-/* The cut after event g (its preset in cut) into *cut. */
+/* The cut after event g (its preset in the cut) into *cut. */
 static void cut_step(struct cts_unf *u, uint64_t **cut, size_t *ncut, size_t *cap, uint32_t g)
 {
 	const struct event *y = &u->ev[g];
@@ -1116,72 +1120,60 @@ static void cut_step(struct cts_unf *u, uint64_t **cut, size_t *ncut, size_t *ca
 	free(next);
 }
 
-static void cover(struct cts_unf *u)
+/* The stateless unfolding tester of Kähkönen, Saarikivi & Heljanko (ASE
+ * 2012; the paper's "stateless unfolding" column) has no model, so every
+ * event of the unfolding must be executed by some test run: for each event,
+ * in the order they were added, that no run executed yet, one run follows
+ * [e] and then goes on as the scheduler likes. Here too, once the prefix is
+ * complete: what the runs so far executed is found by replaying their steps
+ * over the prefix, and the next event none executed gets a run to [e] (then
+ * on freely). One run per call, so the deadline is seen between runs. True:
+ * a run was queued; false: every event was executed. */
+static bool cover(struct cts_unf *u)
 {
-	uint32_t *order = cts_xmalloc((u->nev + 1) * sizeof(*order));
-	uint8_t *done = cts_xcalloc(u->nev + 1, 1);
-	size_t n = 0;
-	for (size_t i = 0; i < u->nev; i++)
-		if (u->ev[i].state == E_ADDED)
-			order[n++] = (uint32_t)i;
-	for (size_t i = 1; i < n; i++)  /* by label: already nearly sorted */
-		for (size_t j = i; j > 0 && u->ev[order[j - 1]].label > u->ev[order[j]].label; j--) {
-			uint32_t t = order[j];
-			order[j] = order[j - 1];
-			order[j - 1] = t;
-		}
-	struct u32v evs = { 0 };
+	if (!u->cover_order) {
+		u->cover_order = cts_xmalloc((u->nev + 1) * sizeof(*u->cover_order));
+		u->executed = cts_xcalloc(u->nev + 1, 1);
+		for (size_t i = 0; i < u->nev; i++)
+			if (u->ev[i].state == E_ADDED)
+				u->cover_order[u->ncover++] = (uint32_t)i;
+		uint32_t *o = u->cover_order;
+		for (size_t i = 1; i < u->ncover; i++)  /* by label: nearly sorted already */
+			for (size_t j = i; j > 0 && u->ev[o[j - 1]].label > u->ev[o[j]].label; j--) {
+				uint32_t t = o[j];
+				o[j] = o[j - 1];
+				o[j - 1] = t;
+			}
+	}
 	uint64_t *cut = NULL;
 	size_t cap = 0, ncut = 0;
-	/* what the runs so far executed is covered */
-	for (size_t i = 0; i < u->ran.n; i++) {
-		uint32_t t = u->ran.v[i], g = UINT32_MAX;
+	for (; u->ran_pos < u->ran.n; u->ran_pos++) {
+		uint32_t t = u->ran.v[u->ran_pos], g = UINT32_MAX;
 		if (t != UINT32_MAX)
 			g = step_event(u, cut, ncut, (int)t);
 		if (g != UINT32_MAX) {
-			done[g] = 1;
+			u->executed[g] = 1;
 			cut_step(u, &cut, &ncut, &cap, g);
 			continue;
 		}
-		while (i < u->ran.n && u->ran.v[i] != UINT32_MAX)
-			i++;  /* this run left the prefix (or ended): the next one */
+		while (u->ran_pos < u->ran.n && u->ran.v[u->ran_pos] != UINT32_MAX)
+			u->ran_pos++;  /* this run left the prefix (or ended): the next one */
 		ncut = 0;
 	}
-	for (size_t k = 0; k < n; k++) {
-		uint32_t e = order[k];
-		if (done[e])
-			continue;
-		u->cover_runs++;
-		const struct event *x = &u->ev[e];
-		ncut = x->ncut;
-		if (ncut + 1 > cap) {
-			cap = 2 * (ncut + 1);
-			cut = cts_xrealloc(cut, cap * sizeof(*cut));
-		}
-		memcpy(cut, x->cut, ncut * sizeof(*cut));
-		config_events(u, cut, ncut, &evs);
-		for (size_t i = 0; i < evs.n; i++)
-			done[evs.v[i]] = 1;
-		for (;;) {
-			/* every event consumes its thread's condition */
-			uint32_t best = UINT32_MAX;
-			for (int t = 0; t < u->maxt; t++) {
-				uint32_t g = step_event(u, cut, ncut, t);
-				if (g != UINT32_MAX && (best == UINT32_MAX || u->ev[g].label < u->ev[best].label))
-					best = g;
-			}
-			if (best == UINT32_MAX)
-				break;
-			cut_step(u, &cut, &ncut, &cap, best);
-			done[best] = 1;
-		}
-		want_run(u, cut, ncut, -1);
-	}
-	u->covered = true;
-	free(order);
-	free(done);
-	free(evs.v);
 	free(cut);
+	while (u->cover_next < u->ncover && u->executed[u->cover_order[u->cover_next]])
+		u->cover_next++;
+	if (u->cover_next == u->ncover)
+		return false;
+	uint32_t e = u->cover_order[u->cover_next];
+	struct u32v evs = { 0 };
+	config_events(u, u->ev[e].cut, u->ev[e].ncut, &evs);
+	for (size_t i = 0; i < evs.n; i++)
+		u->executed[evs.v[i]] = 1;  /* (so a run that fails to get there is not asked again) */
+	free(evs.v);
+	u->cover_runs++;
+	want_run(u, u->ev[e].cut, u->ev[e].ncut, -1);
+	return true;
 }
 
 void cts_unf_ran(struct cts_unf *u, const int *tids, size_t n)
@@ -1267,7 +1259,8 @@ bool cts_unf_advance(struct cts_unf *u, struct cts_petri *net, struct cts_unf_ru
 		if (!u->nheap) {
 			if (u->cutoffs || u->covered)
 				return false;
-			cover(u);
+			if (!cover(u))
+				u->covered = true;
 			continue;
 		}
 		uint32_t id = u->heap[0];
