@@ -1086,6 +1086,13 @@ static void add_event(struct cts_unf *u, uint32_t id)
 	co_add(u, id);
 }
 
+static int cmp_label(const void *a, const void *b, void *arg)
+{
+	const struct cts_unf *u = arg;
+	uint32_t x = u->ev[*(const uint32_t *)a].label, y = u->ev[*(const uint32_t *)b].label;
+	return x < y ? -1 : x > y;
+}
+
 /* The event of the prefix thread t's step makes at the configuration with
  * this cut (at most one: the marking fixes the transition), UINT32_MAX none. */
 static uint32_t step_event(struct cts_unf *u, const uint64_t *cut, size_t ncut, int t)
@@ -1137,13 +1144,8 @@ static bool cover(struct cts_unf *u)
 		for (size_t i = 0; i < u->nev; i++)
 			if (u->ev[i].state == E_ADDED)
 				u->cover_order[u->ncover++] = (uint32_t)i;
-		uint32_t *o = u->cover_order;
-		for (size_t i = 1; i < u->ncover; i++)  /* by label: nearly sorted already */
-			for (size_t j = i; j > 0 && u->ev[o[j - 1]].label > u->ev[o[j]].label; j--) {
-				uint32_t t = o[j];
-				o[j] = o[j - 1];
-				o[j - 1] = t;
-			}
+		/* by label (event ids are in the order extensions were found) */
+		qsort_r(u->cover_order, u->ncover, sizeof(*u->cover_order), cmp_label, u);
 	}
 	uint64_t *cut = NULL;
 	size_t cap = 0, ncut = 0;
