@@ -1344,8 +1344,8 @@ static void objs_words(struct objs *o, const struct cts_event *ev, bool w)
 }
 
 /* The objects tid's operation ev touches (besides tid's own place, which
- * every step writes). parked: the object a parked thread waits on. */
-static void op_objects(struct objs *o, const struct cts_event *ev, uint32_t parked)
+ * every step writes). parked: the object a parked thread waits on, 0 none. */
+static void op_objects(struct objs *o, const struct cts_event *ev, uint64_t parked)
 {
 	if (parked)
 		objs_add(o, obj_key(K_SYNC, parked), false);
@@ -1465,15 +1465,16 @@ static void foot_build(struct cts_petri *n, struct stub *s)
 			if (pi->tmpl[a] < 0 || (a == 1 && pi->tmpl[1] == pi->tmpl[0]))
 				continue;
 			const struct cts_event *ev = &n->tmpls[pi->tmpl[a]];
-			op_objects(&f->o, ev, pi->parked ? (uint32_t)n->ci[pi->parked - 1].key : 0);
+			op_objects(&f->o, ev, pi->parked ? n->ci[pi->parked - 1].key : 0);
 			f->creates |= ev->op == CTS_OP_CREATE;
 		}
 	}
 	for (int t = 0; t < s->nf; t++) {
 		struct objs *o = &s->f[t].o;
 		objs_add(o, obj_key(K_THREAD, (uint64_t)t), true);
-		qsort(o->r, o->nr, sizeof(*o->r), cmp_key);
-		qsort(o->w, o->nw, sizeof(*o->w), cmp_key);
+		if (o->nr)
+			qsort(o->r, o->nr, sizeof(*o->r), cmp_key);
+		qsort(o->w, o->nw, sizeof(*o->w), cmp_key);  /* its own place: never empty */
 	}
 }
 
@@ -1503,7 +1504,7 @@ static void step_objects(struct cts_petri *n, const struct cts_pmark *m, int tid
 		o->all = true;
 		return;
 	}
-	op_objects(o, tm, pi->parked ? (uint32_t)n->ci[pi->parked - 1].key : 0);
+	op_objects(o, tm, pi->parked ? n->ci[pi->parked - 1].key : 0);
 }
 
 struct stubset {
