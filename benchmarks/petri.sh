@@ -9,6 +9,9 @@
 #       through strategies/sim.c: exact, fast, no kernel;
 #   (b) the C versions (benchmarks/petri/*.c) on the live tracer, break mode.
 # Each cell is cut at SIM_T / REAL_T seconds ("(runs in s)" then: not complete).
+# The stateless unfolding's count is its tests (JSON stateless_tests: the runs
+# until every event of the prefix was executed by one, as a tester without a
+# model needs), the others' their runs.
 # PETRI_COLS: the columns to run (default all: dfs dpor petri petri-writes
 # unfold-nc unfold), e.g. PETRI_COLS="unfold-nc unfold" to add two columns.
 # Output: benchmarks/results/petri.md (tables only; the prose is written by hand).
@@ -46,8 +49,9 @@ header() {
 	echo "$r |"
 }
 
-cell() { # runs/seconds, (runs in seconds) when not complete
-	runs=$(sed -n 's/.*runs=\([0-9]*\).*/\1/p' "$1")
+cell() { # runs/seconds, (runs in seconds) when not complete; $3 = nc: tests
+	runs=$(sed -n 's/^runs=\([0-9]*\).*/\1/p' "$1")
+	[ "$3" = nc ] && runs=$(sed -n 's/.*stateless_tests=\([0-9]*\).*/\1/p' "$1")
 	comp=$(sed -n 's/.*complete=\([01]\).*/\1/p' "$1")
 	secs=$(sed -n 's/.*seconds=\([0-9.]*\).*/\1/p' "$1")
 	mk=$(sed -n 's/.*markings=\([0-9]*\).*/\1/p' "$1")
@@ -75,8 +79,8 @@ sim_row() { # name script const...
 	shift 2
 	row="| $name"
 	for s in $COLS; do
-		LIMIT_SECONDS=$SIM_T "$BIN/simbench" "$script" $s "$@" > "$TMP" 2>&1
-		row="$row | $(cell "$TMP" m)"
+		LIMIT_SECONDS=$SIM_T "$BIN/simbench" "$script" $s "$@" > "$TMP" 2>/dev/null
+		row="$row | $(cell "$TMP" m $([ $s = unfold-nc ] && echo nc))"
 	done
 	log "$row"
 	echo "$row |" >> "$OUTF"
@@ -121,14 +125,15 @@ real_row() { # name prog args...
 		esac
 		"$CTS" -q -m break -s $s -t "$REAL_T" -o "$SCRATCH/cts-out" --report "$TMP.json" \
 			-- "$BIN/petri_$prog" "$@" >/dev/null 2>&1
-		printf 'runs=%s complete=%s markings=%s events=%s cutoffs=%s seconds=%s\n' \
+		printf 'runs=%s complete=%s markings=%s events=%s cutoffs=%s stateless_tests=%s seconds=%s\n' \
 			"$(jq -r .runs "$TMP.json")" \
 			"$(jq -r 'if .complete then 1 else 0 end' "$TMP.json")" \
 			"$(jq -r '.state_matching.markings // 0' "$TMP.json")" \
 			"$(jq -r '.state_matching.events // 0' "$TMP.json")" \
 			"$(jq -r '.state_matching.terminals // 0' "$TMP.json")" \
+			"$(jq -r '.state_matching.stateless_tests // 0' "$TMP.json")" \
 			"$(jq -r .elapsed_seconds "$TMP.json")" > "$TMP"
-		row="$row | $(cell "$TMP" m)"
+		row="$row | $(cell "$TMP" m $([ $c = unfold-nc ] && echo nc))"
 	done
 	log "$row"
 	echo "$row |" >> "$OUTF"

@@ -183,6 +183,8 @@ struct cts_petri {
 	size_t nouts, outcap;
 	uint32_t *tcomp;     /* thread -> component + 1 */
 	int ntcomp;
+	int width;           /* threads the model knows (max id + 1): with
+	                      * replication, every word has this many copies */
 	/* scratch for one transition */
 	uint32_t *in_c;
 	bool *in_w;
@@ -194,6 +196,8 @@ struct cts_petri {
 	uint64_t conflicts;
 	bool nomatch;
 	char why[160];
+	struct stub *stub;   /* threads' footprints for cts_petri_stubborn */
+	uint32_t tmpl_edits; /* templates changed in place (a join's thread learnt) */
 };
 
 struct cts_pmark {
@@ -254,10 +258,15 @@ uint32_t cts_petri_thread_comp(struct cts_petri *n, int tid)
 		memset(n->tcomp + n->ntcomp, 0, (size_t)(nc - n->ntcomp) * sizeof(*n->tcomp));
 		n->ntcomp = nc;
 	}
-	if (!n->tcomp[tid])
+	if (!n->tcomp[tid]) {
 		n->tcomp[tid] = comp_get(n, K_THREAD, (uint64_t)tid, tid) + 1;
+		if (tid >= n->width)
+			n->width = tid + 1;
+	}
 	return n->tcomp[tid] - 1;
 }
+
+static void stub_free(struct stub *s);
 
 struct cts_petri *cts_petri_new(enum cts_petri_keying keying, bool replicate)
 {
@@ -286,6 +295,7 @@ void cts_petri_free(struct cts_petri *n)
 	free(n->in_w);
 	free(n->kbuf);
 	free(n->obuf);
+	stub_free(n->stub);
 	free(n);
 }
 
@@ -455,7 +465,7 @@ static bool reads_only(cts_op op)
 	return op == CTS_OP_READ || op == CTS_OP_LIB_READ;
 }
 
-static void words_of(struct cts_petri *n, const struct cts_pmark *m, int tid,
+static void words_of(struct cts_petri *n, int tid,
 		     const struct cts_event *ev, size_t *k)
 {
 	uint64_t size = ev->size ? ev->size : 1;
@@ -477,7 +487,7 @@ static void words_of(struct cts_petri *n, const struct cts_pmark *m, int tid,
 		}
 		if (!wr || ev->op == CTS_OP_RMW || ev->op == CTS_OP_ATOMIC)
 			in_add(n, k, comp_get(n, K_WORD, w, tid), !rd);
-		for (int u = 0; wr && u < m->nthreads; u++)
+		for (int u = 0; wr && u < n->width; u++)
 			if (u != tid || rd)
 				in_add(n, k, comp_get(n, K_WORD, w, u), true);
 		if (wr && !(ev->op == CTS_OP_RMW || ev->op == CTS_OP_ATOMIC))
@@ -498,7 +508,7 @@ static size_t op_inputs(struct cts_petri *n, const struct cts_pmark *m, int tid,
 	switch (ev->op) {
 	case CTS_OP_READ: case CTS_OP_WRITE: case CTS_OP_RMW: case CTS_OP_ATOMIC:
 	case CTS_OP_LIB_READ: case CTS_OP_LIB_WRITE: {
-		words_of(n, m, tid, ev, &k);
+		words_of(n, tid, ev, &k);
 		bool heap = false;
 		for (size_t i = 0; i < k && !heap; i++)
 			heap = n->in_c[i] && (n->pi[mk_place(n, m, n->in_c[i])].flags & PF_HEAP);
@@ -508,7 +518,7 @@ static size_t op_inputs(struct cts_petri *n, const struct cts_pmark *m, int tid,
 	}
 	case CTS_OP_FREE: case CTS_OP_ALLOC:
 		in_add(n, &k, comp_get(n, K_HEAP, 0, -1), true);
-		words_of(n, m, tid, ev, &k);
+		words_of(n, tid, ev, &k);
 		break;
 	case CTS_OP_COND_WAIT: case CTS_OP_COND_REACQUIRE:
 		in_add(n, &k, comp_get(n, K_SYNC, ev->obj, -1), true);
@@ -526,13 +536,8 @@ static size_t op_inputs(struct cts_petri *n, const struct cts_pmark *m, int tid,
 			in_add(n, &k, comp_get(n, K_SYNC, ev->obj, -1), true);
 		break;
 	case CTS_OP_CREATE:
-		if (!n->replicate)
-			in_add(n, &k, comp_get(n, K_TCOUNT, 0, -1), true);
-		for (size_t i = 0; n->replicate && i < m->n; i++) {
-			const struct cinfo *c = &n->ci[m->e[i] >> 32];
-			if (c->kind == K_WORD && c->tid == tid)
-				in_add(n, &k, (uint32_t)(m->e[i] >> 32), false);
-		}
+		/* the new thread's id depends on the creates before it */
+		in_add(n, &k, comp_get(n, K_TCOUNT, 0, -1), true);
 		break;
 	case CTS_OP_PROC_EXIT:
 		/* keyed by the whole marking: every distinct final state is checked
@@ -563,17 +568,6 @@ static size_t op_inputs(struct cts_petri *n, const struct cts_pmark *m, int tid,
 			in_add(n, &k, comp_get(n, K_SYNC, ev->obj, -1), true);
 		}
 		break;
-	}
-	if (n->replicate) {
-		/* Place replication of the thread set: each thread reads its own
-		 * copy at every step (so which copies a write reaches is fixed by
-		 * its inputs); creating a thread writes every copy. Kept last:
-		 * in_c[0] stays the operand. */
-		bool w = ev->op == CTS_OP_CREATE;
-		in_add(n, &k, comp_get(n, K_TCOUNT, 0, tid), w);
-		for (int u = 0; w && u < m->nthreads; u++)
-			if (u != tid)
-				in_add(n, &k, comp_get(n, K_TCOUNT, 0, u), true);
 	}
 	return k;
 }
@@ -812,7 +806,6 @@ static size_t fire_outputs(struct cts_petri *n, const struct cts_pmark *m, int t
 			   const struct cts_event *ev, size_t nin, uint32_t *lnew, bool *contradiction)
 {
 	size_t k = 0;
-	uint32_t ts_new = NONE;
 	*contradiction = false;
 	bool plc = observes_places(n, ev->op);
 	uint64_t vobs = ev->value;
@@ -848,11 +841,7 @@ static size_t fire_outputs(struct cts_petri *n, const struct cts_pmark *m, int t
 			continue;
 		}
 		uint32_t p;
-		if (ci->kind == K_TCOUNT && n->replicate) {
-			p = gen_after(n, c, old, L, ev);
-			if (ci->tid == tid)
-				ts_new = p;
-		} else if (ci->kind == K_WORD)
+		if (ci->kind == K_WORD)
 			p = word_after(n, c, old, L, ev);
 		else if (ci->kind == K_SYNC && is_mutex_op(ev->op))
 			p = mutex_after(n, c, old, L, tid, ev, ev->op != CTS_OP_UNLOCK);
@@ -870,7 +859,7 @@ static size_t fire_outputs(struct cts_petri *n, const struct cts_pmark *m, int t
 		uint64_t size = ev->size ? ev->size : 1;
 		uint64_t lo = ev->obj >> 3, hi = (ev->obj + size - 1) >> 3;
 		for (uint64_t w = lo; w <= hi && hi - lo < MAX_WORDS; w++)
-			for (int u = n->replicate ? 0 : -1; u < (n->replicate ? m->nthreads : 0); u++) {
+			for (int u = n->replicate ? 0 : -1; u < (n->replicate ? n->width : 0); u++) {
 				uint32_t c = comp_get(n, K_WORD, w, u);
 				out_add(n, &k, c, word_after(n, c, mk_place(n, m, c), L, ev));
 			}
@@ -879,14 +868,6 @@ static size_t fire_outputs(struct cts_petri *n, const struct cts_pmark *m, int t
 		uint32_t c = cts_petri_thread_comp(n, ev->target);
 		uint64_t tk[3] = { P_TINIT, L, (uint64_t)ev->target };
 		out_add(n, &k, c, place_get(n, tk, 3, c));
-		/* place replication: the new thread's copies are its creator's */
-		for (size_t i = 0; n->replicate && i < m->n; i++) {
-			const struct cinfo *ci = &n->ci[m->e[i] >> 32];
-			if (ci->kind == K_WORD && ci->tid == tid)
-				out_add(n, &k, comp_get(n, K_WORD, ci->key, ev->target), (uint32_t)m->e[i]);
-		}
-		if (ts_new != NONE)
-			out_add(n, &k, comp_get(n, K_TCOUNT, 0, ev->target), ts_new);
 	}
 	return k;
 }
@@ -1004,8 +985,10 @@ void cts_petri_see(struct cts_petri *n, const struct cts_pmark *m, int tid, bool
 			note(n, "a thread did something else from the same abstract state");
 			return;
 		}
-		if (t->target < 0 && pending->target >= 0)
+		if (t->target < 0 && pending->target >= 0) {
 			t->target = pending->target;
+			n->tmpl_edits++;  /* the footprints (cts_petri_stubborn) change */
+		}
 	}
 	if (spinning)
 		pi->flags |= PF_SPIN;
@@ -1020,10 +1003,38 @@ void cts_petri_see(struct cts_petri *n, const struct cts_pmark *m, int tid, bool
 		ti->state = T_DISABLED;
 }
 
+/* A thread the model did not know was created: the writes so far in this
+ * run did not set its copies of the words (they set the copies of the
+ * threads known then), so in this run's marking they take the creator's,
+ * which every write since the creator was known set. Not an output of the
+ * create (that would make the create read every word): the unfolding built
+ * so far is stale and starts again (cts_petri_width). */
+static void widen(struct cts_petri *n, struct cts_pmark *m, int creator, int from)
+{
+	size_t nw = 0;
+	for (size_t i = 0; i < m->n; i++) {
+		const struct cinfo *c = &n->ci[m->e[i] >> 32];
+		nw += c->kind == K_WORD && c->tid == creator;
+	}
+	struct { uint64_t word; uint32_t place; } *src = cts_xmalloc((nw + 1) * sizeof(*src));
+	nw = 0;
+	for (size_t i = 0; i < m->n; i++) {
+		const struct cinfo *c = &n->ci[m->e[i] >> 32];
+		if (c->kind == K_WORD && c->tid == creator) {
+			src[nw].word = c->key;
+			src[nw++].place = (uint32_t)m->e[i];
+		}
+	}
+	for (size_t i = 0; i < nw; i++)
+		for (int u = from; u < n->width; u++)
+			mk_set(n, m, comp_get(n, K_WORD, src[i].word, u), src[i].place);
+	free(src);
+}
+
 void cts_petri_executed(struct cts_petri *n, struct cts_pmark *m, const struct cts_event *done)
 {
 	uint32_t L;
-	int tid = done->tid;
+	int tid = done->tid, width = n->width;
 	struct pinfo *pi = thread_pi(n, m, tid, &L);
 	if (cts_petri_skips(n, m, tid, done->op))
 		return;
@@ -1060,6 +1071,8 @@ void cts_petri_executed(struct cts_petri *n, struct cts_pmark *m, const struct c
 			      lnew, nout, was_l, was_n);
 	}
 	apply(n, m, tid, lnew, n->obuf, nout);
+	if (n->replicate && n->width > width)
+		widen(n, m, tid, width);
 }
 
 void cts_petri_run_ended(struct cts_petri *n, const struct cts_pmark *m, int tid)
@@ -1086,7 +1099,7 @@ static bool predict(struct cts_petri *n, const struct cts_pmark *m, int tid, uin
 		if (pi->flags & PF_SPIN)
 			return false;
 		if (n->keying == CTS_PETRI_VALUES) {
-			if (!in_word(tm) || nin != 1u + n->replicate)
+			if (!in_word(tm) || nin != 1)
 				return false;
 			const struct pinfo *wp = &n->pi[mk_place(n, m, n->in_c[0])];
 			if (wp->flags & PF_HEAP)
@@ -1106,7 +1119,7 @@ static bool predict(struct cts_petri *n, const struct cts_pmark *m, int tid, uin
 		}
 		break;
 	case CTS_OP_LOCK: {
-		if (tm->timed || nin != 1u + n->replicate)
+		if (tm->timed || nin != 1)
 			return false;
 		uint32_t p = mk_place(n, m, n->in_c[0]);
 		if (p == n->ci[n->in_c[0]].init)
@@ -1116,7 +1129,7 @@ static bool predict(struct cts_petri *n, const struct cts_pmark *m, int tid, uin
 		return false;
 	}
 	case CTS_OP_UNLOCK: {
-		if (nin != 1u + n->replicate)
+		if (nin != 1)
 			return false;
 		uint32_t p = mk_place(n, m, n->in_c[0]);
 		if (n->pi[p].holder != tid)
@@ -1180,9 +1193,9 @@ uint32_t cts_petri_unknowns(struct cts_petri *n, const struct cts_pmark *m, int 
 	return u;
 }
 
-uint32_t cts_petri_tset_comp(struct cts_petri *n, int tid)
+int cts_petri_width(const struct cts_petri *n)
 {
-	return comp_get(n, K_TCOUNT, 0, n->replicate ? tid : -1);
+	return n->width;
 }
 
 const struct cts_event *cts_petri_next_op(const struct cts_petri *n, const struct cts_pmark *m,
@@ -1288,4 +1301,375 @@ void cts_petri_get_stats(const struct cts_petri *n, struct cts_petri_stats *out)
 	out->conflicts = n->conflicts;
 	out->nomatch = n->nomatch;
 	snprintf(out->why, sizeof(out->why), "%s", n->why);
+}
+
+/* ---- stubborn sets for the dead-marking sweep ---- */
+
+/* What a thread's steps touch, as objects (a word, a synchronization object,
+ * a thread's place, the heap, the kernel, the thread counter), read or
+ * written. Copies of a word are one object here: a read of one copy and a
+ * write of all of them touch the same word. */
+static uint64_t obj_key(int kind, uint64_t key)
+{
+	return (uint64_t)kind << 58 | (key & ((1ull << 58) - 1));
+}
+
+struct objs {
+	uint64_t *r, *w;
+	size_t nr, nw, capr, capw;
+	bool all;     /* reads everything (the process's exit) */
+};
+
+static void objs_add(struct objs *o, uint64_t k, bool w)
+{
+	uint64_t **v = w ? &o->w : &o->r;
+	size_t *nv = w ? &o->nw : &o->nr, *cap = w ? &o->capw : &o->capr;
+	if (*nv == *cap) {
+		*cap = *cap ? *cap * 2 : 16;
+		*v = cts_xrealloc(*v, *cap * sizeof(**v));
+	}
+	(*v)[(*nv)++] = k;
+}
+
+static void objs_words(struct objs *o, const struct cts_event *ev, bool w)
+{
+	uint64_t size = ev->size ? ev->size : 1;
+	uint64_t lo = ev->obj >> 3, hi = (ev->obj + size - 1) >> 3;
+	if (hi - lo >= MAX_WORDS) {
+		o->all = true;
+		return;
+	}
+	for (uint64_t x = lo; x <= hi; x++)
+		objs_add(o, obj_key(K_WORD, x), w);
+}
+
+/* The objects tid's operation ev touches (besides tid's own place, which
+ * every step writes). parked: the object a parked thread waits on, 0 none. */
+static void op_objects(struct objs *o, const struct cts_event *ev, uint64_t parked)
+{
+	if (parked)
+		objs_add(o, obj_key(K_SYNC, parked), false);
+	switch (ev->op) {
+	case CTS_OP_READ: case CTS_OP_LIB_READ:
+		objs_words(o, ev, false);
+		objs_add(o, obj_key(K_HEAP, 0), false);
+		break;
+	case CTS_OP_WRITE: case CTS_OP_RMW: case CTS_OP_ATOMIC: case CTS_OP_LIB_WRITE:
+		objs_words(o, ev, true);
+		objs_add(o, obj_key(K_HEAP, 0), false);
+		break;
+	case CTS_OP_FREE: case CTS_OP_ALLOC:
+		objs_add(o, obj_key(K_HEAP, 0), true);
+		if (ev->obj)
+			objs_words(o, ev, true);
+		else
+			o->all = true;  /* its block is known only once it ran */
+		break;
+	case CTS_OP_COND_WAIT: case CTS_OP_COND_REACQUIRE:
+		objs_add(o, obj_key(K_SYNC, ev->obj), true);
+		objs_add(o, obj_key(K_SYNC, ev->obj2), true);
+		break;
+	case CTS_OP_FUTEX_WAIT: case CTS_OP_FUTEX_WAKE:
+		objs_add(o, obj_key(K_SYNC, ev->obj), true);
+		objs_add(o, obj_key(K_WORD, ev->obj >> 3), false);
+		break;
+	case CTS_OP_JOIN:
+		if (ev->target >= 0)
+			objs_add(o, obj_key(K_THREAD, (uint64_t)ev->target), false);
+		else
+			objs_add(o, obj_key(K_SYNC, ev->obj), true);
+		break;
+	case CTS_OP_CREATE:
+		objs_add(o, obj_key(K_TCOUNT, 0), true);
+		if (ev->target >= 0)
+			objs_add(o, obj_key(K_THREAD, (uint64_t)ev->target), true);
+		break;
+	case CTS_OP_PROC_EXIT: case CTS_OP_CANCEL: case CTS_OP_SIGNAL:
+		o->all = true;
+		break;
+	case CTS_OP_START: case CTS_OP_THREAD_EXIT: case CTS_OP_YIELD: case CTS_OP_SLEEP:
+		break;
+	default:
+		if (cts_op_is_kernel(ev->op))
+			objs_add(o, obj_key(K_KERNEL, 0), true);
+		else
+			objs_add(o, obj_key(K_SYNC, ev->obj), true);
+		break;
+	}
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static bool key_in(const uint64_t *v, size_t n, uint64_t k)
+{
+	return n && bsearch(&k, v, n, sizeof(*v), cmp_key) != NULL;
+}
+
+static void objs_free(struct objs *o)
+{
+	free(o->r);
+	free(o->w);
+	memset(o, 0, sizeof(*o));
+}
+
+/* Every thread's footprint: what the operations of all its places the model
+ * knows touch (a thread's future lies among them), whether it creates
+ * threads. Rebuilt when the model learnt new operations. */
+struct foot {
+	struct objs o;
+	bool creates;
+};
+
+struct stub {
+	struct foot *f;
+	int nf;
+	uint32_t ntmpls, edits, nplaces;  /* the model when built */
+};
+
+static void stub_free(struct stub *s)
+{
+	for (int t = 0; s && t < s->nf; t++)
+		objs_free(&s->f[t].o);
+	if (s)
+		free(s->f);
+	free(s);
+}
+
+static void foot_build(struct cts_petri *n, struct stub *s)
+{
+	if (s->f && s->ntmpls == n->ntmpls && s->edits == n->tmpl_edits &&
+	    s->nplaces == n->places.n && s->nf >= n->width)
+		return;
+	for (int t = 0; t < s->nf; t++)
+		objs_free(&s->f[t].o);
+	free(s->f);
+	s->nf = n->width;
+	s->f = cts_xcalloc((size_t)s->nf + 1, sizeof(*s->f));
+	s->ntmpls = n->ntmpls;
+	s->edits = n->tmpl_edits;
+	s->nplaces = n->places.n;
+	for (uint32_t p = 0; p < n->places.n; p++) {
+		const struct pinfo *pi = &n->pi[p];
+		const struct cinfo *ci = &n->ci[pi->comp];
+		if (ci->kind != K_THREAD || ci->tid < 0 || ci->tid >= s->nf)
+			continue;
+		struct foot *f = &s->f[ci->tid];
+		if (pi->tmpl[0] < 0 && pi->tmpl[1] < 0 && p != ci->init &&
+		    !(pi->flags & (PF_EXITED | PF_TERMINAL)))
+			f->o.all = true;  /* a place whose next step no run showed yet */
+		for (int a = 0; a < 2; a++) {
+			if (pi->tmpl[a] < 0 || (a == 1 && pi->tmpl[1] == pi->tmpl[0]))
+				continue;
+			const struct cts_event *ev = &n->tmpls[pi->tmpl[a]];
+			op_objects(&f->o, ev, pi->parked ? n->ci[pi->parked - 1].key : 0);
+			f->creates |= ev->op == CTS_OP_CREATE;
+		}
+	}
+	for (int t = 0; t < s->nf; t++) {
+		struct objs *o = &s->f[t].o;
+		objs_add(o, obj_key(K_THREAD, (uint64_t)t), true);
+		if (o->nr)
+			qsort(o->r, o->nr, sizeof(*o->r), cmp_key);
+		qsort(o->w, o->nw, sizeof(*o->w), cmp_key);  /* its own place: never empty */
+	}
+}
+
+/* May a step touching o and a step of a thread with footprint f not commute? */
+static bool objs_conflict(const struct objs *o, const struct objs *f)
+{
+	if (o->all || f->all)
+		return true;
+	for (size_t i = 0; i < o->nw; i++)
+		if (key_in(f->w, f->nw, o->w[i]) || key_in(f->r, f->nr, o->w[i]))
+			return true;
+	for (size_t i = 0; i < o->nr; i++)
+		if (key_in(f->w, f->nw, o->r[i]))
+			return true;
+	return false;
+}
+
+/* The objects of tid's next step at m (its own place written). */
+static void step_objects(struct cts_petri *n, const struct cts_pmark *m, int tid, struct objs *o)
+{
+	uint32_t L;
+	const struct pinfo *pi = thread_pi(n, m, tid, &L);
+	const struct cts_event *tm = pi ? tmpl_at(n, m, tid, pi) : NULL;
+	memset(o, 0, sizeof(*o));
+	objs_add(o, obj_key(K_THREAD, (uint64_t)tid), true);
+	if (!tm) {
+		o->all = true;
+		return;
+	}
+	op_objects(o, tm, pi->parked ? n->ci[pi->parked - 1].key : 0);
+}
+
+struct stubset {
+	struct cts_petri *n;
+	const struct cts_pmark *m;
+	struct stub *s;
+	int nt;              /* threads of the model */
+	uint8_t *in;         /* in the set */
+	enum cts_pstatus *st;
+	int *work;
+	int nwork;
+};
+
+static void sb_add(struct stubset *b, int t);
+
+/* Threads that may create one not created yet: they go in instead. */
+static void sb_add_creators(struct stubset *b)
+{
+	for (int c = 0; c < b->nt; c++)
+		if (b->s->f[c].creates)
+			sb_add(b, c);
+}
+
+static void sb_add(struct stubset *b, int t)
+{
+	if (t < 0 || t >= b->nt || b->in[t])
+		return;
+	b->in[t] = 1;
+	if (t >= cts_pmark_nthreads(b->m) || b->st[t] == CTS_PS_GONE) {
+		if (t >= cts_pmark_nthreads(b->m))
+			sb_add_creators(b);  /* not created yet: it moves after its creator */
+		return;
+	}
+	b->work[b->nwork++] = t;
+}
+
+/* The threads whose steps can enable t's step (it is disabled at m): the
+ * lock's holder, the joined thread, else every thread touching what the
+ * step touches. count: how many there are; *all_in: all of them in the set. */
+static bool sb_enablers(struct stubset *b, int t, bool add)
+{
+	uint32_t L;
+	const struct pinfo *pi = thread_pi(b->n, b->m, t, &L);
+	const struct cts_event *tm = pi ? tmpl_at(b->n, b->m, t, pi) : NULL;
+	if (!tm) {
+		for (int j = 0; j < b->nt; j++) {
+			if (!b->in[j] && !add)
+				return false;
+			if (add)
+				sb_add(b, j);
+		}
+		return true;
+	}
+	int one = -1;
+	if ((tm->op == CTS_OP_LOCK || tm->op == CTS_OP_TRYLOCK) && !pi->parked) {
+		uint32_t c = comp_get(b->n, K_SYNC, tm->obj, -1);
+		int32_t h = b->n->pi[mk_place(b->n, b->m, c)].holder;
+		if (h >= 0 && h != t)
+			one = h;
+	} else if (tm->op == CTS_OP_JOIN && tm->target >= 0 && !pi->parked) {
+		one = tm->target;
+	}
+	if (one >= 0) {
+		if (add)
+			sb_add(b, one);
+		return b->in[one];
+	}
+	struct objs o;
+	step_objects(b->n, b->m, t, &o);
+	bool all = true;
+	for (int j = 0; j < b->nt && (all || add); j++) {
+		if (j == t || b->in[j] || !objs_conflict(&o, &b->s->f[j].o))
+			continue;
+		all = false;
+		if (add)
+			sb_add(b, j);
+	}
+	objs_free(&o);
+	return all;
+}
+
+/* j cannot move before a thread of the set does: disabled, and whatever can
+ * enable it is in the set. */
+static bool sb_held(struct stubset *b, int j)
+{
+	if (j >= cts_pmark_nthreads(b->m)) {
+		for (int c = 0; c < b->nt; c++)
+			if (b->s->f[c].creates && !b->in[c])
+				return false;
+		return true;
+	}
+	if (b->st[j] == CTS_PS_GONE)
+		return true;
+	return b->st[j] == CTS_PS_DISABLED && sb_enablers(b, j, false);
+}
+
+/* The stubborn set grown from t0; returns how many enabled threads it has. */
+static int sb_grow(struct stubset *b, int t0)
+{
+	memset(b->in, 0, (size_t)b->nt);
+	b->nwork = 0;
+	sb_add(b, t0);
+	while (b->nwork) {
+		int k = b->work[--b->nwork];
+		if (b->st[k] == CTS_PS_ENABLED) {
+			struct objs o;
+			step_objects(b->n, b->m, k, &o);
+			for (int j = 0; j < b->nt; j++)
+				if (!b->in[j] && objs_conflict(&o, &b->s->f[j].o) && !sb_held(b, j))
+					sb_add(b, j);
+			objs_free(&o);
+		} else if (b->st[k] == CTS_PS_DISABLED) {
+			sb_enablers(b, k, true);
+		} else {
+			for (int j = 0; j < b->nt; j++)
+				sb_add(b, j);
+		}
+	}
+	int en = 0;
+	for (int t = 0; t < cts_pmark_nthreads(b->m); t++)
+		en += b->in[t] && b->st[t] == CTS_PS_ENABLED;
+	return en;
+}
+
+void cts_petri_stubborn(struct cts_petri *n, const struct cts_pmark *m, uint8_t *explore)
+{
+	if (!n->stub)
+		n->stub = cts_xcalloc(1, sizeof(struct stub));
+	struct stubset b = { .n = n, .m = m, .s = n->stub };
+	int nthr = cts_pmark_nthreads(m);
+	if (nthr <= 0)
+		return;
+	foot_build(n, b.s);
+	b.nt = b.s->nf > nthr ? b.s->nf : nthr;
+	if (b.nt > b.s->nf) {
+		/* a thread the footprints do not know yet: no reduction */
+		for (int t = 0; t < nthr; t++)
+			explore[t] = cts_petri_status(n, m, t) == CTS_PS_ENABLED;
+		return;
+	}
+	b.in = cts_xcalloc((size_t)b.nt, 1);
+	b.work = cts_xcalloc((size_t)b.nt, sizeof(*b.work));
+	b.st = cts_xcalloc((size_t)b.nt, sizeof(*b.st));
+	for (int t = 0; t < b.nt; t++)
+		b.st[t] = t < nthr ? cts_petri_status(n, m, t) : CTS_PS_GONE;
+	/* the smallest set grown from one enabled thread */
+	int best = -1, bestn = 0;
+	for (int t = 0; t < nthr; t++) {
+		if (b.st[t] != CTS_PS_ENABLED)
+			continue;
+		int en = sb_grow(&b, t);
+		if (best < 0 || en < bestn) {
+			best = t;
+			bestn = en;
+		}
+		if (bestn == 1)
+			break;
+	}
+	memset(explore, 0, (size_t)nthr);
+	if (best >= 0) {
+		sb_grow(&b, best);
+		for (int t = 0; t < nthr; t++)
+			explore[t] = b.in[t] && b.st[t] == CTS_PS_ENABLED;
+	}
+	free(b.in);
+	free(b.work);
+	free(b.st);
 }

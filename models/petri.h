@@ -12,11 +12,11 @@
  * operation reads or writes). What is known about a key: enabled with its
  * outputs (observed, or predicted for reads, writes, locks and unlocks),
  * enabled but never executed, disabled, or nothing. With `replicate` every
- * word has one copy per thread (place replication, for unfoldings): a read
- * looks at its own copy only, a write sets every copy. The set of threads
- * is replicated the same way: every step of a thread reads its own copy,
- * create writes all of them; so which copies a write reaches is fixed by
- * the places it consumes, as in a Petri net. Whether a thread runs alone
+ * word has one copy per thread the model knows, created or not yet (place
+ * replication over the program's threads, as in the paper's section 4.2): a
+ * read looks at its own copy only, a write sets every copy, so a new
+ * thread's copies are right when it starts and a create touches only the
+ * thread counter. Whether a thread runs alone
  * (cts_petri_skips) still looks at the other threads' places: the
  * unfolding replays a thread's exit only after the steps that do not
  * depend on it (strategies/unfold.c). */
@@ -116,11 +116,22 @@ size_t cts_petri_inputs(struct cts_petri *n, const struct cts_pmark *m, int tid,
 /* Components tid's known transition at m changes (the thread first). */
 size_t cts_petri_outputs(struct cts_petri *n, const struct cts_pmark *m, int tid, uint32_t *comps,
 			 size_t max);
-/* The component of tid's copy of the thread set (with replication; every
- * step of tid reads it). */
-uint32_t cts_petri_tset_comp(struct cts_petri *n, int tid);
+/* Threads the model knows (the highest id seen + 1). With replication every
+ * word has one copy per known thread, so a write's inputs depend on it: when
+ * it grows, an unfolding built before is stale. */
+int cts_petri_width(const struct cts_petri *n);
 /* The thread component of tid, 0 if it has none yet. */
 uint32_t cts_petri_thread_comp(struct cts_petri *n, int tid);
+
+/* The dead-marking sweep's reduction (Valmari's stubborn sets, thread by
+ * thread; every deadlock stays reachable): explore[t] (room for
+ * cts_pmark_nthreads(m)) is set for the enabled threads the sweep must try
+ * at m. A thread's future is taken as everything its places in the model
+ * touch; a disabled thread in the set brings in what can enable it (a
+ * lock's holder, a joined thread, else every thread touching what it
+ * waits on); a thread that cannot move before one of the set does (such a
+ * disabled thread, one not created yet whose creators are in) is left out. */
+void cts_petri_stubborn(struct cts_petri *n, const struct cts_pmark *m, uint8_t *explore);
 
 struct cts_petri_stats {
 	uint64_t places, transitions, markings, bytes;

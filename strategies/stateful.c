@@ -38,7 +38,8 @@ struct frame {
 	int chosen;        /* thread fired towards the next frame */
 	size_t nw;
 	uint64_t *done, *sleep, *only;  /* only: on a revisit, the threads left to explore */
-	bool use_only;
+	uint64_t *stub;    /* the sweep: the stubborn set's enabled threads */
+	bool use_only, use_stub;
 	uint32_t runs, last_unknown;
 };
 
@@ -69,6 +70,8 @@ struct ustrat {
 	uint64_t executed;
 	int last_tid;          /* the thread of the run's last step */
 	uint64_t msteps;       /* steps of this run the model counts */
+	int *steps;            /* their threads (the unfolding's stateless count) */
+	size_t stepcap;
 	double t0;             /* when the search began (cfg.time_limit) */
 	/* naive */
 	struct frame *stack;
@@ -81,7 +84,9 @@ struct ustrat {
 	char why[512];
 	/* the unfolding search (unfold.h), then the sweep for dead markings */
 	struct cts_unf *unf;
+	int unf_width;         /* cts_petri_width the prefix was built for, 0 none yet */
 	bool cutoffs, sweeping;
+	bool full_sweep;       /* no stubborn sets in the sweep (CTS_UNF_SWEEP=full, tests) */
 	bool soft;             /* the target's last step is left out if it cannot run */
 };
 
@@ -189,8 +194,16 @@ static void u_executed(struct cts_strategy *base, const struct cts_sched_point *
 {
 	struct ustrat *s = (struct ustrat *)base;
 	(void)pt;
-	if (!cts_petri_skips(s->net, s->cur, ev->tid, ev->op))
+	if (!cts_petri_skips(s->net, s->cur, ev->tid, ev->op)) {
+		if (s->unf && !s->cutoffs) {
+			if (s->msteps == s->stepcap) {
+				s->stepcap = s->stepcap ? 2 * s->stepcap : 256;
+				s->steps = cts_xrealloc(s->steps, s->stepcap * sizeof(*s->steps));
+			}
+			s->steps[s->msteps] = ev->tid;
+		}
 		s->msteps++;
+	}
 	cts_petri_executed(s->net, s->cur, ev);
 	s->executed++;
 	s->last_tid = ev->tid;
@@ -231,6 +244,8 @@ static void u_end_run(struct cts_strategy *base, const struct cts_run_summary *s
 	}
 	if (s->sweeping)
 		s->st.sweep_runs++;
+	else if (s->unf && !s->cutoffs)
+		cts_unf_ran(s->unf, s->steps, s->msteps);
 	if (s->stutter) {
 		s->st.stutters++;
 		if (s->unf && !s->sweeping)
@@ -273,6 +288,7 @@ static void restart(struct ustrat *s)
 	if (s->unf) {
 		cts_unf_free(s->unf);
 		s->unf = cts_unf_new(s->cutoffs);
+		s->unf_width = 0;
 		s->sweeping = false;
 		s->soft = false;
 	}
@@ -329,6 +345,7 @@ static void push_frame(struct ustrat *s, uint32_t mark, int nthreads, const uint
 	f->done = fr_alloc(f->nw);
 	f->sleep = fr_alloc(f->nw);
 	f->only = fr_alloc(f->nw);
+	f->stub = fr_alloc(f->nw);
 	if (sleep)
 		memcpy(f->sleep, sleep, f->nw * sizeof(uint64_t));
 }
@@ -339,6 +356,7 @@ static void pop_frame(struct ustrat *s)
 	free(f->done);
 	free(f->sleep);
 	free(f->only);
+	free(f->stub);
 }
 
 /* The sequence S of Fig. 5: the choices of the frames below the top. */
@@ -409,6 +427,20 @@ static bool advance(struct ustrat *s)
 {
 	if (!s->unf)
 		return dfs_advance(s);
+	int width = cts_petri_width(s->net);
+	if (s->unf_width && width != s->unf_width) {
+		/* a run showed a thread the model did not know: every write of the
+		 * prefix (and of the sweep) sets one copy too few; build it again */
+		cts_debug_msg("unfold: %d threads known now, %d before: the prefix starts again",
+			      width, s->unf_width);
+		while (s->depth)
+			pop_frame(s);
+		cts_unf_free(s->unf);
+		s->unf = cts_unf_new(s->cutoffs);
+		s->sweeping = false;
+		s->st.widenings++;
+	}
+	s->unf_width = width;
 	if (!s->sweeping) {
 		struct cts_unf_run r;
 		double dl = s->base.cfg.time_limit > 0 ? s->t0 + s->base.cfg.time_limit : 0;
@@ -494,6 +526,18 @@ static bool dfs_advance(struct ustrat *s)
 					 "runs to a marking did not tell what its threads do next");
 			}
 			f->phase = PH_EXPAND;
+			if (s->sweeping && !s->full_sweep) {
+				/* only dead markings matter here: a stubborn set keeps
+				 * every one reachable (Valmari) */
+				int nt = cts_pmark_nthreads(s->tmp);
+				uint8_t *ex = cts_xcalloc((size_t)nt + 1, 1);
+				cts_petri_stubborn(s->net, s->tmp, ex);
+				for (int t = 0; t < nt && (size_t)t / 64 < f->nw; t++)
+					if (ex[t])
+						bs_add(f->stub, t);
+				free(ex);
+				f->use_stub = true;
+			}
 		}
 		/* the next enabled thread not yet explored here and not asleep */
 		int nt = cts_pmark_nthreads(s->tmp), pick = -1;
@@ -501,6 +545,8 @@ static bool dfs_advance(struct ustrat *s)
 			if (bs_has(f->done, f->nw, t) || bs_has(f->sleep, f->nw, t))
 				continue;
 			if (f->use_only && !bs_has(f->only, f->nw, t))
+				continue;
+			if (f->use_stub && !bs_has(f->stub, f->nw, t))
 				continue;
 			if (cts_petri_status(s->net, s->tmp, t) == CTS_PS_ENABLED)
 				pick = t;
@@ -543,6 +589,7 @@ static void u_destroy(struct cts_strategy *base)
 	free(s->vi);
 	free(s->sleeps);
 	free(s->target);
+	free(s->steps);
 	cts_pmark_free(s->cur);
 	cts_pmark_free(s->tmp);
 	cts_petri_free(s->net);
@@ -590,6 +637,8 @@ struct cts_strategy *cts_petri_unfold_create(const struct cts_strategy_config *c
 	struct ustrat *s = u_new(cfg, keying, true);
 	s->ops.name = "unfold";
 	s->cutoffs = cutoffs;
+	const char *sw = getenv("CTS_UNF_SWEEP");
+	s->full_sweep = sw && strcmp(sw, "full") == 0;
 	s->unf = cts_unf_new(cutoffs);
 	return &s->base;
 }
@@ -620,6 +669,9 @@ bool cts_petri_search_stats(const struct cts_strategy *base, struct cts_petri_se
 		out->terminals = us.cutoffs;
 		out->events = us.events;
 		out->conditions = us.conditions;
+		/* without cut-offs every event of the prefix was executed by a
+		 * run before the sweep: the stateless tester's test executions */
+		out->stateless_tests = s->cutoffs ? 0 : s->st.runs - s->st.sweep_runs;
 		out->bytes += us.bytes;
 		if (!out->why[0] || us.incomplete)
 			snprintf(out->why, sizeof(out->why), "%s", us.why[0] ? us.why : s->why);

@@ -37,6 +37,10 @@ struct cts_petri_search_stats {
 	uint64_t events, conditions;          /* ...its prefix */
 	uint64_t sweep_markings, sweep_terminals, sweep_runs; /* ...its dead-marking sweep */
 	uint64_t restarts;     /* the model was contradicted and the search began again */
+	uint64_t widenings;    /* unfold: a run showed a new thread, the prefix began again */
+	uint64_t stateless_tests; /* unfold --no-cutoffs: the runs before the sweep, which
+	                           * executed every event of the prefix (a stateless
+	                           * unfolding tester's test executions) */
 	uint64_t stutters;     /* runs stopped at a step the explorer holds back (a spin) */
 	uint64_t places, transitions, bytes;
 	uint64_t conflicts;    /* observations that contradicted the model */

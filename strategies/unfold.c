@@ -16,6 +16,15 @@ struct cond {
 	int32_t pos;       /* index in byc[comp], -1 not there (initial, or dropped) */
 };
 
+struct u32v {
+	uint32_t *v;
+	size_t n, cap;
+};
+
+struct lt {
+	uint32_t level, trans;
+};
+
 struct event {
 	int tid;
 	bool exit;         /* a thread's end: replayed as late as it can be */
@@ -28,12 +37,8 @@ struct event {
 	                    * of [e] once added; initial conditions left out */
 	uint32_t ncut;
 	uint32_t *parikh;  /* the transitions of [e], ascending */
+	struct lt *foata;  /* [e]'s Foata normal form once the order needed it */
 	uint64_t hash;
-};
-
-struct u32v {
-	uint32_t *v;
-	size_t n, cap;
 };
 
 struct cts_unf {
@@ -43,9 +48,20 @@ struct cts_unf {
 	struct cts_pmark *m0, *mk, *mf;
 	struct cond *conds;
 	size_t nconds, condcap;
+	/* The co-relation (Khomenko & Koutny): co[b], ascending, the non-initial
+	 * conditions concurrent with b, kept up to date as events are added. An
+	 * initial condition is concurrent with b when [•b] never touched its
+	 * component, which b's cut tells: such pairs are not stored. */
+	struct u32v *co;
+	uint64_t nco;      /* entries in all co lists */
 	struct event *ev;
 	size_t nev, evcap;
 	int32_t *initc;    /* comp -> its initial condition, -1 none yet */
+	uint32_t *cmark;   /* comp -> stamp, to see each needed component once */
+	uint8_t *inS;      /* comp -> the co-set being grown has a condition of it */
+	uint32_t cgen;
+	uint32_t *need;    /* the components a transition touches (pe_resolve) */
+	size_t needcap;
 	struct u32v *byc;  /* comp -> conditions usable for extensions */
 	size_t ncomp;
 	uint32_t *heap;    /* extensions, ERV-least first */
@@ -75,6 +91,17 @@ struct cts_unf {
 	uint32_t cur_e;    /* the event being extended (-1: the initial state) */
 	bool pe_unknown;
 	uint64_t cutcount, markings, dropped, iter;
+	bool late;            /* out_of_time saw the deadline pass */
+	/* without cut-offs, once the prefix is complete: runs until every event
+	 * was executed by one (cover) */
+	uint64_t cover_runs;  /* runs queued for that */
+	bool covered;         /* every event was */
+	struct u32v ran;      /* the threads of the runs' steps, each run ended by
+	                       * UINT32_MAX (cts_unf_ran), replayed from ran_pos on */
+	size_t ran_pos;
+	uint32_t *cover_order; /* added events by label, the next one at cover_next */
+	size_t ncover, cover_next;
+	uint8_t *executed;    /* by event: some run executed it */
 	double deadline;
 	const volatile sig_atomic_t *stop;
 	char why[160];
@@ -100,9 +127,12 @@ static double now_s(void)
  * clock is read every 64 calls, the flag at each. */
 static bool out_of_time(struct cts_unf *u)
 {
-	if (u->stop && *u->stop)
+	if (u->late || (u->stop && *u->stop))
 		return true;
-	return (++u->iter & 63) == 0 && u->deadline > 0 && now_s() > u->deadline;
+	/* once seen, the deadline stays passed: the search unwinds at once, not
+	 * one call in 64 while the rest go on */
+	u->late = (++u->iter & 63) == 0 && u->deadline > 0 && now_s() > u->deadline;
+	return u->late;
 }
 
 static void u32_push(struct u32v *a, uint32_t x)
@@ -134,17 +164,27 @@ void cts_unf_free(struct cts_unf *u)
 		free(u->ev[i].postc);
 		free(u->ev[i].cut);
 		free(u->ev[i].parikh);
+		free(u->ev[i].foata);
 	}
 	for (size_t i = 0; i < u->ncomp; i++)
 		free(u->byc[i].v);
+	for (size_t i = 0; i < u->nconds; i++)
+		free(u->co[i].v);
+	free(u->co);
 	for (size_t i = 0; i < u->nruns; i++) {
 		free(u->runs[i].tids);
 		free(u->runs[i].evs);
 	}
 	free(u->runs);
 	free(u->redo.v);
+	free(u->ran.v);
+	free(u->cover_order);
+	free(u->executed);
 	free(u->byc);
 	free(u->initc);
+	free(u->cmark);
+	free(u->inS);
+	free(u->need);
 	free(u->conds);
 	free(u->ev);
 	free(u->heap);
@@ -170,6 +210,8 @@ static void comps_grow(struct cts_unf *u, uint32_t comp)
 		nc *= 2;
 	u->initc = cts_xrealloc(u->initc, nc * sizeof(*u->initc));
 	u->byc = cts_xrealloc(u->byc, nc * sizeof(*u->byc));
+	u->cmark = cts_xgrow(u->cmark, u->ncomp, nc, sizeof(*u->cmark));
+	u->inS = cts_xgrow(u->inS, u->ncomp, nc, sizeof(*u->inS));
 	for (size_t i = u->ncomp; i < nc; i++) {
 		u->initc[i] = -1;
 		memset(&u->byc[i], 0, sizeof(u->byc[i]));
@@ -181,8 +223,10 @@ static uint32_t cond_new(struct cts_unf *u, uint32_t comp, uint32_t place, int32
 			 int32_t producer)
 {
 	if (u->nconds == u->condcap) {
-		u->condcap = u->condcap ? u->condcap * 2 : 1024;
-		u->conds = cts_xrealloc(u->conds, u->condcap * sizeof(*u->conds));
+		size_t nc = u->condcap ? u->condcap * 2 : 1024;
+		u->conds = cts_xrealloc(u->conds, nc * sizeof(*u->conds));
+		u->co = cts_xgrow(u->co, u->condcap, nc, sizeof(*u->co));
+		u->condcap = nc;
 	}
 	uint32_t id = (uint32_t)u->nconds++;
 	u->conds[id] = (struct cond){ .comp = comp, .place = place, .parent = parent,
@@ -268,6 +312,72 @@ static bool cut_merge(const struct cts_unf *u, const uint64_t *a, size_t na, con
 	return true;
 }
 
+/* ---- the co-relation ---- */
+
+/* Does the cut name comp (did an event of its configuration touch it)? */
+static bool cut_has(const uint64_t *cut, size_t n, uint32_t comp)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (cut_comp(cut[mid]) == comp)
+			return true;
+		if (cut_comp(cut[mid]) < comp)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+static bool u32_has(const struct u32v *a, uint32_t x)
+{
+	size_t lo = 0, hi = a->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (a->v[mid] == x)
+			return true;
+		if (a->v[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/* The cut of [•b] (of its producer's local configuration), empty for an
+ * initial condition. */
+static const uint64_t *cond_cut(const struct cts_unf *u, uint32_t b, size_t *n)
+{
+	int32_t p = u->conds[b].producer;
+	*n = p >= 0 ? u->ev[p].ncut : 0;
+	return p >= 0 ? u->ev[p].cut : NULL;
+}
+
+/* A condition of an event dropped since (a held-back spinner's step). */
+static bool cond_dead(const struct cts_unf *u, uint32_t b)
+{
+	return u->conds[b].producer >= 0 && u->conds[b].pos < 0;
+}
+
+/* a co b: some reachable cut holds both (distinct components; neither's
+ * history consumes the other; no conflict). */
+static bool is_co(const struct cts_unf *u, uint32_t a, uint32_t b)
+{
+	if (a == b || u->conds[a].comp == u->conds[b].comp)
+		return false;
+	bool ia = u->conds[a].producer < 0, ib = u->conds[b].producer < 0;
+	size_t n;
+	const uint64_t *c;
+	if (ia && ib)
+		return true;
+	if (ia || ib) {
+		c = cond_cut(u, ia ? b : a, &n);
+		return !cut_has(c, n, u->conds[ia ? a : b].comp);
+	}
+	return u->co[a].n <= u->co[b].n ? u32_has(&u->co[a], b) : u32_has(&u->co[b], a);
+}
+
 /* ---- configurations ---- */
 
 static void stamp_next(struct cts_unf *u)
@@ -337,10 +447,6 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-struct lt {
-	uint32_t level, trans;
-};
-
 static int cmp_lt(const void *a, const void *b)
 {
 	const struct lt *x = a, *y = b;
@@ -349,24 +455,28 @@ static int cmp_lt(const void *a, const void *b)
 	return x->trans < y->trans ? -1 : x->trans > y->trans;
 }
 
-/* [e] as (level, transition), sorted: its Foata normal form. */
-static struct lt *foata(struct cts_unf *u, uint32_t e, size_t *n)
+/* [e] as (level, transition), sorted: its Foata normal form, e->size long.
+ * A configuration never changes, so it is made once. */
+static const struct lt *foata(struct cts_unf *u, uint32_t e)
 {
+	if (u->ev[e].foata)
+		return u->ev[e].foata;
 	struct u32v evs = { 0 };
 	config_events(u, u->ev[e].cut, u->ev[e].ncut, &evs);
-	if (u->ev[e].state == E_EXT)
+	if (u->ev[e].state != E_ADDED)  /* its cut is still [•e]'s */
 		u32_push(&evs, e);
 	struct lt *f = cts_xmalloc((evs.n + 1) * sizeof(*f));
 	for (size_t i = 0; i < evs.n; i++)
 		f[i] = (struct lt){ u->ev[evs.v[i]].level, u->ev[evs.v[i]].trans };
 	qsort(f, evs.n, sizeof(*f), cmp_lt);
-	*n = evs.n;
 	free(evs.v);
+	u->ev[e].foata = f;
 	return f;
 }
 
 /* The ERV adequate order on local configurations: size, then Parikh
- * vector, then Foata normal form (level by level, each as a Parikh vector). */
+ * vector, then Foata normal form (level by level, each as a Parikh vector:
+ * a level's transitions are ascending in the normal form). */
 static int erv_cmp(struct cts_unf *u, uint32_t a, uint32_t b)
 {
 	const struct event *x = &u->ev[a], *y = &u->ev[b];
@@ -375,30 +485,29 @@ static int erv_cmp(struct cts_unf *u, uint32_t a, uint32_t b)
 	int c = parikh_cmp(x->parikh, x->size, y->parikh, y->size);
 	if (c)
 		return c;
-	size_t nf, ng;
-	struct lt *f = foata(u, a, &nf), *g = foata(u, b, &ng);
+	size_t n = x->size;
+	const struct lt *f = foata(u, a), *g = foata(u, b);
 	size_t i = 0, j = 0;
-	while (!c && i < nf && j < ng) {
+	while (!c && i < n && j < n) {
 		uint32_t l = f[i].level < g[j].level ? f[i].level : g[j].level;
 		size_t i2 = i, j2 = j;
-		while (i2 < nf && f[i2].level == l)
+		while (i2 < n && f[i2].level == l)
 			i2++;
-		while (j2 < ng && g[j2].level == l)
+		while (j2 < n && g[j2].level == l)
 			j2++;
-		uint32_t *fa = cts_xmalloc((i2 - i + 1) * sizeof(*fa));
-		uint32_t *ga = cts_xmalloc((j2 - j + 1) * sizeof(*ga));
-		for (size_t k = i; k < i2; k++)
-			fa[k - i] = f[k].trans;
-		for (size_t k = j; k < j2; k++)
-			ga[k - j] = g[k].trans;
-		c = parikh_cmp(fa, i2 - i, ga, j2 - j);
-		free(fa);
-		free(ga);
+		/* parikh_cmp over the two levels' transitions */
+		size_t p = i, q = j;
+		while (!c && p < i2 && q < j2) {
+			if (f[p].trans != g[q].trans)
+				c = f[p].trans < g[q].trans ? 1 : -1;
+			p++;
+			q++;
+		}
+		if (!c)
+			c = p < i2 ? 1 : q < j2 ? -1 : 0;
 		i = i2;
 		j = j2;
 	}
-	free(f);
-	free(g);
 	return c ? c : a < b ? -1 : a > b;
 }
 
@@ -573,14 +682,6 @@ struct pe {
 	size_t nS, capS;
 };
 
-static bool in_S(const struct cts_unf *u, const struct pe *p, uint32_t comp)
-{
-	for (size_t i = 0; i < p->nS; i++)
-		if (u->conds[p->S[i]].comp == comp)
-			return true;
-	return false;
-}
-
 static bool uses_must(const struct cts_unf *u, const struct pe *p)
 {
 	if (p->must == UINT32_MAX)
@@ -657,37 +758,41 @@ static void want_run(struct cts_unf *u, const uint64_t *cut, size_t ncut, int ti
 static void pe_resolve(struct cts_unf *u, struct pe *p, const uint64_t *cut, size_t ncut);
 static uint8_t visited(struct cts_unf *u, uint32_t mark, bool set);
 
-/* The configuration with cut m still leaves a condition of must's postset
- * unconsumed (so a co-set in it can use one). Merging only moves cuts on: once
- * false, false for every configuration that contains this one. */
-static bool must_live(struct cts_unf *u, const struct pe *p, const uint64_t *m, size_t nm)
-{
-	if (p->must == UINT32_MAX)
-		return true;
-	const struct event *e = &u->ev[p->must];
-	for (uint32_t i = 0; i < e->npre; i++) {
-		uint32_t c = e->postc[i], comp = u->conds[c].comp;
-		if (cut_find(u, m, nm, comp) == c)
-			return true;
-	}
-	return false;
-}
-
 /* The cut of the configuration with cut `cut` and [•b] into *m (freed by the
- * caller); false when they conflict, when [•b] consumes a condition of S, or
- * (fast) when no condition of the new event's postset is left unconsumed. */
+ * caller); false when they conflict or when [•b] consumes a condition of S. */
 static bool pe_merge(struct cts_unf *u, const struct pe *p, const uint64_t *cut, size_t ncut,
-		     uint32_t b, bool fast, uint64_t **m, size_t *nm)
+		     uint32_t b, uint64_t **m, size_t *nm)
 {
-	int32_t pr = u->conds[b].producer;
-	const uint64_t *pc = pr >= 0 ? u->ev[pr].cut : NULL;
-	size_t npc = pr >= 0 ? u->ev[pr].ncut : 0;
+	size_t npc;
+	const uint64_t *pc = cond_cut(u, b, &npc);
 	*m = cts_xmalloc((ncut + npc + 1) * sizeof(**m));
 	bool ok = cut_merge(u, cut, ncut, pc, npc, *m, nm);
 	/* nothing of [•b] consumes a condition of S */
 	for (size_t i = 0; ok && i < p->nS; i++)
 		ok = cut_find(u, *m, *nm, u->conds[p->S[i]].comp) == p->S[i];
-	return ok && (!fast || must_live(u, p, *m, *nm));
+	return ok;
+}
+
+/* b can join the co-set S: concurrent with each of its conditions, and (when
+ * S must come to use a condition of the new event's postset and does not yet)
+ * some condition of that postset is b or concurrent with b and all of S. */
+static bool co_with(const struct cts_unf *u, const struct pe *p, uint32_t b)
+{
+	for (size_t i = 0; i < p->nS; i++)
+		if (!is_co(u, b, p->S[i]))
+			return false;
+	if (p->must == UINT32_MAX || uses_must(u, p))
+		return true;
+	const struct event *e = &u->ev[p->must];
+	for (uint32_t j = 0; j < e->npre; j++) {
+		uint32_t c = e->postc[j];
+		bool ok = c == b || is_co(u, c, b);
+		for (size_t i = 0; ok && i < p->nS; i++)
+			ok = is_co(u, c, p->S[i]);
+		if (ok)
+			return true;
+	}
+	return false;
 }
 
 static void pe_try(struct cts_unf *u, struct pe *p, uint32_t b, const uint64_t *m, size_t nm)
@@ -697,7 +802,9 @@ static void pe_try(struct cts_unf *u, struct pe *p, uint32_t b, const uint64_t *
 		p->S = cts_xrealloc(p->S, p->capS * sizeof(*p->S));
 	}
 	p->S[p->nS++] = b;
+	u->inS[u->conds[b].comp] = 1;
 	pe_resolve(u, p, m, nm);
+	u->inS[u->conds[b].comp] = 0;
 	p->nS--;
 }
 
@@ -715,30 +822,25 @@ static int cmp_rank(const void *a, const void *b, void *arg)
 	return x < y ? -1 : x > y;
 }
 
-/* The fast search for the conditions of comp that extend S (the restricted
- * structure of these nets: every event consumes and re-produces one
- * condition of each component it touches, so a component's conditions form
- * a tree and the candidates are the subtree under the configuration's
- * condition). A condition's children are produced by events that consumed
- * it, so their [•b'] contains its [•b]: where b conflicts with the
- * configuration, consumes S, or leaves no condition of the new event's
- * postset, so does its whole subtree, which is skipped. The others are tried
- * in the straightforward search's order, so both find the same events in the
- * same order. */
-static void pe_branch_fast(struct cts_unf *u, struct pe *p, const uint64_t *cut, size_t ncut,
-			   uint32_t comp)
+/* The conditions of comp that extend the co-set S, found with the
+ * co-relation. They form a subtree of comp's condition tree rooted at the
+ * configuration's condition of comp: a condition's children are made by
+ * events that consumed it, so their histories contain its history, and a
+ * child concurrent with S (and with a usable condition of the new event's
+ * postset) has a parent that is too. The walk stops at the first condition
+ * that is not; only the candidates' configurations are merged. They are tried
+ * in the straightforward search's order, so both find the same events in
+ * the same order. */
+static void pe_branch_co(struct cts_unf *u, struct pe *p, const uint64_t *cut, size_t ncut,
+			 uint32_t comp)
 {
 	struct u32v stack = { 0 }, cand = { 0 };
 	u32_push(&stack, cut_find(u, cut, ncut, comp));
 	while (stack.n) {
 		uint32_t b = stack.v[--stack.n];
-		uint64_t *m;
-		size_t nm;
-		bool ok = pe_merge(u, p, cut, ncut, b, true, &m, &nm);
-		free(m);
-		if (!ok)
+		if (!co_with(u, p, b))
 			continue;
-		if (u->conds[b].pos >= 0 || u->conds[b].producer < 0)
+		if (!cond_dead(u, b))
 			u32_push(&cand, b);
 		for (int32_t c = u->conds[b].child; c >= 0; c = u->conds[c].sibling)
 			u32_push(&stack, (uint32_t)c);
@@ -748,8 +850,11 @@ static void pe_branch_fast(struct cts_unf *u, struct pe *p, const uint64_t *cut,
 	for (size_t k = 0; k < cand.n; k++) {
 		uint64_t *m;
 		size_t nm;
-		if (pe_merge(u, p, cut, ncut, cand.v[k], true, &m, &nm))
+		if (pe_merge(u, p, cut, ncut, cand.v[k], &m, &nm))
 			pe_try(u, p, cand.v[k], m, nm);
+		else
+			cts_debug_msg("unfold: condition %u is co with the co-set but does not merge",
+				      cand.v[k]);
 		free(m);
 	}
 	free(stack.v);
@@ -761,7 +866,7 @@ static void pe_branch(struct cts_unf *u, struct pe *p, const uint64_t *cut, size
 		      uint32_t comp)
 {
 	if (!u->scan_pe) {
-		pe_branch_fast(u, p, cut, ncut, comp);
+		pe_branch_co(u, p, cut, ncut, comp);
 		return;
 	}
 	uint32_t ic = init_cond(u, comp);
@@ -773,7 +878,7 @@ static void pe_branch(struct cts_unf *u, struct pe *p, const uint64_t *cut, size
 			continue;
 		uint64_t *m;
 		size_t nm;
-		if (pe_merge(u, p, cut, ncut, b, false, &m, &nm))
+		if (pe_merge(u, p, cut, ncut, b, &m, &nm))
 			pe_try(u, p, b, m, nm);
 		free(m);
 	}
@@ -791,37 +896,48 @@ static void pe_resolve(struct cts_unf *u, struct pe *p, const uint64_t *cut, siz
 	enum cts_pstatus st = cts_petri_status(u->net, u->mk, p->tid);
 	if (st == CTS_PS_GONE)
 		return;
-	uint32_t need[512];
 	size_t nneed;
+	if (!u->needcap) {
+		u->needcap = 256;
+		u->need = cts_xmalloc(u->needcap * sizeof(*u->need));
+	}
 	if (!cts_petri_next_op(u->net, u->mk, p->tid)) {
-		need[0] = cts_petri_thread_comp(u->net, p->tid);
-		need[1] = cts_petri_tset_comp(u->net, p->tid);
-		nneed = 2;
+		u->need[0] = cts_petri_thread_comp(u->net, p->tid);
+		nneed = 1;
 	} else {
-		nneed = cts_petri_inputs(u->net, u->mk, p->tid, need, 256);
-		if (nneed > 256) {
-			note(u, "a transition touching more than 255 components");
-			return;
-		}
-		if (st == CTS_PS_ENABLED) {
-			size_t no = cts_petri_outputs(u->net, u->mk, p->tid, need + nneed, 256);
-			if (no > 256) {
-				note(u, "a transition touching more than 255 components");
-				return;
+		for (;;) {
+			/* (the process's exit reads every component of the marking) */
+			nneed = cts_petri_inputs(u->net, u->mk, p->tid, u->need, u->needcap);
+			size_t no = 0;
+			if (nneed <= u->needcap && st == CTS_PS_ENABLED)
+				no = cts_petri_outputs(u->net, u->mk, p->tid, u->need + nneed,
+						       u->needcap - nneed);
+			if (nneed + no <= u->needcap) {
+				nneed += no;
+				break;
 			}
-			nneed += no;
+			u->needcap = 2 * (nneed + no);
+			u->need = cts_xrealloc(u->need, u->needcap * sizeof(*u->need));
 		}
 	}
+	/* the components in the order the transition names them, each once:
+	 * the first one S has no condition of comes next (the recursion below
+	 * uses u->need no more) */
 	size_t distinct = 0;
+	if (++u->cgen == 0) {
+		memset(u->cmark, 0, u->ncomp * sizeof(*u->cmark));
+		u->cgen = 1;
+	}
+	uint32_t gen = u->cgen;
 	for (size_t i = 0; i < nneed; i++) {
-		bool dup = false;
-		for (size_t j = 0; j < i && !dup; j++)
-			dup = need[j] == need[i];
-		if (dup)
+		uint32_t c = u->need[i];
+		comps_grow(u, c);
+		if (u->cmark[c] == gen)
 			continue;
+		u->cmark[c] = gen;
 		distinct++;
-		if (!in_S(u, p, need[i])) {
-			pe_branch(u, p, cut, ncut, need[i]);
+		if (!u->inS[c]) {
+			pe_branch(u, p, cut, ncut, c);
 			return;
 		}
 	}
@@ -873,6 +989,60 @@ static uint8_t visited(struct cts_unf *u, uint32_t mark, bool set)
 	return was;
 }
 
+/* The co-relation for the conditions e just made (Khomenko & Koutny's
+ * update): a condition is concurrent with every c of e• iff it is
+ * concurrent with every condition of •e; then co(c) is that set and the
+ * rest of e•, and c joins the list of each of them. New conditions have the
+ * highest ids, so every list stays ascending. */
+static void co_add(struct cts_unf *u, uint32_t id)
+{
+	const struct event *e = &u->ev[id];
+	struct u32v ce = { 0 };
+	int32_t best = -1;
+	for (uint32_t i = 0; i < e->npre; i++) {
+		uint32_t b = e->pre[i];
+		if (u->conds[b].producer >= 0 && (best < 0 || u->co[b].n < u->co[best].n))
+			best = (int32_t)b;
+	}
+	/* candidates: co(best), or (every condition of •e initial) all of them */
+	size_t ncand = best >= 0 ? u->co[best].n : u->nconds - e->npre;
+	for (size_t k = 0; k < ncand; k++) {
+		uint32_t d = best >= 0 ? u->co[best].v[k] : (uint32_t)k;
+		if (u->conds[d].producer < 0 || cond_dead(u, d))
+			continue;
+		bool ok = true;
+		size_t nd;
+		const uint64_t *kd = cond_cut(u, d, &nd);
+		for (uint32_t i = 0; ok && i < e->npre; i++) {
+			uint32_t b = e->pre[i];
+			if ((int32_t)b == best)
+				continue;
+			if (u->conds[b].producer < 0)
+				ok = !cut_has(kd, nd, u->conds[b].comp);
+			else
+				ok = u32_has(&u->co[b], d);
+		}
+		if (ok)
+			u32_push(&ce, d);
+	}
+	for (uint32_t i = 0; i < e->npre; i++) {
+		struct u32v *l = &u->co[e->postc[i]];
+		l->cap = ce.n + e->npre;
+		l->v = cts_xmalloc(l->cap * sizeof(*l->v));
+		if (ce.n)
+			memcpy(l->v, ce.v, ce.n * sizeof(*l->v));
+		l->n = ce.n;
+		for (uint32_t j = 0; j < e->npre; j++)
+			if (j != i)
+				l->v[l->n++] = e->postc[j];
+	}
+	for (size_t k = 0; k < ce.n; k++)
+		for (uint32_t i = 0; i < e->npre; i++)
+			u32_push(&u->co[ce.v[k]], e->postc[i]);
+	u->nco += 2 * (uint64_t)ce.n * e->npre + (uint64_t)e->npre * (e->npre - 1);
+	free(ce.v);
+}
+
 static void add_event(struct cts_unf *u, uint32_t id)
 {
 	struct event *e = &u->ev[id];
@@ -913,6 +1083,108 @@ static void add_event(struct cts_unf *u, uint32_t id)
 		u->conds[postc[i]].pos = (int32_t)l->n;
 		u32_push(l, postc[i]);
 	}
+	co_add(u, id);
+}
+
+static int cmp_label(const void *a, const void *b, void *arg)
+{
+	const struct cts_unf *u = arg;
+	uint32_t x = u->ev[*(const uint32_t *)a].label, y = u->ev[*(const uint32_t *)b].label;
+	return x < y ? -1 : x > y;
+}
+
+/* The event of the prefix thread t's step makes at the configuration with
+ * this cut (at most one: the marking fixes the transition), UINT32_MAX none. */
+static uint32_t step_event(struct cts_unf *u, const uint64_t *cut, size_t ncut, int t)
+{
+	uint32_t b = cut_find(u, cut, ncut, cts_petri_thread_comp(u->net, t));
+	for (int32_t c = u->conds[b].child; c >= 0; c = u->conds[c].sibling) {
+		uint32_t g = (uint32_t)u->conds[c].producer;
+		const struct event *y = &u->ev[g];
+		bool en = y->state == E_ADDED;
+		for (uint32_t i = 0; en && i < y->npre; i++)
+			en = cut_find(u, cut, ncut, u->conds[y->pre[i]].comp) == y->pre[i];
+		if (en)
+			return g;
+	}
+	return UINT32_MAX;
+}
+
+/* The cut after event g (its preset in the cut) into *cut. */
+static void cut_step(struct cts_unf *u, uint64_t **cut, size_t *ncut, size_t *cap, uint32_t g)
+{
+	const struct event *y = &u->ev[g];
+	uint64_t *next = cts_xmalloc((*ncut + y->ncut + 1) * sizeof(*next));
+	size_t nn;
+	if (cut_merge(u, *cut, *ncut, y->cut, y->ncut, next, &nn)) {
+		if (nn + 1 > *cap) {
+			*cap = 2 * (nn + 1);
+			*cut = cts_xrealloc(*cut, *cap * sizeof(**cut));
+		}
+		memcpy(*cut, next, nn * sizeof(**cut));
+		*ncut = nn;
+	}
+	free(next);
+}
+
+/* The stateless unfolding tester of Kähkönen, Saarikivi & Heljanko (ASE
+ * 2012; the paper's "stateless unfolding" column) has no model, so every
+ * event of the unfolding must be executed by some test run: for each event,
+ * in the order they were added, that no run executed yet, one run follows
+ * [e] and then goes on as the scheduler likes. Here too, once the prefix is
+ * complete: what the runs so far executed is found by replaying their steps
+ * over the prefix, and the next event none executed gets a run to [e] (then
+ * on freely). One run per call, so the deadline is seen between runs. True:
+ * a run was queued; false: every event was executed. */
+static bool cover(struct cts_unf *u)
+{
+	if (!u->cover_order) {
+		u->cover_order = cts_xmalloc((u->nev + 1) * sizeof(*u->cover_order));
+		u->executed = cts_xcalloc(u->nev + 1, 1);
+		for (size_t i = 0; i < u->nev; i++)
+			if (u->ev[i].state == E_ADDED)
+				u->cover_order[u->ncover++] = (uint32_t)i;
+		/* by label (event ids are in the order extensions were found) */
+		qsort_r(u->cover_order, u->ncover, sizeof(*u->cover_order), cmp_label, u);
+	}
+	uint64_t *cut = NULL;
+	size_t cap = 0, ncut = 0;
+	for (; u->ran_pos < u->ran.n; u->ran_pos++) {
+		uint32_t t = u->ran.v[u->ran_pos], g = UINT32_MAX;
+		if (t != UINT32_MAX)
+			g = step_event(u, cut, ncut, (int)t);
+		if (g != UINT32_MAX) {
+			u->executed[g] = 1;
+			cut_step(u, &cut, &ncut, &cap, g);
+			continue;
+		}
+		while (u->ran_pos < u->ran.n && u->ran.v[u->ran_pos] != UINT32_MAX)
+			u->ran_pos++;  /* this run left the prefix (or ended): the next one */
+		ncut = 0;
+	}
+	free(cut);
+	while (u->cover_next < u->ncover && u->executed[u->cover_order[u->cover_next]])
+		u->cover_next++;
+	if (u->cover_next == u->ncover)
+		return false;
+	uint32_t e = u->cover_order[u->cover_next];
+	struct u32v evs = { 0 };
+	config_events(u, u->ev[e].cut, u->ev[e].ncut, &evs);
+	for (size_t i = 0; i < evs.n; i++)
+		u->executed[evs.v[i]] = 1;  /* (so a run that fails to get there is not asked again) */
+	free(evs.v);
+	u->cover_runs++;
+	want_run(u, u->ev[e].cut, u->ev[e].ncut, -1);
+	return true;
+}
+
+void cts_unf_ran(struct cts_unf *u, const int *tids, size_t n)
+{
+	if (u->cutoffs || u->covered)
+		return;
+	for (size_t i = 0; i < n; i++)
+		u32_push(&u->ran, (uint32_t)tids[i]);
+	u32_push(&u->ran, UINT32_MAX);
 }
 
 static bool take_run(struct cts_unf *u, struct cts_unf_run *run)
@@ -986,8 +1258,13 @@ bool cts_unf_advance(struct cts_unf *u, struct cts_petri *net, struct cts_unf_ru
 			}
 			continue;
 		}
-		if (!u->nheap)
-			return false;
+		if (!u->nheap) {
+			if (u->cutoffs || u->covered)
+				return false;
+			if (!cover(u))
+				u->covered = true;
+			continue;
+		}
 		uint32_t id = u->heap[0];
 		struct event *e = &u->ev[id];
 		if (e->state == E_DROPPED) {
@@ -1011,6 +1288,13 @@ bool cts_unf_advance(struct cts_unf *u, struct cts_petri *net, struct cts_unf_ru
 		if ((unk > 0 && (e->runs == 0 || unk < e->last_unknown)) || (dead && e->runs == 0)) {
 			cts_debug_msg("unfold: run to [e%u] (thread %d, size %u): %u threads unknown, "
 				      "%d enabled, %d live", id, e->tid, e->size, unk, en, alive);
+			for (int t = 0; cts_verbosity >= 3 && t < cts_pmark_nthreads(u->mk); t++) {
+				char b[96];
+				const struct cts_event *op = cts_petri_next_op(net, u->mk, t);
+				if (cts_petri_status(net, u->mk, t) == CTS_PS_UNKNOWN)
+					cts_debug_msg("unfold:   thread %d unknown, next %s", t,
+						      op ? cts_event_str(op, b, sizeof(b)) : "?");
+			}
 			e->runs++;
 			e->last_unknown = unk;
 			/* [e]: [•e] and e itself */
@@ -1086,7 +1370,12 @@ void cts_unf_get_stats(const struct cts_unf *u, struct cts_unf_stats *out)
 		b += (uint64_t)u->ev[i].npre * 12 + u->ev[i].ncut * 8 + u->ev[i].size * 4;
 	for (size_t i = 0; i < u->ncomp; i++)
 		b += u->byc[i].cap * 4;
+	b += u->condcap * sizeof(*u->co);
+	for (size_t i = 0; i < u->nconds; i++)
+		b += u->co[i].cap * 4;
 	out->bytes = b;
+	out->co_pairs = u->nco / 2;
+	out->cover_runs = u->cover_runs;
 	out->incomplete = u->incomplete;
 	snprintf(out->why, sizeof(out->why), "%s", u->why);
 }

@@ -10,18 +10,20 @@
  *
  * Possible extensions: for each thread, every co-set of conditions, one per
  * component its next transition at the co-set's marking touches, that uses
- * a condition the new event produced. The restricted structure of these nets
- * (every event consumes and re-produces one condition of each component it
- * touches) makes each component's conditions a tree in which a condition's
- * subtree has its [•b] and more: the candidates for a component are searched
- * down the subtree under the configuration's condition, skipping a subtree
- * whose root conflicts with the co-set so far or leaves no condition of the
- * new event unconsumed. The straightforward search (every condition of the
- * component tried) stays for tests: environment CTS_UNF_PE=scan; both find
- * the same events in the same order (tests/unit/test_petri.c). Where the model does not know what follows (a thread's next
- * step, or a transition the model cannot predict), the search asks for a
- * test run (EXTENDMODEL) that follows a configuration's events; the caller
- * (strategies/stateful.c) does the runs. */
+ * a condition the new event produced. The co-relation is kept as Khomenko &
+ * Koutny do (each new condition's co-set from its event's preset, updated
+ * incrementally); a co-set grows one component at a time by the conditions
+ * concurrent with all of it. The restricted structure of these nets (every
+ * event consumes and re-produces one condition of each component it
+ * touches) makes each component's conditions a tree, and those concurrent
+ * with a co-set a subtree under the configuration's condition: the search
+ * walks it and stops where concurrency ends. The straightforward search
+ * (every condition of the component tried by merging configurations) stays
+ * for tests: environment CTS_UNF_PE=scan; both find the same events in the
+ * same order (tests/unit/test_petri.c). Where the model does not know what
+ * follows (a thread's next step, or a transition the model cannot predict),
+ * the search asks for a test run (EXTENDMODEL) that follows a configuration's
+ * events; the caller (strategies/stateful.c) does the runs. */
 #ifndef CTS_UNFOLD_H
 #define CTS_UNFOLD_H
 
@@ -55,6 +57,9 @@ bool cts_unf_advance(struct cts_unf *u, struct cts_petri *net, struct cts_unf_ru
 /* A run ended (not cut short) at the stored marking mark: a crash, a
  * deadlock or the exit; nothing follows it. */
 void cts_unf_run_ended(struct cts_unf *u, uint32_t mark);
+/* The threads of a run's steps (those the model counts), for the stateless
+ * tester's count (cover_runs): what the runs executed is covered. */
+void cts_unf_ran(struct cts_unf *u, const int *tids, size_t n);
 /* The last run stopped at step k of its target: the explorer held that
  * step back (a spin that changes nothing), so that branch is dropped. */
 void cts_unf_stutter(struct cts_unf *u, size_t k);
@@ -65,6 +70,10 @@ struct cts_unf_stats {
 	uint64_t markings;    /* distinct St(e) of the events that were not cut off */
 	uint64_t conditions;
 	uint64_t dropped;     /* events of held-back spinning steps */
+	uint64_t co_pairs;    /* pairs of concurrent non-initial conditions stored */
+	uint64_t cover_runs;  /* without cut-offs, once complete: the runs a stateless
+	                       * unfolding tester (no model: every event executed)
+	                       * makes for this prefix (unfold.c, cover) */
 	uint64_t bytes;
 	bool incomplete;      /* a part the runs could not tell about, or the time ran out */
 	char why[160];

@@ -84,8 +84,9 @@ static void usage(FILE *f)
 "                        instances drawn from --seed one after another (--runs\n"
 "                        each); --tile T points per tile (default 16),\n"
 "                        --tiles-per-thread Z (default 2)\n"
-"      --no-cutoffs      with -s unfold: no terminal (cut-off) events, the stateless\n"
-"                        unfolding baseline\n"
+"      --no-cutoffs      with -s unfold: no terminal (cut-off) events, and runs until\n"
+"                        each event of the prefix was executed by one: the stateless\n"
+"                        unfolding baseline (JSON stateless_tests)\n"
 "      --max-steps N     per-run step budget (default 100000)\n"
 "      --max-threads N   threads one run may create, counting every thread ever\n"
 "                        created (default 65536); more ends with status 2\n"
@@ -1407,11 +1408,13 @@ int main(int argc, char **argv)
 				       "matching", !ps.nomatch, "complete", ps.complete);
 	if (petri_json && ps.unfold) /* unfold: the prefix and the dead-marking sweep after it */
 		json_object_update_new(petri_json,
-				       json_pack("{sIsIsbsIsI}", "events", (json_int_t)ps.events,
+				       json_pack("{sIsIsbsIsIsIsI}", "events", (json_int_t)ps.events,
 						 "conditions", (json_int_t)ps.conditions,
 						 "cutoffs", !cli.no_cutoffs,
 						 "sweep_markings", (json_int_t)ps.sweep_markings,
-						 "sweep_runs", (json_int_t)ps.sweep_runs));
+						 "sweep_runs", (json_int_t)ps.sweep_runs,
+						 "widenings", (json_int_t)ps.widenings,
+						 "stateless_tests", (json_int_t)ps.stateless_tests));
 	if (petri_json && cts_verbosity >= 2) {
 		char *text = json_dumps(petri_json, JSON_COMPACT);
 		fprintf(stderr, "cts-trace: state matching %s%s%s\n", text ? text : "{}",

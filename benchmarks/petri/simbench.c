@@ -70,11 +70,16 @@ int main(int argc, char **argv)
 	bool petri = cts_petri_search_stats(s, &ps);
 	printf("runs=%" PRIu64 " complete=%d bugs=%d markings=%" PRIu64 " places=%" PRIu64
 	        " transitions=%" PRIu64 " memory=%" PRIu64 " conflicts=%" PRIu64 " events=%" PRIu64
-	       " cutoffs=%" PRIu64 " restarts=%" PRIu64 " cut=%" PRIu64 " seconds=%.2f\n",
+	       " cutoffs=%" PRIu64 " restarts=%" PRIu64 " cut=%" PRIu64 " sweep_markings=%" PRIu64
+	       " sweep_runs=%" PRIu64 " stateless_tests=%" PRIu64 " seconds=%.2f\n",
 	       res.runs, res.complete, res.nbugs, petri ? ps.markings : 0, petri ? ps.places : 0,
 	       petri ? ps.transitions : 0, petri ? ps.bytes : 0, petri ? ps.conflicts : 0,
 	       petri ? ps.events : 0, petri && ps.unfold ? ps.terminals : 0, petri ? ps.restarts : 0,
-	       res.ncut, res.elapsed);
+	       res.ncut, petri && ps.unfold ? ps.sweep_markings : 0,
+	       petri && ps.unfold ? ps.sweep_runs : 0, petri && ps.unfold ? ps.stateless_tests : 0,
+	       res.elapsed);
+	if (!res.complete && petri && ps.why[0])
+		fprintf(stderr, "not complete: %s\n", ps.why);
 	cts_explore_result_free(&res);
 	cts_strategy_destroy(s);
 	cts_objmodel_free(m);
