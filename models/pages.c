@@ -31,8 +31,8 @@ struct page {
  * and hands over whole pages (tracer/fault.h), and a record per line of a
  * 16 MiB array cost more than the faults. */
 struct summ {
-	bool uniform;           /* every unit of the page is in state pg, none has a record */
-	uint32_t nunits;        /* else: its units with a record */
+	bool uniform;           /* every unit of the page is in state pg, none has a record;
+	                         * else (an entry at all) some unit has a record */
 	struct page pg;
 };
 
@@ -190,16 +190,12 @@ static struct page *unit_put(struct cts_pages *p, uint64_t u, bool *added)
 	if (s && s->uniform) {
 		struct page pg = s->pg;
 		s->uniform = false;
-		s->nunits = (uint32_t)n;
 		for (uint64_t i = 0; i < n; i++)
 			*(struct page *)cts_htab_put(p->run, &(uint64_t){ pn * n + i }, NULL) = pg;
 	}
 	struct page *pg = cts_htab_put(p->run, &u, &a);
-	if (a) {
-		s = cts_htab_put(p->sum, &pn, NULL);
-		s->nunits++;
-		pg = cts_htab_get(p->run, &u);
-	}
+	if (a)
+		cts_htab_put(p->sum, &pn, NULL); /* the page has a unit record now */
 	if (added)
 		*added = a;
 	return pg;
@@ -352,7 +348,6 @@ static int page_at_once(struct cts_pages *p, uint64_t pn, int tid, bool write, u
 		p->st.pages_touched = before + units_per_page(p);
 	s = cts_htab_put(p->sum, &pn, NULL);
 	s->uniform = true;
-	s->nunits = 0;
 	s->pg = pg;
 	return (int)v;
 }
@@ -487,7 +482,6 @@ enum cts_page_verdict cts_pages_allocated(struct cts_pages *p, int tid, uint64_t
 			if (!sm || sm->uniform) {
 				sm = cts_htab_put(p->sum, &(uint64_t){ u / k }, NULL);
 				sm->uniform = true;
-				sm->nunits = 0;
 				own(&sm->pg, tid, true, epoch);
 				u += k - 1;
 				continue;

@@ -225,11 +225,29 @@ static int prot_of(const char *perms)
 
 /* ---- tracked memory ------------------------------------------------------- */
 
+/* Append page p to a growing vector. */
+static void push_page(uint64_t **v, size_t *n, size_t *cap, uint64_t p)
+{
+	if (*n == *cap) {
+		size_t c = cts_grow_cap(*cap, *n + 1);
+		*v = cts_xgrow(*v, *cap, c, sizeof(**v));
+		*cap = c;
+	}
+	(*v)[(*n)++] = p;
+}
+
+static int cmp_page(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
 static void track(struct cts_fault *f, uint64_t lo, uint64_t hi)
 {
 	if (f->ntracked == f->tcap) {
-		f->tcap = f->tcap ? 2 * f->tcap : 32;
-		f->tracked = cts_xrealloc(f->tracked, f->tcap * sizeof(*f->tracked));
+		size_t c = cts_grow_cap(f->tcap, f->ntracked + 1);
+		f->tracked = cts_xgrow(f->tracked, f->tcap, c, sizeof(*f->tracked));
+		f->tcap = c;
 	}
 	f->tracked[f->ntracked++] = (struct range){ lo, hi };
 }
@@ -260,13 +278,8 @@ static void untrack(struct cts_fault *f, uint64_t lo, uint64_t hi)
 		while (cts_htab_next(f->pages, &pos, &key, NULL)) {
 			uint64_t p;
 			memcpy(&p, key, sizeof(p));
-			if (p * PAGE >= lo && p * PAGE < hi) {
-				if (k == cap) {
-					cap = cap ? 2 * cap : 64;
-					gone = cts_xrealloc(gone, cap * sizeof(*gone));
-				}
-				gone[k++] = p;
-			}
+			if (p * PAGE >= lo && p * PAGE < hi)
+				push_page(&gone, &k, &cap, p);
 		}
 		for (size_t i = 0; i < k; i++)
 			cts_htab_del(f->pages, &gone[i]);
@@ -422,19 +435,10 @@ static int sweep(struct cts_tracer *tr, struct thread *th)
 		uint64_t p;
 		memcpy(&p, key, sizeof(p));
 		claim_page(f, p, pk);
-		if (n == cap) {
-			cap = cap ? 2 * cap : 64;
-			pages = cts_xrealloc(pages, cap * sizeof(*pages));
-		}
-		pages[n++] = p;
+		push_page(&pages, &n, &cap, p);
 	}
 	/* sorted, then one call per run of pages in one mapping */
-	for (size_t i = 1; i < n; i++)
-		for (size_t j = i; j > 0 && pages[j - 1] > pages[j]; j--) {
-			uint64_t t = pages[j];
-			pages[j] = pages[j - 1];
-			pages[j - 1] = t;
-		}
+	qsort(pages, n, sizeof(*pages), cmp_page);
 	int rc = 0;
 	for (size_t i = 0; i < n;) {
 		int prot = cts_access_prot(tr, pages[i] * PAGE);
@@ -725,11 +729,7 @@ bool cts_fault_grant(struct cts_tracer *tr, struct thread *th, uint64_t addr, bo
 		pk = cts_htab_put(f->pages, &(uint64_t){ page + i }, NULL);
 		pk->key = (uint8_t)k;
 		pk->claimed = 0;
-		if (key->npages == key->cap) {
-			key->cap = key->cap ? 2 * key->cap : 64;
-			key->pages = cts_xrealloc(key->pages, key->cap * sizeof(*key->pages));
-		}
-		key->pages[key->npages++] = page + i;
+		push_page(&key->pages, &key->npages, &key->cap, page + i);
 	}
 	f->st.grants++;
 	set_pkru(tr, th, false);
