@@ -8,9 +8,12 @@
  *
  *   dfs   every enabled thread at every state: all interleavings of the
  *         visible events
- *   dpor  Flanagan & Godefroid (POPL 2005) with sleep sets: a choice is added
- *         where the latest dependent, may-be-co-enabled, not happens-before
- *         event ran (vector clocks find it per thread)
+ *   dpor  DPOR with sleep sets: for every race of an executed event, the
+ *         state before its first event explores an initial of the events
+ *         that reverse it (source-DPOR, Abdulla et al., POPL 2014); for the
+ *         events a run leaves pending, Flanagan & Godefroid's (POPL 2005):
+ *         a choice where the latest dependent, may-be-co-enabled, not
+ *         happens-before event ran (vector clocks find it per thread)
  *   pcb   every schedule with at most cfg->bound preemptions (a switch away
  *         from a thread that is still enabled and did not just yield)
  *   idb   every schedule with at most cfg->bound delays (Emmi, Qadeer,

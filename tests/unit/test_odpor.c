@@ -2,7 +2,8 @@
 /* Optimal DPOR (-s odpor) through cts_explore on simulated programs:
  * exactly one run per Mazurkiewicz trace (every run's trace, as its Foata
  * normal form under cts_event_dependent, differs from the others'; the set
- * of traces is dfs's), no run cut short, complete, and the bugs dpor finds. */
+ * of traces is dfs's, and dpor's), no run cut short, complete, and the bugs
+ * dpor finds. */
 #include <inttypes.h>
 #include <libgen.h>
 #include <stdlib.h>
@@ -17,8 +18,8 @@
 #include "tests/unit/simload.h"
 #include "tests/unit/traces.h"
 
-/* odpor on sim: one run per trace, the traces of dfs (when dfs is given,
- * want_dfs), none cut, complete; want: the number of traces if known. */
+/* odpor on sim: one run per trace, the traces of dpor and of dfs (when
+ * with_dfs), none cut, complete; want: the number of traces if known. */
 static void check(struct cts_sim *sim, const char *name, uint64_t want, bool with_dfs)
 {
 	struct trace_set o = trace_explore(sim, CTS_SEARCH_ODPOR, false, 0);
@@ -27,8 +28,9 @@ static void check(struct cts_sim *sim, const char *name, uint64_t want, bool wit
 	       "odpor %s: %" PRIu64 " runs, %" PRIu64 " traces, %" PRIu64 " cut, complete %d "
 	       "(dpor %" PRIu64 " runs, %" PRIu64 " cut)", name, o.runs, o.traces, o.cut,
 	       o.complete, d.runs, d.cut);
-	tap_ok(trace_missing(&d, &o) == 0 && (o.nbugs > 0) == (d.nbugs > 0),
-	       "odpor %s: every trace dpor explores (%" PRIu64 "), a bug where dpor finds one "
+	tap_ok(trace_missing(&d, &o) == 0 && trace_missing(&o, &d) == 0 &&
+	       (o.nbugs > 0) == (d.nbugs > 0),
+	       "odpor %s: the traces dpor explores (%" PRIu64 "), a bug where dpor finds one "
 	       "(%d, dpor %d)", name, d.traces, o.nbugs, d.nbugs);
 	if (want)
 		tap_is_int(o.runs, want, "odpor %s: %" PRIu64 " traces known", name, want);

@@ -1,7 +1,8 @@
 /* timeout: 180 */
 /* dfs, dpor, pcb and idb through cts_explore on simulated programs
  * (the scripts in tests/sim): exact schedule counts, bugs found and missed, DPOR's
- * soundness against DFS, replay divergence, and long runs. */
+ * soundness against DFS (final states) and odpor (Mazurkiewicz traces), replay
+ * divergence, and long runs. */
 #include <dirent.h>
 #include <inttypes.h>
 #include <libgen.h>
@@ -15,6 +16,7 @@
 #include "tests/unit/tap.h"
 
 #include "tests/unit/simload.h"
+#include "tests/unit/traces.h"
 
 struct outcome {
 	uint64_t runs;
@@ -382,6 +384,71 @@ static void test_dpor_vs_dfs(void)
 	tap_ok(checked >= 10, "checked %d scripts", checked);
 }
 
+/* dpor runs every Mazurkiewicz trace: the traces of its uncut runs (as
+ * Foata normal forms, traces.h) include all of odpor's, which are exactly
+ * the program's (one run per trace: test_odpor; dfs's set here where dfs
+ * finishes, and the count where it is derived). dpor may run a trace twice
+ * and have runs cut sleep-set blocked, but a trace it never runs is a
+ * class of schedules a "complete" search did not try. */
+static void dpor_covers(struct cts_sim *sim, const char *name, uint64_t want, bool with_dfs)
+{
+	struct trace_set o = trace_explore(sim, CTS_SEARCH_ODPOR, false, 0);
+	struct trace_set d = trace_explore(sim, CTS_SEARCH_DPOR, false, 0);
+	size_t miss = trace_missing(&o, &d);
+	tap_ok(o.complete && o.dups == 0 && o.cut == 0 && (!want || o.nseen == want),
+	       "odpor %s: %zu traces in %" PRIu64 " runs%s", name, o.nseen, o.runs,
+	       want ? " (the known count)" : "");
+	tap_ok(d.complete && miss == 0 && trace_missing(&d, &o) == 0,
+	       "dpor %s: %zu of the %zu traces in %" PRIu64 " runs (%" PRIu64 " cut), complete %d",
+	       name, o.nseen - miss, o.nseen, d.runs, d.cut, d.complete);
+	if (with_dfs) {
+		struct trace_set f = trace_explore(sim, CTS_SEARCH_DFS, false, 0);
+		tap_ok(f.complete && f.nseen == o.nseen && trace_missing(&f, &o) == 0,
+		       "dfs %s: the same %zu traces in %" PRIu64 " runs", name, f.nseen, f.runs);
+		trace_set_free(&f);
+	}
+	trace_set_free(&o);
+	trace_set_free(&d);
+}
+
+static void test_dpor_traces(void)
+{
+	/* one writer, n readers of x: the write goes before any subset of the
+	 * reads, 2^n traces */
+	struct cts_sim *sim = parse("thread main: create w; create r1; create r2; join w; join r1; "
+				    "join r2\nthread w: write x 1\nthread r1: read x -> a\n"
+				    "thread r2: read x -> a\n");
+	if (sim)
+		dpor_covers(sim, "writer and 2 readers", 4, true);
+	cts_sim_free(sim);
+	sim = parse("thread main: create w; create r1; create r2; create r3; join w; join r1; join r2; "
+		    "join r3\nthread w: write x 1\nthread r1: read x -> a\nthread r2: read x -> a\n"
+		    "thread r3: read x -> a\n");
+	if (sim)
+		dpor_covers(sim, "writer and 3 readers", 8, false);
+	cts_sim_free(sim);
+	/* two writers, one reader of x: 2 write orders x 3 places of the read */
+	sim = parse("thread main: create w1; create w2; create r; join w1; join w2; join r\n"
+		    "thread w1: write x 1\nthread w2: write x 2\nthread r: read x -> a\n");
+	if (sim)
+		dpor_covers(sim, "2 writers and a reader", 6, true);
+	cts_sim_free(sim);
+
+	/* dining philosophers (benchmarks/petri/dining.sim) */
+	char path[768], err[256];
+	snprintf(path, sizeof(path), "%s/../../benchmarks/petri/dining.sim", simdir);
+	sim = cts_sim_load(path, err, sizeof(err));
+	if (!tap_ok(sim != NULL, "load dining.sim: %s", sim ? "ok" : err))
+		return;
+	for (int n = 3; n <= 4; n++) {
+		char name[32];
+		snprintf(name, sizeof(name), "dining %d", n);
+		cts_sim_set_const(sim, "N", n);
+		dpor_covers(sim, name, 0, false);
+	}
+	cts_sim_free(sim);
+}
+
 /* Flanagan & Godefroid 2005, Table 1: indexer and file system. */
 static void test_benchmarks(void)
 {
@@ -698,6 +765,7 @@ int main(int argc, char **argv)
 	test_bounded_counts();
 	test_bugs();
 	test_dpor_vs_dfs();
+	test_dpor_traces();
 	test_benchmarks();
 	test_divergence_and_completeness();
 	test_spins();
