@@ -1323,6 +1323,13 @@ static void find_races(struct search *s, const struct cts_event *e2, uint64_t j,
 		      e2->op != CTS_OP_CANCEL && e2->op != CTS_OP_PROC_EXIT;
 	size_t nlook = chains ? lookup_keys(d, nk) : 0;
 	bool rd_only = reads_only(e2);
+	/* The process exit depends on everything but is on no chain. It ends
+	 * the run, so only the events the threads were left pending at come
+	 * after it: it is its thread's latest event dependent with them. */
+	int64_t xit = -1;
+	if (chains && j >= s->executed && s->executed > 0 &&
+	    s->stack[s->executed - 1].ev.op == CTS_OP_PROC_EXIT)
+		xit = (int64_t)s->executed - 1;
 	for (int u = 0; u < d->nthreads; u++) {
 		s->rc[u] = s->rd[u] = -1;
 		uint32_t seen = (uint32_t)u < pn ? pc[u] : 0;
@@ -1348,6 +1355,12 @@ static void find_races(struct search *s, const struct cts_event *e2, uint64_t j,
 					break;
 				}
 			}
+		}
+		if (xit >= 0 && s->stack[xit].ev.tid == u && d->ev[xit].lidx > seen) {
+			s->rd[u] = xit;
+			if (may_coenable(&s->stack[xit].ev, e2) &&
+			    race_reversible(s, (uint32_t)xit, e2, j, since))
+				s->rc[u] = xit;
 		}
 		for (uint32_t k = chains ? 0 : events_before(d, u, j); k > seen; k--) {
 			uint32_t i = d->evl[u][k - 1];

@@ -449,6 +449,98 @@ static void test_dpor_traces(void)
 	cts_sim_free(sim);
 }
 
+/* Random small programs (fixed seed): main and 2-3 threads of 1-2
+ * operations (reads, writes, locked increments, trylocks, semaphores,
+ * cond waits and signals, two mutexes nested in either order), each
+ * thread joined with probability 4/5. Where dfs finishes, its traces are
+ * the program's: dpor's and odpor's must be the same set. */
+static uint64_t rnd_state;
+
+static unsigned rnd(unsigned n)
+{
+	rnd_state = rnd_state * 6364136223846793005ull + 1442695040888963407ull;
+	return (unsigned)((rnd_state >> 33) % n);
+}
+
+/* One operation: @ is the variable, # the label number. */
+static size_t random_op(char *b, size_t cap, const char *f, const char *v, int label)
+{
+	size_t o = 0;
+	for (; *f && o + 16 < cap; f++) {
+		if (*f == '@')
+			o += (size_t)snprintf(b + o, cap - o, "%s", v);
+		else if (*f == '#')
+			o += (size_t)snprintf(b + o, cap - o, "%d", label);
+		else
+			b[o++] = *f;
+	}
+	b[o] = 0;
+	return o;
+}
+
+static void random_program(char *b, size_t cap)
+{
+	static const char *const ops[] = {
+		"read @ -> a", "write @ 1", "lock m; read @ -> a; write @ a + 1; unlock m",
+		"trylock m -> r; if r != 0 goto L#; write @ 5; unlock m; L#: let r = r",
+		"sempost s", "semtrywait s -> r", "semwait s",
+		"lock m; signal c; unlock m",
+		"lock m; read @ -> a; if a != 0 goto L#; wait c m; L#: unlock m",
+		"lock m; lock n; write @ 7; unlock n; unlock m",
+		"lock n; lock m; read @ -> a; unlock m; unlock n",
+	};
+	int nt = 2 + (rnd(3) == 0), label = 0;
+	size_t o = (size_t)snprintf(b, cap, "thread main: seminit s 0");
+	for (int t = 0; t < nt; t++)
+		o += (size_t)snprintf(b + o, cap - o, "; create t%d", t);
+	for (int t = 0; t < nt; t++)
+		if (rnd(5))
+			o += (size_t)snprintf(b + o, cap - o, "; join t%d", t);
+	if (rnd(3) == 0)
+		o += (size_t)snprintf(b + o, cap - o, "; read x -> a");
+	for (int t = 0; t < nt; t++) {
+		o += (size_t)snprintf(b + o, cap - o, "\nthread t%d: let a = 0", t);
+		for (int k = 1 + (int)rnd(2); k > 0; k--) {
+			const char *f = ops[rnd(sizeof(ops) / sizeof(ops[0]))], *v = rnd(2) ? "x" : "y";
+			o += (size_t)snprintf(b + o, cap - o, "; ");
+			o += random_op(b + o, cap - o, f, v, label++);
+		}
+	}
+	snprintf(b + o, cap - o, "\n");
+}
+
+static void test_random_traces(void)
+{
+	char text[2048];
+	int checked = 0, bad = 0;
+	rnd_state = 2026;
+	for (int n = 0; n < 40; n++) {
+		random_program(text, sizeof(text));
+		struct cts_sim *sim = parse(text);
+		if (!sim)
+			continue;
+		struct trace_set f = trace_explore(sim, CTS_SEARCH_DFS, false, 20000);
+		if (f.complete) {
+			struct trace_set d = trace_explore(sim, CTS_SEARCH_DPOR, false, 0);
+			struct trace_set o = trace_explore(sim, CTS_SEARCH_ODPOR, false, 0);
+			size_t md = trace_missing(&f, &d), mo = trace_missing(&f, &o);
+			if (md || mo || !d.complete || !o.complete) {
+				tap_diag("dfs's %zu traces: dpor misses %zu, odpor %zu:\n%s", f.nseen, md,
+					 mo, text);
+				bad++;
+			}
+			checked++;
+			trace_set_free(&d);
+			trace_set_free(&o);
+		}
+		trace_set_free(&f);
+		cts_sim_free(sim);
+	}
+	tap_ok(bad == 0 && checked >= 20,
+	       "random programs: dpor and odpor run all of dfs's traces in %d of %d checked",
+	       checked - bad, checked);
+}
+
 /* Flanagan & Godefroid 2005, Table 1: indexer and file system. */
 static void test_benchmarks(void)
 {
@@ -766,6 +858,7 @@ int main(int argc, char **argv)
 	test_bugs();
 	test_dpor_vs_dfs();
 	test_dpor_traces();
+	test_random_traces();
 	test_benchmarks();
 	test_divergence_and_completeness();
 	test_spins();
