@@ -101,8 +101,8 @@ struct cts_search_stats {
 	uint64_t deferred;      /* hooks.defer: choices put off until the others were tried */
 	uint64_t wut_inserted;  /* odpor: sequences added to wakeup trees */
 	uint64_t wut_covered;   /* odpor: races whose reversal a sleep set or wakeup tree covered */
-	uint64_t blocked_races; /* odpor: races not reversible: the second event could not run
-	                         * there (the object model says) */
+	uint64_t blocked_races; /* odpor, dpor: races not reversible: the second event could not
+	                         * run there (the object model says) */
 	uint64_t wut_blocked;   /* odpor: wakeup-tree branches whose thread could not run
 	                         * there: every thread not asleep became a branch instead */
 };
