@@ -1,6 +1,7 @@
 /* Systematic exploration: the search stack shared by dfs, dpor, pcb and idb
  * (systematic.h), after Wang, Said, Gupta (ICSE 2011) Algorithm 2, with DPOR
- * after Flanagan & Godefroid (POPL 2005, Fig. 3 and 4, sleep sets).
+ * after Flanagan & Godefroid (POPL 2005, Fig. 3 and 4, sleep sets) and
+ * source-DPOR's rule for executed events (Abdulla et al., POPL 2014).
  *
  * The recursion of the paper becomes a loop over runs: a run replays
  * stack[0..replay) exactly, takes the stored new choice at stack[replay]
@@ -328,6 +329,12 @@ struct search {
 	struct saved { uint64_t depth; struct state *st; } *saved;
 	size_t nsaved, savedcap;
 	bool bt_deferred;        /* add_backtrack adds to the deferred sets */
+	/* dpor: the races Flanagan & Godefroid's rule found for pending
+	 * events this run, applied at its end to the events that did not run
+	 * (fg_flush), or to all of them (fg_every) */
+	struct fgrace { uint64_t i; struct cts_event pend; uint32_t nev; bool deferred; } *fgq;
+	size_t nfgq, fgqcap;
+	bool fg_every;
 	bool no_accept;          /* accept() asks no hook: plain DPOR's race */
 	uint64_t deferrals;      /* choices deferred, not dropped */
 	/* odpor: the wakeup trees, per state the sleeping threads' events
@@ -342,7 +349,7 @@ struct search {
 	size_t fincap;
 	struct cts_event *vbuf;
 	size_t vcap;
-	int64_t *rc, *rd;
+	int64_t *rc, *rd, *fv;   /* find_races, sdpor_add: per thread */
 	size_t rcap;
 	int odpor_pick;          /* the choice odpor_choice made at the fresh state */
 	struct odefer { uint32_t i; struct cts_event e2; uint64_t j; } *defer;
@@ -814,6 +821,50 @@ static void add_deferred(struct search *s, uint64_t i, int p)
 	s->bt_deferred = false;
 }
 
+/* Event i races with pend, pending now (FG's rule): kept until the run
+ * ends. If pend runs, sdpor_races treats its races then, against all the
+ * run before it, and FG's choice (pend's thread at i) would only add runs.
+ * They all stay (fg_every) with a hook that vetoes races (HaPSet: defined
+ * on FG's races, the search looks further back) and inside an instance,
+ * whose restricted runs source sets do not cover (tests/e2e/tiles.t: relay
+ * searched by dpor inside the instance that has its bug). */
+static void fg_race(struct search *s, uint64_t i, const struct cts_event *pend, bool deferred)
+{
+	int p = pend->tid;
+	if (p < 0 || p >= s->dp->nthreads)
+		return;
+	if (s->nfgq == s->fgqcap) {
+		size_t cap = cts_grow_cap(s->fgqcap, s->nfgq + 1);
+		s->fgq = cts_xgrow(s->fgq, s->fgqcap, cap, sizeof(*s->fgq));
+		s->fgqcap = cap;
+	}
+	s->fgq[s->nfgq++] = (struct fgrace){ .i = i, .pend = *pend, .nev = s->dp->nevl[p],
+					     .deferred = deferred };
+}
+
+static bool same_pending(const struct cts_event *a, const struct cts_event *b);
+
+/* The run is over: FG's rule for the pending events that never ran (a
+ * deadlock's, the threads' left at exit or where the run was cut). */
+static void fg_flush(struct search *s)
+{
+	struct dpor *d = s->dp;
+	for (size_t k = 0; k < s->nfgq; k++) {
+		const struct fgrace *r = &s->fgq[k];
+		int p = r->pend.tid;
+		if (r->i >= s->depth)
+			continue;
+		if (!s->fg_every && d->nevl[p] > r->nev &&
+		    same_pending(&s->stack[d->evl[p][r->nev]].ev, &r->pend))
+			continue;
+		if (r->deferred)
+			add_deferred(s, r->i, p);
+		else
+			add_backtrack(s, r->i, p);
+	}
+	s->nfgq = 0;
+}
+
 /* The latest event of thread u on `word`, after `floor`, that races with
  * p's pending event: dependent, may be co-enabled, not happening before it,
  * accepted by the hook; -1 if none. Walks u's chain back from the newest
@@ -893,10 +944,10 @@ static void race_query(struct search *s, const struct cts_event *pend)
 		int64_t plain = latest_race(s, pend);
 		s->no_accept = false;
 		if (plain >= 0 && plain != best)
-			add_deferred(s, (uint64_t)plain, p);
+			fg_race(s, (uint64_t)plain, pend, true);
 	}
 	if (best >= 0)
-		add_backtrack(s, (uint64_t)best, p);
+		fg_race(s, (uint64_t)best, pend, false);
 }
 
 static bool same_pending(const struct cts_event *a, const struct cts_event *b)
@@ -939,9 +990,9 @@ static void dpor_newest(struct search *s, const struct cts_sched_point *pt, uint
 		if (!cts_event_dependent(ev, pend) || !may_coenable(ev, pend))
 			continue;
 		if (accept(s, k, pend))
-			add_backtrack(s, k, p);
+			fg_race(s, k, pend, false);
 		else if (s->hooks.defer)
-			add_deferred(s, k, p);
+			fg_race(s, k, pend, true);
 	}
 }
 
@@ -1236,12 +1287,12 @@ static void odpor_reverse(struct search *s, uint32_t i, const struct cts_event *
  * event dependent with e2 that e2's thread has not seen (rd), and the
  * latest that may also be co-enabled with it and whose race with e2 can
  * be reversed (rc): rc races with e2 unless it happens before another
- * thread's rd (then that one stands in between). The events of u after rc
- * that could not be reversed (a lock's release, a post or signal that let
- * e2 run) do not count: the race is between the two acquisitions, as the
- * paper has it for locks. */
-static void odpor_second(struct search *s, const struct cts_event *e2, uint64_t j,
-			 const uint32_t *pc, uint32_t pn, int64_t since)
+ * thread's rd (then that one stands in between: race_immediate). The
+ * events of u after rc that could not be reversed (a lock's release, a
+ * post or signal that let e2 run) do not count: the race is between the
+ * two acquisitions, as the paper has it for locks. */
+static void find_races(struct search *s, const struct cts_event *e2, uint64_t j,
+		       const uint32_t *pc, uint32_t pn, int64_t since)
 {
 	struct dpor *d = s->dp;
 	int p = e2->tid;
@@ -1249,6 +1300,7 @@ static void odpor_second(struct search *s, const struct cts_event *e2, uint64_t 
 		size_t cap = cts_grow_cap(s->rcap, (size_t)d->nthreads);
 		s->rc = cts_xgrow(s->rc, s->rcap, cap, sizeof(*s->rc));
 		s->rd = cts_xgrow(s->rd, s->rcap, cap, sizeof(*s->rd));
+		s->fv = cts_xgrow(s->fv, s->rcap, cap, sizeof(*s->fv));
 		s->rcap = cap;
 	}
 	/* Events dependent through a word or object share a key with e2 (as
@@ -1262,6 +1314,13 @@ static void odpor_second(struct search *s, const struct cts_event *e2, uint64_t 
 		      e2->op != CTS_OP_CANCEL && e2->op != CTS_OP_PROC_EXIT;
 	size_t nlook = chains ? lookup_keys(d, nk) : 0;
 	bool rd_only = reads_only(e2);
+	/* The process exit depends on everything but is on no chain. It ends
+	 * the run, so only the events the threads were left pending at come
+	 * after it: it is its thread's latest event dependent with them. */
+	int64_t xit = -1;
+	if (chains && j >= s->executed && s->executed > 0 &&
+	    s->stack[s->executed - 1].ev.op == CTS_OP_PROC_EXIT)
+		xit = (int64_t)s->executed - 1;
 	for (int u = 0; u < d->nthreads; u++) {
 		s->rc[u] = s->rd[u] = -1;
 		uint32_t seen = (uint32_t)u < pn ? pc[u] : 0;
@@ -1288,6 +1347,12 @@ static void odpor_second(struct search *s, const struct cts_event *e2, uint64_t 
 				}
 			}
 		}
+		if (xit >= 0 && s->stack[xit].ev.tid == u && d->ev[xit].lidx > seen) {
+			s->rd[u] = xit;
+			if (may_coenable(&s->stack[xit].ev, e2) &&
+			    odpor_race(s, (uint32_t)xit, e2, j, since))
+				s->rc[u] = xit;
+		}
 		for (uint32_t k = chains ? 0 : events_before(d, u, j); k > seen; k--) {
 			uint32_t i = d->evl[u][k - 1];
 			const struct cts_event *e = &s->stack[i].ev;
@@ -1301,14 +1366,27 @@ static void odpor_second(struct search *s, const struct cts_event *e2, uint64_t 
 			}
 		}
 	}
-	for (int u = 0; u < d->nthreads; u++) {
-		if (s->rc[u] < 0)
-			continue;
-		bool between = false;
-		for (int w = 0; w < d->nthreads && !between; w++)
-			between = w != u && s->rd[w] >= 0 &&
-				  odpor_hb(s, (uint32_t)s->rc[u], (uint32_t)s->rd[w]);
-		if (between)
+}
+
+/* After find_races: thread u's rc races with e2 and no other thread's
+ * dependent event stands in between. */
+static bool race_immediate(const struct search *s, int u)
+{
+	if (s->rc[u] < 0)
+		return false;
+	for (int w = 0; w < s->dp->nthreads; w++)
+		if (w != u && s->rd[w] >= 0 && odpor_hb(s, (uint32_t)s->rc[u], (uint32_t)s->rd[w]))
+			return false;
+	return true;
+}
+
+/* odpor: every race of e2 (find_races) is reversed in a wakeup tree. */
+static void odpor_second(struct search *s, const struct cts_event *e2, uint64_t j,
+			 const uint32_t *pc, uint32_t pn, int64_t since)
+{
+	find_races(s, e2, j, pc, pn, since);
+	for (int u = 0; u < s->dp->nthreads; u++) {
+		if (!race_immediate(s, u))
 			continue;
 		bool ok = !s->hooks.accept_steps || j >= s->executed ||
 			  s->hooks.accept_steps(s->hooks.ctx, (uint64_t)s->rc[u], j);
@@ -1317,6 +1395,25 @@ static void odpor_second(struct search *s, const struct cts_event *e2, uint64_t 
 		else if (s->hooks.defer)
 			odpor_defer(s, (uint32_t)s->rc[u], e2, j);
 	}
+}
+
+/* The step before step j in its thread, or the create that started the
+ * thread (-1: none), and that step's clock (pc[0..pn), NULL if none). */
+static int64_t step_since(const struct search *s, uint64_t j, const uint32_t **pc, uint32_t *pn)
+{
+	const struct dpor *d = s->dp;
+	int p = s->stack[j].ev.tid;
+	uint32_t l = d->ev[j].lidx;
+	int64_t since = -1;
+	if (l > 1)
+		since = d->evl[p][l - 2];
+	else if (d->birth[p] != UINT32_MAX)
+		since = d->birth[p];
+	*pc = NULL;
+	*pn = 0;
+	if (since >= 0)
+		*pc = clock_at(d, (uint32_t)since, pn);
+	return since;
 }
 
 /* After a run that ended on its own: every race of it, and of the events
@@ -1332,15 +1429,9 @@ static void odpor_analyse(struct search *s)
 		int p = e2->tid;
 		if (p < 0 || p >= d->nthreads)
 			continue;
-		uint32_t l = d->ev[j].lidx, pn = 0;
+		uint32_t pn = 0;
 		const uint32_t *pc = NULL;
-		int64_t since = -1;
-		if (l > 1)
-			since = d->evl[p][l - 2];
-		else if (d->birth[p] != UINT32_MAX)
-			since = d->birth[p];
-		if (since >= 0)
-			pc = clock_at(d, (uint32_t)since, &pn);
+		int64_t since = step_since(s, j, &pc, &pn);
 		odpor_second(s, e2, j, pc, pn, since);
 	}
 	for (int t = 0; (size_t)t < s->fincap && t < d->nthreads; t++) {
@@ -1355,6 +1446,116 @@ static void odpor_analyse(struct search *s)
 	}
 	for (size_t k = 0; k < s->ndefer; k++)
 		odpor_reverse(s, s->defer[k].i, &s->defer[k].e2, s->defer[k].j);
+}
+
+/* ---- dpor: every race of an executed event (source sets) ----
+ *
+ * Why not FG's rule alone: it branches on the latest race of a pending
+ * event only, putting that event's thread there, and counts on the run
+ * that branch starts to reach the races further back. With sleep sets the
+ * thread can be asleep there. Writer w, readers r1 and r2 of x: after
+ * r1 R1 r2 R2 W (r1 taken before W) reverses R2/W, the run r1 R1 W R2
+ * meets R1/W as the latest race, but w sleeps before R1 (W was explored
+ * first there); nothing runs r2 before W under r1, and r2's branch before
+ * W ends sleep-set blocked on r1's start. R2 < W < R1 was never run, and
+ * the search said complete. So each executed event gets source-DPOR's rule
+ * (Abdulla, Aronis, Jonsson, Sagonas, POPL 2014, Algorithm 1): for every
+ * race e < e' (find_races and race_immediate: each thread's, not only the
+ * latest), the state before e must explore an initial of v = notdep(e).e'
+ * (a thread whose first event in v no event of v happens before); if none
+ * is in its backtrack, done or sleep set, one is added, e''s thread if it
+ * is one. Races are found as odpor finds them, past those e' could not
+ * come first in (odpor_race): a cond waiter's re-acquisition races with
+ * the lock before the broadcast that woke it, not with the broadcast. FG's
+ * rule met that lock while the re-acquisition was pending; without the
+ * look past, live pool_shutdown_ok lost 92 of its 2,680 traces. FG's rule
+ * stays for the events a run leaves pending (fg_flush): a deadlock's, the
+ * threads' still alive at the exit. */
+
+/* Is thread q an initial of v: its first event in v (s->fv) has no other
+ * event of v happening before it? */
+static bool sdpor_initial(const struct search *s, int q)
+{
+	const struct dpor *d = s->dp;
+	uint32_t n;
+	const uint32_t *c = clock_at(d, (uint32_t)s->fv[q], &n);
+	for (int u = 0; u < d->nthreads && (uint32_t)u < n; u++)
+		if (u != q && s->fv[u] >= 0 && s->fv[u] < s->fv[q] && d->ev[s->fv[u]].lidx <= c[u])
+			return false;
+	return true;
+}
+
+/* The race of step i with step j (the latest): the state before i gets an
+ * initial of v = notdep(i).ev(j) unless it explores one already, or one
+ * sleeps there (explored where it was put to sleep). None enabled there:
+ * Flanagan & Godefroid's fallback for j's thread (add_backtrack). */
+static void sdpor_add(struct search *s, uint32_t i, uint64_t j)
+{
+	struct dpor *d = s->dp;
+	struct state *st = &s->stack[i];
+	int p = s->stack[j].ev.tid, e = st->ev.tid, pick = -1;
+
+	/* a thread's events in v are its first ones after i, up to the first
+	 * that happens after i; e2's thread's end with e2 */
+	for (int u = 0; u < d->nthreads; u++) {
+		s->fv[u] = -1;
+		if (u == e || !d->nevl[u] || d->evl[u][d->nevl[u] - 1] <= i)
+			continue;
+		uint32_t f = d->evl[u][events_before(d, u, (uint64_t)i + 1)];
+		if (f < j && !odpor_hb(s, i, f))
+			s->fv[u] = f;
+	}
+	if (s->fv[p] < 0)
+		s->fv[p] = (int64_t)j;
+	/* p spun at pre(i) and has not moved since (add_backtrack's rule) */
+	if (s->fv[p] == (int64_t)j && ts_has(&st->spinning, p)) {
+		s->stats.spin_skips++;
+		return;
+	}
+	for (int q = 0; q < d->nthreads; q++) {
+		if (s->fv[q] < 0 || !sdpor_initial(s, q))
+			continue;
+		if (ts_has(&st->backtrack, q) || ts_has(&st->done, q) || ts_has(&st->sleep, q) ||
+		    (s->bt_deferred && ts_has(&st->deferred, q)))
+			return;
+		if (ts_has(&st->enabled, q) && (pick < 0 || q == p))
+			pick = q;
+	}
+	if (pick < 0) {
+		add_backtrack(s, i, p);
+		return;
+	}
+	s->stats.races++;
+	bt_add(s, st, pick);
+}
+
+/* Step k (fresh: its races were not looked at in an earlier run) just ran:
+ * source-DPOR's rule for each of its races; a race the hook turns down is
+ * deferred (hooks.defer) or dropped, as in race_query. */
+static void sdpor_races(struct search *s, uint64_t k)
+{
+	struct dpor *d = s->dp;
+	const struct cts_event *e2 = &s->stack[k].ev;
+	const uint32_t *pc;
+	uint32_t pn;
+
+	if (e2->tid < 0 || e2->tid >= d->nthreads || e2->tid >= CTS_THREADS_CEILING)
+		return;
+	int64_t since = step_since(s, k, &pc, &pn);
+	find_races(s, e2, k, pc, pn, since);
+	for (int u = 0; u < d->nthreads; u++) {
+		if (!race_immediate(s, u))
+			continue;
+		uint32_t i = (uint32_t)s->rc[u];
+		if (accept(s, i, e2)) {
+			sdpor_add(s, i, k);
+		} else if (s->hooks.defer) {
+			s->deferrals++;
+			s->bt_deferred = true;
+			sdpor_add(s, i, k);
+			s->bt_deferred = false;
+		}
+	}
 }
 
 /* Remember the live threads' pending events: the last ones seen are those
@@ -1541,6 +1742,7 @@ static bool s_begin(struct cts_strategy *base, uint64_t run)
 		return false;
 	s->stopped = false;
 	s->fresh_seen = false;
+	s->nfgq = 0;
 	s->executed = 0;
 	s->next_used = 0;
 	ts_clear(&s->next_sleep);
@@ -1695,6 +1897,7 @@ static int fresh_choice(struct search *s, const struct cts_sched_point *pt)
 	st->restricted = pt->restricted;
 	s->restricted |= pt->restricted &&
 			 (s->kind == CTS_SEARCH_DPOR || s->kind == CTS_SEARCH_ODPOR);
+	s->fg_every |= pt->instance || s->hooks.accept_race;
 	/* Where --break acts, holding a thread depends on where the others
 	 * stand, which dpor's independence does not see: no reduction here. */
 	st->constrained = s->constrained_now;
@@ -1784,6 +1987,7 @@ static void s_executed(struct cts_strategy *base, const struct cts_sched_point *
 		s->next_used = st->used + choice_cost(s, k, ev->tid);
 		if (s->kind == CTS_SEARCH_DPOR) {
 			dpor_newest(s, pt, k);
+			sdpor_races(s, k);
 			struct tset *cur = &s->cur;
 			ts_copy(cur, &st->sleep);
 			ts_or(cur, &st->done);
@@ -1970,6 +2174,8 @@ static void s_end_run(struct cts_strategy *base, const struct cts_run_summary *s
 		s->incomplete = true;   /* step budget, divergence, timeout */
 		s->stats.truncated++;
 	}
+	if (s->kind == CTS_SEARCH_DPOR)
+		fg_flush(s);
 	if (s->kind == CTS_SEARCH_DPOR && sum->bug && !sum->aborted && s->depth > 0 && mine)
 		dpor_final(s);
 	if (s->kind == CTS_SEARCH_ODPOR && whole && !sum->aborted && !s->stopped && mine)
@@ -2038,7 +2244,9 @@ static void s_destroy(struct cts_strategy *base)
 	free(s->vbuf);
 	free(s->rc);
 	free(s->rd);
+	free(s->fv);
 	free(s->defer);
+	free(s->fgq);
 	for (uint64_t i = 0; i < s->inited; i++)
 		free_state_sets(&s->stack[i]);
 	drop_saved(s);

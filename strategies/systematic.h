@@ -8,9 +8,12 @@
  *
  *   dfs   every enabled thread at every state: all interleavings of the
  *         visible events
- *   dpor  Flanagan & Godefroid (POPL 2005) with sleep sets: a choice is added
- *         where the latest dependent, may-be-co-enabled, not happens-before
- *         event ran (vector clocks find it per thread)
+ *   dpor  DPOR with sleep sets: for every race of an executed event, the
+ *         state before its first event explores an initial of the events
+ *         that reverse it (source-DPOR, Abdulla et al., POPL 2014); for the
+ *         events a run leaves pending, Flanagan & Godefroid's (POPL 2005):
+ *         a choice where the latest dependent, may-be-co-enabled, not
+ *         happens-before event ran (vector clocks find it per thread)
  *   pcb   every schedule with at most cfg->bound preemptions (a switch away
  *         from a thread that is still enabled and did not just yield)
  *   idb   every schedule with at most cfg->bound delays (Emmi, Qadeer,
@@ -98,8 +101,8 @@ struct cts_search_stats {
 	uint64_t deferred;      /* hooks.defer: choices put off until the others were tried */
 	uint64_t wut_inserted;  /* odpor: sequences added to wakeup trees */
 	uint64_t wut_covered;   /* odpor: races whose reversal a sleep set or wakeup tree covered */
-	uint64_t blocked_races; /* odpor: races not reversible: the second event could not run
-	                         * there (the object model says) */
+	uint64_t blocked_races; /* odpor, dpor: races not reversible: the second event could not
+	                         * run there (the object model says) */
 	uint64_t wut_blocked;   /* odpor: wakeup-tree branches whose thread could not run
 	                         * there: every thread not asleep became a branch instead */
 };

@@ -1,7 +1,8 @@
 /* timeout: 180 */
 /* dfs, dpor, pcb and idb through cts_explore on simulated programs
  * (the scripts in tests/sim): exact schedule counts, bugs found and missed, DPOR's
- * soundness against DFS, replay divergence, and long runs. */
+ * soundness against DFS (final states) and odpor (Mazurkiewicz traces), replay
+ * divergence, and long runs. */
 #include <dirent.h>
 #include <inttypes.h>
 #include <libgen.h>
@@ -15,6 +16,7 @@
 #include "tests/unit/tap.h"
 
 #include "tests/unit/simload.h"
+#include "tests/unit/traces.h"
 
 struct outcome {
 	uint64_t runs;
@@ -382,6 +384,163 @@ static void test_dpor_vs_dfs(void)
 	tap_ok(checked >= 10, "checked %d scripts", checked);
 }
 
+/* dpor runs every Mazurkiewicz trace: the traces of its uncut runs (as
+ * Foata normal forms, traces.h) include all of odpor's, which are exactly
+ * the program's (one run per trace: test_odpor; dfs's set here where dfs
+ * finishes, and the count where it is derived). dpor may run a trace twice
+ * and have runs cut sleep-set blocked, but a trace it never runs is a
+ * class of schedules a "complete" search did not try. */
+static void dpor_covers(struct cts_sim *sim, const char *name, uint64_t want, bool with_dfs)
+{
+	struct trace_set o = trace_explore(sim, CTS_SEARCH_ODPOR, false, 0);
+	struct trace_set d = trace_explore(sim, CTS_SEARCH_DPOR, false, 0);
+	size_t miss = trace_missing(&o, &d);
+	tap_ok(o.complete && o.dups == 0 && o.cut == 0 && (!want || o.nseen == want),
+	       "odpor %s: %zu traces in %" PRIu64 " runs%s", name, o.nseen, o.runs,
+	       want ? " (the known count)" : "");
+	tap_ok(d.complete && miss == 0 && trace_missing(&d, &o) == 0,
+	       "dpor %s: %zu of the %zu traces in %" PRIu64 " runs (%" PRIu64 " cut), complete %d",
+	       name, o.nseen - miss, o.nseen, d.runs, d.cut, d.complete);
+	if (with_dfs) {
+		struct trace_set f = trace_explore(sim, CTS_SEARCH_DFS, false, 0);
+		tap_ok(f.complete && f.nseen == o.nseen && trace_missing(&f, &o) == 0,
+		       "dfs %s: the same %zu traces in %" PRIu64 " runs", name, f.nseen, f.runs);
+		trace_set_free(&f);
+	}
+	trace_set_free(&o);
+	trace_set_free(&d);
+}
+
+static void test_dpor_traces(void)
+{
+	/* one writer, n readers of x: the write goes before any subset of the
+	 * reads, 2^n traces */
+	struct cts_sim *sim = parse("thread main: create w; create r1; create r2; join w; join r1; "
+				    "join r2\nthread w: write x 1\nthread r1: read x -> a\n"
+				    "thread r2: read x -> a\n");
+	if (sim)
+		dpor_covers(sim, "writer and 2 readers", 4, true);
+	cts_sim_free(sim);
+	sim = parse("thread main: create w; create r1; create r2; create r3; join w; join r1; join r2; "
+		    "join r3\nthread w: write x 1\nthread r1: read x -> a\nthread r2: read x -> a\n"
+		    "thread r3: read x -> a\n");
+	if (sim)
+		dpor_covers(sim, "writer and 3 readers", 8, false);
+	cts_sim_free(sim);
+	/* two writers, one reader of x: 2 write orders x 3 places of the read */
+	sim = parse("thread main: create w1; create w2; create r; join w1; join w2; join r\n"
+		    "thread w1: write x 1\nthread w2: write x 2\nthread r: read x -> a\n");
+	if (sim)
+		dpor_covers(sim, "2 writers and a reader", 6, true);
+	cts_sim_free(sim);
+
+	/* dining philosophers (benchmarks/petri/dining.sim) */
+	char path[768], err[256];
+	snprintf(path, sizeof(path), "%s/../../benchmarks/petri/dining.sim", simdir);
+	sim = cts_sim_load(path, err, sizeof(err));
+	if (!tap_ok(sim != NULL, "load dining.sim: %s", sim ? "ok" : err))
+		return;
+	for (int n = 3; n <= 4; n++) {
+		char name[32];
+		snprintf(name, sizeof(name), "dining %d", n);
+		cts_sim_set_const(sim, "N", n);
+		dpor_covers(sim, name, 0, false);
+	}
+	cts_sim_free(sim);
+}
+
+/* Random small programs (fixed seed): main and 2-3 threads of 1-2
+ * operations (reads, writes, locked increments, trylocks, semaphores,
+ * cond waits and signals, two mutexes nested in either order), each
+ * thread joined with probability 4/5. Where dfs finishes, its traces are
+ * the program's: dpor's and odpor's must be the same set. */
+static uint64_t rnd_state;
+
+static unsigned rnd(unsigned n)
+{
+	rnd_state = rnd_state * 6364136223846793005ull + 1442695040888963407ull;
+	return (unsigned)((rnd_state >> 33) % n);
+}
+
+/* One operation: @ is the variable, # the label number. */
+static size_t random_op(char *b, size_t cap, const char *f, const char *v, int label)
+{
+	size_t o = 0;
+	for (; *f && o + 16 < cap; f++) {
+		if (*f == '@')
+			o += (size_t)snprintf(b + o, cap - o, "%s", v);
+		else if (*f == '#')
+			o += (size_t)snprintf(b + o, cap - o, "%d", label);
+		else
+			b[o++] = *f;
+	}
+	b[o] = 0;
+	return o;
+}
+
+static void random_program(char *b, size_t cap)
+{
+	static const char *const ops[] = {
+		"read @ -> a", "write @ 1", "lock m; read @ -> a; write @ a + 1; unlock m",
+		"trylock m -> r; if r != 0 goto L#; write @ 5; unlock m; L#: let r = r",
+		"sempost s", "semtrywait s -> r", "semwait s",
+		"lock m; signal c; unlock m",
+		"lock m; read @ -> a; if a != 0 goto L#; wait c m; L#: unlock m",
+		"lock m; lock n; write @ 7; unlock n; unlock m",
+		"lock n; lock m; read @ -> a; unlock m; unlock n",
+	};
+	int nt = 2 + (rnd(3) == 0), label = 0;
+	size_t o = (size_t)snprintf(b, cap, "thread main: seminit s 0");
+	for (int t = 0; t < nt; t++)
+		o += (size_t)snprintf(b + o, cap - o, "; create t%d", t);
+	for (int t = 0; t < nt; t++)
+		if (rnd(5))
+			o += (size_t)snprintf(b + o, cap - o, "; join t%d", t);
+	if (rnd(3) == 0)
+		o += (size_t)snprintf(b + o, cap - o, "; read x -> a");
+	for (int t = 0; t < nt; t++) {
+		o += (size_t)snprintf(b + o, cap - o, "\nthread t%d: let a = 0", t);
+		for (int k = 1 + (int)rnd(2); k > 0; k--) {
+			const char *f = ops[rnd(sizeof(ops) / sizeof(ops[0]))], *v = rnd(2) ? "x" : "y";
+			o += (size_t)snprintf(b + o, cap - o, "; ");
+			o += random_op(b + o, cap - o, f, v, label++);
+		}
+	}
+	snprintf(b + o, cap - o, "\n");
+}
+
+static void test_random_traces(void)
+{
+	char text[2048];
+	int checked = 0, bad = 0;
+	rnd_state = 2026;
+	for (int n = 0; n < 40; n++) {
+		random_program(text, sizeof(text));
+		struct cts_sim *sim = parse(text);
+		if (!sim)
+			continue;
+		struct trace_set f = trace_explore(sim, CTS_SEARCH_DFS, false, 20000);
+		if (f.complete) {
+			struct trace_set d = trace_explore(sim, CTS_SEARCH_DPOR, false, 0);
+			struct trace_set o = trace_explore(sim, CTS_SEARCH_ODPOR, false, 0);
+			size_t md = trace_missing(&f, &d), mo = trace_missing(&f, &o);
+			if (md || mo || !d.complete || !o.complete) {
+				tap_diag("dfs's %zu traces: dpor misses %zu, odpor %zu:\n%s", f.nseen, md,
+					 mo, text);
+				bad++;
+			}
+			checked++;
+			trace_set_free(&d);
+			trace_set_free(&o);
+		}
+		trace_set_free(&f);
+		cts_sim_free(sim);
+	}
+	tap_ok(bad == 0 && checked >= 20,
+	       "random programs: dpor and odpor run all of dfs's traces in %d of %d checked",
+	       checked - bad, checked);
+}
+
 /* Flanagan & Godefroid 2005, Table 1: indexer and file system. */
 static void test_benchmarks(void)
 {
@@ -698,6 +857,8 @@ int main(int argc, char **argv)
 	test_bounded_counts();
 	test_bugs();
 	test_dpor_vs_dfs();
+	test_dpor_traces();
+	test_random_traces();
 	test_benchmarks();
 	test_divergence_and_completeness();
 	test_spins();
