@@ -203,6 +203,18 @@ int cts_hw_hit_slot(uint64_t dr6)
 
 static volatile uint64_t probe_word;
 
+/* waitpid for the probe's own child, whose next report is sure to come
+ * soon: a signal that interrupts the wait (the user's SIGINT) must not
+ * make the probe's cached answer "no" nor leave the child behind. */
+static pid_t wait_child(pid_t pid, int *st)
+{
+	pid_t r;
+	do
+		r = waitpid(pid, st, __WALL);
+	while (r < 0 && errno == EINTR);
+	return r;
+}
+
 /* Some VMs accept debug-register writes but never deliver the trap (seen on
  * a Firecracker/AMD guest), so only a watchpoint that fires proves support:
  * a forked child traced by us stores to a watched word. */
@@ -219,7 +231,7 @@ static bool probe(void)
 			probe_word = 1;
 		_exit(0);
 	}
-	if (waitpid(pid, &st, __WALL) != pid)
+	if (wait_child(pid, &st) != pid)
 		return false;   /* cannot happen for our own child; nothing to kill safely */
 	if (WIFSTOPPED(st)) {
 		struct cts_hw_set set = { 0 };
@@ -229,7 +241,7 @@ static bool probe(void)
 		if (cts_hw_add(&set, (uintptr_t)&probe_word, sizeof probe_word, CTS_HW_WRITE) == 0 &&
 		    cts_hw_apply(pid, &cur, &set) == 0 &&
 		    ptrace(PTRACE_CONT, pid, NULL, NULL) == 0 &&
-		    waitpid(pid, &st, __WALL) == pid) {
+		    wait_child(pid, &st) == pid) {
 			reaped = !WIFSTOPPED(st);
 			works = WIFSTOPPED(st) && WSTOPSIG(st) == SIGTRAP &&
 				ptrace(PTRACE_GETSIGINFO, pid, NULL, &si) == 0 &&
@@ -240,7 +252,7 @@ static bool probe(void)
 	}
 	if (!reaped) {
 		kill(pid, SIGKILL);
-		while (waitpid(pid, &st, __WALL) == pid && !WIFEXITED(st) && !WIFSIGNALED(st))
+		while (wait_child(pid, &st) == pid && !WIFEXITED(st) && !WIFSIGNALED(st))
 			;
 	}
 	return works;

@@ -444,7 +444,7 @@ static int consume_traps(struct att *a)
 		}
 		if (!any)
 			return 0;
-		if (cts_att_wait_all_stopped(a, 5.0) != 0)
+		if (cts_att_wait_all_stopped(a, 5.0, false) != 0)
 			return -1;
 	}
 	return 0;
@@ -466,7 +466,7 @@ static int detach_all(struct att *a)
 		if (th->state != TH_DEAD && cts_att_interrupt(a, th, INTR_DETACH) != 0)
 			rc = -1;
 	}
-	if (cts_att_wait_all_stopped(a, 5.0) != 0) {
+	if (cts_att_wait_all_stopped(a, 5.0, false) != 0) {
 		cts_error_msg("warning: not every thread of process %d stopped for the detach: %s",
 			      (int)a->pid, strerror(errno));
 		rc = -1;
@@ -496,7 +496,7 @@ static int detach_all(struct att *a)
 		}
 		X(a, th)->stopped = false;
 	}
-	if (cts_att_release_extra(a) != 0)
+	if (cts_att_release_extra(a, 5.0) != 0)
 		rc = -1;
 	return rc;
 }
@@ -664,8 +664,9 @@ static int attach_run(const struct attach_cfg *cfg)
 		status = bad ? EXIT_USAGE : EXIT_INTERNAL;
 		goto out;
 	}
-	/* 15 s: a process that keeps creating threads, seized on a loaded machine */
-	if (cts_att_wait_all_stopped(&a, 15.0) != 0 && !a.gone) {
+	/* 15 s: a process that keeps creating threads, seized on a loaded
+	 * machine; ^C goes straight to the detach, which waits for them */
+	if (cts_att_wait_all_stopped(&a, 15.0, true) != 0 && !a.gone && !cts_tr_interrupted()) {
 		cts_error_msg("process %d: not every thread stopped: %s", (int)a.pid, strerror(errno));
 		status = EXIT_INTERNAL;
 		goto out;

@@ -67,8 +67,9 @@ static int idle_check(struct att *a)
 		if (th->state != TH_DEAD && !X(a, th)->stopped && cts_att_interrupt(a, th, INTR_PAUSE) != 0)
 			return -1;
 	}
-	if (cts_att_wait_all_stopped(a, 2.0) != 0)
-		return a->gone ? 0 : -1;
+	/* interrupted: the control loop ends, the detach takes the paused ones */
+	if (cts_att_wait_all_stopped(a, 2.0, true) != 0)
+		return a->gone || cts_tr_interrupted() ? 0 : -1;
 	if (a->gone || cts_att_diagnose(a, false))
 		return 0;
 	for (int i = 0; i < a->tr->nlive; i++) {

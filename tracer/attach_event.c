@@ -18,22 +18,23 @@
 
 /* ---- waiting ---------------------------------------------------------------- */
 
-/* waitpid for any of our tracees, at most timeout_us (< 0: block). */
-static pid_t wait_any(int *status, long timeout_us)
+/* waitpid for tracee who (-1: any of ours), at most timeout_us (< 0: about
+ * 0.1 s, for callers that loop). */
+static pid_t wait_for(pid_t who, int *status, long timeout_us)
 {
-	pid_t r = waitpid(-1, status, __WALL | WNOHANG);
+	pid_t r = waitpid(who, status, __WALL | WNOHANG);
 	if (r != 0 || timeout_us == 0)
 		return r;
 	sigset_t chld, old;
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &chld, &old);
-	r = waitpid(-1, status, __WALL | WNOHANG);
+	r = waitpid(who, status, __WALL | WNOHANG);
 	if (r == 0) {
 		long us = timeout_us < 0 ? 100000 : timeout_us;
 		struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
 		sigtimedwait(&chld, NULL, &ts);
-		r = waitpid(-1, status, __WALL | WNOHANG);
+		r = waitpid(who, status, __WALL | WNOHANG);
 	}
 	int e = errno;
 	sigprocmask(SIG_SETMASK, &old, NULL);
@@ -77,16 +78,20 @@ static void too_many(struct att *a, pid_t tid, bool stopped)
 	a->extra[a->nextra++] = (struct extra_th){ .tid = tid, .stopped = stopped };
 }
 
-int cts_att_release_extra(struct att *a)
+/* Wait up to limit_s in all for the threads past --max-threads to report
+ * their first stop (or their end): nothing of them ran. One that has not
+ * by then is left to the kernel's detach at our exit, which is safe: the
+ * text is restored and a new thread inherits no debug registers. */
+int cts_att_release_extra(struct att *a, double limit_s)
 {
 	int rc = 0;
+	double end = cts_tr_now_s() + limit_s;
 	for (size_t i = 0; i < a->nextra; i++) {
 		struct extra_th *e = &a->extra[i];
 		int status;
-		/* Its first stop is sure to come (or its end): nothing of it ran. */
-		while (!e->stopped) {
-			pid_t w = waitpid(e->tid, &status, __WALL);
-			if (w < 0 && errno == EINTR)
+		while (!e->stopped && cts_tr_now_s() < end) {
+			pid_t w = wait_for(e->tid, &status, 10000);
+			if (w == 0 || (w < 0 && errno == EINTR))
 				continue;
 			if (w < 0 || WIFEXITED(status) || WIFSIGNALED(status))
 				break;
@@ -335,11 +340,25 @@ static int stop_event(struct att *a, struct thread *th)
 	return cts_att_run_on(a, th, th->state == TH_HELD ? TH_RUNNING : th->state) == 0 ? 1 : -1;
 }
 
+/* th at a ptrace event or system-call stop, handled: it runs on, unless
+ * an interrupt of ours is pending. The kernel clears a pending
+ * PTRACE_INTERRUPT at any such stop (not at a signal-delivery stop, which
+ * reports the interrupt first), so this stop is the one the interrupt
+ * asked for and no other will come: let run, th would never stop for it
+ * (a seize that waited 15 s, an idle check that failed the session). */
+static int event_done(struct att *a, struct thread *th)
+{
+	enum intr why = X(a, th)->intr;
+	if (why == INTR_HOLD || why == INTR_PAUSE)
+		return stop_event(a, th);
+	return cts_att_run_on(a, th, th->state == TH_HELD ? TH_RUNNING : th->state) == 0 ? 1 : -1;
+}
+
 /* One stop, decoded and handled. 1 handled, 0 none came, -1 error. */
 int cts_att_event(struct att *a, long timeout_us)
 {
 	int status;
-	pid_t tid = wait_any(&status, timeout_us);
+	pid_t tid = wait_for(-1, &status, timeout_us);
 	if (tid == 0 || (tid < 0 && errno == EINTR))
 		return 0;
 	if (tid < 0) {
@@ -475,14 +494,14 @@ int cts_att_event(struct att *a, long timeout_us)
 			too_many(a, ntid, false);
 		if (a->detaching)
 			return 1;
-		return cts_att_run_on(a, th, th->state == TH_HELD ? TH_RUNNING : th->state) == 0 ? 1 : -1;
+		return event_done(a, th);
 	}
 	case CTS_WEV_FORK:
 		x->stopped = true;
 		foreign_child(a, (pid_t)ev.msg, (ev.status >> 16) == PTRACE_EVENT_VFORK);
 		if (a->detaching)
 			return 1;
-		return cts_att_run_on(a, th, th->state == TH_HELD ? TH_RUNNING : th->state) == 0 ? 1 : -1;
+		return event_done(a, th);
 	case CTS_WEV_EXEC: {
 		/* A new image: none of our int3s, every other thread gone. */
 		x->stopped = true;
@@ -501,6 +520,8 @@ int cts_att_event(struct att *a, long timeout_us)
 		x->stopped = true;
 		if (a->detaching)
 			return 1;
+		if (x->intr == INTR_HOLD || x->intr == INTR_PAUSE)
+			return stop_event(a, th);
 		return cts_att_run_on(a, th, TH_OUTSIDE) == 0 ? 1 : -1;
 	case CTS_WEV_WATCHPOINT:
 		x->stopped = true;
@@ -522,25 +543,25 @@ int cts_att_event(struct att *a, long timeout_us)
 			return 1;
 		}
 		cts_att_observe_kernel(a, th); /* --races: entry and exit alike */
-		/* an interrupt that finds th in a system call reports the call's
-		 * stop first: th is stopped now, as it asked */
-		if (x->intr == INTR_PAUSE || x->intr == INTR_HOLD)
-			return stop_event(a, th);
 		/* fall through */
 	case CTS_WEV_SECCOMP:
 		x->stopped = true;
 		if (a->detaching)
 			return 1;
-		return cts_att_run_on(a, th, th->state == TH_HELD ? TH_RUNNING : th->state) == 0 ? 1 : -1;
+		return event_done(a, th);
 	}
 	return 1;
 }
 
 /* Wait until every thread we know is in a ptrace-stop (or gone). */
-int cts_att_wait_all_stopped(struct att *a, double limit_s)
+int cts_att_wait_all_stopped(struct att *a, double limit_s, bool interruptible)
 {
 	double end = cts_tr_now_s() + limit_s;
 	for (;;) {
+		if (interruptible && cts_tr_interrupted()) {
+			errno = EINTR;
+			return -1;
+		}
 		bool all = true;
 		for (int i = 0; i < a->tr->nlive; i++) {
 			struct att_th *x = X(a, a->tr->live[i]);

@@ -135,9 +135,13 @@ int cts_att_interrupt(struct att *a, struct thread *th, enum intr why);
 bool cts_att_is_planted(const struct att *a, uint64_t addr);
 int cts_att_run_on(struct att *a, struct thread *th, enum th_state as);
 /* Detach the threads past --max-threads, each in a ptrace-stop with its
- * debug registers clear (after the text is restored). */
-int cts_att_release_extra(struct att *a);
-int cts_att_wait_all_stopped(struct att *a, double limit_s);
+ * debug registers clear (after the text is restored), waiting at most
+ * limit_s for their first stops. */
+int cts_att_release_extra(struct att *a, double limit_s);
+/* Every known thread in a ptrace-stop (or gone): 0, or -1 with ETIMEDOUT
+ * after limit_s, or EINTR at once on SIGINT/SIGTERM when interruptible
+ * (never during the detach, which needs them all stopped). */
+int cts_att_wait_all_stopped(struct att *a, double limit_s, bool interruptible);
 
 /* attach_diag.c: the diagnosis, stacks */
 void cts_att_describe_pc(struct att *a, uint64_t pc, char *buf, size_t len);
