@@ -416,11 +416,14 @@ static void restore_bytes(struct att *a)
 
 /* ---- detaching ---------------------------------------------------------------- */
 
-/* A thread that hit one of our int3s (or finished a step over one) just
- * as an interrupt came reports the interrupt first, with the SIGTRAP still
- * pending: detached so, it would die of it. Such a thread runs on until it
- * takes the trap (as the breakpoint or step it is), which leaves it
- * stopped with rip rewound. */
+/* A thread that hit one of our int3s, finished a step over one or made
+ * an access a debug register watches just as an interrupt came reports
+ * the interrupt first, with the SIGTRAP still pending: detached so, it
+ * would die of it (a watchpoint's: attach_interrupt.t saw attach_spawn
+ * killed so after a ^C). Such a thread runs on until it takes the
+ * SIGTRAP, which stops it again before any instruction: a breakpoint's
+ * leaves rip rewound, a step's or a watchpoint's is dropped, any other
+ * (a SIGTRAP sent to it) is delivered by the detach. */
 static int consume_traps(struct att *a)
 {
 	for (int round = 0; round < 8; round++) {
@@ -434,8 +437,6 @@ static int consume_traps(struct att *a)
 			th->regs_valid = false;
 			if (cts_tr_getregs(th) != 0 || cts_proc_sigstate(th->tid, &ss) != 0 ||
 			    !((ss.pnd >> (SIGTRAP - 1)) & 1))
-				continue;
-			if (!th->stepping_bp && !cts_att_is_planted(a, th->regs.rip - 1))
 				continue;
 			x->intr = INTR_NONE;
 			if (cts_att_run_on(a, th, TH_RUNNING) != 0)
