@@ -19,27 +19,42 @@
 /* ---- waiting ---------------------------------------------------------------- */
 
 /* waitpid for tracee who (-1: any of ours), at most timeout_us (< 0: about
- * 0.1 s, for callers that loop). */
+ * 0.1 s, for callers that loop). SIGCHLD is blocked for good at the first
+ * wait (the tracing process has no use for its delivery): a stop that
+ * comes while we wait is a pending SIGCHLD that sigtimedwait returns on.
+ * One that was pending already, for a stop reaped since, only costs
+ * another turn. Three system calls a stop, the hot path of --watch. */
 static pid_t wait_for(pid_t who, int *status, long timeout_us)
 {
+	static bool chld_blocked;
+	sigset_t chld;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	if (!chld_blocked) {
+		sigprocmask(SIG_BLOCK, &chld, NULL);
+		chld_blocked = true;
+	}
 	pid_t r = waitpid(who, status, __WALL | WNOHANG);
 	if (r != 0 || timeout_us == 0)
 		return r;
-	sigset_t chld, old;
-	sigemptyset(&chld);
-	sigaddset(&chld, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &chld, &old);
-	r = waitpid(who, status, __WALL | WNOHANG);
-	if (r == 0) {
-		long us = timeout_us < 0 ? 100000 : timeout_us;
-		struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
-		sigtimedwait(&chld, NULL, &ts);
+	double end = cts_tr_now_s() + (timeout_us < 0 ? 100000 : timeout_us) / 1e6;
+	for (;;) {
+		double left = end - cts_tr_now_s();
+		if (left <= 0)
+			return 0;
+		struct timespec ts = { (time_t)left, (long)((left - (double)(time_t)left) * 1e9) };
+		int got = sigtimedwait(&chld, NULL, &ts);
+		int e = errno;
 		r = waitpid(who, status, __WALL | WNOHANG);
+		if (r != 0)
+			return r;
+		if (got < 0 && e == EINTR) {
+			errno = EINTR; /* SIGINT, SIGTERM: the caller looks */
+			return -1;
+		}
+		if (got < 0)
+			return 0; /* timed out */
 	}
-	int e = errno;
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	errno = e;
-	return r;
 }
 
 /* ---- threads ---------------------------------------------------------------- */
@@ -529,7 +544,7 @@ int cts_att_event(struct att *a, long timeout_us)
 			return 1;
 		if (a->accesses) {
 			enum th_state was = th->state;
-			if (cts_access_watch_hit(a->tr, th) != 0)
+			if (cts_access_watch_hit(a->tr, th, (uint64_t)(uintptr_t)ev.info.si_addr) != 0)
 				return -1;
 			x->stopped = false;
 			if (was != TH_HELD && was != TH_RUNNING)
