@@ -658,6 +658,7 @@ static int attach_run(const struct attach_cfg *cfg)
 	a.st.max_threads = (int)cfg->max_threads;
 	a.tr->pid = a.pid;
 
+	cts_att_ticker_start(&a);
 	int srs = seize_all(&a, err, sizeof(err), &bad);
 	seized = a.tr->nlive > 0;
 	if (srs != 0) {
@@ -760,6 +761,7 @@ static int attach_run(const struct attach_cfg *cfg)
 out:
 	if (seized && detach_all(&a) != 0 && status != EXIT_BUG)
 		status = EXIT_INTERNAL;
+	cts_att_ticker_stop(&a);
 	if (a.bug)
 		print_bug(&a);
 	if (a.log) {

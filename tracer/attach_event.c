@@ -4,8 +4,12 @@
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 #include "hw/hw.h"
@@ -18,13 +22,105 @@
 
 /* ---- waiting ---------------------------------------------------------------- */
 
-/* waitpid for tracee who (-1: any of ours), at most timeout_us (< 0: about
- * 0.1 s, for callers that loop). SIGCHLD is blocked for good at the first
- * wait (the tracing process has no use for its delivery): a stop that
- * comes while we wait is a pending SIGCHLD that sigtimedwait returns on.
- * One that was pending already, for a stop reaped since, only costs
- * another turn. Three system calls a stop, the hot path of --watch. */
-static pid_t wait_for(pid_t who, int *status, long timeout_us)
+/* A wait with a timeout costs what one without costs, a blocking waitpid
+ * (on this VM a stop woken through sigtimedwait cost 2-4 us more than one
+ * woken in waitpid, a sixth of a whole debug-register trap): the timeout
+ * comes from the ticker, a child of ours that shares this page with us and
+ * stops itself, a stop waitpid reports (WUNTRACED), when the wait it was
+ * told of passes its deadline. We continue it. A ticker stop is "no stop
+ * came", spurious or not; the callers loop anyway. */
+struct att_tick {
+	uint64_t deadline;      /* ns, CLOCK_MONOTONIC */
+	uint64_t gen;           /* waits begun */
+	uint64_t waiting;       /* the wait going on (its gen), 0 none */
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static _Noreturn void ticker_main(struct att_tick *t, pid_t parent)
+{
+	uint64_t fired = 0;
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	if (getppid() != parent)
+		_exit(0);
+	prctl(PR_SET_NAME, "cts-ticker", 0, 0, 0);
+	/* the tracing process's signals are its own (a ^C, a dead cts-trace) */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGUSR2, SIG_IGN);
+	for (;;) {
+		uint64_t w = __atomic_load_n(&t->waiting, __ATOMIC_ACQUIRE);
+		uint64_t g = __atomic_load_n(&t->gen, __ATOMIC_ACQUIRE);
+		uint64_t d = __atomic_load_n(&t->deadline, __ATOMIC_ACQUIRE), now = now_ns();
+		bool due = w && w == g && g != fired;
+		if (due && now >= d) {
+			fired = g;
+			raise(SIGSTOP); /* until the tracing process has seen it */
+			continue;
+		}
+		/* to the deadline of the wait going on, else a millisecond on */
+		uint64_t until = due ? d : now + 1000000;
+		struct timespec ts = { (time_t)(until / 1000000000u), (long)(until % 1000000000u) };
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+	}
+}
+
+void cts_att_ticker_start(struct att *a)
+{
+	if (a->ticker || getenv("CTS_NO_TICKER")) /* the fallback, for testing */
+		return;
+	void *p = mmap(NULL, sizeof(struct att_tick), PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return;
+	pid_t self = getpid(), pid = fork();
+	if (pid == 0)
+		ticker_main(p, self);
+	if (pid < 0) {
+		munmap(p, sizeof(struct att_tick));
+		return;
+	}
+	a->tick = p;
+	a->ticker = pid;
+}
+
+void cts_att_ticker_stop(struct att *a)
+{
+	int st;
+	if (a->ticker) {
+		kill(a->ticker, SIGKILL);
+		while (waitpid(a->ticker, &st, __WALL) < 0 && errno == EINTR)
+			;
+		a->ticker = 0;
+	}
+	if (a->tick)
+		munmap(a->tick, sizeof(struct att_tick));
+	a->tick = NULL;
+}
+
+/* The ticker's report, r: it stopped (continued, a timeout) or ended. */
+static bool ticker_report(struct att *a, pid_t r, int status)
+{
+	if (!a->ticker || r != a->ticker)
+		return false;
+	if (WIFSTOPPED(status))
+		kill(a->ticker, SIGCONT);
+	else
+		a->ticker = 0; /* gone: the waits are timed with sigtimedwait */
+	return true;
+}
+
+/* Without a ticker: SIGCHLD waited for with sigtimedwait, blocked for good
+ * at the first such wait (the tracing process has no use for its
+ * delivery): a stop while we wait is a pending SIGCHLD. One pending
+ * already, for a stop reaped since, only costs another turn. */
+static pid_t wait_signalled(pid_t who, int *status, long timeout_us)
 {
 	static bool chld_blocked;
 	sigset_t chld;
@@ -35,7 +131,7 @@ static pid_t wait_for(pid_t who, int *status, long timeout_us)
 		chld_blocked = true;
 	}
 	pid_t r = waitpid(who, status, __WALL | WNOHANG);
-	if (r != 0 || timeout_us == 0)
+	if (r != 0)
 		return r;
 	double end = cts_tr_now_s() + (timeout_us < 0 ? 100000 : timeout_us) / 1e6;
 	for (;;) {
@@ -55,6 +151,35 @@ static pid_t wait_for(pid_t who, int *status, long timeout_us)
 		if (got < 0)
 			return 0; /* timed out */
 	}
+}
+
+/* waitpid for tracee who (-1: any of ours), at most timeout_us (< 0: about
+ * 0.1 s, for callers that loop); 0 when none came, -1 with EINTR on a
+ * signal (SIGINT, SIGTERM: the caller looks). */
+static pid_t wait_for(struct att *a, pid_t who, int *status, long timeout_us)
+{
+	pid_t r;
+	if (timeout_us == 0) {
+		r = waitpid(who, status, __WALL | WNOHANG | (who < 0 ? WUNTRACED : 0));
+		return r > 0 && ticker_report(a, r, *status) ? 0 : r;
+	}
+	if (who >= 0 || !a->ticker) {
+		r = wait_signalled(who, status, timeout_us);
+		return r > 0 && ticker_report(a, r, *status) ? 0 : r;
+	}
+	struct att_tick *t = a->tick;
+	uint64_t g = t->gen + 1;
+	__atomic_store_n(&t->deadline, now_ns() + (uint64_t)(timeout_us < 0 ? 100000 : timeout_us) * 1000u,
+			 __ATOMIC_RELEASE);
+	__atomic_store_n(&t->gen, g, __ATOMIC_RELEASE);
+	__atomic_store_n(&t->waiting, g, __ATOMIC_RELEASE);
+	r = waitpid(-1, status, __WALL | WUNTRACED);
+	int e = errno;
+	__atomic_store_n(&t->waiting, 0, __ATOMIC_RELEASE);
+	if (r > 0 && ticker_report(a, r, *status))
+		return 0;
+	errno = e;
+	return r;
 }
 
 /* ---- threads ---------------------------------------------------------------- */
@@ -105,7 +230,7 @@ int cts_att_release_extra(struct att *a, double limit_s)
 		struct extra_th *e = &a->extra[i];
 		int status;
 		while (!e->stopped && cts_tr_now_s() < end) {
-			pid_t w = wait_for(e->tid, &status, 10000);
+			pid_t w = wait_for(a, e->tid, &status, 10000);
 			if (w == 0 || (w < 0 && errno == EINTR))
 				continue;
 			if (w < 0 || WIFEXITED(status) || WIFSIGNALED(status))
@@ -373,7 +498,7 @@ static int event_done(struct att *a, struct thread *th)
 int cts_att_event(struct att *a, long timeout_us)
 {
 	int status;
-	pid_t tid = wait_for(-1, &status, timeout_us);
+	pid_t tid = wait_for(a, -1, &status, timeout_us);
 	if (tid == 0 || (tid < 0 && errno == EINTR))
 		return 0;
 	if (tid < 0) {
