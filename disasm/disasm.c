@@ -294,6 +294,21 @@ int cts_disasm_reg_value(int reg, const struct user_regs_struct *r, uint64_t *va
 	return 0;
 }
 
+long cts_disasm_reg_slot(int reg)
+{
+	/* Every byte of slot i holds i + 1: whichever bits of its 64-bit
+	 * register reg names (al, ah, ax, eax, rax), its low byte says i. */
+	struct user_regs_struct marks;
+	unsigned long long *slot = (unsigned long long *)&marks;
+	uint64_t v;
+
+	for (size_t i = 0; i < sizeof(marks) / sizeof(*slot); i++)
+		slot[i] = UINT64_C(0x0101010101010101) * (i + 1);
+	if (cts_disasm_reg_value(reg, &marks, &v) != 0 || !(v & 0xff))
+		return -1;
+	return (long)(((v & 0xff) - 1) * sizeof(*slot));
+}
+
 static uint64_t reg_or_zero(int reg, const struct user_regs_struct *regs)
 {
 	uint64_t v = 0;

@@ -131,6 +131,10 @@ void cts_disasm_stats(const struct cts_disasm *d, struct cts_disasm_stats *st);
  * not a general register. */
 int cts_disasm_reg_value(int reg, const struct user_regs_struct *regs, uint64_t *val);
 
+/* Where in struct user_regs_struct the 64-bit register holding reg is (its
+ * byte offset, for PTRACE_PEEKUSER), -1 if reg is none (riz included). */
+long cts_disasm_reg_slot(int reg);
+
 /* Set a 64- or 32-bit general register (32-bit writes zero-extend, as the
  * CPU does). 0, or -1 for any other register. */
 int cts_disasm_reg_set(int reg, struct user_regs_struct *regs, uint64_t val);

@@ -183,15 +183,50 @@ static int predecessor(struct cts_disasm *d, const struct cts_attr_input *in,
 	return -1;
 }
 
-/* Are the bytes [lo, hi) all legacy or REX prefixes?  Then the candidate
- * at lo is the one at hi with its prefixes (lock, rep, operand size, REX):
- * the longer reading wins. */
-static bool only_prefixes(const struct cts_attr_input *in, uint64_t lo, uint64_t hi)
+int cts_attr_locate(struct cts_disasm *d, const struct cts_attr_input *in,
+		    struct cts_attr_site *site)
+{
+	if (!d || !in || !site || !in->code || in->code_lo > in->trap_pc) {
+		errno = EINVAL;
+		return -1;
+	}
+	memset(site, 0, sizeof(*site));
+	site->trap_pc = in->trap_pc;
+	site->boundary = in->boundary;
+	/* A rep string instruction with iterations left traps with rip still on it. */
+	site->rep_here = decode(d, in, in->trap_pc, &site->self) == 0 && site->self.rep &&
+			 site->self.access == CTS_ACC_STRING;
+	if (in->boundary) {
+		site->pred = predecessor(d, in, &site->x);
+		return 0;
+	}
+	/* No boundary: every start 1..15 bytes back that decodes to an
+	 * instruction ending at the trap pc, nearest first. */
+	uint64_t span = in->trap_pc - in->code_lo;
+	site->nbefore = span < MAX_INSN ? (int)span : MAX_INSN;
+	if (in->code_len >= span)
+		memcpy(site->before + MAX_INSN - site->nbefore, in->code + span - site->nbefore,
+		       (size_t)site->nbefore);
+	else
+		site->nbefore = 0; /* the trap pc is past what could be read */
+	for (int back = 1; back <= site->nbefore; back++) {
+		struct cts_insn *x = &site->cand[site->ncand];
+		uint64_t pc = in->trap_pc - (uint64_t)back;
+		if (decode(d, in, pc, x) == 0 && pc + x->len == in->trap_pc)
+			site->ncand++;
+	}
+	return 0;
+}
+
+/* Are the bytes [lo, hi) before the trap pc all legacy or REX prefixes?
+ * Then the candidate at lo is the one at hi with its prefixes (lock, rep,
+ * operand size, REX): the longer reading wins. */
+static bool only_prefixes(const struct cts_attr_site *site, uint64_t lo, uint64_t hi)
 {
 	static const uint8_t legacy[] = { 0xf0, 0xf2, 0xf3, 0x2e, 0x36, 0x3e, 0x26, 0x64,
 					  0x65, 0x66, 0x67 };
 	for (uint64_t pc = lo; pc < hi; pc++) {
-		uint8_t b = in->code[pc - in->code_lo];
+		uint8_t b = site->before[MAX_INSN - (site->trap_pc - pc)];
 		if (b >= 0x40 && b <= 0x4f)
 			continue;
 		if (!memchr(legacy, b, sizeof(legacy)))
@@ -211,75 +246,68 @@ const char *cts_attr_kind_name(enum cts_attr_kind k)
 	}
 }
 
-int cts_attr_find(struct cts_disasm *d, const struct cts_attr_input *in, struct cts_attr *out)
+int cts_attr_judge(const struct cts_attr_site *site, const struct cts_hw_set *set, int slot,
+		   const struct user_regs_struct *regs, struct cts_attr *out)
 {
-	if (!d || !in || !out || !in->set || !in->regs || !in->code || in->slot < 0 ||
-	    in->slot >= CTS_HW_SLOTS || !in->set->w[in->slot].used || in->code_lo > in->trap_pc) {
+	if (!site || !out || !set || !regs || slot < 0 || slot >= CTS_HW_SLOTS ||
+	    !set->w[slot].used) {
 		errno = EINVAL;
 		return -1;
 	}
-	const struct cts_hw_watch *w = &in->set->w[in->slot];
+	const struct cts_hw_watch *w = &set->w[slot];
 	uint64_t wlo = w->addr, whi = w->addr + w->len;
-	struct cts_insn x, self;
 	enum cts_attr_kind k = CTS_ATTR_ACCESS;
 	uint32_t size = 0;
 	uint64_t ea = 0;
 
 	memset(out, 0, sizeof(*out));
-	out->pc = in->trap_pc;
+	out->pc = site->trap_pc;
 	out->kind = w->kind == CTS_HW_WRITE ? CTS_ATTR_WRITE : CTS_ATTR_ACCESS;
 
-	/* A rep string instruction with iterations left traps with rip still on it. */
-	bool rep_here = decode(d, in, in->trap_pc, &self) == 0 && self.rep &&
-			self.access == CTS_ACC_STRING;
-
-	if (in->boundary) {
-		int p = predecessor(d, in, &x);
-		int v = p == 0 ? verify(&x, in->regs, wlo, whi, &k, &size, &ea) : -1;
+	if (site->boundary) {
+		const struct cts_insn *x = &site->x;
+		int v = site->pred == 0 ? verify(x, regs, wlo, whi, &k, &size, &ea) : -1;
 		if (v == 1) {
-			fill(out, &x, k, size, ea);
+			fill(out, x, k, size, ea);
 			return 0;
 		}
 		enum cts_attr_kind sk = CTS_ATTR_ACCESS;
 		uint32_t ssize = 0;
 		uint64_t sea = 0;
-		if (rep_here && verify(&self, in->regs, wlo, whi, &sk, &ssize, &sea) == 1) {
-			fill(out, &self, sk, ssize, sea);
+		if (site->rep_here && verify(&site->self, regs, wlo, whi, &sk, &ssize, &sea) == 1) {
+			fill(out, &site->self, sk, ssize, sea);
 			return 0;
 		}
 		if (v == 0) {
-			fill(out, &x, k, size, ea);
+			fill(out, x, k, size, ea);
 			return 0;
 		}
-		if (p == 1 && x.has_mem) {
+		if (site->pred == 1 && x->has_mem) {
 			/* It made the access (nothing else ends here), how is not
 			 * known: its pc, the watch's own kind. */
-			out->pc = x.pc;
+			out->pc = x->pc;
 			out->located = true;
 			snprintf(out->text, sizeof(out->text), "(undecoded)");
 		}
 		return 0;
 	}
 
-	/* No boundary: every start 1..15 bytes back that decodes to an
-	 * instruction ending at the trap pc and provably touching the watched
-	 * bytes is a candidate; exactly one (or one pc) is an answer. */
-	if (rep_here && verify(&self, in->regs, wlo, whi, &k, &size, &ea) == 1) {
-		fill(out, &self, k, size, ea);
+	/* Exactly one candidate provably touching the watched bytes (or one
+	 * pc) is an answer. */
+	if (site->rep_here && verify(&site->self, regs, wlo, whi, &k, &size, &ea) == 1) {
+		fill(out, &site->self, k, size, ea);
 		return 0;
 	}
 	int found = 0;
-	struct cts_insn best;
+	const struct cts_insn *best = NULL;
 	enum cts_attr_kind bk = CTS_ATTR_ACCESS;
 	uint32_t bsize = 0;
 	uint64_t bea = 0;
-	for (uint64_t back = 1; back <= MAX_INSN && back <= in->trap_pc - in->code_lo; back++) {
-		uint64_t pc = in->trap_pc - back;
-		if (decode(d, in, pc, &x) != 0 || pc + x.len != in->trap_pc)
+	for (int i = 0; i < site->ncand; i++) {
+		const struct cts_insn *x = &site->cand[i];
+		if (verify(x, regs, wlo, whi, &k, &size, &ea) != 1)
 			continue;
-		if (verify(&x, in->regs, wlo, whi, &k, &size, &ea) != 1)
-			continue;
-		if (found && !only_prefixes(in, pc, best.pc)) {
+		if (found && !only_prefixes(site, x->pc, best->pc)) {
 			found = 2; /* two readings of the bytes: no answer */
 			break;
 		}
@@ -290,6 +318,89 @@ int cts_attr_find(struct cts_disasm *d, const struct cts_attr_input *in, struct 
 		found = 1;
 	}
 	if (found == 1)
-		fill(out, &best, bk, bsize, bea);
+		fill(out, best, bk, bsize, bea);
 	return 0;
+}
+
+/* Does verify's answer on x depend on the registers? Only through the
+ * address: a string, a stack slot, a base, an index, a bit offset or a
+ * segment base; branches are never verified. */
+static bool reads_regs(const struct cts_insn *x)
+{
+	bool pushes;
+	if (x->is_call || x->is_ret || x->is_branch)
+		return false;
+	if (x->access == CTS_ACC_STRING || stack_op(x, &pushes))
+		return true;
+	return x->has_mem && ((!x->rip_rel && x->base) || x->index || x->bit_reg ||
+			      x->seg != CTS_SEG_NONE);
+}
+
+bool cts_attr_site_uses_regs(const struct cts_attr_site *site)
+{
+	if (site->rep_here)
+		return true;
+	if (site->boundary)
+		return site->pred == 0 && reads_regs(&site->x);
+	for (int i = 0; i < site->ncand; i++)
+		if (reads_regs(&site->cand[i]))
+			return true;
+	return false;
+}
+
+/* The plain move at->pc is, if the judged instruction is one. */
+static const struct cts_insn *judged(const struct cts_attr_site *site, const struct cts_attr *at)
+{
+	if (!at->exact || !at->size || at->size > 8)
+		return NULL;
+	if (site->pred == 0 && site->x.pc == at->pc)
+		return &site->x;
+	for (int i = 0; i < site->ncand; i++)
+		if (site->cand[i].pc == at->pc)
+			return &site->cand[i];
+	return NULL; /* a rep string instruction, or none */
+}
+
+int cts_attr_moved_reg(const struct cts_attr_site *site, const struct cts_attr *at)
+{
+	const struct cts_insn *x = site && at ? judged(site, at) : NULL;
+	if (!x)
+		return -1;
+	switch (x->emu) {
+	case CTS_EMU_LOAD:      /* the register holds what it loaded */
+	case CTS_EMU_STORE_REG: /* and what it stored (a store leaves it as it was) */
+		return x->emu_reg > 0 ? x->emu_reg : -1;
+	case CTS_EMU_STORE_IMM:
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+int cts_attr_moved(const struct cts_attr_site *site, const struct cts_attr *at,
+		   const struct user_regs_struct *regs, uint64_t *value)
+{
+	int reg = cts_attr_moved_reg(site, at);
+	uint64_t v;
+	if (reg < 0 || !regs)
+		return -1;
+	if (reg == 0)
+		v = (uint64_t)judged(site, at)->emu_imm;
+	else if (cts_disasm_reg_value(reg, regs, &v) != 0)
+		return -1;
+	*value = at->size == 8 ? v : v & ((1ULL << (8 * at->size)) - 1);
+	return 0;
+}
+
+int cts_attr_find(struct cts_disasm *d, const struct cts_attr_input *in, struct cts_attr *out)
+{
+	struct cts_attr_site site;
+	if (!in || !in->set || !in->regs || in->slot < 0 || in->slot >= CTS_HW_SLOTS ||
+	    !in->set->w[in->slot].used) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (cts_attr_locate(d, in, &site) != 0)
+		return -1;
+	return cts_attr_judge(&site, in->set, in->slot, in->regs, out);
 }

@@ -24,10 +24,8 @@
 #include <stdint.h>
 #include <sys/user.h>
 
+#include "disasm/disasm.h"
 #include "hw/hw.h"
-
-struct cts_disasm;
-struct cts_insn;
 
 enum cts_attr_kind {
 	CTS_ATTR_READ,
@@ -64,8 +62,58 @@ struct cts_attr {
 	char text[96];           /* "mnemonic operands", "(undecoded)", or "" */
 };
 
-/* 0 with *out filled (exact or not); -1 with errno EINVAL on bad input. */
+/* 0 with *out filled (exact or not); -1 with errno EINVAL on bad input.
+ * cts_attr_locate then cts_attr_judge. */
 int cts_attr_find(struct cts_disasm *d, const struct cts_attr_input *in, struct cts_attr *out);
+
+/* What decoding the code around one trap pc gives, whatever the registers
+ * and the watch: it depends only on the code, so a tracer keeps it per pc
+ * (text does not change under a watch) and a trap there costs no read of
+ * the code and no decoding. */
+struct cts_attr_site {
+	uint64_t trap_pc;
+	bool boundary;           /* as in the input */
+	bool rep_here;           /* self: a rep string instruction at the trap pc */
+	struct cts_insn self;
+	int pred;                /* boundary: the instruction x ending at the trap pc,
+	                          * 0 decoded, 1 undecoded of a known length, -1 none */
+	struct cts_insn x;
+	int ncand;               /* no boundary: the instructions 1..15 bytes back
+	                          * ending at the trap pc, nearest first */
+	struct cts_insn cand[15];
+	int nbefore;             /* the bytes before the trap pc, in the last nbefore
+	                          * of before[] (for prefixes between candidates) */
+	uint8_t before[15];
+};
+
+/* The decoding part of cts_attr_find: in's code, trap pc and boundary
+ * (set, slot and regs are not looked at). 0, or -1 with EINVAL. */
+int cts_attr_locate(struct cts_disasm *d, const struct cts_attr_input *in,
+		    struct cts_attr_site *site);
+
+/* The rest: which decoded instruction made the access to slot's watched
+ * bytes, from the registers at the trap. Same answers as cts_attr_find. */
+int cts_attr_judge(const struct cts_attr_site *site, const struct cts_hw_set *set, int slot,
+		   const struct user_regs_struct *regs, struct cts_attr *out);
+
+/* The bytes [at->addr, at->addr + at->size) just after the access, where
+ * the registers at the trap tell: a plain move (mov r32/r64 from memory,
+ * mov to memory from a register or an immediate) moved them through a
+ * register or an immediate. 0 with *value, or -1 (read the memory). */
+int cts_attr_moved(const struct cts_attr_site *site, const struct cts_attr *at,
+		   const struct user_regs_struct *regs, uint64_t *value);
+
+/* The register cts_attr_moved takes the value from (a capstone x86
+ * register id), 0 when it needs none (an immediate), -1 when there is no
+ * such value. */
+int cts_attr_moved_reg(const struct cts_attr_site *site, const struct cts_attr *at);
+
+/* Whether cts_attr_judge's answer at this site depends on the registers
+ * (an address from a base, an index, the stack pointer, rsi/rdi...).
+ * Where it does not (a rip-relative or absolute operand: a global
+ * variable), a trap there needs only its pc, which the SIGTRAP's si_addr
+ * gives, and the one register cts_attr_moved_reg names. */
+bool cts_attr_site_uses_regs(const struct cts_attr_site *site);
 
 const char *cts_attr_kind_name(enum cts_attr_kind k);
 

@@ -27,6 +27,9 @@ enum { RW_EXEC = 0, RW_WRITE = 1, RW_READWRITE = 3 };
 
 static int hw_avail = -1;        /* -1 unprobed, 0 no, 1 yes */
 static bool hw_forced_off;
+static bool dr6_fresh;           /* probed with hw_avail */
+static bool si_pc;               /* probed with hw_avail */
+static bool dr6_forced_reset;
 
 static uint64_t len_bits(unsigned len)
 {
@@ -201,11 +204,37 @@ int cts_hw_hit_slot(uint64_t dr6)
 	return hits ? __builtin_ctzll(hits) : -1;
 }
 
-static volatile uint64_t probe_word;
+static volatile uint64_t probe_word, probe_word2;
+
+/* waitpid for the probe's own child, whose next report is sure to come
+ * soon: a signal that interrupts the wait (the user's SIGINT) must not
+ * make the probe's cached answer "no" nor leave the child behind. */
+static pid_t wait_child(pid_t pid, int *st)
+{
+	pid_t r;
+	do
+		r = waitpid(pid, st, __WALL);
+	while (r < 0 && errno == EINTR);
+	return r;
+}
+
+/* Let the probe's child run to its next stop: a watchpoint trap? Its
+ * siginfo in *si. */
+static bool next_trap(pid_t pid, int *st, siginfo_t *si)
+{
+	return ptrace(PTRACE_CONT, pid, NULL, NULL) == 0 && wait_child(pid, st) == pid &&
+	       WIFSTOPPED(*st) && WSTOPSIG(*st) == SIGTRAP &&
+	       ptrace(PTRACE_GETSIGINFO, pid, NULL, si) == 0 && si->si_code == TRAP_HWBKPT;
+}
 
 /* Some VMs accept debug-register writes but never deliver the trap (seen on
  * a Firecracker/AMD guest), so only a watchpoint that fires proves support:
- * a forked child traced by us stores to a watched word. */
+ * a forked child traced by us stores to a watched word. Its SIGTRAP's
+ * si_addr is the trap's pc or not (Linux sends the user rip). The child
+ * then stores to a second word, watched in another slot, with DR6 left as
+ * the first trap made it: naming the second slot only, DR6 is fresh at
+ * every trap (Linux starts ptrace's DR6 afresh at each debug exception
+ * since 5.11), else its bits stay until reset. */
 static bool probe(void)
 {
 	int st;
@@ -215,32 +244,37 @@ static bool probe(void)
 	if (pid < 0)
 		return false;
 	if (pid == 0) {
-		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) == 0 && raise(SIGSTOP) == 0)
+		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) == 0 && raise(SIGSTOP) == 0) {
 			probe_word = 1;
+			probe_word2 = 1;
+		}
 		_exit(0);
 	}
-	if (waitpid(pid, &st, __WALL) != pid)
+	if (wait_child(pid, &st) != pid)
 		return false;   /* cannot happen for our own child; nothing to kill safely */
 	if (WIFSTOPPED(st)) {
 		struct cts_hw_set set = { 0 };
 		struct cts_hw_regs cur = { { 0 }, 0 };
+		uint64_t dr6 = 0;
 		siginfo_t si = { 0 };
+		struct user_regs_struct r;
 
 		if (cts_hw_add(&set, (uintptr_t)&probe_word, sizeof probe_word, CTS_HW_WRITE) == 0 &&
-		    cts_hw_apply(pid, &cur, &set) == 0 &&
-		    ptrace(PTRACE_CONT, pid, NULL, NULL) == 0 &&
-		    waitpid(pid, &st, __WALL) == pid) {
-			reaped = !WIFSTOPPED(st);
-			works = WIFSTOPPED(st) && WSTOPSIG(st) == SIGTRAP &&
-				ptrace(PTRACE_GETSIGINFO, pid, NULL, &si) == 0 &&
-				si.si_code == TRAP_HWBKPT;
+		    cts_hw_add(&set, (uintptr_t)&probe_word2, sizeof probe_word2, CTS_HW_WRITE) == 1 &&
+		    cts_hw_apply(pid, &cur, &set) == 0) {
+			works = next_trap(pid, &st, &si);
+			si_pc = works && ptrace(PTRACE_GETREGS, pid, NULL, &r) == 0 &&
+				(uint64_t)(uintptr_t)si.si_addr == r.rip;
+			dr6_fresh = works && next_trap(pid, &st, &si) && cts_hw_read_dr6(pid, &dr6) == 0 &&
+				    (dr6 & 0xf) == 0x2;
 		}
+		reaped = !WIFSTOPPED(st);
 	} else {
 		reaped = true;
 	}
 	if (!reaped) {
 		kill(pid, SIGKILL);
-		while (waitpid(pid, &st, __WALL) == pid && !WIFEXITED(st) && !WIFSIGNALED(st))
+		while (wait_child(pid, &st) == pid && !WIFEXITED(st) && !WIFSIGNALED(st))
 			;
 	}
 	return works;
@@ -261,4 +295,27 @@ bool cts_hw_available(void)
 void cts_hw_force_unavailable(bool off)
 {
 	hw_forced_off = off;
+}
+
+bool cts_hw_dr6_fresh(void)
+{
+	return cts_hw_available() && dr6_fresh && !dr6_forced_reset;
+}
+
+void cts_hw_force_dr6_reset(bool on)
+{
+	dr6_forced_reset = on;
+}
+
+bool cts_hw_siginfo_pc(void)
+{
+	return cts_hw_available() && si_pc;
+}
+
+int cts_hw_used(const struct cts_hw_set *s)
+{
+	int n = 0;
+	for (int i = 0; i < CTS_HW_SLOTS; i++)
+		n += s->w[i].used;
+	return n;
 }

@@ -81,4 +81,23 @@ bool cts_hw_available(void);
 /* Force cts_hw_available to say false, so the fallback path can be tested. */
 void cts_hw_force_unavailable(bool off);
 
+/* Whether the DR6 ptrace shows is started afresh at every debug exception
+ * (probed with cts_hw_available; Linux 5.11 and later): a trap's DR6 then
+ * names only that trap's slots and needs no reset, and a stop that is not
+ * a debug exception (int3, a step that completed a system call) shows the
+ * previous one's bits, not a new hit.  False: bits stay until reset. */
+bool cts_hw_dr6_fresh(void);
+
+/* Force cts_hw_dr6_fresh to say false: DR6 is read and reset at every
+ * trap, as on older kernels (to test that path). */
+void cts_hw_force_dr6_reset(bool on);
+
+/* Whether a watchpoint trap's SIGTRAP names its pc in si_addr (probed
+ * with cts_hw_available; Linux does, for a trap in user mode): then the
+ * pc needs no register read. */
+bool cts_hw_siginfo_pc(void);
+
+/* How many slots of s are used. */
+int cts_hw_used(const struct cts_hw_set *s);
+
 #endif

@@ -47,6 +47,9 @@
 /* Local-only hits before an access breakpoint is retired. */
 #define RETIRE_AFTER 32
 #define MAX_RANGES 32
+/* Hardware path: trap pcs whose decoding is kept, pcs whose name is kept */
+#define NSITES 64
+#define NNAMES 64
 
 /* One file whose code is traced: where its functions came from, how much
  * of .text they cover, how many access breakpoints it got. */
@@ -85,6 +88,19 @@ struct cts_access_state {
 	struct cts_hw_set hwset;
 	struct watch_log *log;       /* watch hits for the report */
 	unsigned catch_slots;        /* --races catch's debug registers (bit per slot) */
+	/* Hardware path: the decoding at each trap pc, and the names of the
+	 * pcs reported, kept for the run (site_at, pc_name) */
+	struct cts_attr_site *sites[NSITES];
+	struct pc_name { uint64_t pc; char text[256]; } *names;
+	/* the last hit line's text up to its value, and what it said */
+	struct hit_line {
+		int watch, thread;
+		enum cts_attr_kind kind;
+		bool exact;
+		uint64_t pc;
+		size_t len;
+		char text[512];
+	} line;
 	int own_atomics;             /* sync mode: the program's atomics (-1: not counted) */
 	struct traced_file *files;   /* the program and --trace-lib libraries, as scanned */
 	int nfiles;
@@ -135,6 +151,19 @@ int cts_access_init(struct cts_tracer *tr, char *err, size_t errlen)
 	return 0;
 }
 
+/* The decodings and names are the code's and the symbols' of one run (a
+ * new run or session may map other code at the same addresses). */
+static void forget_sites(struct cts_access_state *a)
+{
+	for (int i = 0; i < NSITES; i++) {
+		free(a->sites[i]);
+		a->sites[i] = NULL;
+	}
+	if (a->names)
+		memset(a->names, 0, NNAMES * sizeof(*a->names));
+	a->line.len = 0;
+}
+
 void cts_access_fini(struct cts_tracer *tr)
 {
 	struct cts_access_state *a = tr->acc;
@@ -151,6 +180,8 @@ void cts_access_fini(struct cts_tracer *tr)
 	for (int r = 0; r < a->nranges; r++)
 		free(a->text[r]);
 	free(a->log);
+	forget_sites(a);
+	free(a->names);
 	for (int i = 0; i < a->nfiles; i++)
 		free(a->files[i].path);
 	free(a->files);
@@ -735,20 +766,75 @@ static int watched(const struct cts_access_state *a, uint64_t addr, uint32_t siz
 	return -1;
 }
 
+/* pc as the reports name it ("func+0x1c (file.c:12)"), looked up once per
+ * pc and run: a watched variable is hit from a few places, often. */
+static const char *pc_name(struct cts_tracer *tr, uint64_t pc)
+{
+	struct cts_access_state *a = tr->acc;
+	if (!a->names)
+		a->names = cts_xcalloc(NNAMES, sizeof(*a->names));
+	struct pc_name *n = &a->names[(pc ^ (pc >> 6)) % NNAMES];
+	if (n->pc == pc && n->text[0])
+		return n->text;
+	n->pc = pc;
+	if (tr->sym)
+		cts_sym_format(tr->sym, pc, n->text, sizeof(n->text));
+	else
+		snprintf(n->text, sizeof(n->text), "0x%" PRIx64, pc);
+	return n->text;
+}
+
+/* digits of v in base 10 or 16 at the end of buf[0, 20): their start */
+static char *digits(char *end, uint64_t v, unsigned base)
+{
+	do {
+		*--end = "0123456789abcdef"[v % base];
+		v /= base;
+	} while (v);
+	return end;
+}
+
+/* "cts-trace: watch W: thread N KIND at|near WHERE value V (0xV)": what
+ * comes before V is kept from the last hit when it says the same (a hot
+ * access, hit after hit from one place), so a hit costs one write. */
+static void print_hit(struct cts_access_state *a, int w, int thread, enum cts_attr_kind kind,
+		      bool exact, uint64_t pc, const char *where, uint64_t value)
+{
+	struct hit_line *h = &a->line;
+	if (!h->len || h->watch != w || h->thread != thread || h->kind != kind ||
+	    h->exact != exact || h->pc != pc) {
+		h->watch = w;
+		h->thread = thread;
+		h->kind = kind;
+		h->exact = exact;
+		h->pc = pc;
+		int n = snprintf(h->text, sizeof(h->text), "cts-trace: watch %s: thread %d %s %s %s value ",
+				 a->watch[w].name, thread, cts_attr_kind_name(kind), exact ? "at" : "near",
+				 where);
+		h->len = n < 0 ? 0 : (size_t)n < sizeof(h->text) ? (size_t)n : sizeof(h->text) - 1;
+	}
+	char out[sizeof(h->text) + 48], dec[20], hex[20];
+	char *d = digits(dec + sizeof(dec), value, 10), *x = digits(hex + sizeof(hex), value, 16);
+	size_t n = h->len, nd = (size_t)(dec + sizeof(dec) - d), nx = (size_t)(hex + sizeof(hex) - x);
+	memcpy(out, h->text, n);
+	memcpy(out + n, d, nd);
+	n += nd;
+	memcpy(out + n, " (0x", 4);
+	n += 4;
+	memcpy(out + n, x, nx);
+	n += nx;
+	memcpy(out + n, ")\n", 2);
+	fwrite(out, 1, n + 2, stderr);
+}
+
 static void log_watch(struct cts_tracer *tr, struct thread *th, int w, enum cts_attr_kind kind,
 		      bool exact, uint64_t pc, uint64_t value)
 {
 	struct cts_access_state *a = tr->acc;
-	char where[256];
 	if (tr->mute)
 		return;
-	if (tr->sym)
-		cts_sym_format(tr->sym, pc, where, sizeof(where));
-	else
-		snprintf(where, sizeof(where), "0x%" PRIx64, pc);
-	fprintf(stderr, "cts-trace: watch %s: thread %d %s %s %s value %" PRIu64 " (0x%" PRIx64 ")\n",
-		a->watch[w].name, th->num, cts_attr_kind_name(kind), exact ? "at" : "near", where,
-		value, value);
+	const char *where = pc_name(tr, pc);
+	print_hit(a, w, th->num, kind, exact, pc, where, value);
 	if (!a->log)
 		a->log = cts_xcalloc(1, sizeof(*a->log));
 	struct watch_log *l = a->log;
@@ -775,6 +861,7 @@ int cts_access_setup(struct cts_tracer *tr)
 	struct thread *main_th = cts_tr_by_num(tr, 0);
 
 	a->maps_pid = 0;
+	forget_sites(a);
 	if (a->nwatch && resolve_watches(tr) != 0)
 		return -1;
 	if (a->scan_needed && !a->scanned && scan_code(tr) != 0) {
@@ -831,60 +918,156 @@ static uint8_t *code_before(struct cts_tracer *tr, uint64_t pc, uint64_t *lo, si
 	return code;
 }
 
-/* Report the hits DR6 names (hardware path), then clear DR6. */
-static void watch_traps(struct cts_tracer *tr, struct thread *th, uint64_t dr6)
+/* The decoding at trap pc pc: kept from an earlier trap there, or made
+ * now from the code of its function (one read of the target's memory). */
+static const struct cts_attr_site *site_at(struct cts_tracer *tr, uint64_t pc)
 {
 	struct cts_access_state *a = tr->acc;
-	if (cts_tr_getregs(th) != 0)
-		return;
+	struct cts_attr_site **e = &a->sites[(pc ^ (pc >> 7)) % NSITES];
+	if (*e && (*e)->trap_pc == pc)
+		return *e;
 	uint64_t lo;
 	size_t len;
 	bool boundary;
-	uint8_t *code = code_before(tr, th->regs.rip, &lo, &len, &boundary);
-	for (int slot = 0; slot < CTS_HW_SLOTS; slot++) {
+	uint8_t *code = code_before(tr, pc, &lo, &len, &boundary);
+	struct cts_attr_input in = { .trap_pc = pc, .code_lo = lo, .boundary = boundary,
+				     .code = code, .code_len = len };
+	if (!*e)
+		*e = cts_xmalloc(sizeof(**e));
+	int rc = cts_attr_locate(a->dis, &in, *e);
+	free(code);
+	if (rc != 0) {
+		free(*e);
+		*e = NULL;
+	}
+	return *e;
+}
+
+/* The decoding kept for trap pc pc, if any. */
+static const struct cts_attr_site *site_kept(const struct cts_access_state *a, uint64_t pc)
+{
+	const struct cts_attr_site *e = a->sites[(pc ^ (pc >> 7)) % NSITES];
+	return e && e->trap_pc == pc ? e : NULL;
+}
+
+/* The value of the watched bytes the hit at moved through a register or
+ * an immediate (cts_attr_moved), into *v: 0, or -1 (read the memory).
+ * few: registers not read from the thread yet; the one needed is, alone. */
+static int moved_value(struct thread *th, const struct cts_attr_site *site, const struct cts_attr *at,
+		       struct user_regs_struct *regs, bool few, uint64_t *v)
+{
+	int reg = cts_attr_moved_reg(site, at);
+	if (reg < 0)
+		return -1;
+	if (reg > 0 && few) {
+		long off = cts_disasm_reg_slot(reg);
+		if (off < 0)
+			return -1;
+		errno = 0;
+		long r = ptrace(PTRACE_PEEKUSER, th->tid, (void *)off, NULL);
+		if (r == -1 && errno)
+			return -1;
+		memcpy((char *)regs + off, &r, sizeof(r));
+	}
+	return cts_attr_moved(site, at, regs, v);
+}
+
+/* Report the hits DR6 names (hardware path). trap_pc: the trap's pc when
+ * its SIGTRAP said it (si_addr), else 0. At a pc whose decoding is kept
+ * and does not depend on the registers (a global variable's access), they
+ * are not read (GETREGS): only the one the value moved through, if any. */
+static void watch_traps(struct cts_tracer *tr, struct thread *th, uint64_t dr6, uint64_t trap_pc)
+{
+	struct cts_access_state *a = tr->acc;
+	struct user_regs_struct few_regs, *regs;
+	const struct cts_attr_site *site = NULL;
+	bool few = trap_pc && cts_hw_siginfo_pc() && (site = site_kept(a, trap_pc)) &&
+		   !cts_attr_site_uses_regs(site);
+	if (few) {
+		memset(&few_regs, 0, sizeof(few_regs));
+		few_regs.rip = trap_pc;
+		regs = &few_regs;
+	} else {
+		if (cts_tr_getregs(th) != 0)
+			return;
+		regs = &th->regs;
+		site = site_at(tr, th->regs.rip);
+	}
+	for (int slot = 0; site && slot < CTS_HW_SLOTS; slot++) {
 		if (!(dr6 & (1ULL << slot)) || !a->hwset.w[slot].used)
 			continue;
 		const struct cts_hw_watch *hw = &a->hwset.w[slot];
 		int w = watched(a, hw->addr, hw->len);
 		struct cts_attr at;
-		struct cts_attr_input in = { .trap_pc = th->regs.rip, .code_lo = lo,
-					     .boundary = boundary, .code = code, .code_len = len,
-					     .set = &a->hwset, .slot = slot, .regs = &th->regs };
-		if (cts_attr_find(a->dis, &in, &at) != 0)
+		if (cts_attr_judge(site, &a->hwset, slot, regs, &at) != 0)
 			continue;
 		if (a->catch_slots & (1u << slot)) {
+			if (few && cts_tr_getregs(th) != 0)
+				continue;
 			cts_catch_trap(tr, th, slot, &at);
 			continue;
 		}
 		if (w < 0)
 			continue;
+		/* the value moved, when exactly the watched bytes went through
+		 * a register: no read of the target's memory */
 		uint64_t v = 0;
-		cts_mem_read(th->tid, a->watch[w].addr, &v, a->watch[w].len);
+		if (at.addr != a->watch[w].addr || at.size != a->watch[w].len ||
+		    moved_value(th, site, &at, regs, few, &v) != 0)
+			cts_mem_read(th->tid, a->watch[w].addr, &v, a->watch[w].len);
 		log_watch(tr, th, w, at.kind, at.located, at.pc, v);
 	}
-	free(code);
 }
 
-int cts_access_watch_hit(struct cts_tracer *tr, struct thread *th)
+/* The slot of a watchpoint trap (si_code TRAP_HWBKPT) when no DR6 read is
+ * needed to tell: one slot armed, for the whole run (--watch; a catch
+ * window's slots come and go, a trap may be an earlier window's). */
+static int only_slot(const struct cts_access_state *a)
+{
+	if (a->catch_slots || cts_hw_used(&a->hwset) != 1)
+		return -1;
+	for (int i = 0; i < CTS_HW_SLOTS; i++)
+		if (a->hwset.w[i].used)
+			return i;
+	return -1;
+}
+
+/* A watchpoint trap (si_code TRAP_HWBKPT; trap_pc its si_addr): DR6 is
+ * read only to tell the slots apart, and reset only where the kernel keeps
+ * its bits from one trap to the next (cts_hw_dr6_fresh): the floor of a
+ * trap is a wait, its siginfo, the registers (or the one a value moved
+ * through) and a PTRACE_CONT. */
+int cts_access_watch_hit(struct cts_tracer *tr, struct thread *th, uint64_t trap_pc)
 {
 	uint64_t dr6 = 0;
-	if (cts_hw_read_dr6(th->tid, &dr6) == 0) {
-		cts_hw_reset_dr6(th->tid);
-		watch_traps(tr, th, dr6);
+	int slot = only_slot(tr->acc);
+	bool fresh = cts_hw_dr6_fresh();
+	if (slot >= 0) {
+		dr6 = 1ULL << slot;
+		if (!fresh)
+			cts_hw_reset_dr6(th->tid);
+	} else if (cts_hw_read_dr6(th->tid, &dr6) == 0) {
+		if (!fresh)
+			cts_hw_reset_dr6(th->tid);
 	}
+	watch_traps(tr, th, dr6, trap_pc);
 	return cts_tr_resume(tr, th, 0);
 }
 
 /* A single-step and a watchpoint trap on the same instruction arrive as
- * one SIGTRAP reported as a single-step: DR6 still names the slot. */
-void cts_access_watch_step(struct cts_tracer *tr, struct thread *th)
+ * one SIGTRAP reported as a single-step: DR6 still names the slot. Where
+ * DR6 is fresh at each debug exception, only a step that was one (si_code
+ * TRAP_TRACE, not a step completing a system call) can show a new hit. */
+void cts_access_watch_step(struct cts_tracer *tr, struct thread *th, bool debug_exception)
 {
 	uint64_t dr6 = 0;
-	if ((!tr->acc->hw && !tr->acc->catch_slots) || cts_hw_read_dr6(th->tid, &dr6) != 0 ||
-	    !(dr6 & 0xf))
+	bool fresh = cts_hw_dr6_fresh();
+	if ((!tr->acc->hw && !tr->acc->catch_slots) || (fresh && !debug_exception) ||
+	    cts_hw_read_dr6(th->tid, &dr6) != 0 || !(dr6 & 0xf))
 		return;
-	cts_hw_reset_dr6(th->tid);
-	watch_traps(tr, th, dr6);
+	if (!fresh)
+		cts_hw_reset_dr6(th->tid);
+	watch_traps(tr, th, dr6, 0);
 }
 
 /* A move the tracer performed itself (emulate) never reaches the CPU's

@@ -27,9 +27,11 @@ int cts_access_after_step(struct cts_tracer *tr, struct thread *th);
 int cts_access_single_step(struct cts_tracer *tr, struct thread *th);
 /* --watch: arm a new thread's debug registers at its first stop. */
 void cts_access_watch_thread(struct cts_tracer *tr, struct thread *th);
-int cts_access_watch_hit(struct cts_tracer *tr, struct thread *th);
+/* A watchpoint trap (si_code TRAP_HWBKPT); trap_pc is its si_addr (0:
+ * unknown). */
+int cts_access_watch_hit(struct cts_tracer *tr, struct thread *th, uint64_t trap_pc);
 /* th stopped after a single-step: report a watchpoint trap that came with it. */
-void cts_access_watch_step(struct cts_tracer *tr, struct thread *th);
+void cts_access_watch_step(struct cts_tracer *tr, struct thread *th, bool debug_exception);
 /* --races catch: do debug registers trap here (probed once) and may they be
  * used (--watch-backend)? Arm a watch on [addr, addr+len) in every stopped
  * thread (and each new one): its slot, or -1 (no free slot, refused). */

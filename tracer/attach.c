@@ -416,11 +416,14 @@ static void restore_bytes(struct att *a)
 
 /* ---- detaching ---------------------------------------------------------------- */
 
-/* A thread that hit one of our int3s (or finished a step over one) just
- * as an interrupt came reports the interrupt first, with the SIGTRAP still
- * pending: detached so, it would die of it. Such a thread runs on until it
- * takes the trap (as the breakpoint or step it is), which leaves it
- * stopped with rip rewound. */
+/* A thread that hit one of our int3s, finished a step over one or made
+ * an access a debug register watches just as an interrupt came reports
+ * the interrupt first, with the SIGTRAP still pending: detached so, it
+ * would die of it (a watchpoint's: attach_interrupt.t saw attach_spawn
+ * killed so after a ^C). Such a thread runs on until it takes the
+ * SIGTRAP, which stops it again before any instruction: a breakpoint's
+ * leaves rip rewound, a step's or a watchpoint's is dropped, any other
+ * (a SIGTRAP sent to it) is delivered by the detach. */
 static int consume_traps(struct att *a)
 {
 	for (int round = 0; round < 8; round++) {
@@ -435,8 +438,6 @@ static int consume_traps(struct att *a)
 			if (cts_tr_getregs(th) != 0 || cts_proc_sigstate(th->tid, &ss) != 0 ||
 			    !((ss.pnd >> (SIGTRAP - 1)) & 1))
 				continue;
-			if (!th->stepping_bp && !cts_att_is_planted(a, th->regs.rip - 1))
-				continue;
 			x->intr = INTR_NONE;
 			if (cts_att_run_on(a, th, TH_RUNNING) != 0)
 				return -1;
@@ -444,7 +445,7 @@ static int consume_traps(struct att *a)
 		}
 		if (!any)
 			return 0;
-		if (cts_att_wait_all_stopped(a, 5.0) != 0)
+		if (cts_att_wait_all_stopped(a, 5.0, false) != 0)
 			return -1;
 	}
 	return 0;
@@ -466,7 +467,7 @@ static int detach_all(struct att *a)
 		if (th->state != TH_DEAD && cts_att_interrupt(a, th, INTR_DETACH) != 0)
 			rc = -1;
 	}
-	if (cts_att_wait_all_stopped(a, 5.0) != 0) {
+	if (cts_att_wait_all_stopped(a, 5.0, false) != 0) {
 		cts_error_msg("warning: not every thread of process %d stopped for the detach: %s",
 			      (int)a->pid, strerror(errno));
 		rc = -1;
@@ -496,7 +497,7 @@ static int detach_all(struct att *a)
 		}
 		X(a, th)->stopped = false;
 	}
-	if (cts_att_release_extra(a) != 0)
+	if (cts_att_release_extra(a, 5.0) != 0)
 		rc = -1;
 	return rc;
 }
@@ -657,6 +658,7 @@ static int attach_run(const struct attach_cfg *cfg)
 	a.st.max_threads = (int)cfg->max_threads;
 	a.tr->pid = a.pid;
 
+	cts_att_ticker_start(&a);
 	int srs = seize_all(&a, err, sizeof(err), &bad);
 	seized = a.tr->nlive > 0;
 	if (srs != 0) {
@@ -664,8 +666,9 @@ static int attach_run(const struct attach_cfg *cfg)
 		status = bad ? EXIT_USAGE : EXIT_INTERNAL;
 		goto out;
 	}
-	/* 15 s: a process that keeps creating threads, seized on a loaded machine */
-	if (cts_att_wait_all_stopped(&a, 15.0) != 0 && !a.gone) {
+	/* 15 s: a process that keeps creating threads, seized on a loaded
+	 * machine; ^C goes straight to the detach, which waits for them */
+	if (cts_att_wait_all_stopped(&a, 15.0, true) != 0 && !a.gone && !cts_tr_interrupted()) {
 		cts_error_msg("process %d: not every thread stopped: %s", (int)a.pid, strerror(errno));
 		status = EXIT_INTERNAL;
 		goto out;
@@ -758,6 +761,7 @@ static int attach_run(const struct attach_cfg *cfg)
 out:
 	if (seized && detach_all(&a) != 0 && status != EXIT_BUG)
 		status = EXIT_INTERNAL;
+	cts_att_ticker_stop(&a);
 	if (a.bug)
 		print_bug(&a);
 	if (a.log) {

@@ -67,8 +67,9 @@ static int idle_check(struct att *a)
 		if (th->state != TH_DEAD && !X(a, th)->stopped && cts_att_interrupt(a, th, INTR_PAUSE) != 0)
 			return -1;
 	}
-	if (cts_att_wait_all_stopped(a, 2.0) != 0)
-		return a->gone ? 0 : -1;
+	/* interrupted: the control loop ends, the detach takes the paused ones */
+	if (cts_att_wait_all_stopped(a, 2.0, true) != 0)
+		return a->gone || cts_tr_interrupted() ? 0 : -1;
 	if (a->gone || cts_att_diagnose(a, false))
 		return 0;
 	for (int i = 0; i < a->tr->nlive; i++) {
@@ -117,17 +118,21 @@ int cts_att_step(struct att *a, struct thread *th)
 		int r = cts_att_event(a, 1000);
 		if (r < 0)
 			return -1;
-		if (r > 0 || a->cur != th || th->state != TH_RUNNING)
+		if (a->cur != th || th->state != TH_RUNNING)
+			continue;
+		/* by the clock, whatever stops come meanwhile: a thread whose
+		 * watch hits stream in (not steps) is preempted too */
+		if (!preempting && cts_tr_now_s() - t0 > PREEMPT_S) {
+			preempting = true;
+			if (cts_att_interrupt(a, th, INTR_HOLD) != 0)
+				return -1;
+		}
+		if (r > 0)
 			continue;
 		char c = cts_proc_state(th->tid);
 		if (c == 'S' || c == 'D') {
 			th->state = TH_OUTSIDE; /* asleep in the kernel: out of the schedule */
 			break;
-		}
-		if (!preempting && cts_tr_now_s() - t0 > PREEMPT_S) {
-			preempting = true;
-			if (cts_att_interrupt(a, th, INTR_HOLD) != 0)
-				return -1;
 		}
 	}
 	if (a->cur == th)

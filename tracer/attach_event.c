@@ -4,8 +4,12 @@
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 #include "hw/hw.h"
@@ -18,25 +22,162 @@
 
 /* ---- waiting ---------------------------------------------------------------- */
 
-/* waitpid for any of our tracees, at most timeout_us (< 0: block). */
-static pid_t wait_any(int *status, long timeout_us)
+/* A wait with a timeout costs what one without costs, a blocking waitpid
+ * (on this VM a stop woken through sigtimedwait cost 2-4 us more than one
+ * woken in waitpid, a sixth of a whole debug-register trap): the timeout
+ * comes from the ticker, a child of ours that shares this page with us and
+ * stops itself, a stop waitpid reports (WUNTRACED), when the wait it was
+ * told of passes its deadline. We continue it. A ticker stop is "no stop
+ * came", spurious or not; the callers loop anyway. */
+struct att_tick {
+	uint64_t deadline;      /* ns, CLOCK_MONOTONIC */
+	uint64_t gen;           /* waits begun */
+	uint64_t waiting;       /* the wait going on (its gen), 0 none */
+};
+
+static uint64_t now_ns(void)
 {
-	pid_t r = waitpid(-1, status, __WALL | WNOHANG);
-	if (r != 0 || timeout_us == 0)
-		return r;
-	sigset_t chld, old;
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static _Noreturn void ticker_main(struct att_tick *t, pid_t parent)
+{
+	uint64_t fired = 0;
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	if (getppid() != parent)
+		_exit(0);
+	prctl(PR_SET_NAME, "cts-ticker", 0, 0, 0);
+	/* the tracing process's signals are its own (a ^C, a dead cts-trace) */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGUSR2, SIG_IGN);
+	for (;;) {
+		uint64_t w = __atomic_load_n(&t->waiting, __ATOMIC_ACQUIRE);
+		uint64_t g = __atomic_load_n(&t->gen, __ATOMIC_ACQUIRE);
+		uint64_t d = __atomic_load_n(&t->deadline, __ATOMIC_ACQUIRE), now = now_ns();
+		bool due = w && w == g && g != fired;
+		if (due && now >= d) {
+			fired = g;
+			raise(SIGSTOP); /* until the tracing process has seen it */
+			continue;
+		}
+		/* to the deadline of the wait going on, else a millisecond on */
+		uint64_t until = due ? d : now + 1000000;
+		struct timespec ts = { (time_t)(until / 1000000000u), (long)(until % 1000000000u) };
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+	}
+}
+
+void cts_att_ticker_start(struct att *a)
+{
+	if (a->ticker || getenv("CTS_NO_TICKER")) /* the fallback, for testing */
+		return;
+	void *p = mmap(NULL, sizeof(struct att_tick), PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return;
+	pid_t self = getpid(), pid = fork();
+	if (pid == 0)
+		ticker_main(p, self);
+	if (pid < 0) {
+		munmap(p, sizeof(struct att_tick));
+		return;
+	}
+	a->tick = p;
+	a->ticker = pid;
+}
+
+void cts_att_ticker_stop(struct att *a)
+{
+	int st;
+	if (a->ticker) {
+		kill(a->ticker, SIGKILL);
+		while (waitpid(a->ticker, &st, __WALL) < 0 && errno == EINTR)
+			;
+		a->ticker = 0;
+	}
+	if (a->tick)
+		munmap(a->tick, sizeof(struct att_tick));
+	a->tick = NULL;
+}
+
+/* The ticker's report, r: it stopped (continued, a timeout) or ended. */
+static bool ticker_report(struct att *a, pid_t r, int status)
+{
+	if (!a->ticker || r != a->ticker)
+		return false;
+	if (WIFSTOPPED(status))
+		kill(a->ticker, SIGCONT);
+	else
+		a->ticker = 0; /* gone: the waits are timed with sigtimedwait */
+	return true;
+}
+
+/* Without a ticker: SIGCHLD waited for with sigtimedwait, blocked for good
+ * at the first such wait (the tracing process has no use for its
+ * delivery): a stop while we wait is a pending SIGCHLD. One pending
+ * already, for a stop reaped since, only costs another turn. */
+static pid_t wait_signalled(pid_t who, int *status, long timeout_us)
+{
+	static bool chld_blocked;
+	sigset_t chld;
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &chld, &old);
-	r = waitpid(-1, status, __WALL | WNOHANG);
-	if (r == 0) {
-		long us = timeout_us < 0 ? 100000 : timeout_us;
-		struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
-		sigtimedwait(&chld, NULL, &ts);
-		r = waitpid(-1, status, __WALL | WNOHANG);
+	if (!chld_blocked) {
+		sigprocmask(SIG_BLOCK, &chld, NULL);
+		chld_blocked = true;
 	}
+	pid_t r = waitpid(who, status, __WALL | WNOHANG);
+	if (r != 0)
+		return r;
+	double end = cts_tr_now_s() + (timeout_us < 0 ? 100000 : timeout_us) / 1e6;
+	for (;;) {
+		double left = end - cts_tr_now_s();
+		if (left <= 0)
+			return 0;
+		struct timespec ts = { (time_t)left, (long)((left - (double)(time_t)left) * 1e9) };
+		int got = sigtimedwait(&chld, NULL, &ts);
+		int e = errno;
+		r = waitpid(who, status, __WALL | WNOHANG);
+		if (r != 0)
+			return r;
+		if (got < 0 && e == EINTR) {
+			errno = EINTR; /* SIGINT, SIGTERM: the caller looks */
+			return -1;
+		}
+		if (got < 0)
+			return 0; /* timed out */
+	}
+}
+
+/* waitpid for tracee who (-1: any of ours), at most timeout_us (< 0: about
+ * 0.1 s, for callers that loop); 0 when none came, -1 with EINTR on a
+ * signal (SIGINT, SIGTERM: the caller looks). */
+static pid_t wait_for(struct att *a, pid_t who, int *status, long timeout_us)
+{
+	pid_t r;
+	if (timeout_us == 0) {
+		r = waitpid(who, status, __WALL | WNOHANG | (who < 0 ? WUNTRACED : 0));
+		return r > 0 && ticker_report(a, r, *status) ? 0 : r;
+	}
+	if (who >= 0 || !a->ticker) {
+		r = wait_signalled(who, status, timeout_us);
+		return r > 0 && ticker_report(a, r, *status) ? 0 : r;
+	}
+	struct att_tick *t = a->tick;
+	uint64_t g = t->gen + 1;
+	__atomic_store_n(&t->deadline, now_ns() + (uint64_t)(timeout_us < 0 ? 100000 : timeout_us) * 1000u,
+			 __ATOMIC_RELEASE);
+	__atomic_store_n(&t->gen, g, __ATOMIC_RELEASE);
+	__atomic_store_n(&t->waiting, g, __ATOMIC_RELEASE);
+	r = waitpid(-1, status, __WALL | WUNTRACED);
 	int e = errno;
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	__atomic_store_n(&t->waiting, 0, __ATOMIC_RELEASE);
+	if (r > 0 && ticker_report(a, r, *status))
+		return 0;
 	errno = e;
 	return r;
 }
@@ -77,16 +218,20 @@ static void too_many(struct att *a, pid_t tid, bool stopped)
 	a->extra[a->nextra++] = (struct extra_th){ .tid = tid, .stopped = stopped };
 }
 
-int cts_att_release_extra(struct att *a)
+/* Wait up to limit_s in all for the threads past --max-threads to report
+ * their first stop (or their end): nothing of them ran. One that has not
+ * by then is left to the kernel's detach at our exit, which is safe: the
+ * text is restored and a new thread inherits no debug registers. */
+int cts_att_release_extra(struct att *a, double limit_s)
 {
 	int rc = 0;
+	double end = cts_tr_now_s() + limit_s;
 	for (size_t i = 0; i < a->nextra; i++) {
 		struct extra_th *e = &a->extra[i];
 		int status;
-		/* Its first stop is sure to come (or its end): nothing of it ran. */
-		while (!e->stopped) {
-			pid_t w = waitpid(e->tid, &status, __WALL);
-			if (w < 0 && errno == EINTR)
+		while (!e->stopped && cts_tr_now_s() < end) {
+			pid_t w = wait_for(a, e->tid, &status, 10000);
+			if (w == 0 || (w < 0 && errno == EINTR))
 				continue;
 			if (w < 0 || WIFEXITED(status) || WIFSIGNALED(status))
 				break;
@@ -335,11 +480,25 @@ static int stop_event(struct att *a, struct thread *th)
 	return cts_att_run_on(a, th, th->state == TH_HELD ? TH_RUNNING : th->state) == 0 ? 1 : -1;
 }
 
+/* th at a ptrace event or system-call stop, handled: it runs on, unless
+ * an interrupt of ours is pending. The kernel clears a pending
+ * PTRACE_INTERRUPT at any such stop (not at a signal-delivery stop, which
+ * reports the interrupt first), so this stop is the one the interrupt
+ * asked for and no other will come: let run, th would never stop for it
+ * (a seize that waited 15 s, an idle check that failed the session). */
+static int event_done(struct att *a, struct thread *th)
+{
+	enum intr why = X(a, th)->intr;
+	if (why == INTR_HOLD || why == INTR_PAUSE)
+		return stop_event(a, th);
+	return cts_att_run_on(a, th, th->state == TH_HELD ? TH_RUNNING : th->state) == 0 ? 1 : -1;
+}
+
 /* One stop, decoded and handled. 1 handled, 0 none came, -1 error. */
 int cts_att_event(struct att *a, long timeout_us)
 {
 	int status;
-	pid_t tid = wait_any(&status, timeout_us);
+	pid_t tid = wait_for(a, -1, &status, timeout_us);
 	if (tid == 0 || (tid < 0 && errno == EINTR))
 		return 0;
 	if (tid < 0) {
@@ -475,14 +634,14 @@ int cts_att_event(struct att *a, long timeout_us)
 			too_many(a, ntid, false);
 		if (a->detaching)
 			return 1;
-		return cts_att_run_on(a, th, th->state == TH_HELD ? TH_RUNNING : th->state) == 0 ? 1 : -1;
+		return event_done(a, th);
 	}
 	case CTS_WEV_FORK:
 		x->stopped = true;
 		foreign_child(a, (pid_t)ev.msg, (ev.status >> 16) == PTRACE_EVENT_VFORK);
 		if (a->detaching)
 			return 1;
-		return cts_att_run_on(a, th, th->state == TH_HELD ? TH_RUNNING : th->state) == 0 ? 1 : -1;
+		return event_done(a, th);
 	case CTS_WEV_EXEC: {
 		/* A new image: none of our int3s, every other thread gone. */
 		x->stopped = true;
@@ -501,6 +660,8 @@ int cts_att_event(struct att *a, long timeout_us)
 		x->stopped = true;
 		if (a->detaching)
 			return 1;
+		if (x->intr == INTR_HOLD || x->intr == INTR_PAUSE)
+			return stop_event(a, th);
 		return cts_att_run_on(a, th, TH_OUTSIDE) == 0 ? 1 : -1;
 	case CTS_WEV_WATCHPOINT:
 		x->stopped = true;
@@ -508,7 +669,7 @@ int cts_att_event(struct att *a, long timeout_us)
 			return 1;
 		if (a->accesses) {
 			enum th_state was = th->state;
-			if (cts_access_watch_hit(a->tr, th) != 0)
+			if (cts_access_watch_hit(a->tr, th, (uint64_t)(uintptr_t)ev.info.si_addr) != 0)
 				return -1;
 			x->stopped = false;
 			if (was != TH_HELD && was != TH_RUNNING)
@@ -522,25 +683,25 @@ int cts_att_event(struct att *a, long timeout_us)
 			return 1;
 		}
 		cts_att_observe_kernel(a, th); /* --races: entry and exit alike */
-		/* an interrupt that finds th in a system call reports the call's
-		 * stop first: th is stopped now, as it asked */
-		if (x->intr == INTR_PAUSE || x->intr == INTR_HOLD)
-			return stop_event(a, th);
 		/* fall through */
 	case CTS_WEV_SECCOMP:
 		x->stopped = true;
 		if (a->detaching)
 			return 1;
-		return cts_att_run_on(a, th, th->state == TH_HELD ? TH_RUNNING : th->state) == 0 ? 1 : -1;
+		return event_done(a, th);
 	}
 	return 1;
 }
 
 /* Wait until every thread we know is in a ptrace-stop (or gone). */
-int cts_att_wait_all_stopped(struct att *a, double limit_s)
+int cts_att_wait_all_stopped(struct att *a, double limit_s, bool interruptible)
 {
 	double end = cts_tr_now_s() + limit_s;
 	for (;;) {
+		if (interruptible && cts_tr_interrupted()) {
+			errno = EINTR;
+			return -1;
+		}
 		bool all = true;
 		for (int i = 0; i < a->tr->nlive; i++) {
 			struct att_th *x = X(a, a->tr->live[i]);

@@ -110,6 +110,10 @@ struct att {
 	uint64_t nblind, blind_last;
 	/* --races/--watch: int3s in the program's own code too */
 	bool accesses;
+	/* The timed waits' clock: a child of ours that stops itself when the
+	 * deadline we share passes while we wait (attach_event.c) */
+	pid_t ticker;
+	struct att_tick *tick;
 };
 
 /* Attach-only facts of thread th, grown on demand. */
@@ -131,13 +135,22 @@ void cts_att_detail(struct att *a, const char *fmt, ...) __attribute__((format(p
 struct thread *cts_att_add_thread(struct att *a, pid_t tid);
 /* One stop, decoded and handled. 1 handled, 0 none came, -1 error. */
 int cts_att_event(struct att *a, long timeout_us);
+/* The ticker of the timed waits, started before the first and stopped
+ * (killed and reaped) at the end of the session; without one (fork
+ * failed) a wait is timed with sigtimedwait. */
+void cts_att_ticker_start(struct att *a);
+void cts_att_ticker_stop(struct att *a);
 int cts_att_interrupt(struct att *a, struct thread *th, enum intr why);
 bool cts_att_is_planted(const struct att *a, uint64_t addr);
 int cts_att_run_on(struct att *a, struct thread *th, enum th_state as);
 /* Detach the threads past --max-threads, each in a ptrace-stop with its
- * debug registers clear (after the text is restored). */
-int cts_att_release_extra(struct att *a);
-int cts_att_wait_all_stopped(struct att *a, double limit_s);
+ * debug registers clear (after the text is restored), waiting at most
+ * limit_s for their first stops. */
+int cts_att_release_extra(struct att *a, double limit_s);
+/* Every known thread in a ptrace-stop (or gone): 0, or -1 with ETIMEDOUT
+ * after limit_s, or EINTR at once on SIGINT/SIGTERM when interruptible
+ * (never during the detach, which needs them all stopped). */
+int cts_att_wait_all_stopped(struct att *a, double limit_s, bool interruptible);
 
 /* attach_diag.c: the diagnosis, stacks */
 void cts_att_describe_pc(struct att *a, uint64_t pc, char *buf, size_t len);

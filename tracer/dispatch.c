@@ -465,7 +465,7 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 		if (th->pkru_open && !th->flt_sys)
 			cts_fault_close(tr, th);
 		if (tr->cfg.nwatch || tr->ct)
-			cts_access_watch_step(tr, th);
+			cts_access_watch_step(tr, th, ev->info.si_code == TRAP_TRACE);
 		if (th->probing)
 			return cts_access_probe_step(tr, th);
 		if (th->stepping_bp) {
@@ -480,7 +480,7 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 			return cts_access_single_step(tr, th);
 		return cts_tr_resume(tr, th, 0);
 	case CTS_WEV_WATCHPOINT:
-		return cts_access_watch_hit(tr, th);
+		return cts_access_watch_hit(tr, th, (uint64_t)(uintptr_t)ev->info.si_addr);
 	case CTS_WEV_SIGNAL:
 		if (th->state == TH_NEW && ev->sig == SIGSTOP)
 			return on_new_stop(tr, th);

@@ -776,6 +776,9 @@ int main(int argc, char **argv)
 	/* For testing: the path of a machine whose debug registers never trap. */
 	if (getenv("CTS_NO_DEBUG_REGISTERS"))
 		cts_hw_force_unavailable(true);
+	/* For testing: a kernel whose DR6 keeps its bits until reset. */
+	if (getenv("CTS_DR6_RESET"))
+		cts_hw_force_dr6_reset(true);
 	if (cli.attach_pid) /* attach mode: tracer/attach.c */
 		return cts_attach_main(&cli);
 

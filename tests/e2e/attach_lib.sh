@@ -64,3 +64,32 @@ start_work() {
 	exec 3>"$T/fifo-$1"
 	for _ in $(seq 100); do [ "$(nthreads "$W")" -ge 4 ] && break; sleep 0.05; done
 }
+# DR7 of every thread of $1, read through a ptrace attach of our own (a
+# thread that ends meanwhile is left out).
+dr7_all() {
+	python3 - "$1" <<'EOF'
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+libc.ptrace.restype = ctypes.c_long
+libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p]
+SEIZE, INTERRUPT, PEEKUSER, DETACH, WALL = 0x4206, 0x4207, 3, 17, 0x40000000
+DR7 = 848 + 7 * 8  # offsetof(struct user, u_debugreg[7]) on x86-64
+out = []
+for t in sorted(os.listdir("/proc/%s/task" % sys.argv[1]), key=int):
+    tid = int(t)
+    if libc.ptrace(SEIZE, tid, None, None) != 0:
+        if ctypes.get_errno() != 3:  # ESRCH: ended
+            out.append("unseizable")
+        continue
+    libc.ptrace(INTERRUPT, tid, None, None)
+    _, st = os.waitpid(tid, WALL)
+    if not os.WIFSTOPPED(st):
+        continue
+    v = libc.ptrace(PEEKUSER, tid, ctypes.c_void_p(DR7), None)
+    out.append("%x" % (v & (2**64 - 1)))
+    # a signal-delivery stop's signal goes on to the thread
+    sig = os.WSTOPSIG(st) if os.WIFSTOPPED(st) and (st >> 16) == 0 else 0
+    libc.ptrace(DETACH, tid, None, ctypes.c_void_p(sig))
+print(" ".join(out))
+EOF
+}

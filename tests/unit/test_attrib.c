@@ -26,7 +26,9 @@
 #include "disasm/disasm.h"
 #include "tests/unit/tap.h"
 
+#include <capstone/capstone.h>
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 static const uint8_t code[] = {
@@ -309,6 +311,93 @@ static void undecodable(struct cts_disasm *d)
 	       "trap after an undecodable instruction without memory: near the trap pc");
 }
 
+/* A site (the decoding at one trap pc) made once and judged with other
+ * registers gives what cts_attr_find gives with them; a plain move's value
+ * comes from its register or immediate. */
+static void sites(struct cts_disasm *d)
+{
+	struct cts_attr_site site;
+	struct cts_hw_set set = { 0 };
+	int slot = cts_hw_add(&set, W, 4, CTS_HW_RW);
+	struct user_regs_struct on = { .rdi = W, .rax = 0x1122334455667788ULL };
+	struct user_regs_struct off = { .rdi = W + 64, .rax = 0x1122334455667788ULL };
+	struct cts_attr a1, a2, f;
+	uint64_t v = 0;
+
+	/* trap after `mov %eax,(%rdi)` at 0x23, decoded from the function start */
+	struct cts_attr_input in = { .trap_pc = BASE + 0x25, .code_lo = BASE, .boundary = true,
+				     .code = code, .code_len = sizeof(code), .set = &set,
+				     .slot = slot, .regs = &on };
+	cts_disasm_forget(d);
+	tap_ok(cts_attr_locate(d, &in, &site) == 0 && site.pred == 0 && site.x.pc == BASE + 0x23,
+	       "site: the instruction ending at the trap pc, decoded once");
+	tap_ok(cts_attr_judge(&site, &set, slot, &on, &a1) == 0 && a1.exact &&
+	       a1.pc == BASE + 0x23 && a1.kind == CTS_ATTR_WRITE && a1.addr == W,
+	       "site judged with rdi on the watch: the write at +0x23");
+	tap_ok(cts_attr_judge(&site, &set, slot, &off, &a2) == 0 && !a2.exact &&
+	       a2.pc == BASE + 0x25, "same site, rdi elsewhere: not attributed");
+	in.regs = &off;
+	tap_ok(cts_attr_find(d, &in, &f) == 0 && !memcmp(&f, &a2, sizeof(f)),
+	       "  as cts_attr_find says with those registers");
+	tap_ok(cts_attr_moved(&site, &a1, &on, &v) == 0 && v == 0x55667788,
+	       "mov %%eax,(%%rdi): the value stored is eax's (0x%llx)", (unsigned long long)v);
+
+	/* the same trap with no boundary: the candidates kept, judged alike */
+	in.code_lo = BASE + 0x25 - 15;
+	in.code = code + 0x25 - 15;
+	in.code_len = sizeof(code) - (0x25 - 15);
+	in.boundary = false;
+	in.regs = &on;
+	tap_ok(cts_attr_locate(d, &in, &site) == 0 && site.ncand >= 1 &&
+	       cts_attr_judge(&site, &set, slot, &on, &a2) == 0 && a2.exact &&
+	       a2.pc == BASE + 0x23 && cts_attr_find(d, &in, &f) == 0 && !memcmp(&f, &a2, sizeof(f)),
+	       "no boundary: the site's candidates give cts_attr_find's answer");
+
+	/* trap after `mov %eax,0x2ff8(%rip)` at 0x4: the watch at its address */
+	struct cts_hw_set rip = { 0 };
+	int rs = cts_hw_add(&rip, BASE + 0xa + 0x2ff8, 2, CTS_HW_RW); /* 2-aligned only */
+	in = (struct cts_attr_input){ .trap_pc = BASE + 0xa, .code_lo = BASE, .boundary = true,
+				      .code = code, .code_len = sizeof(code), .set = &rip,
+				      .slot = rs, .regs = &on };
+	tap_ok(cts_attr_locate(d, &in, &site) == 0 && cts_attr_judge(&site, &rip, rs, &on, &a1) == 0 &&
+	       a1.exact && cts_attr_moved(&site, &a1, &on, &v) == 0 && v == 0x55667788,
+	       "rip-relative store: value from eax");
+	/* its answer needs no register but rip and eax: a trap there reads eax alone */
+	struct user_regs_struct only = { .rip = BASE + 0xa };
+	tap_ok(!cts_attr_site_uses_regs(&site) && cts_attr_moved_reg(&site, &a1) == X86_REG_EAX &&
+	       cts_attr_judge(&site, &rip, rs, &only, &a2) == 0 && !memcmp(&a1, &a2, sizeof(a1)),
+	       "rip-relative store: judged alike without the registers; the value is eax's");
+	in.trap_pc = BASE + 0x25;
+	tap_ok(cts_attr_locate(d, &in, &site) == 0 && cts_attr_site_uses_regs(&site),
+	       "mov %%eax,(%%rdi): the answer depends on rdi");
+	tap_ok(cts_disasm_reg_slot(X86_REG_EAX) == (long)offsetof(struct user_regs_struct, rax) &&
+	       cts_disasm_reg_slot(X86_REG_AH) == (long)offsetof(struct user_regs_struct, rax) &&
+	       cts_disasm_reg_slot(X86_REG_R9D) == (long)offsetof(struct user_regs_struct, r9) &&
+	       cts_disasm_reg_slot(X86_REG_RSP) == (long)offsetof(struct user_regs_struct, rsp) &&
+	       cts_disasm_reg_slot(X86_REG_RIZ) == -1 && cts_disasm_reg_slot(X86_REG_XMM0) == -1,
+	       "register slots for PTRACE_PEEKUSER: eax, ah in rax; r9d in r9; rsp; none for riz, xmm0");
+
+	/* trap after `add %edx,(%rdi)` at 0xb: an RMW, the memory must be read */
+	in = (struct cts_attr_input){ .trap_pc = BASE + 0xd, .code_lo = BASE, .boundary = true,
+				      .code = code, .code_len = sizeof(code), .set = &set,
+				      .slot = slot, .regs = &on };
+	tap_ok(cts_attr_locate(d, &in, &site) == 0 && cts_attr_judge(&site, &set, slot, &on, &a1) == 0 &&
+	       a1.exact && a1.kind == CTS_ATTR_RMW && cts_attr_moved(&site, &a1, &on, &v) == -1,
+	       "add %%edx,(%%rdi): no value from the registers");
+	/* trap after `mov (%rax),%rax` at 0x18: the register holds what it loaded */
+	struct cts_hw_set eight = { 0 };
+	int es = cts_hw_add(&eight, W, 8, CTS_HW_RW);
+	struct user_regs_struct ld = { .rax = 0xdeadbeefULL };
+	in = (struct cts_attr_input){ .trap_pc = BASE + 0x1b, .code_lo = BASE, .boundary = true,
+				      .code = code, .code_len = sizeof(code), .set = &eight,
+				      .slot = es, .regs = &ld };
+	tap_ok(cts_attr_locate(d, &in, &site) == 0 && cts_attr_judge(&site, &eight, es, &ld, &a1) == 0 &&
+	       a1.exact && a1.kind == CTS_ATTR_READ && cts_attr_moved(&site, &a1, &ld, &v) == 0 &&
+	       v == 0xdeadbeef, "mov (%%rax),%%rax: the value loaded is rax's");
+	tap_ok(cts_attr_judge(&site, &set, 3, &ld, &a1) == -1 && errno == EINVAL,
+	       "judging an unused slot is EINVAL");
+}
+
 int main(void)
 {
 	struct cts_disasm *d = cts_disasm_new();
@@ -407,6 +496,7 @@ int main(void)
 	stack_operands(d);
 	string_iterations(d);
 	undecodable(d);
+	sites(d);
 	cts_disasm_free(d);
 	return tap_done();
 }

@@ -187,7 +187,7 @@ static void test_registers(pid_t pid)
 	       "clear without a software copy");
 }
 
-#define TRAP_CHECKS 13
+#define TRAP_CHECKS 14
 
 /* A real trap attributed: decoded forward from the function start (the
  * child's text is ours), the instruction before the trap pc, its kind. */
@@ -230,6 +230,11 @@ static int test_traps(pid_t pid)
 	       "DR6 0x%llx names slot %d", (unsigned long long)dr6, slot);
 	tap_ok(child_pc(pid) == (uintptr_t)hw_store_end,
 	       "pc is just after the store (the load before it did not trap)");
+	siginfo_t si = { 0 };
+	int got = ptrace(PTRACE_GETSIGINFO, pid, NULL, &si);
+	tap_ok(got == 0 && (!cts_hw_siginfo_pc() || (uintptr_t)si.si_addr == (uintptr_t)hw_store_end),
+	       "the probe's word holds: si_addr %p is the trap pc (%s)", si.si_addr,
+	       cts_hw_siginfo_pc() ? "said so" : "not relied on");
 	check_attribution(pid, &set, slot, (uintptr_t)store_target, hw_store_end, CTS_ATTR_WRITE,
 			  "store");
 	tap_ok(cts_hw_reset_dr6(pid) == 0 && cts_hw_read_dr6(pid, &dr6) == 0 &&
@@ -293,7 +298,21 @@ int main(void)
 {
 	test_pure();
 	test_live();
+	/* DR6 started afresh at every trap (Linux 5.11 on) needs no reset;
+	 * CTS_DR6_RESET forces the reset path, as on older kernels */
+	tap_diag("DR6 %s", cts_hw_dr6_fresh() ? "is fresh at every trap here" :
+					    "keeps its bits until reset here (or no traps)");
+	struct cts_hw_set two = { 0 };
+	cts_hw_add(&two, (uintptr_t)&other, 8, CTS_HW_WRITE);
+	tap_is_int(cts_hw_used(&two), 1, "one slot used");
+	cts_hw_add(&two, (uintptr_t)&target[0], 8, CTS_HW_RW);
+	cts_hw_remove(&two, 0);
+	tap_is_int(cts_hw_used(&two), 1, "one slot used (slot 1, after slot 0 went)");
+	cts_hw_force_dr6_reset(true);
+	tap_ok(!cts_hw_dr6_fresh(), "forced: DR6 is read and reset at every trap");
+	cts_hw_force_dr6_reset(false);
 	cts_hw_force_unavailable(true);
 	tap_ok(!cts_hw_available(), "forced fallback reports unavailable");
+	tap_ok(!cts_hw_dr6_fresh(), "no traps: no fresh DR6 either");
 	return tap_done();
 }
