@@ -120,7 +120,8 @@ uninstall:
 %.o: %.c $(wildcard */*.h)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-tests/unit/test_%: tests/unit/test_%.c tests/unit/tap.h libcts.a
+# Every header of tests/unit: a test includes tap.h, simload.h, traces.h...
+tests/unit/test_%: tests/unit/test_%.c $(wildcard tests/unit/*.h) libcts.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< libcts.a $(LDLIBS)
 
 tests/programs/%: tests/programs/%.c
