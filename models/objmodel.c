@@ -287,8 +287,14 @@ static bool cancels_at(const struct cts_objmodel *m, const struct cts_event *p)
 
 bool cts_objmodel_enabled(const struct cts_objmodel *m, const struct cts_event *p)
 {
-	if (cancels_at(m, p))
+	if (cancels_at(m, p)) {
+		/* A cancelled cond waiter leaves the wait, but its cleanup
+		 * re-takes the mutex: without futexes to show that (the
+		 * simulated backend) it needs the mutex free. */
+		if (p->op == CTS_OP_COND_REACQUIRE && !m->futex_driven)
+			return mutex_free_for(find(m, p->obj2), p->tid, CTS_OP_LOCK);
 		return true;
+	}
 	if (known_tid(m, p->tid) && m->waiting[p->tid])
 		return false;
 	switch (p->op) {

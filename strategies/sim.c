@@ -77,6 +77,7 @@ struct sconst {
 struct sthread {
 	int def, ip;
 	bool alive, started, at_exit, reacquire;
+	bool cancelled;   /* unwinds at its next cancellation point */
 	int64_t *loc;
 	int cap;
 };
@@ -579,7 +580,7 @@ static bool parse_stmt(struct parser *p)
 		in->def = def;
 		in->e1 = e;
 		in->dst = dst;
-	} else if (strcmp(t->s, "join") == 0) {
+	} else if (strcmp(t->s, "join") == 0 || strcmp(t->s, "cancel") == 0) {
 		const char *name = expect_ident(p, "a thread or local name");
 		if (p->failed)
 			return false;
@@ -588,7 +589,8 @@ static bool parse_stmt(struct parser *p)
 			perr(p, line, "'%s' is neither a thread nor a local", name);
 			return false;
 		}
-		struct instr *in = new_instr(sim, I_OP, CTS_OP_JOIN, line);
+		struct instr *in = new_instr(sim, I_OP, t->s[0] == 'j' ? CTS_OP_JOIN : CTS_OP_CANCEL,
+					     line);
 		in->def = def;
 		if (def < 0)
 			in->e1 = new_expr(sim, X_LOCAL, 0, -1, -1, slot);
@@ -1018,14 +1020,17 @@ static void make_pending(struct runctx *c)
 	case CTS_OP_CREATE:
 	case CTS_OP_YIELD:
 		break;
-	case CTS_OP_JOIN: {
+	case CTS_OP_JOIN:
+	case CTS_OP_CANCEL: {
 		int64_t target = in->def >= 0 ? c->sim->last_created[in->def] : eval(c, in->e1);
 		if (target < 0 || target >= c->st->nthreads || target == c->tid) {
-			rerr(c, "thread %d: join of %s, which is not a thread it can join", c->tid,
-			     in->def >= 0 ? c->sim->defs[in->def].name : "a local");
+			rerr(c, "thread %d: %s of %s, which is not a thread it can %s", c->tid,
+			     cts_op_name(in->op), in->def >= 0 ? c->sim->defs[in->def].name : "a local",
+			     cts_op_name(in->op));
 			return;
 		}
 		ev->target = (int)target;
+		ev->obj = (uint64_t)target + 1;   /* its pthread_t */
 		break;
 	}
 	default:
@@ -1115,6 +1120,7 @@ static void init_thread(struct cts_sim *sim, int tid, int def, int64_t arg)
 	t->started = false;
 	t->at_exit = false;
 	t->reacquire = false;
+	t->cancelled = false;
 }
 
 static int sim_start(void *be, struct cts_run_state *st)
@@ -1142,6 +1148,13 @@ static int sim_start(void *be, struct cts_run_state *st)
 	v0->blocked = false;
 	make_pending(&c);
 	return 0;
+}
+
+/* The statements that are cancellation points (pthreads(7)), as the
+ * object model has them; a cond wait's re-acquisition completes first. */
+static bool unwinds_at(cts_op op)
+{
+	return op == CTS_OP_JOIN || op == CTS_OP_SEM_WAIT || op == CTS_OP_COND_WAIT;
 }
 
 static void thread_exit(struct runctx *c)
@@ -1191,6 +1204,14 @@ static int sim_step(void *be, struct cts_run_state *st, int tid, bool give_up,
 	const struct instr *in = &sim->ins[t->ip];
 	size_t w;
 	uint64_t a;
+	if (t->cancelled && unwinds_at(done->op)) {
+		/* As glibc with no cleanup handlers: the call does nothing and
+		 * the thread ends (the model: a cancelled cond wait keeps its
+		 * mutex, a join or semaphore wait takes nothing). */
+		t->at_exit = true;
+		make_pending(&c);
+		return c.failed ? -1 : 0;
+	}
 	switch (done->op) {
 	case CTS_OP_READ:
 		if (!resolve(&c, &in->r1, &w, &a))
@@ -1232,7 +1253,20 @@ static int sim_step(void *be, struct cts_run_state *st, int tid, bool give_up,
 		return c.failed ? -1 : 0;
 	case CTS_OP_COND_REACQUIRE:
 		t->reacquire = false;
+		if (t->cancelled) {   /* with the mutex back, it unwinds */
+			t->at_exit = true;
+			make_pending(&c);
+			return c.failed ? -1 : 0;
+		}
 		break;
+	case CTS_OP_CANCEL: {
+		struct sthread *v = &sim->th[done->target];
+		if (v->alive && !v->at_exit) {
+			v->cancelled = true;
+			cts_objmodel_cancel(sim->model, done->target);
+		}
+		break;
+	}
 	case CTS_OP_CREATE: {
 		int n = st->nthreads;
 		struct cts_thread_view *v = cts_run_state_thread(st, n);

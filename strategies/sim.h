@@ -25,6 +25,9 @@
  *   create NAME [EXPR] [-> r]     start a thread running NAME; its local
  *                                 "arg" = EXPR, r = its thread number
  *   join NAME | join r     join the thread last created from NAME, or thread r
+ *   cancel NAME | cancel r pthread_cancel (deferred) of that thread: at its next
+ *                          cancellation point (join, semwait, wait) it ends
+ *                          instead (a wait keeps or re-takes its mutex)
  *   yield   exit           (exit ends the calling thread now)
  *   let r = EXPR   if EXPR goto L   goto L   L:   (local, not scheduling points)
  *   assert EXPR            local; shared names in EXPR are read first, each

@@ -290,9 +290,10 @@ struct dpor {
 	struct cts_event *qpend;  /* pending event last analysed */
 	bool *qvalid;
 	uint32_t nbig;                           /* big ranges in the trace */
+	uint32_t ncancel;                        /* cancels in the trace */
 	uint32_t *cand;                          /* dpor_record: events to join */
 	size_t ncand, candcap;
-	uint64_t keys[MAX_KEYS + 1];
+	uint64_t keys[MAX_KEYS + 2];
 };
 
 struct search {
@@ -464,6 +465,7 @@ static void dpor_reset(struct dpor *d)
 	memset(d->tab, 0, d->tabcap * sizeof(*d->tab));
 	d->tabused = 0;
 	d->nbig = 0;
+	d->ncancel = 0;
 	for (int t = 0; t < d->nthreads; t++) {
 		cts_vc_zero(&d->clk[t]);
 		d->nevl[t] = 0;
@@ -538,6 +540,17 @@ static bool big_range(const struct cts_event *e)
 	return e->size > (uint64_t)(MAX_KEYS - 1) * 8;
 }
 
+/* A cancel of thread t is indexed under t's key, which every event of t
+ * also looks up: the cancel changes what t does next, whatever t's event
+ * touches. Below BIG_KEY and CTS_KERNEL_OBJ's key once shifted into a
+ * hent key, far above any address's word. */
+#define THREAD_KEY(t) ((UINT64_MAX >> 8) - (uint64_t)(t))
+
+static bool valid_target(const struct cts_event *e)
+{
+	return e->target >= 0 && e->target < CTS_THREADS_CEILING;
+}
+
 /* Words an event is indexed under: every dependent pair shares one (accesses
  * overlap, sync objects meet, a futex word is memory); dependence through
  * threads (same thread, create, join, exit) is handled by clocks instead. */
@@ -557,6 +570,8 @@ static size_t event_keys(struct dpor *d, const struct cts_event *e)
 			d->keys[n++] = e->obj2 >> 3;
 	} else if (cts_op_is_kernel(e->op)) {
 		d->keys[n++] = CTS_KERNEL_OBJ >> 3;  /* signals and system calls meet there */
+	} else if (e->op == CTS_OP_CANCEL && valid_target(e)) {
+		d->keys[n++] = THREAD_KEY(e->target);
 	}
 	return n;
 }
@@ -579,12 +594,14 @@ static bool reads_only(const struct cts_event *e)
 	return cts_op_is_range(e->op) && !cts_op_is_write(e->op);
 }
 
-/* The keys an event with nk linking keys looks up: those, and the big
- * ranges' key when the trace has any. */
-static size_t lookup_keys(struct dpor *d, size_t nk)
+/* The keys event e with nk linking keys looks up: those, the big ranges'
+ * key when the trace has any, and e's thread's key when it has cancels. */
+static size_t lookup_keys(struct dpor *d, size_t nk, const struct cts_event *e)
 {
 	if (nk && d->nbig && d->keys[0] != BIG_KEY)
 		d->keys[nk++] = BIG_KEY;
+	if (d->ncancel && e->tid >= 0)
+		d->keys[nk++] = THREAD_KEY(e->tid);
 	return nk;
 }
 
@@ -629,7 +646,7 @@ static void dpor_record(struct search *s, uint64_t step, const struct cts_event 
 	bool rd = reads_only(ev);
 	bool big = cts_op_is_range(ev->op) && big_range(ev);
 	size_t nk = event_keys(d, ev);
-	size_t nlook = lookup_keys(d, nk);
+	size_t nlook = lookup_keys(d, nk, ev);
 
 	for (int u = 0; big && u < d->nthreads; u++) {
 		int64_t i = u == p ? -1 : dependent_before(s, u, cts_vc_get(c, u), ev, -1, false);
@@ -670,7 +687,9 @@ static void dpor_record(struct search *s, uint64_t step, const struct cts_event 
 		if (d->ev[st].lidx > cts_vc_get(c, s->stack[st].ev.tid))
 			join_event_clock(d, c, st);
 	}
-	if (ev->op == CTS_OP_JOIN)
+	/* A join follows its target's end; a cancel is dependent with every
+	 * event of its target (cts_event_dependent), those before it too. */
+	if (ev->op == CTS_OP_JOIN || ev->op == CTS_OP_CANCEL)
 		join_last_of(d, c, ev->target);
 	if (ev->op == CTS_OP_PROC_EXIT)
 		for (int u = 0; u < d->nthreads; u++)
@@ -716,6 +735,7 @@ static void dpor_record(struct search *s, uint64_t step, const struct cts_event 
 			h->head_w = l;
 	}
 	d->nbig += big;
+	d->ncancel += ev->op == CTS_OP_CANCEL;
 
 	if (d->nevl[p] >= d->capevl[p]) {
 		d->capevl[p] = d->capevl[p] ? d->capevl[p] * 2 : 256;
@@ -918,7 +938,12 @@ static int64_t latest_race(struct search *s, const struct cts_event *pend)
 				best = i;
 		}
 	} else {
-		size_t nk = lookup_keys(d, event_keys(d, pend));
+		/* a cancel's target: every event of it is dependent */
+		if (pend->op == CTS_OP_CANCEL && valid_target(pend) && pend->target != p &&
+		    pend->target < d->nthreads)
+			best = dependent_before(s, pend->target,
+						cts_vc_get(&d->clk[p], pend->target), pend, best, true);
+		size_t nk = lookup_keys(d, event_keys(d, pend), pend);
 		for (size_t k = 0; k < nk; k++)
 			for (int u = 0; u < d->nthreads; u++) {
 				if (u == p)
@@ -1312,7 +1337,7 @@ static void find_races(struct search *s, const struct cts_event *e2, uint64_t j,
 	size_t nk = big ? 0 : event_keys(d, e2);
 	bool chains = nk > 0 && e2->op != CTS_OP_JOIN && e2->op != CTS_OP_CREATE &&
 		      e2->op != CTS_OP_CANCEL && e2->op != CTS_OP_PROC_EXIT;
-	size_t nlook = chains ? lookup_keys(d, nk) : 0;
+	size_t nlook = chains ? lookup_keys(d, nk, e2) : 0;
 	bool rd_only = reads_only(e2);
 	/* The process exit depends on everything but is on no chain. It ends
 	 * the run, so only the events the threads were left pending at come

@@ -434,6 +434,43 @@ static void test_dpor_traces(void)
 		dpor_covers(sim, "2 writers and a reader", 6, true);
 	cts_sim_free(sim);
 
+	/* pthread_cancel is dependent with every event of its target: the
+	 * target's semaphore wait (keyed by the semaphore, not the thread)
+	 * races with it. Cancelled first, the worker ends at its wait and
+	 * never writes y; else it writes y. */
+	sim = parse("thread main: seminit s 1; create w; cancel w; join w\n"
+		    "thread w: write x 1; semwait s; write y 1\n");
+	if (sim)
+		dpor_covers(sim, "cancel of a worker", 0, true);
+	cts_sim_free(sim);
+	/* Two where the cancel was missing from the race index (pthread_cancel
+	 * was on no chain): dpor missed the worker's write of z before the
+	 * cancel, odpor t1's accesses before it. */
+	sim = parse("thread main: seminit s 0; create t0; create t1; cancel t0; join t0; join t1\n"
+		    "thread t0: lock m; read y -> a; write y a + 1; unlock m; write z 1; semwait s\n"
+		    "thread t1: write z 1\n");
+	if (sim)
+		dpor_covers(sim, "cancel of a locker", 0, true);
+	cts_sim_free(sim);
+	sim = parse("thread main: seminit s 1; create t0; create t1; write z 2; cancel t1; "
+		    "read x -> a; join t0; join t1\n"
+		    "thread t0: semwait s\nthread t1: read x -> a; write x 1\n");
+	if (sim)
+		dpor_covers(sim, "cancel of a writer", 0, true);
+	cts_sim_free(sim);
+	sim = parse("thread main: seminit s 1; create w; cancel w; join w; assert y == 0\n"
+		    "thread w: write x 1; semwait s; write y 1\n");
+	if (sim) {
+		static const enum cts_search_kind kinds[] = { CTS_SEARCH_DPOR, CTS_SEARCH_ODPOR };
+		for (int i = 0; i < 2; i++) {
+			struct outcome o = run(sim, kinds[i], 0, true, 10000, NULL);
+			tap_ok(o.nbugs == 1 && o.kind == CTS_BUG_ASSERT,
+			       "%s: the worker passes its wait before the cancel (%" PRIu64 " runs)",
+			       i ? "odpor" : "dpor", o.runs);
+		}
+	}
+	cts_sim_free(sim);
+
 	/* dining philosophers (benchmarks/petri/dining.sim) */
 	char path[768], err[256];
 	snprintf(path, sizeof(path), "%s/../../benchmarks/petri/dining.sim", simdir);
