@@ -67,7 +67,8 @@ UNIT_BINS := $(UNIT_SRCS:.c=)
 PROG_SRCS := $(wildcard tests/programs/*.c)
 PROG_BINS := $(PROG_SRCS:.c=)
 PROG_CFLAGS := -g -O1 -pthread -std=gnu11 -w
-CORPUS_BINS := tests/corpus/cxx_queue tests/corpus/omp_sum tests/corpus/glib_pool
+CORPUS_BINS := tests/corpus/cxx_queue tests/corpus/omp_sum tests/corpus/glib_pool \
+               tests/corpus/glib_seq tests/corpus/glib_seq_race
 
 all: deps-check cts-trace cts-trace.bash
 
@@ -157,6 +158,13 @@ tests/corpus/omp_sum: tests/corpus/omp_sum.c | test-deps-check
 
 tests/corpus/glib_pool: tests/corpus/glib_pool.c | test-deps-check
 	$(CC) $(PROG_CFLAGS) $$(pkg-config --cflags glib-2.0) -o $@ $< $$(pkg-config --libs glib-2.0)
+
+# libvips's sequential reader in miniature, and its twin without the lock.
+tests/corpus/glib_seq: tests/corpus/glib_seq.c | test-deps-check
+	$(CC) $(PROG_CFLAGS) $$(pkg-config --cflags glib-2.0) -o $@ $< $$(pkg-config --libs glib-2.0)
+
+tests/corpus/glib_seq_race: tests/corpus/glib_seq.c | test-deps-check
+	$(CC) $(PROG_CFLAGS) -DSEQ_NO_LOCK $$(pkg-config --cflags glib-2.0) -o $@ $< $$(pkg-config --libs glib-2.0)
 
 programs: $(PROG_BINS) $(CORPUS_BINS)
 

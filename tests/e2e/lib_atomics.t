@@ -7,9 +7,15 @@
 # must find those atomics without symbols and take them as acquire/release:
 # no race report, under random, pct and dpor.  Its twin lib_lock increments
 # once without the lock: that race must still be reported.
+# glib_seq (tests/corpus) is libvips's sequential reader in miniature (issue
+# 31 item 4: a race reported inside its GLib mutex): a heap GMutex taken
+# under contention (futex slow path), a line cache with its own GMutex and
+# GCond inside it, an atomic counter around every lock; clean under random
+# and pct, and its twin without the reader's lock races.
 . "$(dirname "$0")/lib.sh"
 STRATEGIES="random pct dpor"
-plan $((3 + 2 * $(count $STRATEGIES)))
+SEQ="$TOP/tests/corpus"
+plan $((5 + 2 * $(count $STRATEGIES) + 4))
 
 out=$("$CTS" -d -m break -s random -n 1 --seed 1 -o "$T/d" -- "$PROG/lib_lock_ok" 2>&1)
 like "$out" "library atomics: 4 in [^ ]*/libspeclock.so" \
@@ -33,4 +39,20 @@ out=$("$CTS" -m break -s random -n 10 --seed 1 -o "$T/b" -- "$PROG/lib_lock" 2>&
 l=$(grep -n 'the bug: no lock' "$PROG/lib_lock.c" | cut -d: -f1)
 like "$out" "data race on counter .*\\(lib_lock.c:$l\\)" \
 	"lib_lock: the unlocked increment still races (random, 10 schedules)"
+
+for s in random pct; do
+	out=$("$CTS" -m break -s "$s" -n 10 --seed 1 --fail-on-exit --races fail -o "$T/q" \
+		-- "$SEQ/glib_seq" 2>&1)
+	is $? 0 "glib_seq: $s, 10 schedules, no bug"
+	n=$(printf '%s\n' "$out" | grep -c 'data race on')
+	is "$n" 0 "glib_seq: $s, no race report"
+done
+for s in random pct; do
+	out=$("$CTS" -m break -s "$s" -n 10 --seed 1 --races fail -o "$T/r" \
+		-- "$SEQ/glib_seq_race" 2>&1)
+	rc=$?
+	l=$(grep -n 'if (top > seq->y_pos)' "$SEQ/glib_seq.c" | cut -d: -f1)
+	like "$rc $out" "^1 .*data race on .*glib_seq.c:($l|$((l + 1))|$((l + 3)))" \
+		"glib_seq_race: the reader's position races without its lock ($s)"
+done
 done_testing
