@@ -68,7 +68,8 @@ PROG_SRCS := $(wildcard tests/programs/*.c)
 PROG_BINS := $(PROG_SRCS:.c=)
 PROG_CFLAGS := -g -O1 -pthread -std=gnu11 -w
 CORPUS_BINS := tests/corpus/cxx_queue tests/corpus/omp_sum tests/corpus/glib_pool \
-               tests/corpus/glib_seq tests/corpus/glib_seq_race
+               tests/corpus/glib_seq tests/corpus/glib_seq_race tests/corpus/glib_reuse \
+               tests/corpus/glib_reuse_race
 
 all: deps-check cts-trace cts-trace.bash
 
@@ -165,6 +166,14 @@ tests/corpus/glib_seq: tests/corpus/glib_seq.c | test-deps-check
 
 tests/corpus/glib_seq_race: tests/corpus/glib_seq.c | test-deps-check
 	$(CC) $(PROG_CFLAGS) -DSEQ_NO_LOCK $$(pkg-config --cflags glib-2.0) -o $@ $< $$(pkg-config --libs glib-2.0)
+
+# A block freed and allocated again through GLib by two threads, and the twin
+# with a real race beside it.
+tests/corpus/glib_reuse: tests/corpus/glib_reuse.c | test-deps-check
+	$(CC) $(PROG_CFLAGS) $$(pkg-config --cflags glib-2.0) -o $@ $< $$(pkg-config --libs glib-2.0)
+
+tests/corpus/glib_reuse_race: tests/corpus/glib_reuse.c | test-deps-check
+	$(CC) $(PROG_CFLAGS) -DREUSE_NO_LOCK $$(pkg-config --cflags glib-2.0) -o $@ $< $$(pkg-config --libs glib-2.0)
 
 programs: $(PROG_BINS) $(CORPUS_BINS)
 

@@ -334,6 +334,17 @@ static const struct libfn libfns[] = {
 	{ "realloc", { FREE_ARG0, NEW } }, { "reallocarray", { FREE_ARG0, NEW } },
 	{ "posix_memalign", { { 0, A_ALLOC, L_NEW_OUT, -1, -1 } } },
 	{ "free", { FREE_ARG0 } },
+	/* GLib's allocator is the system malloc (glib >= 2.46 without
+	 * G_SLICE): a block one thread frees with g_free and another gets
+	 * again from g_malloc is ordered only by malloc's own lock, which
+	 * nothing shows; unseen, its old and new lives raced (issue 31 item 4). */
+	{ "g_malloc", { NEW } }, { "g_malloc0", { NEW } },
+	{ "g_malloc_n", { NEW } }, { "g_malloc0_n", { NEW } },
+	{ "g_try_malloc", { NEW } }, { "g_try_malloc0", { NEW } },
+	{ "g_try_malloc_n", { NEW } }, { "g_try_malloc0_n", { NEW } },
+	{ "g_realloc", { FREE_ARG0, NEW } }, { "g_realloc_n", { FREE_ARG0, NEW } },
+	{ "g_try_realloc", { FREE_ARG0, NEW } }, { "g_try_realloc_n", { FREE_ARG0, NEW } },
+	{ "g_free", { FREE_ARG0 } },
 	{ "_Znwm", { NEW } }, { "_Znam", { NEW } },
 	{ "_ZdlPv", { FREE_ARG0 } }, { "_ZdaPv", { FREE_ARG0 } },
 	{ "_ZdlPvm", { FREE_ARG0 } }, { "_ZdaPvm", { FREE_ARG0 } },
