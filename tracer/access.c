@@ -1538,6 +1538,13 @@ static int on_access(struct cts_tracer *tr, struct thread *th, uint64_t pc, stru
 		b->shared_hits++;
 	}
 	bool tracked = shared && cts_fault_tracked(tr, ev.obj);
+	/* On a page th's PKRU lets this access through, the CPU would not
+	 * have stopped: no question to the states (the busy-wait rule asks
+	 * at every hit), or what a run shows would depend on retirement. */
+	bool passes = b && tracked && ev.op != CTS_OP_ATOMIC && !b->learned &&
+		      cts_fault_allows(tr, th, ev.obj, ev.size, cts_op_is_write(ev.op));
+	if (passes)
+		visible = false;
 	if (visible && ev.op == CTS_OP_READ && tr->cold && !(b && b->learned) && cold_read(tr, th, &ev))
 		visible = false;
 	if (visible && tr->own && own_hidden(tr, th, &ev, b && b->learned))
@@ -1550,6 +1557,8 @@ static int on_access(struct cts_tracer *tr, struct thread *th, uint64_t pc, stru
 		tr->stats.retired++;
 		cts_tr_bp_retire(tr, b);
 	}
+	if (passes)
+		return cts_access_step_over(tr, th, b, false);
 	if (!visible && tracked && ev.op != CTS_OP_ATOMIC) {
 		/* What a thread may do unseen on its line, it may do on the whole
 		 * page while its lines allow (fault.h); the same whether an int3
@@ -1596,7 +1605,13 @@ int cts_access_fault(struct cts_tracer *tr, struct thread *th, uint64_t addr)
 	uint64_t pc = th->regs.rip;
 	int rc;
 	th->flt_addr = addr;
-	if (traced_pc(tr->acc, pc)) {
+	if (cts_fault_hole(tr, addr) || (th->in_call && !traced_pc(tr->acc, pc))) {
+		/* The dynamic linker's GOT; a modeled pthread call's own words
+		 * (the mutex a lock event stands for): the access is performed,
+		 * as without faults. Granting the page would make the thread's
+		 * later work on it count at a later epoch than the call's. */
+		rc = cts_access_step_over(tr, th, NULL, false);
+	} else if (traced_pc(tr->acc, pc)) {
 		rc = on_access(tr, th, pc, NULL);
 	} else {
 		/* Libraries' code, the stub page: no event, as without faults;

@@ -743,3 +743,33 @@ int cts_elf_plt_stubs(const char *path, uint64_t *lowest_vaddr,
 	close_elf(e, fd);
 	return n;
 }
+
+int cts_elf_sections(const char *path, const char *const *names, uint64_t *lowest_vaddr,
+		     void (*fn)(uint64_t vaddr, uint64_t size, void *arg), void *arg)
+{
+	int fd, n = 0;
+	size_t shstrndx;
+	Elf *e = open_elf(path, &fd);
+	if (!e)
+		return -1;
+	*lowest_vaddr = lowest_load(e);
+	if (elf_getshdrstrndx(e, &shstrndx) != 0) {
+		close_elf(e, fd);
+		return -1;
+	}
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e, scn));) {
+		GElf_Shdr sh;
+		const char *sname;
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) || !sh.sh_size ||
+		    !(sname = elf_strptr(e, shstrndx, sh.sh_name)))
+			continue;
+		for (const char *const *w = names; *w; w++)
+			if (strcmp(sname, *w) == 0) {
+				fn(sh.sh_addr, sh.sh_size, arg);
+				n++;
+				break;
+			}
+	}
+	close_elf(e, fd);
+	return n;
+}

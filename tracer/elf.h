@@ -98,4 +98,9 @@ int cts_elf_plt_stubs(const char *path, uint64_t *lowest_vaddr,
 int cts_elf_got_slots(const char *path, uint64_t *lowest_vaddr,
 		      void (*fn)(const char *name, uint64_t slot, void *arg), void *arg);
 
+/* fn(vaddr, size) for each section of path named in names (NULL-ended) that
+ * occupies memory. *lowest_vaddr as above. Returns how many, -1 on error. */
+int cts_elf_sections(const char *path, const char *const *names, uint64_t *lowest_vaddr,
+		     void (*fn)(uint64_t vaddr, uint64_t size, void *arg), void *arg);
+
 #endif

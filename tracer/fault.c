@@ -1,4 +1,5 @@
 #include "tracer/fault.h"
+#include "tracer/elf.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -63,6 +64,12 @@ struct cts_fault {
 	struct range *tracked;
 	size_t ntracked, tcap;
 	uint64_t brk_end;
+	/* The program's GOT (offsets from its first page): the dynamic
+	 * linker's memory, not the program's data, though it shares pages. */
+	struct range holes[4];
+	int nholes;
+	bool holes_read;
+	uint64_t exe_base;
 	struct cts_fault_stats st;
 };
 
@@ -299,6 +306,48 @@ bool cts_fault_tracked(const struct cts_tracer *tr, uint64_t addr)
 		if (addr >= f->tracked[i].lo && addr < f->tracked[i].hi)
 			return true;
 	return false;
+}
+
+bool cts_fault_hole(const struct cts_tracer *tr, uint64_t addr)
+{
+	const struct cts_fault *f = tr->flt;
+	if (!cts_fault_on(tr) || addr < f->exe_base)
+		return false;
+	for (int i = 0; i < f->nholes; i++)
+		if (addr - f->exe_base >= f->holes[i].lo && addr - f->exe_base < f->holes[i].hi)
+			return true;
+	return false;
+}
+
+bool cts_fault_allows(const struct cts_tracer *tr, const struct thread *th, uint64_t addr,
+		      uint64_t len, bool write)
+{
+	struct cts_fault *f = tr->flt;
+	if (!cts_fault_on(tr) || !f->armed)
+		return false;
+	uint32_t pkru = th->pkru_open ? 0 : pkru_of(f, th->num);
+	for (uint64_t p = addr / PAGE; p <= (addr + (len ? len : 1) - 1) / PAGE; p++) {
+		const struct pk *pk = cts_htab_get(f->pages, &p);
+		if (!pk || !cts_fault_tracked(tr, p * PAGE))
+			return false;
+		uint32_t bits = (pkru >> (2 * pk->key)) & 3; /* AD, WD */
+		if ((bits & 1) || (write && (bits & 2)))
+			return false;
+	}
+	return true;
+}
+
+struct hole_ctx {
+	struct cts_fault *f;
+	uint64_t lowest;
+};
+
+static void add_hole(uint64_t vaddr, uint64_t size, void *arg)
+{
+	struct hole_ctx *c = arg;
+	struct cts_fault *f = c->f;
+	if (f->nholes < (int)(sizeof(f->holes) / sizeof(f->holes[0])) && vaddr >= c->lowest)
+		f->holes[f->nholes++] = (struct range){ vaddr - c->lowest, vaddr - c->lowest + size };
 }
 
 /* Tag [lo, hi) with the deny key and track it. */
@@ -545,6 +594,13 @@ int cts_fault_setup(struct cts_tracer *tr, struct thread *th)
 	for (size_t i = 0; i < n; i++)
 		if (tr->exe_base >= maps[i].lo && tr->exe_base < maps[i].hi)
 			snprintf(exe, sizeof(exe), "%s", maps[i].path);
+	f->exe_base = tr->exe_base;
+	if (!f->holes_read && exe[0]) {
+		static const char *const got[] = { ".got", ".got.plt", NULL };
+		struct hole_ctx c = { .f = f };
+		f->holes_read = true;
+		cts_elf_sections(exe, got, &c.lowest, add_hole, &c);
+	}
 	f->on = true;
 	for (size_t i = 0; i < n && f->on; i++) {
 		const struct cts_mapping *m = &maps[i];

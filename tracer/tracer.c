@@ -697,7 +697,7 @@ struct cts_tracer *cts_tracer_new(const struct cts_tracer_config *cfg, struct ct
 		if (cfg->hot_lines) {
 			snprintf(err, errlen, "the schedule was made with protection-key faults "
 				 "(hot-lines ownk:), which this machine cannot run: %s (a schedule made "
-				 "without CTS_FAULTS=1 replays anywhere)", no_keys);
+				 "with CTS_NO_FAULTS=1 replays anywhere)", no_keys);
 			free(tr);
 			return NULL;
 		}
@@ -707,7 +707,7 @@ struct cts_tracer *cts_tracer_new(const struct cts_tracer_config *cfg, struct ct
 	tr->fault_rules = keys;
 	if (own_wanted && !keys && !tr->fault_why)
 		tr->fault_why = cfg->hot_lines ? "the schedule was made without them" :
-				"not asked for: CTS_FAULTS=1";
+				"turned off: CTS_NO_FAULTS=1";
 	if (cts_tr_build_seccomp(tr) != 0) {
 		snprintf(err, errlen, "cannot build the seccomp filter (libseccomp)");
 		free(tr);
