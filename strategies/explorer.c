@@ -2286,8 +2286,10 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 			if (strategy->ops->restart)
 				strategy->ops->restart(strategy);
 			res->relearned++;
-			cts_debug_msg("run %" PRIu64 " thrown away after %" PRIu64 " steps: a write to "
-				      "memory read cold; run again", run, bug.steps);
+			cts_debug_msg("run %" PRIu64 " thrown away after %" PRIu64 " steps: %s; run again",
+				      run, bug.steps, x.st->relearn ? "it hid an access another thread's "
+				      "conflicts with" : "inconclusive while it hid accesses: every access "
+				      "visible from now on");
 			n--;
 			continue;
 		}

@@ -44,6 +44,10 @@
 #include "tracer/proc.h"
 #include "tracer/spinstate.h"
 
+/* A thread's own TLS around its thread pointer: glibc's static TLS blocks
+ * (with their surplus) below it, its struct pthread above. */
+#define TLS_BELOW 8192u
+#define TCB_ABOVE 4096u
 /* Local-only hits before an access breakpoint is retired. */
 #define RETIRE_AFTER 32
 #define MAX_RANGES 32
@@ -1200,6 +1204,13 @@ static bool own_stack(struct cts_tracer *tr, struct thread *th, uint64_t addr)
 		th->stack_lo = m->lo;
 		th->stack_hi = m->hi;
 	}
+	/* Its static TLS (below the thread pointer) and its TCB (above): in
+	 * its stack mapping for threads libc creates, elsewhere for the main
+	 * thread, whose errno every failing libc call writes and much code
+	 * reads after a call (GNU sort after each strcoll). */
+	uint64_t fs = th->regs.fs_base;
+	if (fs > TLS_BELOW && addr >= fs - TLS_BELOW && addr < fs + TCB_ABOVE)
+		return true;
 	return addr >= th->stack_lo && addr < th->stack_hi;
 }
 
@@ -1501,6 +1512,24 @@ static void watch_before(struct cts_tracer *tr, struct thread *th, const struct 
 	th->watch_idx = w;
 	th->watch_pc = pc;
 	th->watch_kind = acc[best].kind;
+}
+
+bool cts_access_range_hidden(struct cts_tracer *tr, struct thread *th, bool write, uint64_t pc,
+			     uint64_t start, uint64_t len)
+{
+	(void)pc;
+	if (!tr->own || !len || len > UINT32_MAX || cts_access_live_threads(tr) < 2)
+		return false;
+	enum cts_page_verdict v = cts_own_check(tr->own, th->num, start, len, write);
+	if (v != CTS_PAGE_NATIVE) {
+		th->own_recheck |= v == CTS_PAGE_CONFLICT;
+		return false;
+	}
+	cts_own_access(tr->own, th->num, start, len, write);
+	th->own_progress += write;
+	tr->stats.owned_accesses++;
+	tr->st->hid_reads = true;
+	return true;
 }
 
 /* An access th is about to make at pc (from a breakpoint, or stepping). */

@@ -59,6 +59,13 @@ void cts_access_learn(struct cts_tracer *tr, uint64_t pc);
  * path one that --trace-lib names. */
 int cts_access_live_threads(const struct cts_tracer *tr);
 bool cts_access_shared(struct cts_tracer *tr, struct thread *th, uint64_t addr);
+/* A library call's range [start, start+len) that th reads or writes (sync.c),
+ * from call site pc: may it stay invisible, as a plain access of the same
+ * lines would (ownership, own.h)? If so it is recorded as th's access. The
+ * caller keeps a call that repeats the thread's last one visible (a spin
+ * through a library call: the explorer tells it by the values read). */
+bool cts_access_range_hidden(struct cts_tracer *tr, struct thread *th, bool write, uint64_t pc,
+			     uint64_t start, uint64_t len);
 uint64_t cts_access_mapping_end(struct cts_tracer *tr, uint64_t addr);
 bool cts_access_traced_pc(const struct cts_tracer *tr, uint64_t pc);
 /* The PROT_* bits of addr's mapping (-1: none); the mappings changed (an

@@ -215,7 +215,7 @@ static uint32_t pkru_of(const struct cts_fault *f, int num)
  * signal handler's return puts back the PKRU it interrupted). */
 static void set_pkru(struct cts_tracer *tr, struct thread *th, bool force)
 {
-	uint32_t want = th->pkru_open ? 0 : pkru_of(tr->flt, th->num);
+	uint32_t want = th->pkru_open || th->pkru_call ? 0 : pkru_of(tr->flt, th->num);
 	if (!force && th->pkru_set && th->pkru == want)
 		return;
 	if (cts_pkey_set(th->tid, want) == 0) {
@@ -325,7 +325,7 @@ bool cts_fault_allows(const struct cts_tracer *tr, const struct thread *th, uint
 	struct cts_fault *f = tr->flt;
 	if (!cts_fault_on(tr) || !f->armed)
 		return false;
-	uint32_t pkru = th->pkru_open ? 0 : pkru_of(f, th->num);
+	uint32_t pkru = th->pkru_open || th->pkru_call ? 0 : pkru_of(f, th->num);
 	for (uint64_t p = addr / PAGE; p <= (addr + (len ? len : 1) - 1) / PAGE; p++) {
 		const struct pk *pk = cts_htab_get(f->pages, &p);
 		if (!pk || !cts_fault_tracked(tr, p * PAGE))
@@ -656,8 +656,19 @@ void cts_fault_release(struct cts_tracer *tr, struct thread *th)
 
 void cts_fault_held(struct cts_tracer *tr, struct thread *th)
 {
+	if (th->pkru_call)
+		cts_fault_call(tr, th, false);
 	if (cts_fault_on(tr) && releases(th->pending.op))
 		revoke_grants(tr, th);
+}
+
+void cts_fault_call(struct cts_tracer *tr, struct thread *th, bool open)
+{
+	if (open == th->pkru_call || (open && !cts_fault_on(tr)))
+		return;
+	th->pkru_call = open;
+	if (cts_fault_on(tr))
+		set_pkru(tr, th, !open);
 }
 
 bool cts_fault_ours(const struct cts_tracer *tr, const siginfo_t *si)

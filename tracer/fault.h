@@ -52,7 +52,12 @@ void cts_fault_thread_start(struct cts_tracer *tr, struct thread *th);
 void cts_fault_foreign(struct cts_tracer *tr, pid_t tid);
 /* th is handed to another tracer (release.c): its PKRU allows every key. */
 void cts_fault_release(struct cts_tracer *tr, struct thread *th);
-/* th is held at a visible event: revoke its grants. */
+/* th runs (open) or has left (close) the libc body of a modeled sync call
+ * that runs no program code: every key open meanwhile, as for a system
+ * call (the mutex words it works on are the model's, not the program's
+ * accesses: without it each one faulted). */
+void cts_fault_call(struct cts_tracer *tr, struct thread *th, bool open);
+/* th is held at a visible event: revoke its grants (and close the above). */
 void cts_fault_held(struct cts_tracer *tr, struct thread *th);
 /* Is si one of ours (a key fault on a tracked page)? */
 bool cts_fault_ours(const struct cts_tracer *tr, const siginfo_t *si);

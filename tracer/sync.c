@@ -9,6 +9,7 @@
 #include "models/objmodel.h"
 #include "models/symbolize.h"
 #include "tracer/access.h"
+#include "tracer/fault.h"
 #include "tracer/elf.h"
 #include "tracer/proc.h"
 #include "tracer/run_int.h"
@@ -175,12 +176,49 @@ int cts_tr_on_sync_bp(struct cts_tracer *tr, struct thread *th, struct bp *b)
 	return 0;
 }
 
-/* th runs the call it is held at: the call's own futex words are internal. */
-void cts_tr_enter_call(struct thread *th)
+static void arm_return(struct cts_tracer *tr, struct thread *th);
+
+/* Sync calls whose libc body runs no program code and always returns (no
+ * cancellation point: a cancelled wait would run cleanup handlers). */
+static bool plain_sync_call(cts_op op)
+{
+	switch (op) {
+	case CTS_OP_LOCK:
+	case CTS_OP_TRYLOCK:
+	case CTS_OP_UNLOCK:
+	case CTS_OP_RDLOCK:
+	case CTS_OP_WRLOCK:
+	case CTS_OP_TRYRDLOCK:
+	case CTS_OP_TRYWRLOCK:
+	case CTS_OP_RWUNLOCK:
+	case CTS_OP_COND_SIGNAL:
+	case CTS_OP_COND_BROADCAST:
+	case CTS_OP_SEM_POST:
+	case CTS_OP_SEM_TRYWAIT:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* th runs the call it is held at: the call's own futex words are internal.
+ * With protection-key faults, a plain call's body runs with every key open
+ * up to its return (a breakpoint there closes them). */
+void cts_tr_enter_call(struct cts_tracer *tr, struct thread *th)
 {
 	const struct cts_event *p = &th->pending;
 	const struct syncfn *f = &syncfns[th->call_fn];
+	uint64_t ret = 0;
 	th->in_call = true;
+	if (cts_fault_on(tr) && plain_sync_call(p->op) && !th->ret_pc &&
+	    cts_mem_read(th->tid, th->regs.rsp, &ret, 8) == 0 && cts_access_traced_pc(tr, ret)) {
+		th->lc_sp = th->regs.rsp;
+		th->ret_pc = ret;
+		th->ret_spec = -1;
+		arm_return(tr, th);
+		if (th->ret_pc)
+			cts_fault_call(tr, th, true);
+	}
 	th->call_lo[0] = th->call_hi[0] = th->call_lo[1] = th->call_hi[1] = 0;
 	switch (p->op) {
 	case CTS_OP_JOIN:
@@ -907,6 +945,14 @@ int cts_tr_on_libcall_bp(struct cts_tracer *tr, struct thread *th, struct bp *b)
 		return let_through(tr, th, b);
 	}
 	const struct libfn *f = &libfns[b->fn];
+	/* The same call from the same site on the same ranges as the thread's
+	 * last hidden one: maybe a spin, so it stays visible. */
+	uint64_t sig = 14695981039346656037ull ^ b->fn;
+	for (int i = 0; i < 6; i++)
+		sig = (sig ^ th->lc_args[i]) * 1099511628211ull;
+	sig = (sig ^ ret) * 1099511628211ull;
+	bool may_hide = sig != th->lc_hidden_sig;
+	th->lc_hidden_sig = 0;
 	th->lc_n = th->lc_i = 0;
 	th->lc_fn = b->fn;
 	th->pending.pc = ret - 1;
@@ -917,10 +963,18 @@ int cts_tr_on_libcall_bp(struct cts_tracer *tr, struct thread *th, struct bp *b)
 					      [A_FMT] = CTS_OP_LIB_READ };
 		uint64_t start = 0, len = 0;
 		range_at_call(tr, th, rg, &start, &len);
+		/* A range known at the call on lines the thread may use unseen is
+		 * no event, as a plain access there would not be (own.h). */
+		bool plain = rg->acc == A_R || rg->acc == A_W || rg->acc == A_FMT;
 		if (rg->acc == A_ALLOC)
 			add_range(th, CTS_OP_ALLOC, f->name, 0, 0, i);
-		else if (start && len && cts_access_shared(tr, th, start))
-			add_range(th, ops[rg->acc], f->name, start, len, i);
+		else if (start && len && cts_access_shared(tr, th, start)) {
+			if (may_hide && plain && !needs_return(rg) &&
+			    cts_access_range_hidden(tr, th, rg->acc == A_W, ret - 1, start, len))
+				th->lc_hidden_sig = sig;
+			else
+				add_range(th, ops[rg->acc], f->name, start, len, i);
+		}
 		if (rg->acc == A_FMT)
 			format_ranges(tr, th, f->name, start, rg->a);
 	}
@@ -960,6 +1014,7 @@ void cts_tr_libcall_returned(struct cts_tracer *tr, struct thread *th)
 	if (th->regs.rsp != th->ret_sp)
 		return; /* the same call site, deeper in a callback */
 	th->ret_pc = 0;
+	cts_fault_call(tr, th, false);
 	if (th->ret_spec >= 0 && th->lc_i < th->lc_n) {
 		th->ret_start = th->lc_ev[th->lc_i].obj;
 		th->ret_len = th->lc_ev[th->lc_i].size;

@@ -250,7 +250,7 @@ static int step_one(void *be, struct cts_run_state *st, int tid, bool give_up,
 		if (th->pending.op == CTS_OP_PROC_EXIT)
 			th->stepping = false;
 		if (cts_op_is_sync(th->pending.op) || th->pending.op == CTS_OP_JOIN)
-			cts_tr_enter_call(th);
+			cts_tr_enter_call(tr, th);
 		rc = cts_tr_step_over_at(tr, th, th->bp_addr);
 		break;
 	case AT_STEP:
@@ -697,7 +697,7 @@ struct cts_tracer *cts_tracer_new(const struct cts_tracer_config *cfg, struct ct
 		if (cfg->hot_lines) {
 			snprintf(err, errlen, "the schedule was made with protection-key faults "
 				 "(hot-lines ownk:), which this machine cannot run: %s (a schedule made "
-				 "with CTS_NO_FAULTS=1 replays anywhere)", no_keys);
+				 "without CTS_FAULTS=1 replays anywhere)", no_keys);
 			free(tr);
 			return NULL;
 		}
@@ -707,7 +707,7 @@ struct cts_tracer *cts_tracer_new(const struct cts_tracer_config *cfg, struct ct
 	tr->fault_rules = keys;
 	if (own_wanted && !keys && !tr->fault_why)
 		tr->fault_why = cfg->hot_lines ? "the schedule was made without them" :
-				"turned off: CTS_NO_FAULTS=1";
+				"not asked for: CTS_FAULTS=1";
 	if (cts_tr_build_seccomp(tr) != 0) {
 		snprintf(err, errlen, "cannot build the seccomp filter (libseccomp)");
 		free(tr);

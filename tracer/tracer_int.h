@@ -62,6 +62,7 @@ struct thread {
 	int lc_n, lc_i, lc_fn;
 	signed char lc_r[LC_MAX_EVENTS]; /* table range of each, -1 a %s argument */
 	uint64_t lc_args[6], lc_sp, lc_ret; /* lc_sp: rsp at the callee's entry */
+	uint64_t lc_hidden_sig;    /* the last call whose ranges all stayed invisible */
 	uint64_t ret_pc, ret_sp;   /* armed return breakpoint of that call */
 	int ret_spec;              /* its range that waits for the result, -1 none */
 	bool ret_seen;             /* returned: the exact range is ret_start/len */
@@ -116,6 +117,7 @@ struct thread {
 	 * a system call; stopped at a seccomp stop; the call it runs open */
 	uint32_t pkru;
 	bool pkru_set, pkru_open;
+	bool pkru_call;             /* fault.h: open for the libc body of a modeled sync call */
 	bool sys_entry;
 	bool flt_sys;
 	long flt_nr;
