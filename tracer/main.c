@@ -651,19 +651,6 @@ static char *load_hot_lines(const char *file, char *err, size_t len)
 	return set;
 }
 
-/* A learned set's line count in words: "3 lines", "every line". */
-static const char *learned_words(const char *set, char *buf, size_t len)
-{
-	const char *v = strchr(set, ':') ? strchr(set, ':') + 1 : set;
-	if (strcmp(v, "all") == 0)
-		return "every line";
-	size_t n = strcmp(v, "none") == 0 ? 0 : 1;
-	for (const char *p = v; *p; p++)
-		n += *p == ',';
-	snprintf(buf, len, "%zu line%s", n, n == 1 ? "" : "s");
-	return buf;
-}
-
 /* Rounds of --jobs at most: then every line is learned, as the 16th void
  * run of one process does (tracer/own.c). */
 #define MAX_ROUNDS 16
@@ -1240,8 +1227,8 @@ int main(int argc, char **argv)
 				if (cts_verbosity >= 2)
 					fprintf(stderr, "cts-trace: --jobs: a run learned shared lines "
 						"(%s, from %s): every worker begins again on them (round "
-						"%u)\n", learned_words(next, n1, sizeof(n1)),
-						learned_words(learned_from ? learned_from : "none", n2,
+						"%u)\n", cts_merge_learned_words(next, n1, sizeof(n1)),
+						cts_merge_learned_words(learned_from ? learned_from : "none", n2,
 							      sizeof(n2)), round + 2);
 				carried[ncarried++] = o.merged;
 				free(learned_from);

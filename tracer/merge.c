@@ -725,17 +725,15 @@ int cts_merge_bugs(const json_t *root)
 	return n;
 }
 
-/* A learned set's size in words (static storage). */
-static const char *learned_count(const char *set)
+const char *cts_merge_learned_words(const char *set, char *buf, size_t len)
 {
-	static char buf[48];
 	const char *v = set && strchr(set, ':') ? strchr(set, ':') + 1 : set ? set : "none";
 	if (strcmp(v, "all") == 0)
 		return "every line";
 	size_t n = strcmp(v, "none") == 0 ? 0 : 1;
 	for (const char *p = v; *p; p++)
 		n += *p == ',';
-	snprintf(buf, sizeof(buf), "%zu line%s", n, n == 1 ? "" : "s");
+	snprintf(buf, len, "%zu line%s", n, n == 1 ? "" : "s");
 	return buf;
 }
 
@@ -759,11 +757,13 @@ void cts_merge_summary(FILE *f, const json_t *root, const char *what)
 			"; search space exhausted for the program's own code and modelled library "
 			"calls, but not complete" : "");
 	const json_t *l = json_object_get(root, "learned");
+	char words[48];
 	if (!cts_merge_learned_agree(root))
 		fprintf(f, "cts-trace: %sthe reports' runs showed different learned sets of shared "
 			"lines (the union has %s): not one search, so not complete; run them again "
 			"with --hot-lines on this merged report (its learned.lines)\n", what,
-			learned_count(json_string_value(json_object_get(l, "lines"))));
+			cts_merge_learned_words(json_string_value(json_object_get(l, "lines")), words,
+						sizeof(words)));
 	const json_t *in = json_object_get(root, "instances");
 	if (json_is_object(in))
 		fprintf(f, "cts-trace: %sinstances: %" JSON_INTEGER_FORMAT " of %" JSON_INTEGER_FORMAT

@@ -21,6 +21,9 @@ struct json_t *cts_merge_reports(struct json_t *const *reps, const char *const *
  * shared lines (or none learned): its learned.agree. */
 bool cts_merge_learned_agree(const struct json_t *root);
 
+/* A learned set's size in words ("3 lines", "every line"), in buf. */
+const char *cts_merge_learned_words(const char *set, char *buf, size_t len);
+
 /* --jobs: a round of workers that began again (a run learned shared lines)
  * into the last round's merged report: its bugs, divergences, races and
  * inconclusive runs (deduplicated), its void runs, and its runs as
