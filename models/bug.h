@@ -126,6 +126,8 @@ struct cts_explore_result {
 	uint64_t ninconclusive;   /* runs cut short without a verdict */
 	uint64_t relearned;       /* runs thrown away and run again because they hid
 	                           * events (cts_run_state.relearn): not in runs */
+	uint64_t discarded;       /* runs of a search that began again after one of them
+	                           * (with the bigger learned set): not in runs either */
 	uint64_t spin_restarts;   /* times a systematic search began again because a run
 	                           * learned a busy-wait load (cts_run_state.learned) */
 	uint64_t ncut;            /* runs the strategy cut short as redundant (a DPOR

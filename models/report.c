@@ -314,6 +314,7 @@ static json_t *report_json(const struct cts_report_info *info, const struct cts_
 	json_object_set_new(sum, "inconclusive", jint(res->ninconclusive));
 	json_object_set_new(sum, "cut", jint(res->ncut));
 	json_object_set_new(sum, "relearned", jint(res->relearned));
+	json_object_set_new(sum, "discarded", jint(res->discarded));
 	json_object_set_new(sum, "spin_restarts", jint(res->spin_restarts));
 	json_object_set_new(sum, "complete", json_boolean(res->complete));
 	json_object_set_new(sum, "operations", ops);
@@ -332,6 +333,7 @@ static json_t *report_json(const struct cts_report_info *info, const struct cts_
 					      "lines", "native", (json_int_t)res->own.line_native,
 					      "void_runs", (json_int_t)res->own.line_void_runs,
 					      "learned", (json_int_t)res->own.lines_learned));
+	json_object_set(root, "learned", info->learned_json ? info->learned_json : json_null());
 	if (info->backend_json)
 		json_object_set(root, "tracer", info->backend_json);
 	if (info->strategy_json)

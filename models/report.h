@@ -37,6 +37,8 @@ struct cts_report_info {
 	const struct cts_suspects *suspects; /* active testing: suspects and confirmations, or NULL */
 	const struct cts_suspects *breaks;   /* --break groups and their hits, or NULL */
 	struct json_t *shard;     /* --jobs/--shard: the slice of the work, or NULL (borrowed) */
+	struct json_t *learned_json; /* break mode's learned set of shared lines: {lines,
+	                              * from, agree}, or NULL (none learned: "learned" null) */
 	bool interrupted;         /* SIGINT, SIGTERM or SIGHUP ended the session */
 };
 

@@ -5,7 +5,11 @@
 # Submits `sbatch --array=1-N` (task I runs cts-trace --shard I/N and writes
 # OUTDIR/shard-I.json) and `sbatch --dependency=afterany:ARRAY` running
 # cts-trace merge into OUTDIR/report.json (its exit status goes to
-# OUTDIR/merge.status: 0 no bug, 1 bugs, 2 a shard failed or is missing).
+# OUTDIR/merge.status: 0 no bug, 1 bugs, 2 a shard failed or is missing,
+# 4 no bug but the shards' runs showed different learned sets of shared
+# lines: copy OUTDIR/report.json aside, to FILE, and submit the search again
+# with --hot-lines FILE among its options, until the status is not 4; see
+# scripts/cts-parallel.sh, which does so itself).
 # OUTDIR must be on a file system every node sees. Prints the two job ids.
 # SBATCH_OPTS passes more options to both sbatch calls (partition, time).
 set -u

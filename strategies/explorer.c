@@ -2187,6 +2187,19 @@ static int hold_run(struct explorer *x, const struct cts_bug *bug)
 	return rc;
 }
 
+/* The search begins again (a void run taught it shared lines): what its
+ * runs so far counted goes, they are discarded. What they found (bugs,
+ * races, inconclusive runs) happened in runs that were not void, and
+ * stays. */
+static void begin_again(struct explorer *x)
+{
+	struct cts_explore_result *res = x->res;
+	res->discarded += res->runs;
+	res->runs = res->steps = res->ncut = 0;
+	memset(res->ops, 0, sizeof(res->ops));
+	x->unproven_holds = 0;
+}
+
 int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backend,
 		struct cts_objmodel *model, struct cts_strategy *strategy,
 		struct cts_explore_result *res)
@@ -2279,18 +2292,30 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 		bool everything = inc.kind && !bug.kind && x.st->hid_reads;
 		if ((x.st->relearn || everything) && cfg->relearn && backend->ops->relearn) {
 			/* Run it again seeing more: the search so far saw fewer
-			 * events than the program has, so it starts over. Each
-			 * time a line turns hot for good: finitely many times. */
+			 * events than the program has, so it begins again, from
+			 * its first run, on the bigger learned set: every run a
+			 * search counts shows the same set, the one its report
+			 * and schedules record, whatever order (one process,
+			 * workers, shards) met the lines. Each time a line turns
+			 * hot for good: finitely many times. */
 			backend->ops->relearn(backend->be, everything);
 			memcpy(res->ops, ops_before, sizeof(ops_before));
+			res->relearned++;
+			cts_debug_msg("run %" PRIu64 " thrown away after %" PRIu64 " steps: %s; the "
+				      "search begins again", run, bug.steps, x.st->relearn ?
+				      "it hid an access another thread's conflicts with" :
+				      "inconclusive while it hid accesses: every access visible from now on");
+			if (cfg->split && !cts_split_restart(cfg->split)) {
+				/* --jobs: the workers share one queue, so they all
+				 * begin again, on the union of their learned sets:
+				 * the parent forks them anew (tracer/jobs.h). */
+				cts_split_learned(cfg->split);
+				break;
+			}
+			begin_again(&x);
 			if (strategy->ops->restart)
 				strategy->ops->restart(strategy);
-			res->relearned++;
-			cts_debug_msg("run %" PRIu64 " thrown away after %" PRIu64 " steps: %s; run again",
-				      run, bug.steps, x.st->relearn ? "it hid an access another thread's "
-				      "conflicts with" : "inconclusive while it hid accesses: every access "
-				      "visible from now on");
-			n--;
+			n = UINT64_MAX; /* the loop's n++ makes it run 0 again */
 			continue;
 		}
 		/* The run learned a busy-wait load while it replayed its prefix

@@ -198,6 +198,36 @@ uint64_t cts_split_items(const struct cts_split *s)
 	return s->items;
 }
 
+bool cts_split_restart(struct cts_split *s)
+{
+	if (s->jobs > 1)
+		return false;
+	__atomic_store_n(&s->sh->next, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&s->sh->counted, 0, __ATOMIC_SEQ_CST);
+	s->have_target = false;
+	s->foreign = false;
+	s->items = s->foreign_runs = s->over_runs = 0;
+	return true;
+}
+
+void cts_split_learned(struct cts_split *s)
+{
+	__atomic_store_n(&s->sh->stop, 1, __ATOMIC_SEQ_CST);
+	if (s->jobs > 1 && s->sh->parent > 0)
+		kill(s->sh->parent, SIGUSR1);
+}
+
+void cts_split_new_round(struct cts_split *s)
+{
+	__atomic_store_n(&s->sh->next, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&s->sh->counted, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&s->sh->stop, 0, __ATOMIC_SEQ_CST);
+	s->have_target = false;
+	s->foreign = false;
+	s->found_here = 0;
+	s->items = s->foreign_runs = s->over_runs = 0;
+}
+
 void cts_split_found_bug(struct cts_split *s)
 {
 	s->found_here = 1;

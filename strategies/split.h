@@ -82,6 +82,20 @@ uint64_t cts_split_foreign_runs(const struct cts_split *s);
 /* Items this process explored. */
 uint64_t cts_split_items(const struct cts_split *s);
 
+/* The search begins again from its first item, with a bigger learned set
+ * of break mode's shared lines (strategies/explorer.c): this process takes
+ * its items again from the first. Only a process whose queue nobody else
+ * takes from can (no --jobs): true then, after clearing what it took and
+ * counted. False with workers: the queue is theirs, so they all begin
+ * again together (cts_split_learned). */
+bool cts_split_restart(struct cts_split *s);
+/* A worker's run learned shared lines: every worker stops, as at a bug, and
+ * the parent forks them again on the union of their learned sets. */
+void cts_split_learned(struct cts_split *s);
+/* The parent, before it forks the workers again: the queue, the counts and
+ * the stop cleared (the bugs printed stay printed). */
+void cts_split_new_round(struct cts_split *s);
+
 /* A worker found a bug and stops at it: every worker stops (the parent is
  * told with SIGUSR1 and interrupts the others' runs). */
 void cts_split_found_bug(struct cts_split *s);

@@ -2233,6 +2233,8 @@ static void s_restart(struct cts_strategy *base)
 	s->exhausted = false;
 	s->incomplete = false;
 	s->restricted = false;
+	s->nkeys = 0;     /* the subtrees are numbered again (cts_split_restart) */
+	s->owned = false;
 	drop_saved(s);
 	if (s->wut) {
 		cts_wut_clear(s->wut);

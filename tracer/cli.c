@@ -21,7 +21,7 @@ enum {
 	O_PID,
 	O_INSTANCE, O_INSTANCES, O_TILE, O_TILESPER,
 	O_COVERAGE, O_COVERAGEPLOT,
-	O_JOBS, O_SHARD, O_SPLITDEPTH,
+	O_JOBS, O_SHARD, O_SPLITDEPTH, O_HOTLINES,
 	O_SARIF, O_MINIMIZE, O_NOMINIMIZE,
 	O_ISOLATE, O_NOISOLATE,
 	O_GDB, O_GDBBATCH, O_CORE, O_STOPAT,
@@ -90,6 +90,7 @@ static const struct option opts[] = {
 	{ "jobs", required_argument, 0, 'j' },
 	{ "shard", required_argument, 0, O_SHARD },
 	{ "split-depth", required_argument, 0, O_SPLITDEPTH },
+	{ "hot-lines", required_argument, 0, O_HOTLINES },
 	{ 0, 0, 0, 0 },
 };
 
@@ -414,6 +415,8 @@ static int one_option(struct cts_cli *c, int opt, const char *arg, char *err, si
 	case O_SPLITDEPTH:
 		return parse_u64(arg, "--split-depth", 0, 32, &c->split_depth, err, errlen) ?:
 		       (c->split_depth_given = true, 0);
+	case O_HOTLINES:
+		return nonempty(arg, "--hot-lines", err, errlen) ?: (c->hot_lines = arg, 0);
 	case 'h': return CTS_CLI_HELP;
 	case 'V': return CTS_CLI_VERSION;
 	default: return bad(err, errlen, "internal: option %d not handled", opt);
@@ -555,6 +558,7 @@ static bool g_split(const struct cts_cli *c)
 {
 	return c->jobs > 1 || c->nshards || c->split_depth_given;
 }
+static bool g_hotlines(const struct cts_cli *c) { return c->hot_lines != NULL; }
 static bool g_inst1(const struct cts_cli *c) { return c->instance != NULL; }
 static bool g_insts(const struct cts_cli *c) { return c->instances > 0; }
 static bool g_coverage(const struct cts_cli *c) { return c->coverage; }
@@ -593,6 +597,8 @@ static const struct cli_rule {
 	{ "--no-cutoffs",         g_cutoffs,   CTX_ATTACH,                      NULL, NULL },
 	{ "--jobs, --shard and --split-depth", g_split, CTX_ATTACH | CTX_REPLAY,
 	  "random pct " SYSTEMATIC, NULL },
+	{ "--hot-lines",          g_hotlines,  CTX_ATTACH | CTX_REPLAY,         "random pct dfs dpor pcb idb",
+	  "it starts a search's learning of shared lines; a replay shows its schedule's" },
 	{ "--instance",           g_inst1,     CTX_ATTACH | CTX_SPLIT | CTX_STATE,
 	  "random pct " SYSTEMATIC, NULL },
 	{ "--instances",          g_insts,     CTX_ATTACH | CTX_DEPTH | CTX_STATE,

@@ -88,6 +88,9 @@ struct cts_cli {
 	 * --split-depth: branching states above the subtrees of a systematic search. */
 	uint64_t jobs, shard, nshards, split_depth;
 	bool split_depth_given;
+	/* --hot-lines FILE: break mode's learned set of shared lines to start
+	 * from (a report's, a schedule's, or the set alone), NULL */
+	const char *hot_lines;
 };
 
 /* Fills *c from argv (argv is not modified; getopt's state is reset). */

@@ -32,6 +32,7 @@ struct cts_jobs {
 	char dir[PATH_MAX];
 	char path[PATH_MAX]; /* this worker's report */
 	struct timespec start;
+	bool started;        /* forked once: start is set */
 };
 
 static volatile sig_atomic_t bug_signalled;
@@ -132,7 +133,9 @@ int cts_jobs_fork(struct cts_jobs *j)
 	int barrier[2];
 	if (pipe2(barrier, O_CLOEXEC) != 0)
 		return -2;
-	clock_gettime(CLOCK_MONOTONIC, &j->start);
+	if (!j->started) /* the first round's: the session's wall clock */
+		clock_gettime(CLOCK_MONOTONIC, &j->start);
+	j->started = true;
 	fflush(NULL); /* nothing buffered is written twice */
 	for (unsigned w = 0; w < j->n; w++) {
 		pid_t pid = fork();
@@ -274,6 +277,19 @@ void cts_jobs_wait(struct cts_jobs *j, volatile sig_atomic_t *stop, struct cts_j
 	free(names);
 	free(np);
 	free(stopped);
+}
+
+void cts_jobs_new_round(struct cts_jobs *j)
+{
+	char path[PATH_MAX];
+	for (unsigned w = 0; w < j->n; w++) {
+		report_path(j, w, path, sizeof(path));
+		unlink(path); /* a worker that writes none this time is missing */
+		j->pids[w] = 0;
+		j->status[w] = 0;
+	}
+	bug_signalled = 0;
+	cts_split_new_round(j->split);
 }
 
 void cts_jobs_free(struct cts_jobs *j)

@@ -46,6 +46,12 @@ struct cts_jobs_outcome {
  * (our SIGINT/SIGTERM) they get SIGTERM. Then merge their reports. */
 void cts_jobs_wait(struct cts_jobs *j, volatile sig_atomic_t *stop, struct cts_jobs_outcome *o);
 
+/* The parent, after cts_jobs_wait, before forking the workers again (a
+ * round that learned shared lines, main.c): their reports removed, the
+ * queue cleared (cts_split_new_round). The elapsed time stays the whole
+ * session's. */
+void cts_jobs_new_round(struct cts_jobs *j);
+
 /* The parent removes the workers' directory; a worker only frees. */
 void cts_jobs_free(struct cts_jobs *j);
 

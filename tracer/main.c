@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "hw/hw.h"
 #include "models/coverage.h"
@@ -145,6 +146,11 @@ static void usage(FILE *f)
 "      --split-depth B   systematic: the subtrees are the schedules that agree on\n"
 "                        their first B branching choices (default 4); dpor and odpor\n"
 "                        branch on every enabled thread above them\n"
+"      --hot-lines FILE  break mode (random, pct, dfs, dpor, pcb, idb): start from\n"
+"                        the learned set of shared lines in FILE (a report's, e.g.\n"
+"                        a merge's that says the shards' sets differ, a schedule's,\n"
+"                        or the set alone); a run that learns more still begins\n"
+"                        the search again (docs/design.md)\n"
 "  cts-trace merge REPORT... [--report OUT]  combine the reports of shards 1..N\n"
 "Active testing (strategies racefuzzer, deadlockfuzzer, atomfuzzer):\n"
 "      --tries N         phase 2 runs per suspect before it counts as unconfirmed\n"
@@ -584,15 +590,111 @@ static const char *strategy_desc(const struct cts_cli *c, const struct cts_sched
 	return buf;
 }
 
-/* --jobs: the parent's end, from the workers' reports. */
-static int finish_jobs(struct cts_jobs *jobs, const struct cts_cli *cli,
-		       struct cts_report_out *report)
+static double now_seconds(void)
 {
-	struct cts_jobs_outcome o;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* --hot-lines FILE: the learned set of break mode's shared lines a search
+ * starts from: a report's learned.lines (a shard's, or a merged report's,
+ * the union of its shards'), a schedule's hot-lines, or the set alone. Its
+ * canonical text (a new string), or NULL with the reason in err. */
+static char *load_hot_lines(const char *file, char *err, size_t len)
+{
+	err[0] = 0;
+	FILE *f = fopen(file, "r");
+	if (!f) {
+		snprintf(err, len, "--hot-lines %s: %s", file, strerror(errno));
+		return NULL;
+	}
+	size_t cap = 4096, n = 0;
+	char *text = cts_xmalloc(cap);
+	for (size_t r; (r = fread(text + n, 1, cap - n - 1, f)) > 0;) {
+		n += r;
+		if (n + 1 == cap)
+			text = cts_xrealloc(text, cap *= 2);
+	}
+	bool failed = ferror(f);
+	fclose(f);
+	text[n] = 0;
+	char *set = NULL, *v = text + strspn(text, " \t\r\n");
+	json_t *j = NULL;
+	if (failed) {
+		snprintf(err, len, "--hot-lines %s: cannot read it", file);
+	} else if (*v == '{') {
+		json_error_t je;
+		if (!(j = json_loads(v, 0, &je)))
+			snprintf(err, len, "--hot-lines %s: not JSON: %s (line %d)", file, je.text,
+				 je.line);
+		else if (!(v = (char *)json_string_value(json_object_get(json_object_get(j, "learned"),
+									 "lines"))))
+			snprintf(err, len, "--hot-lines %s: the report has no learned set (learned.lines:"
+				 " a search in break mode that learns shared lines writes one)", file);
+	} else {
+		/* a schedule file's hot-lines key, or the set alone on its line */
+		for (char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+			if (strncmp(line, "hot-lines ", 10) == 0) {
+				v = line + 10;
+				break;
+			}
+		v[strcspn(v, " \t\r\n")] = 0;
+	}
+	if (v && !err[0]) {
+		if (!(set = cts_tracer_learned_union(v, v)))
+			snprintf(err, len, "--hot-lines %s: not a learned set of shared lines: '%.64s' "
+				 "(own:0x...,0x..., ownk:..., all or none)", file, v);
+	}
+	json_decref(j);
+	free(text);
+	return set;
+}
+
+/* Rounds of --jobs at most: then every line is learned, as the 16th void
+ * run of one process does (tracer/own.c). */
+#define MAX_ROUNDS 16
+
+/* --jobs, in the parent: the learned set the next round of workers starts
+ * from (a new string) when a worker's run learned shared lines, which
+ * stopped them all: their union. NULL when this round's reports stand (no
+ * learning, a bug to stop at, an error, an interrupt, --time spent). */
+static char *next_round(const struct cts_jobs_outcome *o, const struct cts_cli *cli,
+			unsigned round, double spent)
+{
+	if (!o->merged || got_signal || o->died || o->missing || o->exit_max == EXIT_USAGE ||
+	    o->exit_max == EXIT_INTERNAL)
+		return NULL;
+	if ((cts_merge_bugs(o->merged) || o->bug) && !cli->keep_going)
+		return NULL;
+	if (cli->time_limit > 0 && spent >= cli->time_limit)
+		return NULL;
+	const json_t *l = json_object_get(o->merged, "learned");
+	const char *lines = json_string_value(json_object_get(l, "lines"));
+	const char *from = json_string_value(json_object_get(l, "from"));
+	if (!lines || !from || strcmp(lines, from) == 0)
+		return NULL;
+	if (round + 1 >= MAX_ROUNDS)
+		return cts_xstrdup(strncmp(lines, "ownk:", 5) == 0 ? "ownk:all" :
+				   strncmp(lines, "own:", 4) == 0 ? "own:all" : "all");
+	return cts_xstrdup(lines);
+}
+
+/* --jobs: the parent's end, from the workers' reports of the last round;
+ * the rounds before it (begun again on a bigger learned set) add what they
+ * found and their runs, discarded. */
+static int finish_jobs(struct cts_jobs_outcome *oo, json_t **carried, size_t ncarried,
+		       const char *from, const struct cts_cli *cli, struct cts_report_out *report)
+{
+	struct cts_jobs_outcome o = *oo;
 	char err[1024];
 	int status;
 
-	cts_jobs_wait(jobs, &got_signal, &o);
+	for (size_t i = 0; o.merged && i < ncarried; i++)
+		cts_merge_carry(o.merged, carried[i]);
+	json_t *l = o.merged ? json_object_get(o.merged, "learned") : NULL;
+	if (json_is_object(l) && from) /* the session's start, not its last round's */
+		json_object_set_new(l, "from", json_string(from));
 	int nbugs = o.merged ? cts_merge_bugs(o.merged) : 0;
 	json_t *inc = o.merged ? json_object_get(o.merged, "inconclusive") : NULL;
 	bool inconclusive = json_integer_value(json_object_get(inc, "count")) > 0;
@@ -752,7 +854,8 @@ int main(int argc, char **argv)
 	struct cts_instance *instance = NULL;
 	struct cts_split *split = NULL;
 	struct cts_jobs *jobs = NULL;
-	json_t *shard_json = NULL;
+	json_t *shard_json = NULL, *learned_json = NULL;
+	char *learned_from = NULL; /* the learned set the search starts from, or NULL */
 	bool worker = false;
 	char watch_specs[CTS_CLI_MAX_WATCH][192];
 	const char *watch[CTS_CLI_MAX_WATCH];
@@ -1056,26 +1159,100 @@ int main(int argc, char **argv)
 			want_iso = false; /* made, or not to be had */
 		}
 	}
+	/* Break mode's learning of shared lines (tracer/own.h, or cold reads,
+	 * tracer/cold.h) where a void run can simply be run again and the
+	 * search begin again: the plain samplers and searches, in one process
+	 * or split (--jobs, --shard: every counted run shows the learned set
+	 * the report records, docs/design.md), nothing that keeps state across
+	 * runs beyond what restart resets, and not with --output (a void run's
+	 * output cannot be taken back). A replay sees the recorded hot lines,
+	 * or every read when the file has none. Not odpor: a cold read hides
+	 * the race that would wake a sleeping writer, whose run is then cut as
+	 * redundant before its write can void it (readers(3): 2 runs, not the
+	 * 8 traces). */
+	static const char *const cold_ok[] = { "random", "pct", "dfs", "dpor", "pcb", "idb" };
+	bool cold = false;
+	for (size_t k = 0; k < sizeof(cold_ok) / sizeof(cold_ok[0]); k++)
+		cold |= strcmp(cli.strategy, cold_ok[k]) == 0;
+	cold = cli.replay ? sched && sched->hot_lines :
+	       cold && !cli.instances && !instance && !hapset_wanted && !coverage &&
+	       !catching && !cli.nbreaks && !cli.state_match && !cli.output && !getenv("CTS_NO_COLD");
+	/* --hot-lines: the set to start from (each --jobs round's start). */
+	if (cli.hot_lines) {
+		if (!cold || mode == CTS_MODE_SYNC || cli.nwatch) {
+			cts_error_msg("--hot-lines: this search learns no shared lines (%s)",
+				      mode == CTS_MODE_SYNC ? "sync mode shows no plain access" :
+				      cli.nwatch ? "--watch" :
+				      "--instance(s), --guide, --coverage, --races catch, --break, "
+				      "--state-match and --output keep every access visible");
+			status = EXIT_USAGE;
+			goto out;
+		}
+		if (!(learned_from = load_hot_lines(cli.hot_lines, err, sizeof(err)))) {
+			cts_error_msg("%s", err);
+			status = EXIT_USAGE;
+			goto out;
+		}
+	}
 	/* --jobs: the workers are forked here, before any tracee exists; this
-	 * process only waits for them and merges their reports. */
+	 * process only waits for them and merges their reports. A worker whose
+	 * run learns shared lines stops them all; they are forked again, each
+	 * starting from the union of what they learned, until a round learns
+	 * nothing (MAX_ROUNDS at most): the runs of the last round are the
+	 * search, all of them on one learned set. */
 	if (cli.jobs > 1) {
 		if (!(jobs = cts_jobs_new((unsigned)cli.jobs, split, err, sizeof(err)))) {
 			cts_error_msg("%s", err);
 			status = EXIT_USAGE; /* TMPDIR unusable: the environment is input */
 			goto out;
 		}
-		int w = cts_jobs_fork(jobs);
+		json_t *carried[MAX_ROUNDS];
+		size_t ncarried = 0;
+		char *session_from = NULL; /* the first round's learned.from */
+		double t0 = now_seconds(), time_limit = cli.time_limit;
+		int w;
+		for (unsigned round = 0;; round++) {
+			w = cts_jobs_fork(jobs);
+			if (w != -1)
+				break;
+			struct cts_jobs_outcome o;
+			cts_jobs_wait(jobs, &got_signal, &o);
+			const json_t *l = o.merged ? json_object_get(o.merged, "learned") : NULL;
+			if (!round && json_is_string(json_object_get(l, "from")))
+				session_from = cts_xstrdup(json_string_value(json_object_get(l, "from")));
+			double spent = now_seconds() - t0;
+			char *next = next_round(&o, &cli, round, spent);
+			if (next) {
+				char n1[32], n2[32];
+				if (cts_verbosity >= 2)
+					fprintf(stderr, "cts-trace: --jobs: a run learned shared lines "
+						"(%s, from %s): every worker begins again on them (round "
+						"%u)\n", cts_merge_learned_words(next, n1, sizeof(n1)),
+						cts_merge_learned_words(learned_from ? learned_from : "none", n2,
+							      sizeof(n2)), round + 2);
+				carried[ncarried++] = o.merged;
+				free(learned_from);
+				learned_from = next;
+				if (time_limit > 0)
+					cli.time_limit = time_limit - spent;
+				cts_jobs_new_round(jobs);
+				continue;
+			}
+			explored = true;
+			status = finish_jobs(&o, carried, ncarried, session_from, &cli, report);
+			report = NULL;
+			break;
+		}
+		for (size_t i = 0; i < ncarried; i++) /* a worker's copies too */
+			json_decref(carried[i]);
+		free(session_from);
 		if (w == -2) {
 			cts_perror_msg("--jobs: cannot fork a worker");
 			status = EXIT_INTERNAL;
 			goto out;
 		}
-		if (w < 0) {
-			explored = true;
-			status = finish_jobs(jobs, &cli, report);
-			report = NULL;
+		if (w < 0)
 			goto out;
-		}
 		/* A worker: its report goes to the parent; --out is the parent's. */
 		worker = true;
 		if (want_iso) {
@@ -1097,23 +1274,9 @@ int main(int argc, char **argv)
 		}
 	}
 	model = cts_objmodel_new(true);
-	/* Cold reads (tracer/cold.h) where a void run can simply be run again:
-	 * the plain samplers and searches of one process, nothing that keeps
-	 * state across runs beyond what restart resets, and not with --output
-	 * (a void run's output cannot be taken back). A replay sees the
-	 * recorded hot lines, or every read when the file has none. Not odpor:
-	 * a cold read hides the race that would wake a sleeping writer, whose
-	 * run is then cut as redundant before its write can void it (readers(3):
-	 * 2 runs, not the 8 traces). */
-	static const char *const cold_ok[] = { "random", "pct", "dfs", "dpor", "pcb", "idb" };
-	bool cold = false;
-	for (size_t k = 0; k < sizeof(cold_ok) / sizeof(cold_ok[0]); k++)
-		cold |= strcmp(cli.strategy, cold_ok[k]) == 0;
-	cold = cli.replay ? sched && sched->hot_lines :
-	       cold && !split && !cli.instances && !instance && !hapset_wanted && !coverage &&
-	       !catching && !cli.nbreaks && !cli.state_match && !cli.output && !getenv("CTS_NO_COLD");
 	struct cts_tracer_config tcfg = {
 		.cold_reads = cold, .hot_lines = cli.replay && sched ? sched->hot_lines : NULL,
+		.learned = learned_from,
 		.no_ownership = getenv("CTS_NO_OWNERSHIP") != NULL,
 		.faults = getenv("CTS_FAULTS") && *getenv("CTS_FAULTS") && strcmp(getenv("CTS_FAULTS"), "0") != 0,
 		.path = path, .exec_path = exec_path, .argv = prog_argv, .mode = mode, .timeout = cli.timeout,
@@ -1198,8 +1361,17 @@ int main(int argc, char **argv)
 		.z = (uint32_t)cli.tiles_per_thread, .count = cli.instances, .seed = cli.seed,
 	};
 	struct cts_instances_stats istats;
+	char *start_set = cli.replay ? NULL : cts_tracer_learned(tracer);
 	int rc = cli.instances ? cts_explore_instances(&icfg, &ecfg, &backend, model, &res, &istats) :
 				 cts_explore(&ecfg, &backend, model, strat, &res);
+	/* The learned set every counted run showed, and the one the search
+	 * began from: a merge checks the shards' are one (tracer/merge.h). */
+	char *end_set = start_set ? cts_tracer_learned(tracer) : NULL;
+	if (end_set)
+		learned_json = json_pack("{s:s, s:s, s:b}", "lines", end_set, "from", start_set,
+					 "agree", 1);
+	free(start_set);
+	free(end_set);
 	if (cli.instances) {
 		instances_json = cts_instances_json(&icfg, &istats);
 		if (cts_verbosity >= 1 && !got_signal && !worker) /* the parent's is merged */
@@ -1335,13 +1507,18 @@ int main(int argc, char **argv)
 				snprintf(incs + off, sizeof(incs) - (size_t)off, "%s%" PRIu64 " run%s "
 					 "voided and run again", off ? ", " : "", voided,
 					 voided == 1 ? "" : "s");
+			char disc[128] = "";
+			if (res.discarded) /* counted no more: a run after them learned lines */
+				snprintf(disc, sizeof(disc), "; %" PRIu64 " run%s discarded when the "
+					 "search began again on more shared lines", res.discarded,
+					 res.discarded == 1 ? "" : "s");
 			fprintf(stderr, "cts-trace: covered: %" PRIu64 " %s, %d distinct bug%s, %d race%s, "
-				"%s, %s; visible operations: %s%s\n", res.runs,
+				"%s, %s; visible operations: %s%s%s\n", res.runs,
 				systematic ? "schedules" : "runs", nreal, nreal == 1 ? "" : "s", nraces,
 				nraces == 1 ? "" : "s", incs,
 				!systematic ? "sampled (not a complete search)" :
 				res.complete ? "search complete" : "search not complete",
-				cts_explore_ops_str(&res, ops, sizeof(ops)), cut);
+				cts_explore_ops_str(&res, ops, sizeof(ops)), cut, disc);
 		}
 		status = nreal ? EXIT_BUG :
 			 cli.fail_on_inconclusive && (res.ninconclusive || div) ? EXIT_INCONCLUSIVE :
@@ -1435,6 +1612,7 @@ int main(int argc, char **argv)
 			.suspects = suspects, .breaks = breaks,
 			.strategy_json = petri_json,
 			.watch_json = watch_json, .code_json = code_json, .catch_json = catch_json, .shard = shard_json,
+			.learned_json = learned_json,
 			.instances_json = instances_json,
 			.hapset_json = hapset_json,
 			.coverage_json = coverage_json,
@@ -1483,6 +1661,8 @@ out:
 	json_decref(shard_json);
 	cts_jobs_free(jobs);
 	cts_split_free(split);
+	free(learned_from);
+	json_decref(learned_json);
 	json_decref(instances_json);
 	json_decref(hapset_json);
 	json_decref(coverage_json);

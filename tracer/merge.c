@@ -8,6 +8,7 @@
 #include "models/htab.h"
 #include "models/report.h"
 #include "tracer/merge.h"
+#include "tracer/tracer.h"
 
 #define LISTED 20  /* inconclusive runs listed, as the explorer does */
 /* A usage error is one line, the hint at its end. */
@@ -503,7 +504,7 @@ static const char *const own_keys[] = {
 	"version", "program", "args", "strategy", "mode", "races_mode", "seed", "runs",
 	"schedules", "steps", "elapsed_seconds", "complete", "exhausted", "unseen", "interrupted",
 	"internal_error", "bugs", "divergences", "inconclusive", "races", "shard",
-	"watch_backend", "instances",
+	"watch_backend", "instances", "learned",
 };
 
 static bool own_key(const char *k)
@@ -562,6 +563,107 @@ static void merge_one(struct merger *m, json_t *out, const json_t *in)
 	}
 }
 
+/* a's string member key joined with s (cts_tracer_learned_union) into *acc;
+ * false when they differ (or cannot be joined: different forms). */
+static bool join_set(char **acc, const char *s)
+{
+	if (!*acc) {
+		*acc = cts_xstrdup(s);
+		return true;
+	}
+	bool same = strcmp(*acc, s) == 0;
+	char *u = cts_tracer_learned_union(*acc, s);
+	if (!u)
+		return false;
+	free(*acc);
+	*acc = u;
+	return same;
+}
+
+/* Break mode's learned sets of shared lines (docs/design.md, "Break mode on
+ * memory ownership"): the union of the reports' sets, and whether they were
+ * one set. Only then is every counted run of every report a run of one
+ * search on one set, and the merge that search: else it is neither
+ * complete nor exhausted, and its union is where the reports' searches
+ * are to begin again (--hot-lines). A report without a set agrees only
+ * with others without one. */
+static void merge_learned(json_t *out, json_t *const *reps, int n)
+{
+	char *lines = NULL, *from = NULL;
+	bool agree = true, with = false, without = false;
+	for (int i = 0; i < n; i++) {
+		const json_t *l = json_object_get(reps[i], "learned");
+		const char *li = json_string_value(json_object_get(l, "lines"));
+		const char *fi = json_string_value(json_object_get(l, "from"));
+		if (!json_is_object(l)) {
+			without = true;
+			continue;
+		}
+		with = true;
+		if (json_is_false(json_object_get(l, "agree")) || !li || !join_set(&lines, li))
+			agree = false;
+		if (fi)
+			join_set(&from, fi);
+	}
+	if (!with) {
+		json_object_set_new(out, "learned", json_null());
+	} else {
+		agree &= !without;
+		json_object_set_new(out, "learned", json_pack("{s:o, s:o, s:b}",
+			"lines", lines ? json_string(lines) : json_null(),
+			"from", from ? json_string(from) : json_null(), "agree", agree));
+		if (!agree) {
+			json_object_set_new(out, "complete", json_false());
+			json_object_set_new(out, "exhausted", json_false());
+			json_t *sum = json_object_get(out, "summary");
+			if (json_is_object(sum))
+				json_object_set_new(sum, "complete", json_false());
+		}
+	}
+	free(lines);
+	free(from);
+}
+
+bool cts_merge_learned_agree(const json_t *root)
+{
+	const json_t *l = json_object_get(root, "learned");
+	return !json_is_object(l) || !json_is_false(json_object_get(l, "agree"));
+}
+
+static void count_findings(json_t *out)
+{
+	json_t *sum = json_object_get(out, "summary");
+	if (json_is_object(sum)) {
+		json_object_set_new(sum, "distinct_bugs", json_integer(cts_merge_bugs(out)));
+		json_object_set_new(sum, "races",
+				    json_integer((json_int_t)json_array_size(json_object_get(out, "races"))));
+	}
+}
+
+void cts_merge_carry(json_t *into, const json_t *from)
+{
+	struct merger m;
+	dedup_init(&m.bugs, json_object_get(into, "bugs"), bug_hash, same_bug);
+	dedup_init(&m.divs, json_object_get(into, "divergences"), bug_hash, same_bug);
+	dedup_init(&m.races, json_object_get(into, "races"), race_hash, same_race);
+	merge_bugs(&m, from);
+	merge_races(&m, from);
+	dedup_fini(&m.bugs);
+	dedup_fini(&m.divs);
+	dedup_fini(&m.races);
+	merge_inconclusive(into, from);
+	json_t *sum = json_object_get(into, "summary");
+	const json_t *fs = json_object_get(from, "summary");
+	if (json_is_object(sum)) {
+		add_int(sum, "relearned", fs);
+		add_int(sum, "spin_restarts", fs);
+		add_int(sum, "discarded", fs);
+		json_object_set_new(sum, "discarded", json_integer(sat_add(geti(sum, "discarded"),
+									   geti(from, "runs"))));
+	}
+	count_findings(into);
+}
+
 json_t *cts_merge_reports(json_t *const *reps, const char *const *names, int n, bool shards,
 			  char *err, size_t errlen)
 {
@@ -600,12 +702,8 @@ json_t *cts_merge_reports(json_t *const *reps, const char *const *names, int n, 
 	dedup_fini(&m.races);
 	/* Counted after deduplication: the workers' sums would count a bug or
 	 * race each found once per worker (docs/report-format.md). */
-	json_t *sum = json_object_get(out, "summary");
-	if (json_is_object(sum)) {
-		json_object_set_new(sum, "distinct_bugs", json_integer(cts_merge_bugs(out)));
-		json_object_set_new(sum, "races",
-				    json_integer((json_int_t)json_array_size(json_object_get(out, "races"))));
-	}
+	count_findings(out);
+	merge_learned(out, reps, n);
 	json_t *so = json_object_get(out, "shard");
 	if (shards && json_is_object(so)) {
 		/* The whole search now: no one index. */
@@ -627,6 +725,18 @@ int cts_merge_bugs(const json_t *root)
 	return n;
 }
 
+const char *cts_merge_learned_words(const char *set, char *buf, size_t len)
+{
+	const char *v = set && strchr(set, ':') ? strchr(set, ':') + 1 : set ? set : "none";
+	if (strcmp(v, "all") == 0)
+		return "every line";
+	size_t n = strcmp(v, "none") == 0 ? 0 : 1;
+	for (const char *p = v; *p; p++)
+		n += *p == ',';
+	snprintf(buf, len, "%zu line%s", n, n == 1 ? "" : "s");
+	return buf;
+}
+
 void cts_merge_summary(FILE *f, const json_t *root, const char *what)
 {
 	double el = json_number_value(json_object_get(root, "elapsed_seconds"));
@@ -646,6 +756,14 @@ void cts_merge_summary(FILE *f, const json_t *root, const char *what)
 		json_is_true(json_object_get(root, "exhausted")) ?
 			"; search space exhausted for the program's own code and modelled library "
 			"calls, but not complete" : "");
+	const json_t *l = json_object_get(root, "learned");
+	char words[48];
+	if (!cts_merge_learned_agree(root))
+		fprintf(f, "cts-trace: %sthe reports' runs showed different learned sets of shared "
+			"lines (the union has %s): not one search, so not complete; run them again "
+			"with --hot-lines on this merged report (its learned.lines)\n", what,
+			cts_merge_learned_words(json_string_value(json_object_get(l, "lines")), words,
+						sizeof(words)));
 	const json_t *in = json_object_get(root, "instances");
 	if (json_is_object(in))
 		fprintf(f, "cts-trace: %sinstances: %" JSON_INTEGER_FORMAT " of %" JSON_INTEGER_FORMAT
@@ -661,7 +779,9 @@ static void merge_usage(FILE *f)
 		"Combines the JSON reports of the shards of one search (--shard I/N, every\n"
 		"I from 1 to N once) into one report, written to OUT (default standard output).\n"
 		"Exit status: 0 no bug, 1 the shards found bugs, 2 a report missing, unreadable,\n"
-		"of another search, or a shard missing or twice; the output not writable.\n");
+		"of another search, or a shard missing or twice; the output not writable;\n"
+		"4 no bug, but the shards' runs showed different learned sets of shared lines\n"
+		"(break mode): run them again with --hot-lines OUT, which holds their union.\n");
 }
 
 int cts_merge_main(int argc, char **argv)
@@ -721,7 +841,7 @@ int cts_merge_main(int argc, char **argv)
 	}
 	if (!quiet)
 		cts_merge_summary(stderr, merged, "merged: ");
-	status = cts_merge_bugs(merged) ? 1 : 0;
+	status = cts_merge_bugs(merged) ? 1 : cts_merge_learned_agree(merged) ? 0 : 4;
 	if (quiet && status == 1) { /* -q: the verdict still, a line a bug */
 		const json_t *b;
 		size_t i;

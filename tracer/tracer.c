@@ -691,6 +691,16 @@ struct cts_tracer *cts_tracer_new(const struct cts_tracer_config *cfg, struct ct
 	 * mechanism made it: its events are the mechanism's. */
 	bool own_wanted = cfg->cold_reads && cfg->mode != CTS_MODE_SYNC && !cfg->nwatch &&
 			  (cfg->hot_lines ? cts_own_spec(cfg->hot_lines) : !cfg->no_ownership);
+	/* A learned set to start from is of the search's own form. */
+	const char *from = cfg->hot_lines ? NULL : cfg->learned;
+	if (from && cfg->cold_reads && cfg->mode != CTS_MODE_SYNC && !cfg->nwatch &&
+	    cts_own_spec(from) != own_wanted) {
+		snprintf(err, errlen, "--hot-lines: the learned set is %s, this search uses %s "
+			 "(CTS_NO_OWNERSHIP)", own_wanted ? "of cold reads" : "of line ownership",
+			 own_wanted ? "line ownership" : "cold reads");
+		free(tr);
+		return NULL;
+	}
 	bool keys = own_wanted && (cfg->hot_lines ? cts_own_spec_keys(cfg->hot_lines) : cfg->faults);
 	const char *no_keys = NULL;
 	if (keys && !cts_fault_possible(&no_keys)) {
@@ -703,6 +713,15 @@ struct cts_tracer *cts_tracer_new(const struct cts_tracer_config *cfg, struct ct
 		}
 		tr->fault_why = no_keys;
 		keys = false;
+	}
+	if (from && own_wanted && cts_own_spec_keys(from) != keys) {
+		snprintf(err, errlen, "--hot-lines: the learned set was made %s protection-key faults "
+			 "(%s), this search runs %s them%s%s", keys ? "without" : "with",
+			 keys ? "own:" : "ownk:", keys ? "with" : "without",
+			 keys ? " (CTS_FAULTS=1)" : tr->fault_why ? ": " : " (they need CTS_FAULTS=1)",
+			 !keys && tr->fault_why ? tr->fault_why : "");
+		free(tr);
+		return NULL;
 	}
 	tr->fault_rules = keys;
 	if (own_wanted && !keys && !tr->fault_why)
@@ -728,8 +747,10 @@ struct cts_tracer *cts_tracer_new(const struct cts_tracer_config *cfg, struct ct
 			tr->flt = cts_fault_new(tr->own);
 			cts_own_set_keys(tr->own, true);
 		}
-		if (cfg->hot_lines && cts_own_parse(tr->own, cfg->hot_lines) != 0) {
-			snprintf(err, errlen, "malformed hot-lines in the schedule: %s", cfg->hot_lines);
+		if ((cfg->hot_lines && cts_own_parse(tr->own, cfg->hot_lines) != 0) ||
+		    (from && cts_own_parse(tr->own, from) != 0)) {
+			snprintf(err, errlen, "malformed hot-lines in the %s: %.200s",
+				 from ? "--hot-lines set" : "schedule", from ? from : cfg->hot_lines);
 			cts_own_free(tr->own);
 			cts_catch_fini(tr);
 			cts_access_fini(tr);
@@ -739,8 +760,10 @@ struct cts_tracer *cts_tracer_new(const struct cts_tracer_config *cfg, struct ct
 		}
 	} else if (cfg->cold_reads && cfg->mode != CTS_MODE_SYNC && !cfg->nwatch) {
 		tr->cold = cts_cold_new();
-		if (cfg->hot_lines && cts_cold_parse(tr->cold, cfg->hot_lines) != 0) {
-			snprintf(err, errlen, "malformed hot-lines in the schedule: %s", cfg->hot_lines);
+		if ((cfg->hot_lines && cts_cold_parse(tr->cold, cfg->hot_lines) != 0) ||
+		    (from && cts_cold_parse(tr->cold, from) != 0)) {
+			snprintf(err, errlen, "malformed hot-lines in the %s: %.200s",
+				 from ? "--hot-lines set" : "schedule", from ? from : cfg->hot_lines);
 			cts_cold_free(tr->cold);
 			cts_catch_fini(tr);
 			cts_access_fini(tr);
@@ -824,6 +847,32 @@ struct json_t *cts_tracer_watch_json(const struct cts_tracer *t)
 struct json_t *cts_tracer_code_json(const struct cts_tracer *t)
 {
 	return t->acc ? cts_access_code_json(t) : NULL;
+}
+
+char *cts_tracer_learned_union(const char *a, const char *b)
+{
+	char *out = NULL;
+	if (cts_own_spec(a) != cts_own_spec(b))
+		return NULL;
+	if (cts_own_spec(a)) {
+		if (cts_own_spec_keys(a) != cts_own_spec_keys(b))
+			return NULL;
+		struct cts_own *o = cts_own_new();
+		if (cts_own_parse(o, a) == 0 && cts_own_parse(o, b) == 0)
+			out = cts_own_format(o);
+		cts_own_free(o);
+		return out;
+	}
+	struct cts_cold *c = cts_cold_new();
+	if (cts_cold_parse(c, a) == 0 && cts_cold_parse(c, b) == 0)
+		out = cts_cold_format(c);
+	cts_cold_free(c);
+	return out;
+}
+
+char *cts_tracer_learned(const struct cts_tracer *t)
+{
+	return t->cold ? cts_cold_format(t->cold) : t->own ? cts_own_format(t->own) : NULL;
 }
 
 char *cts_tracer_ownership_str(const struct cts_tracer *t, char *buf, size_t len)

@@ -49,6 +49,10 @@ struct cts_tracer_config {
 	                            * caller's, outliving the tracer */
 	const char *hot_lines;     /* with cold_reads: lines hot from the start (a replayed
 	                            * schedule's hot-lines), NULL; "own:..." for ownership */
+	const char *learned;       /* with cold_reads, a search (not a replay): the learned
+	                            * set it starts from (--hot-lines, a --jobs round), NULL:
+	                            * none; in the form this search's own sets take (own:,
+	                            * ownk: or cold), else cts_tracer_new fails */
 	bool no_ownership;         /* with cold_reads: cold reads (tracer/cold.h) instead of
 	                            * ownership of lines (tracer/own.h) */
 	bool faults;               /* with ownership: protection-key faults (tracer/fault.h)
@@ -98,6 +102,15 @@ struct json_t *cts_tracer_watch_json(const struct cts_tracer *t);
  * any was scanned. */
 struct json_t *cts_tracer_code_json(const struct cts_tracer *t);
 char *cts_tracer_code_str(const struct cts_tracer *t, char *buf, size_t len);
+/* Learned sets of break mode's shared lines, as schedules' hot-lines and
+ * reports' learned.lines write them (own:..., ownk:..., or cold reads'
+ * form): their union in the same form, a new string; NULL when either is
+ * malformed or they are of different forms (different event models). */
+char *cts_tracer_learned_union(const char *a, const char *b);
+/* The learned set this search's runs show now (its hot-lines), a new
+ * string; NULL without learning (sync mode, ownership off). */
+char *cts_tracer_learned(const struct cts_tracer *t);
+
 /* Break mode: how the ownership of memory was decided (protection-key faults
  * and their work, or access breakpoints alone and why), one line; "" when
  * ownership is off. */
