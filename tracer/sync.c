@@ -175,6 +175,12 @@ int cts_tr_on_sync_bp(struct cts_tracer *tr, struct thread *th, struct bp *b)
 	return 0;
 }
 
+bool cts_tr_call_spins(const struct thread *th)
+{
+	return th->at == AT_BREAKPOINT && th->pending.op == CTS_OP_LOCK &&
+	       (syncfns[th->call_fn].flags & F_SPIN);
+}
+
 /* th runs the call it is held at: the call's own futex words are internal. */
 void cts_tr_enter_call(struct thread *th)
 {
