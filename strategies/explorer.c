@@ -253,10 +253,13 @@ static void spin_line(struct explorer *x, int t, char *what, size_t wlen, char *
 	char var[200], where[256], val[32];
 	size_t woff = 0;
 
+	const struct cts_event *p = &x->st->t[t].pending;
 	what[0] = 0;
 	for (int i = 0; i < n; i++) {
-		if (loc[i].reads < 2)
-			continue;   /* read once on the way, not spun on */
+		/* Read once on the way, not spun on; unless the held re-read
+		 * is of it (held at its second read: spin.c). */
+		if (loc[i].reads < 2 && !(p->obj == loc[i].addr && p->pc == loc[i].pc))
+			continue;
 		describe_var(x, loc[i].addr, var, sizeof(var));
 		describe_pc(x, loc[i].pc, where, sizeof(where));
 		describe_value(loc[i].value, loc[i].size, val, sizeof(val));
@@ -297,7 +300,7 @@ static void describe_stuck(struct explorer *x, struct cts_bug *bug)
 		waits_for[t] = -1;
 		if (!st->t[t].alive)
 			continue;
-		bool spins = bug->kind == CTS_BUG_LIVELOCK && x->spinning[t];
+		bool spins = x->spinning[t];
 		if (spins)
 			spin_line(x, t, what, sizeof(what), bug->detail, sizeof(bug->detail), &off);
 		else
@@ -1486,6 +1489,35 @@ static bool wakes_waiter(struct explorer *x, const struct cts_event *done)
 	return false;
 }
 
+/* Do some blocked threads wait for each other in a cycle (each for a mutex
+ * or rwlock another of them holds, or for another of them to exit)? */
+static bool blocked_cycle(struct explorer *x)
+{
+	struct cts_run_state *st = x->st;
+	int n = st->nthreads;
+	int *to = cts_xcalloc((size_t)n + 1, sizeof(*to));
+	char what[200];
+	bool cycle = false;
+
+	for (int t = 0; t < n; t++) {
+		to[t] = -1;
+		if (x->alive[t] && !x->enabled[t] && !x->spinning[t] && !x->outside[t] &&
+		    !x->pending[t].timed)
+			to[t] = cts_objmodel_blocker(x->model, &x->pending[t], what, sizeof(what));
+	}
+	/* Follow each chain at most n edges: a chain that long repeats. */
+	for (int s = 0; s < n && !cycle; s++) {
+		int t = s, k = 0;
+		while (t >= 0 && t < n && k <= n) {
+			t = to[t];
+			k++;
+		}
+		cycle = k > n;
+	}
+	free(to);
+	return cycle;
+}
+
 static int collect(struct explorer *x, bool *give_up, bool *livelock)
 {
 	struct cts_run_state *st = x->st;
@@ -1561,6 +1593,12 @@ static int collect(struct explorer *x, bool *give_up, bool *livelock)
 	*give_up = n > 0;
 	if (n || !spinners)
 		return n;
+	/* Threads that wait for each other in a cycle never move, whatever the
+	 * spinners do: a deadlock, with no turns to take and no proof to wait
+	 * for (a barrier's waiter still spinning while two released threads
+	 * block on each other's mutex, tests/programs/spinbar_deadlock). */
+	if (blocked_cycle(x))
+		return 0;
 	bool proven = x->backend->ops->thread_state != NULL, confirmed = true;
 	int pick = -1;
 	for (int i = 0; i < x->nlive; i++) {
