@@ -693,6 +693,18 @@ static bool gpr_width(int reg, unsigned *bytes)
 	return true;
 }
 
+int cts_disasm_load_dest(const struct cts_insn *in)
+{
+	if (in->lock)
+		return -1;
+	if (in->emu == CTS_EMU_LOAD)
+		return in->emu_reg;
+	if (in->emu == CTS_EMU_ALU && in->emu_reg_dst &&
+	    (in->id == X86_INS_MOVZX || in->id == X86_INS_MOVSX || in->id == X86_INS_MOVSXD))
+		return in->emu_reg;
+	return -1;
+}
+
 /* The CTS_EMU_ALU forms (see disasm.h); true when in is one. */
 static bool set_emu_alu(unsigned id, const cs_x86 *x, int m, struct cts_insn *o)
 {

@@ -149,6 +149,12 @@ int cts_disasm_reg_set(int reg, struct user_regs_struct *regs, uint64_t val);
 int cts_disasm_emulate(const struct cts_insn *in, struct user_regs_struct *regs, uint64_t *addr,
 		       uint64_t *mem_out, const uint64_t *mem_in);
 
+/* The general register a load overwrites whole whatever it held before
+ * (mov r32/r64, [mem]; movzx/movsx/movsxd r32/r64, [mem]; a 32-bit write
+ * zero-extends): a capstone register id, or -1 (no such register, or an
+ * instruction whose result depends on the register's old value). */
+int cts_disasm_load_dest(const struct cts_insn *in);
+
 /* Effective address of in's memory operand: base + index*scale + disp
  * (+ the bt bit-offset word), rip-relative from the next instruction,
  * truncated to 32 bits for addr32, plus fs_base/gs_base for FS/GS. 0 when

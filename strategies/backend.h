@@ -69,6 +69,8 @@ struct cts_run_state {
 	 * mode's ownership of lines, tracer/own.h.) */
 	bool (*ordered)(void *arg, int earlier, uint32_t n, int tid);
 	void *ordered_arg;
+	bool own_filters;    /* the program installed seccomp filters of its own: the
+	                      * explorer asks native_call about the calls cts models */
 	bool learned;        /* a busy-wait load was learned in this run (the time-slice
 	                      * probe): every later run shows events this one's start
 	                      * did not, so a search's prefixes from it would diverge */
@@ -162,6 +164,16 @@ struct cts_backend_ops {
 	 * st->nthreads. The process id, or -1 (st->message). stop() then kills
 	 * and reaps whatever is left. */
 	int (*release)(void *be, struct cts_run_state *st, pid_t *tids);
+	/* Optional, asked only while st->own_filters: natively, thread tid
+	 * makes a futex call here that cts does not let it make: a wait (its
+	 * pending operation cannot go on: the object model blocks it) or a
+	 * wake (its pending operation, about to run, releases what another
+	 * thread is blocked on). The backend applies the program's own seccomp
+	 * filters to that call (the live tracer: tracer/pfilter.h). 0: the call
+	 * is allowed, or its failure changes nothing; 1: the run ended
+	 * (st->status: the process killed, as natively); -1: cts cannot apply
+	 * what the filter asks (st->message; st->bad_input). */
+	int (*native_call)(void *be, struct cts_run_state *st, int tid, bool wake);
 };
 
 struct cts_backend {

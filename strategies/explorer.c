@@ -89,6 +89,9 @@ struct explorer {
 	/* steps that held a spinner back without proof while others ran */
 	uint64_t unproven_holds;
 	uint32_t *confirm;
+	/* the backend was told (native_call) that the thread waits at its
+	 * pending operation */
+	bool *told;
 	/* The spinners have all had SPIN_CONFIRM turns while a thread is in the
 	 * kernel: the run loop waits for it before the next turn. */
 	bool spin_wait;
@@ -250,10 +253,13 @@ static void spin_line(struct explorer *x, int t, char *what, size_t wlen, char *
 	char var[200], where[256], val[32];
 	size_t woff = 0;
 
+	const struct cts_event *p = &x->st->t[t].pending;
 	what[0] = 0;
 	for (int i = 0; i < n; i++) {
-		if (loc[i].reads < 2)
-			continue;   /* read once on the way, not spun on */
+		/* Read once on the way, not spun on; unless the held re-read
+		 * is of it (held at its second read: spin.c). */
+		if (loc[i].reads < 2 && !(p->obj == loc[i].addr && p->pc == loc[i].pc))
+			continue;
 		describe_var(x, loc[i].addr, var, sizeof(var));
 		describe_pc(x, loc[i].pc, where, sizeof(where));
 		describe_value(loc[i].value, loc[i].size, val, sizeof(val));
@@ -294,7 +300,7 @@ static void describe_stuck(struct explorer *x, struct cts_bug *bug)
 		waits_for[t] = -1;
 		if (!st->t[t].alive)
 			continue;
-		bool spins = bug->kind == CTS_BUG_LIVELOCK && x->spinning[t];
+		bool spins = x->spinning[t];
 		if (spins)
 			spin_line(x, t, what, sizeof(what), bug->detail, sizeof(bug->detail), &off);
 		else
@@ -1376,6 +1382,7 @@ static void fit_threads(struct explorer *x, int n)
 	x->spinning = cts_xgrow(x->spinning, x->tcap, cap, sizeof(*x->spinning));
 	x->pending = cts_xgrow(x->pending, x->tcap, cap, sizeof(*x->pending));
 	x->confirm = cts_xgrow(x->confirm, x->tcap, cap, sizeof(*x->confirm));
+	x->told = cts_xgrow(x->told, x->tcap, cap, sizeof(*x->told));
 	x->live = cts_xgrow(x->live, x->tcap, cap, sizeof(*x->live));
 	x->tcap = cap;
 }
@@ -1388,6 +1395,7 @@ static void free_threads(struct explorer *x)
 	free(x->spinning);
 	free(x->pending);
 	free(x->confirm);
+	free(x->told);
 	free(x->live);
 }
 
@@ -1400,6 +1408,7 @@ static void clear_threads(struct explorer *x)
 		memset(x->outside, 0, x->tcap * sizeof(*x->outside));
 		memset(x->spinning, 0, x->tcap * sizeof(*x->spinning));
 		memset(x->confirm, 0, x->tcap * sizeof(*x->confirm));
+		memset(x->told, 0, x->tcap * sizeof(*x->told));
 	}
 	x->nlive = x->seen = 0;
 }
@@ -1424,6 +1433,89 @@ static void update_live(struct explorer *x)
 			x->live[k++] = t;
 	x->nlive = k;
 	x->seen = st->nthreads;
+}
+
+/* Does natively a thread make a futex wait at op (a pthread call cts holds
+ * while it cannot go on)? */
+static bool waits_in_kernel(cts_op op)
+{
+	switch (op) {
+	case CTS_OP_LOCK: case CTS_OP_RDLOCK: case CTS_OP_WRLOCK: case CTS_OP_COND_REACQUIRE:
+	case CTS_OP_SEM_WAIT: case CTS_OP_JOIN: case CTS_OP_RESUME:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The program has seccomp filters of its own: a thread that now waits at
+ * its pending pthread call would natively be in a futex wait, which cts
+ * never lets it make; the backend applies the filters to that call, once
+ * per wait. 0, 1 (the run ended), -1 (cannot apply: res->error). */
+static int native_waits(struct explorer *x)
+{
+	struct cts_run_state *st = x->st;
+	update_live(x);
+	for (int i = 0; i < x->nlive; i++) {
+		int t = x->live[i];
+		const struct cts_thread_view *v = &st->t[t];
+		if (x->told[t] || !v->alive || v->blocked || v->outside ||
+		    !waits_in_kernel(v->pending.op) || cts_objmodel_enabled(x->model, &v->pending))
+			continue;
+		x->told[t] = true;
+		int r = x->backend->ops->native_call(x->backend->be, st, t, false);
+		if (r != 0)
+			return r;
+		update_live(x);
+	}
+	return 0;
+}
+
+/* Does done (about to run) release what another thread is blocked on, so
+ * that natively it makes a futex wake? */
+static bool wakes_waiter(struct explorer *x, const struct cts_event *done)
+{
+	struct cts_run_state *st = x->st;
+	if (done->op != CTS_OP_UNLOCK && done->op != CTS_OP_RWUNLOCK && done->op != CTS_OP_SEM_POST)
+		return false;
+	for (int i = 0; i < x->nlive; i++) {
+		int t = x->live[i];
+		const struct cts_event *p = &st->t[t].pending;
+		uint64_t obj = p->op == CTS_OP_COND_REACQUIRE ? p->obj2 : p->obj;
+		if (t != done->tid && st->t[t].alive && waits_in_kernel(p->op) &&
+		    p->op != CTS_OP_JOIN && obj == done->obj && !cts_objmodel_enabled(x->model, p))
+			return true;
+	}
+	return false;
+}
+
+/* Do some blocked threads wait for each other in a cycle (each for a mutex
+ * or rwlock another of them holds, or for another of them to exit)? */
+static bool blocked_cycle(struct explorer *x)
+{
+	struct cts_run_state *st = x->st;
+	int n = st->nthreads;
+	int *to = cts_xcalloc((size_t)n + 1, sizeof(*to));
+	char what[200];
+	bool cycle = false;
+
+	for (int t = 0; t < n; t++) {
+		to[t] = -1;
+		if (x->alive[t] && !x->enabled[t] && !x->spinning[t] && !x->outside[t] &&
+		    !x->pending[t].timed)
+			to[t] = cts_objmodel_blocker(x->model, &x->pending[t], what, sizeof(what));
+	}
+	/* Follow each chain at most n edges: a chain that long repeats. */
+	for (int s = 0; s < n && !cycle; s++) {
+		int t = s, k = 0;
+		while (t >= 0 && t < n && k <= n) {
+			t = to[t];
+			k++;
+		}
+		cycle = k > n;
+	}
+	free(to);
+	return cycle;
 }
 
 static int collect(struct explorer *x, bool *give_up, bool *livelock)
@@ -1501,6 +1593,12 @@ static int collect(struct explorer *x, bool *give_up, bool *livelock)
 	*give_up = n > 0;
 	if (n || !spinners)
 		return n;
+	/* Threads that wait for each other in a cycle never move, whatever the
+	 * spinners do: a deadlock, with no turns to take and no proof to wait
+	 * for (a barrier's waiter still spinning while two released threads
+	 * block on each other's mutex, tests/programs/spinbar_deadlock). */
+	if (blocked_cycle(x))
+		return 0;
 	bool proven = x->backend->ops->thread_state != NULL, confirmed = true;
 	int pick = -1;
 	for (int i = 0; i < x->nlive; i++) {
@@ -1669,6 +1767,16 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 			*aborted = true;
 			break;
 		}
+		if (st->own_filters && x->backend->ops->native_call) {
+			int r = native_waits(x);
+			if (r < 0) {
+				snprintf(x->res->error, sizeof(x->res->error), "%s", st->message);
+				x->res->bad_input = st->bad_input;
+				return -1;
+			}
+			if (st->status != CTS_RUN_ACTIVE)
+				break;
+		}
 		int n = collect(x, &give_up, &livelock);
 		if ((n == 0 || give_up || x->spin_wait) && x->noutside && x->backend->ops->wait) {
 			/* Threads in the kernel may still come back: wait for them
@@ -1785,6 +1893,17 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 			note_epoch(x, c);
 			cts_race_observe(x->clocks, &done, step);
 		}
+		if (st->own_filters && x->backend->ops->native_call && wakes_waiter(x, &done)) {
+			int r = x->backend->ops->native_call(x->backend->be, st, c, true);
+			if (r < 0) {
+				snprintf(x->res->error, sizeof(x->res->error), "%s", st->message);
+				x->res->bad_input = st->bad_input;
+				return -1;
+			}
+			if (st->status != CTS_RUN_ACTIVE)
+				break;
+		}
+		x->told[c] = false;
 		if (x->backend->ops->step(x->backend->be, st, c, give_up, &done) != 0) {
 			snprintf(x->res->error, sizeof(x->res->error), "%s", st->message);
 			x->res->bad_input = st->bad_input;

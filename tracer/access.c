@@ -1195,6 +1195,12 @@ static const struct cts_insn *decode_at(struct cts_tracer *tr, struct thread *th
 	return &tmp;
 }
 
+int cts_access_load_dest(struct cts_tracer *tr, struct thread *th, uint64_t pc)
+{
+	const struct cts_insn *in = decode_at(tr, th, pc, cts_tr_bp_find(tr, pc));
+	return in ? cts_disasm_load_dest(in) : -1;
+}
+
 static bool own_stack(struct cts_tracer *tr, struct thread *th, uint64_t addr)
 {
 	if (!th->stack_hi) {
@@ -1791,7 +1797,7 @@ static bool probe_load(struct cts_tracer *tr, struct thread *th, uint64_t pc,
 			break;
 		}
 		/* An unreadable stack: the same address and value must do. */
-		hashed = th->probe_hashed[i] && cts_tr_state_hash(th, &h) == 0;
+		hashed = th->probe_hashed[i] && cts_tr_state_hash(th, -1, &h) == 0;
 		if (hashed && th->probe_hash[i] != h) {
 			th->probe_hash[i] = h; /* the thread moved on: working */
 			return false;
@@ -1810,7 +1816,7 @@ static bool probe_load(struct cts_tracer *tr, struct thread *th, uint64_t pc,
 		return true;
 	}
 	if (th->probe_n < 16) {
-		hashed = cts_tr_state_hash(th, &h) == 0;
+		hashed = cts_tr_state_hash(th, -1, &h) == 0;
 		th->probe_pc[th->probe_n] = pc;
 		th->probe_addr[th->probe_n] = ev->obj;
 		th->probe_val[th->probe_n] = ev->value;

@@ -50,6 +50,10 @@ bool cts_access_hw_watching(const struct cts_tracer *tr);
 /* A thread was created or died: break mode keeps the access breakpoints
  * in the text only while at least two threads live (0, or -1 on error). */
 int cts_access_threads_changed(struct cts_tracer *tr);
+/* The general register a plain load at pc (th held there) overwrites whole,
+ * whatever it held (mov r32/r64, [mem]; movzx/movsx r32/r64, [mem]): a
+ * capstone register id, or -1 for any other instruction. */
+int cts_access_load_dest(struct cts_tracer *tr, struct thread *th, uint64_t pc);
 /* Learn a load at pc ahead of time (replaying a schedule that used one). */
 void cts_access_learn(struct cts_tracer *tr, uint64_t pc);
 

@@ -20,6 +20,7 @@
 #include "tracer/access.h"
 #include "tracer/fault.h"
 #include "tracer/proc.h"
+#include "tracer/pfilter.h"
 #include "tracer/run_int.h"
 #include "tracer/wait.h"
 
@@ -531,6 +532,7 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 			return -1;
 		}
 		tr->last_created = nt->num;
+		nt->pf_head = th->pf_head; /* the kernel copies the creator's filters */
 		nt->handle = clone_tls(th);
 		cts_tr_publish(tr, nt);
 		if (cts_access_threads_changed(tr) != 0)
@@ -573,6 +575,8 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 	case CTS_WEV_SYSCALL:
 		if (th->flt_sys)
 			cts_fault_sys_exit(tr, th);
+		if (th->pf_installing)
+			cts_pf_installed(tr, th);
 		return cts_tr_sys_exit_stop(tr, th);
 	case CTS_WEV_STOP:
 		return cts_tr_resume(tr, th, 0);

@@ -118,6 +118,8 @@ static const int handled_calls[] = {
 	/* the launch's own exec runs under the filter before the tracer sets
 	 * PTRACE_O_TRACESECCOMP: a traced call would fail there with ENOSYS */
 	SCMP_SYS(execve), SCMP_SYS(execveat), SCMP_SYS(prctl),
+	/* the program's own filters (pfilter.h): launch.c's rule */
+	SCMP_SYS(seccomp),
 };
 
 static bool in_list(const int *l, size_t n, int nr)

@@ -9,6 +9,7 @@
 #include "models/objmodel.h"
 #include "tracer/access.h"
 #include "tracer/native.h"
+#include "tracer/pfilter.h"
 #include "tracer/proc.h"
 #include "tracer/run_int.h"
 
@@ -182,6 +183,14 @@ int cts_tr_on_seccomp(struct cts_tracer *tr, struct thread *th)
 	long nr = (long)th->regs.orig_rax;
 	cts_op op;
 	th->sys_entry = true;
+	if (th->pf_head >= 0 && cts_pf_wants_tracer(tr, th)) {
+		/* Its own filter hands the call to a tracer: natively there is
+		 * none, and the call fails. */
+		cts_tr_skip_syscall(th, -ENOSYS);
+		return cts_tr_resume(tr, th, 0);
+	}
+	if ((nr == SYS_seccomp || nr == SYS_prctl) && cts_pf_is_install(th))
+		return cts_pf_on_install(tr, th);
 
 	switch (nr) {
 	case SYS_futex:

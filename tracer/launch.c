@@ -24,9 +24,15 @@
 #include "tracer/native.h"
 #include "tracer/fault.h"
 #include "tracer/isolate.h"
+#include "tracer/pfilter.h"
 #include "tracer/proc.h"
 #include "tracer/run_int.h"
 #include "tracer/wait.h"
+
+/* The fourth argument of the failed launch's own prctl(PR_SET_SECCOMP): the
+ * rule that stops at the program's filters lets that one through, since
+ * before PTRACE_O_TRACESECCOMP a stop would make it fail with ENOSYS. */
+#define DIE_COOKIE 0x6374732d64696521ull
 
 /* A program must not stop, signal, ptrace or write the memory of its tracer
  * (it would hang or end the exploration): the calls that can aim at a
@@ -81,6 +87,14 @@ int cts_tr_build_seccomp(struct cts_tracer *tr)
 	for (size_t i = 0; i < sizeof(traced) / sizeof(traced[0]); i++)
 		if (seccomp_rule_add(ctx, SCMP_ACT_TRACE(0), traced[i], 0) != 0)
 			goto out;
+	/* The program installing a filter of its own (pfilter.h); not the
+	 * failed launch's, whose fourth argument says it is ours. */
+	if (seccomp_rule_add(ctx, SCMP_ACT_TRACE(0), SCMP_SYS(seccomp), 1,
+			     SCMP_A0(SCMP_CMP_EQ, SECCOMP_SET_MODE_FILTER)) != 0 ||
+	    seccomp_rule_add(ctx, SCMP_ACT_TRACE(0), SCMP_SYS(prctl), 2,
+			     SCMP_A0(SCMP_CMP_EQ, PR_SET_SECCOMP),
+			     SCMP_A3(SCMP_CMP_NE, DIE_COOKIE)) != 0)
+		goto out;
 	if (refuse_aimed_at_tracer(ctx) != 0)
 		goto out;
 	/* Nor may it open /proc/<tracer>/mem: a non-dumpable process's files
@@ -124,7 +138,7 @@ static void die_untraced(void)
 	};
 	static const struct sock_fprog die_prog = { 1, die };
 	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-	prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &die_prog);
+	prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &die_prog, DIE_COOKIE, 0);
 	kill(getpid(), SIGKILL); /* no filter loaded yet: not traced either */
 	_exit(127);
 }
@@ -194,7 +208,7 @@ static int wait_for(pid_t pid, int *status)
 /* Continue the single-threaded start-up of pid until it stops at an int3,
  * clones, exits or is killed (ev says which); a signal on the way is
  * passed on, any other stop passed over. -1: lost it (or interrupted). */
-static int cont_to_trap(const struct cts_tracer *tr, pid_t pid, struct cts_wait_event *ev)
+static int cont_to_trap(struct cts_tracer *tr, pid_t pid, struct cts_wait_event *ev)
 {
 	int sig = 0, status;
 	for (;;) {
@@ -209,6 +223,8 @@ static int cont_to_trap(const struct cts_tracer *tr, pid_t pid, struct cts_wait_
 		case CTS_WEV_KILLED:
 			return 0;
 		case CTS_WEV_SECCOMP: /* start-up code signals too: not us */
+			if (cts_pf_startup_stop(tr, pid) < 0)
+				return -1;
 			cts_tr_sys_guard_free(tr, pid);
 			sig = 0;
 			break;

@@ -64,6 +64,8 @@ int cts_tr_on_sync_bp(struct cts_tracer *tr, struct thread *th, struct bp *b);
 /* Is pc in libc's text (its executable mappings, found by cts_tr_setup_libc)? */
 bool cts_tr_in_libc(const struct cts_tracer *tr, uint64_t pc);
 int cts_tr_step_over_at(struct cts_tracer *tr, struct thread *th, uint64_t addr);
+/* Is th held at pthread_spin_lock (a lock that never calls futex)? */
+bool cts_tr_call_spins(const struct thread *th);
 void cts_tr_enter_call(struct cts_tracer *tr, struct thread *th);
 /* sync.c: library calls as range events (break/step mode) */
 int cts_tr_on_libcall_bp(struct cts_tracer *tr, struct thread *th, struct bp *b);

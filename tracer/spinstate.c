@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>
+#include "disasm/disasm.h"
 #include "tracer/access.h"
 #include "tracer/proc.h"
 #include "tracer/run_int.h"
@@ -59,16 +60,20 @@ int cts_tr_thread_state(void *be, int tid, uint64_t *hash)
 	 * a spin after three reads and was held back for good while a worker
 	 * polling with sleeps ran (issue 8). */
 	int hint = cts_tr_libcalls_unseen(tr, NULL, 0) > 0;
-	if (cts_tr_state_hash(th, hash) != 0)
+	int skip = op == CTS_OP_READ ? cts_access_load_dest(tr, th, th->pending.pc) : -1;
+	if (cts_tr_state_hash(th, skip, hash) != 0)
 		return -1;
 	return hint;
 }
 
-int cts_tr_state_hash(struct thread *th, uint64_t *hash)
+int cts_tr_state_hash(struct thread *th, int skip_reg, uint64_t *hash)
 {
 	static unsigned char buf[RED_ZONE + STACK_SPAN + 8];
 	struct user_regs_struct r = th->regs;
 	r.eflags = 0;
+	long slot = skip_reg >= 0 ? cts_disasm_reg_slot(skip_reg) : -1;
+	if (slot >= 0)
+		memset((char *)&r + slot, 0, 8);
 	uint64_t h = mix(0xcbf29ce484222325ull, &r, sizeof(r));
 
 	uint64_t lo = (r.rsp - RED_ZONE) & ~7ull, hi = (r.rsp + STACK_SPAN) & ~7ull;

@@ -19,6 +19,6 @@ struct thread;
  * its stack, in any mode and state: the spin probe (access.c) tells a loop
  * that works from one that waits before it learns a load. 0, or -1 when
  * the stack cannot be read. */
-int cts_tr_state_hash(struct thread *th, uint64_t *hash);
+int cts_tr_state_hash(struct thread *th, int skip_reg, uint64_t *hash);
 
 #endif

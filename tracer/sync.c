@@ -176,6 +176,12 @@ int cts_tr_on_sync_bp(struct cts_tracer *tr, struct thread *th, struct bp *b)
 	return 0;
 }
 
+bool cts_tr_call_spins(const struct thread *th)
+{
+	return th->at == AT_BREAKPOINT && th->pending.op == CTS_OP_LOCK &&
+	       (syncfns[th->call_fn].flags & F_SPIN);
+}
+
 static void arm_return(struct cts_tracer *tr, struct thread *th);
 
 /* Sync calls whose libc body runs no program code and always returns (no

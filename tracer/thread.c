@@ -87,16 +87,20 @@ void cts_tr_reaped(struct cts_tracer *tr, struct thread *th)
 
 void cts_tr_free_reaped(struct cts_tracer *tr)
 {
-	for (int i = 0; i < tr->nreaped; i++)
+	for (int i = 0; i < tr->nreaped; i++) {
+		free(tr->reaped[i]->pf_insns);
 		free(tr->reaped[i]);
+	}
 	tr->nreaped = 0;
 }
 
 void cts_tr_free_threads(struct cts_tracer *tr)
 {
 	cts_tr_free_reaped(tr);
-	for (int i = 0; i < tr->nlive; i++)
+	for (int i = 0; i < tr->nlive; i++) {
+		free(tr->live[i]->pf_insns);
 		free(tr->live[i]);
+	}
 	tr->nlive = 0;
 	tr->nthreads = 0;
 	tr->ndead_handles = 0;
@@ -199,7 +203,7 @@ int cts_tr_resume(struct cts_tracer *tr, struct thread *th, int sig)
 	th->state = TH_RUNNING;
 	bool step = th->stepping || th->stepping_bp || th->after_step;
 	int req = step ? PTRACE_SINGLESTEP :
-		  tr->trace_syscalls || sys ? PTRACE_SYSCALL : PTRACE_CONT;
+		  tr->trace_syscalls || sys || th->pf_installing ? PTRACE_SYSCALL : PTRACE_CONT;
 	if (ptrace(req, th->tid, 0, (void *)(long)sig) != 0) {
 		if (errno == ESRCH)
 			return 0; /* gone: its exit status comes through wait */
@@ -223,6 +227,9 @@ struct thread *cts_tr_new_thread(struct cts_tracer *tr, pid_t tid)
 	th->num = tr->nthreads++;
 	th->state = TH_NEW;
 	th->watch_idx = -1;
+	/* The run's first thread has the filters the run starts with; a later
+	 * one its creator's (the clone event sets them). */
+	th->pf_head = th->num == 0 ? tr->pf_start : -1;
 	cts_event_init(&th->pending, th->num, CTS_OP_START);
 	return th;
 }

@@ -32,6 +32,7 @@
 #include "tracer/elf.h"
 #include "tracer/isolate.h"
 #include "tracer/proc.h"
+#include "tracer/pfilter.h"
 #include "tracer/run_int.h"
 #include "tracer/spinstate.h"
 #include "tracer/tracer.h"
@@ -115,6 +116,7 @@ static int start_run(void *be, struct cts_run_state *st)
 	cts_tr_sys_reset(tr);
 	cts_tr_clear_alarm();
 	st->status = CTS_RUN_ACTIVE;
+	tr->pf_start = cts_pf_begin_run(tr->pf, st);
 
 	if (tr->server) {
 		cts_tr_bp_sync_server(tr);
@@ -154,6 +156,8 @@ static int start_run(void *be, struct cts_run_state *st)
 	if (r == 0 && !tr->no_server && !tr->server && cts_tr_become_server(tr, &regs)) {
 		/* Again: what the server's start-up wrote reaches no run. */
 		tr->server_iso_gen = 0;
+		/* Filters the program installed before main are every run's. */
+		cts_pf_set_base(tr->pf, tr->pf_start);
 		pid_t child = fork_run(tr);
 		if (child == -2)
 			return -1;
@@ -617,6 +621,11 @@ static int tr_release(void *be, struct cts_run_state *st, pid_t *tids)
 	return cts_tr_release(tr, st, tids);
 }
 
+static int tr_native_call(void *be, struct cts_run_state *st, int tid, bool wake)
+{
+	return cts_pf_native_call(be, st, tid, wake);
+}
+
 static const struct cts_backend_ops tracer_ops = {
 	.name = "ptrace",
 	.start = tr_start,
@@ -639,6 +648,7 @@ static const struct cts_backend_ops tracer_ops = {
 	.hot_lines = tr_hot_lines,
 	.run_fs = tr_run_fs,
 	.release = tr_release,
+	.native_call = tr_native_call,
 };
 
 struct cts_backend cts_tracer_backend(struct cts_tracer *t)
@@ -685,6 +695,8 @@ struct cts_tracer *cts_tracer_new(const struct cts_tracer_config *cfg, struct ct
 	cts_native_save(); /* before the pin (main did it already) */
 	cts_cpu_pin_least_used();
 	tr->view = cts_view_new();
+	tr->pf = cts_pf_new();
+	tr->pf_start = -1;
 	cts_tr_catch_alarm();
 	/* Ownership with protection-key faults (fault.h): its seccomp rules
 	 * are the filter's, so it is decided here. A schedule says which
@@ -794,6 +806,7 @@ void cts_tracer_free(struct cts_tracer *tr)
 		cts_sym_free(tr->sym);
 	cts_ctx_free(tr->ctx);
 	cts_view_free(tr->view);
+	cts_pf_free(tr->pf);
 	free(tr->bps);
 	free(tr->bpf);
 	cts_tr_free_threads(tr);

@@ -124,6 +124,14 @@ struct thread {
 	uint64_t flt_arg[4];
 	uint64_t flt_addr;          /* the fault being decided (access.c) */
 	bool stepping_over;         /* single-stepping an instruction the tracer decided on */
+	/* the program's own seccomp filters (pfilter.h): the newest of its
+	 * chain (-1: none); a filter read at the entry of the call that installs
+	 * it, kept at its exit stop if the call succeeded */
+	int pf_head;
+	bool pf_installing;
+	struct sock_filter *pf_insns;
+	size_t pf_n;
+	uint64_t pf_flags;
 };
 
 enum bp_kind {
@@ -171,6 +179,7 @@ struct cts_got_slot {
 int cts_tr_got_slot_cmp(const void *a, const void *b);
 
 struct cts_access_state;
+struct cts_pf;
 struct cts_libcalls;
 struct cts_catch;
 
@@ -268,6 +277,8 @@ struct cts_tracer {
 	struct cts_tracer_stats stats;
 	struct sock_filter *bpf;        /* compiled seccomp filter */
 	struct sock_fprog bpf_prog;
+	struct cts_pf *pf;              /* the program's own filters (pfilter.h), NULL attached */
+	int pf_start;                   /* the chain a run's first thread starts with, -1 none */
 	/* blocking system calls (syscall.c), per run */
 	uint64_t sent_sigs;             /* signals the program sent itself (bit n-1) */
 	bool sig_dirty;                 /* parked signal waiters may have become ready */
