@@ -72,12 +72,14 @@ static void test_specs(void)
 	bool en2[3] = { false, true, true };
 	tap_ok(!cts_instance_restrict(in, 0, en2, NULL, 0, 3) && en2[1] && en2[2],
 	       "a thread that cannot run may always be switched away from");
+	struct cts_event wr = { .tid = 0, .op = CTS_OP_WRITE, .obj = 0x1000, .size = 4 };
+	struct cts_event yi = { .tid = 1, .op = CTS_OP_YIELD };
 	for (int k = 0; k < 3; k++)
-		cts_instance_executed(in, 0, CTS_OP_WRITE);
+		cts_instance_executed(in, 0, &wr);
 	bool en3[3] = { true, true, true };
 	tap_ok(!cts_instance_restrict(in, 0, en3, NULL, 0, 3) && en3[1],
 	       "at point 3 (tile 1) thread 0 may be preempted");
-	cts_instance_executed(in, 1, CTS_OP_YIELD);
+	cts_instance_executed(in, 1, &yi);
 	bool en4[3] = { true, true, true };
 	tap_ok(!cts_instance_restrict(in, 1, en4, NULL, 0, 3) && en4[0],
 	       "a thread that just yielded may be switched away from");
