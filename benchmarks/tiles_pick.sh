@@ -19,14 +19,13 @@ else
 	CASES="narrow3:300:1000 relay:250_8:300"
 	SEEDS="1 2 3"
 fi
-# name|randomized|options; RUNS is the case's budget: dpor gets it as -n;
-# random gets RUNS/5 instances of 5 runs; dpor inside instances gets RUNS/10
-# instances of at most 100 runs (it rarely needs more than ~10 in one: the
-# instance leaves little to reorder), and the table says how many runs the
-# searches that found nothing made.
+# name|randomized|options; RUNS is the case's run budget: dpor gets it as
+# -n, instances RUNS/100 (dpor, at most 100 runs each) or RUNS/5 (random, 5
+# runs each), so no search makes more than RUNS + 1 runs. dpor often ends an
+# instance in fewer: the table says how many runs searches without a bug made.
 CONFIGS='dpor|no|-s dpor -n $RUNS
-inst-dpor-uniform|yes|-s dpor --instances $((RUNS / 10)) -n 100 --tile-pick uniform
-inst-dpor-conflicts|yes|-s dpor --instances $((RUNS / 10)) -n 100 --tile-pick conflicts
+inst-dpor-uniform|yes|-s dpor --instances $((RUNS / 100)) -n 100 --tile-pick uniform
+inst-dpor-conflicts|yes|-s dpor --instances $((RUNS / 100)) -n 100 --tile-pick conflicts
 inst-random-uniform|yes|-s random --instances $((RUNS / 5)) -n 5 --tile-pick uniform
 inst-random-conflicts|yes|-s random --instances $((RUNS / 5)) -n 5 --tile-pick conflicts'
 
