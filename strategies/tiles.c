@@ -417,13 +417,14 @@ uint64_t cts_tiling_count(const struct cts_tiling *f)
 /* Thread j of a new instance when it has at most z tiles. */
 static bool take_all(const struct cts_tiling *f, struct sel *s, int j)
 {
+	uint64_t n = f->points[j], all = n / f->tile + (n % f->tile != 0);
+	if (all <= f->z) {
+		s->all = all > 0;   /* as the paper: it costs no instance */
+		return true;
+	}
 	uint64_t m = ntiles(f, j);
 	if (m > f->z)
 		return false;
-	if (!f->hot) {
-		s->all = m > 0;
-		return true;
-	}
 	s->n = (uint32_t)m;   /* all its hot tiles, not every tile */
 	s->tiles = m ? cts_xcalloc(m, sizeof(*s->tiles)) : NULL;
 	for (uint64_t k = 0; k < m; k++)

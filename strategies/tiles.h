@@ -68,8 +68,9 @@ int cts_instance_hot(const struct cts_instance *in, uint32_t tile, uint64_t ***h
 
 /* A family of instances: the z-selections of a uniform tiling of threads
  * with the given numbers of points. A thread with at most z tiles gets all
- * of them ("*"), one with none gets "-". With hot set, thread j chooses
- * among its nhot[j] tiles hot[j] only (all of them when at most z). */
+ * of them ("*"), one with none gets "-". With hot set, a thread with more
+ * than z tiles chooses among its nhot[j] tiles hot[j] only (all of them,
+ * listed, when at most z; "-" when none). */
 struct cts_tiling {
 	uint32_t tile;          /* t: points per tile, >= 1 */
 	uint32_t z;             /* tiles selected per thread */

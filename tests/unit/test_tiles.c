@@ -562,15 +562,18 @@ static void test_hot(void)
 	bool only_hot = true;
 	for (uint64_t i = 0; i < 4; i++) {
 		struct cts_instance *in = cts_tiling_nth(&f, i);
-		only_hot &= !cts_instance_may_preempt(in, 0, 0) && !cts_instance_may_preempt(in, 2, 4);
+		only_hot &= !cts_instance_may_preempt(in, 1, 4) && !cts_instance_may_preempt(in, 2, 4) &&
+			    cts_instance_may_preempt(in, 0, 0);
 		cts_instance_free(in);
 	}
-	tap_ok(only_hot, "its instances never select a tile that is not hot");
+	tap_ok(only_hot, "its instances never select a tile that is not hot (main, with one tile "
+	       "in all, has it)");
 	f.z = 2;
 	struct cts_instance *in = cts_tiling_nth(&f, 0);
 	cts_instance_format(in, buf, sizeof(buf));
-	tap_ok(strcmp(buf, "t=2:-/0.1/0.1") == 0,
-	       "z at least the hot tiles: all hot tiles, not '*' (got %s)", buf);
+	tap_ok(strcmp(buf, "t=2:*/0.1/0.1") == 0,
+	       "z at least the hot tiles: all hot tiles, not '*'; a thread with at most z tiles "
+	       "in all: '*', as the paper (got %s)", buf);
 	cts_instance_free(in);
 	for (int j = 0; j < n; j++)
 		free(hot[j]);
