@@ -1932,7 +1932,7 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 		cts_coverage_event(cfg->coverage, &done);
 		s->ops->executed(s, &pt, &done);
 		if (cfg->instance)
-			cts_instance_executed(cfg->instance, c, done.op);
+			cts_instance_executed(cfg->instance, c, &done);
 		record_step(x, step, &done, c, preempt);
 		if (x->want_stacks && (done.op == CTS_OP_CREATE || done.op == CTS_OP_ALLOC))
 			add_origin(x, step, c, &done);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 #include "models/error.h"
+#include "models/htab.h"
 #include "models/race.h"
 #include "strategies/explorer.h"
 #include "strategies/split.h"
@@ -18,6 +19,14 @@ struct sel {
 	bool all;
 	uint32_t n;
 	uint64_t *tiles;
+};
+
+/* A step the learner keeps for cts_instance_hot. */
+struct rec {
+	int tid;
+	cts_op op;
+	uint64_t point, obj, obj2;
+	uint32_t size;
 };
 
 struct cts_instance {
@@ -33,6 +42,9 @@ struct cts_instance {
 	/* Most points per thread over the runs. */
 	int nmax;
 	uint64_t *maxpts;
+	/* The learner's steps that touch objects, for cts_instance_hot. */
+	struct rec *recs;
+	size_t nrecs, reccap;
 };
 
 static struct cts_instance *instance_new(uint32_t tile, int nsel)
@@ -60,6 +72,7 @@ void cts_instance_free(struct cts_instance *in)
 	free(in->sel);
 	free(in->points);
 	free(in->maxpts);
+	free(in->recs);
 	free(in);
 }
 
@@ -226,13 +239,31 @@ bool cts_instance_restrict(struct cts_instance *in, int last, bool *enabled, con
 	return held;
 }
 
-void cts_instance_executed(struct cts_instance *in, int thread, cts_op op)
+/* Steps that touch an object another thread may touch too. */
+static bool touches(const struct cts_event *ev)
+{
+	if (ev->op == CTS_OP_ALLOC && !ev->obj)
+		return false;
+	return cts_op_is_kernel(ev->op) || cts_op_is_sync(ev->op) || cts_op_is_range(ev->op);
+}
+
+void cts_instance_executed(struct cts_instance *in, int thread, const struct cts_event *ev)
 {
 	if (thread < 0)
 		return;
 	fit(in, thread);
+	if (in->learner && touches(ev)) {
+		if (in->nrecs == in->reccap) {
+			size_t cap = cts_grow_cap(in->reccap, in->nrecs + 1);
+			in->recs = cts_xgrow(in->recs, in->reccap, cap, sizeof(*in->recs));
+			in->reccap = cap;
+		}
+		in->recs[in->nrecs++] = (struct rec){ .tid = thread, .op = ev->op,
+			.point = in->points[thread], .obj = ev->obj, .obj2 = ev->obj2,
+			.size = ev->size };
+	}
 	in->points[thread]++;
-	in->last_yield = op == CTS_OP_YIELD;
+	in->last_yield = ev->op == CTS_OP_YIELD;
 	if (thread >= in->nmax) {
 		in->maxpts = cts_xgrow(in->maxpts, (size_t)in->nmax, (size_t)thread + 1,
 				       sizeof(*in->maxpts));
@@ -248,12 +279,105 @@ int cts_instance_points(const struct cts_instance *in, const uint64_t **points)
 	return in->nmax;
 }
 
+/* ---- hot tiles ---- */
+
+#define KERNEL_KEY 1     /* every kernel operation meets every other one */
+#define MAX_WORDS 64     /* words of a range looked at (a long copy: its start) */
+
+/* The objects a step touches, as 8-byte words (a mutex's or futex's word is
+ * its object); whether it counts as a write. */
+static int rec_keys(const struct rec *r, uint64_t *keys, bool *write)
+{
+	int n = 0;
+	*write = true;
+	if (cts_op_is_kernel(r->op)) {
+		keys[n++] = KERNEL_KEY;
+	} else if (cts_op_is_sync(r->op)) {
+		keys[n++] = r->obj & ~7ull;
+		if (r->obj2 && (r->obj2 & ~7ull) != keys[0])
+			keys[n++] = r->obj2 & ~7ull;
+	} else {
+		*write = cts_op_is_write(r->op);
+		uint64_t end = r->obj + (r->size ? r->size : 1);
+		for (uint64_t w = r->obj & ~7ull; w < end && n < MAX_WORDS; w += 8)
+			keys[n++] = w;
+	}
+	return n;
+}
+
+/* Who touched a word: the first thread and whether there were more; the
+ * same for writers. */
+struct toucher {
+	int first, firstw;
+	bool multi, multiw, hasw;
+};
+
+int cts_instance_hot(const struct cts_instance *in, uint32_t tile, uint64_t ***hot,
+		     uint64_t **nhot)
+{
+	int n = in->nmax;
+	uint64_t keys[MAX_WORDS];
+	bool w;
+	struct cts_htab *h = cts_htab_new(sizeof(uint64_t), sizeof(struct toucher));
+	for (size_t i = 0; i < in->nrecs; i++) {
+		const struct rec *r = &in->recs[i];
+		int nk = rec_keys(r, keys, &w);
+		for (int k = 0; k < nk; k++) {
+			bool added;
+			struct toucher *t = cts_htab_put(h, &keys[k], &added);
+			if (added)
+				t->first = r->tid;
+			t->multi |= t->first != r->tid;
+			if (w && !t->hasw)
+				t->firstw = r->tid, t->hasw = true;
+			t->multiw |= w && t->firstw != r->tid;
+		}
+	}
+	*hot = n ? cts_xcalloc((size_t)n, sizeof(**hot)) : NULL;
+	*nhot = n ? cts_xcalloc((size_t)n, sizeof(**nhot)) : NULL;
+	size_t *cap = n ? cts_xcalloc((size_t)n, sizeof(*cap)) : NULL;
+	for (size_t i = 0; i < in->nrecs; i++) {
+		const struct rec *r = &in->recs[i];
+		if (r->tid >= n)
+			continue;
+		bool conflict = false;
+		int nk = rec_keys(r, keys, &w);
+		for (int k = 0; k < nk && !conflict; k++) {
+			const struct toucher *t = cts_htab_get(h, &keys[k]);
+			bool other = t->multi || t->first != r->tid;
+			bool other_w = t->multiw || (t->hasw && t->firstw != r->tid);
+			conflict = w ? other : other_w;
+		}
+		uint64_t tl = r->point / tile, *m = &(*nhot)[r->tid];
+		if (!conflict || (*m && (*hot)[r->tid][*m - 1] == tl))
+			continue;   /* points come in order: a tile once */
+		if (*m == cap[r->tid]) {
+			size_t c = cts_grow_cap(cap[r->tid], *m + 1);
+			(*hot)[r->tid] = cts_xgrow((*hot)[r->tid], cap[r->tid], c, sizeof(uint64_t));
+			cap[r->tid] = c;
+		}
+		(*hot)[r->tid][(*m)++] = tl;
+	}
+	free(cap);
+	cts_htab_free(h);
+	return n;
+}
+
 /* ---- families ---- */
 
+/* Tiles thread may choose from: all of its tiles, or its hot ones. */
 static uint64_t ntiles(const struct cts_tiling *f, int thread)
 {
+	if (f->hot)
+		return f->nhot[thread];
 	uint64_t n = f->points[thread];
 	return n / f->tile + (n % f->tile != 0);
+}
+
+/* The tile of choice k (0 <= k < ntiles) of thread. */
+static uint64_t tile_of(const struct cts_tiling *f, int thread, uint64_t k)
+{
+	return f->hot ? f->hot[thread][k] : k;
 }
 
 /* C(n, k), UINT64_MAX when larger. */
@@ -293,10 +417,18 @@ uint64_t cts_tiling_count(const struct cts_tiling *f)
 /* Thread j of a new instance when it has at most z tiles. */
 static bool take_all(const struct cts_tiling *f, struct sel *s, int j)
 {
+	uint64_t n = f->points[j], all = n / f->tile + (n % f->tile != 0);
+	if (all <= f->z) {
+		s->all = all > 0;   /* as the paper: it costs no instance */
+		return true;
+	}
 	uint64_t m = ntiles(f, j);
 	if (m > f->z)
 		return false;
-	s->all = m > 0;
+	s->n = (uint32_t)m;   /* all its hot tiles, not every tile */
+	s->tiles = m ? cts_xcalloc(m, sizeof(*s->tiles)) : NULL;
+	for (uint64_t k = 0; k < m; k++)
+		s->tiles[k] = f->hot[j][k];
 	return true;
 }
 
@@ -320,7 +452,7 @@ struct cts_instance *cts_tiling_nth(const struct cts_tiling *f, uint64_t i)
 					break;
 				r -= with;
 			}
-			s->tiles[pos] = next++;
+			s->tiles[pos] = tile_of(f, j, next++);
 		}
 	}
 	return in;
@@ -347,6 +479,8 @@ struct cts_instance *cts_tiling_draw(const struct cts_tiling *f, uint64_t seed, 
 				have = s->tiles[q] == r;
 			s->tiles[s->n++] = have ? k : r;
 		}
+		for (uint32_t q = 0; q < s->n; q++)
+			s->tiles[q] = tile_of(f, j, s->tiles[q]);
 		qsort(s->tiles, s->n, sizeof(*s->tiles), cmp_u64);
 	}
 	return in;
@@ -397,6 +531,31 @@ static void merge(struct cts_explore_result *tot, struct cts_explore_result *par
 		snprintf(tot->error, sizeof(tot->error), "%s", part->error);
 	}
 	cts_explore_result_free(part);
+}
+
+/* Hot instances searched before the uniform draws, at most. */
+#define HOT_MAX 4096
+
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t r = a % b;
+		a = b;
+		b = r;
+	}
+	return a;
+}
+
+/* i -> (a i + b) mod n with a prime to n: each of 0..n-1 once, in an order
+ * drawn from seed (lexicographic order would vary the last thread's tiles
+ * first). */
+static uint64_t shuffle(uint64_t seed, uint64_t i, uint64_t n)
+{
+	uint64_t mix = seed ^ 0x9E3779B97F4A7C15ull;
+	uint64_t a = cts_splitmix64(&mix) % n, b = cts_splitmix64(&mix) % n;
+	while (gcd(a ? a : n, n) != 1)
+		a = (a + 1) % n;
+	return (uint64_t)(((unsigned __int128)a * i + b) % n);
 }
 
 /* One search: a fresh strategy over cfg (its instance set by the caller). */
@@ -466,15 +625,32 @@ int cts_explore_instances(const struct cts_instances_config *ic,
 		points[j] = pts[j];
 		stats->points += pts[j];
 	}
+	uint64_t **hot = NULL, *nhot = NULL, nhot_all = 0;
+	if (!ic->uniform && n)
+		cts_instance_hot(learn, ic->tile, &hot, &nhot);
+	for (int j = 0; j < n && hot; j++)
+		nhot_all += nhot[j];
 	cts_instance_free(learn);
 	struct cts_tiling fam = { .tile = ic->tile, .z = ic->z, .nthreads = n, .points = points };
+	struct cts_tiling hfam = fam;
+	hfam.hot = hot;
+	hfam.nhot = nhot;
+	/* The hot family first (in order when it is small), then the paper's
+	 * uniform draws; no hot instance when the first run showed no conflict. */
+	uint64_t hcount = nhot_all ? cts_tiling_count(&hfam) : 0;
+	stats->hot = hcount < HOT_MAX ? hcount : HOT_MAX;
 	stats->nthreads = n;
 	stats->family = cts_tiling_count(&fam);
-	if (c.log && !c.quiet && judge)
+	if (c.log && !c.quiet && judge) {
 		fprintf(c.log, "cts-trace: instances: first run: %d thread%s, %" PRIu64 " points; "
 			"tiles of %" PRIu32 " points, %" PRIu32 " per thread: %s%" PRIu64 " instances\n",
 			n, n == 1 ? "" : "s", stats->points, ic->tile, ic->z,
 			stats->family == UINT64_MAX ? "more than " : "", stats->family);
+		if (!ic->uniform)
+			fprintf(c.log, "cts-trace: instances: %" PRIu64 " tiles hold conflicting "
+				"steps: the first %" PRIu64 " instances choose among them%s\n",
+				nhot_all, stats->hot, hcount > HOT_MAX ? " (drawn)" : "");
+	}
 
 	c.runs = cfg->runs;
 	for (uint64_t next = 0; rc == 0 && !res->internal_error && !stop; next++) {
@@ -495,7 +671,10 @@ int cts_explore_instances(const struct cts_instances_config *ic,
 				break;
 			c.time_limit = left;
 		}
-		struct cts_instance *in = cts_tiling_draw(&fam, ic->seed, i);
+		struct cts_instance *in =
+			i >= stats->hot ? cts_tiling_draw(&fam, ic->seed, i - stats->hot) :
+			hcount > HOT_MAX ? cts_tiling_draw(&hfam, ic->seed, i) :
+			cts_tiling_nth(&hfam, shuffle(ic->seed, i, hcount));
 		c.instance = in;
 		if (c.log && cts_verbosity >= 2) {
 			char spec[256];
@@ -522,6 +701,10 @@ int cts_explore_instances(const struct cts_instances_config *ic,
 		if (cts_explore_interrupted())
 			break;
 	}
+	for (int j = 0; j < n && hot; j++)
+		free(hot[j]);
+	free(hot);
+	free(nhot);
 	stats->thread_points = points;
 	res->elapsed = now_s() - start;
 	res->exhausted = res->complete = false;
@@ -560,5 +743,7 @@ json_t *cts_instances_json(const struct cts_instances_config *ic,
 	json_object_set_new(o, "thread_points", pts);
 	json_object_set_new(o, "searched_instances", list);
 	json_object_set_new(o, "walk_runs", json_integer((json_int_t)stats->walk_runs));
+	json_object_set_new(o, "tile_pick", json_string(ic->uniform ? "uniform" : "conflicts"));
+	json_object_set_new(o, "hot", json_integer((json_int_t)stats->hot));
 	return o;
 }

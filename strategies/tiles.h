@@ -47,19 +47,37 @@ void cts_instance_begin_run(struct cts_instance *in);
  * taken out of enabled[]. True when any was. */
 bool cts_instance_restrict(struct cts_instance *in, int last, bool *enabled, const int *live,
 			   int nlive, int nthreads);
-void cts_instance_executed(struct cts_instance *in, int thread, cts_op op);
+/* The step ev of thread ran (the learner also keeps it, for
+ * cts_instance_hot). */
+void cts_instance_executed(struct cts_instance *in, int thread, const struct cts_event *ev);
 /* Most points each thread had in any run so far (threads in creation
  * order); returns the number of threads, *points borrowed. */
 int cts_instance_points(const struct cts_instance *in, const uint64_t **points);
 
+/* The learner's hot tiles: per thread (creation order), the tiles of `tile`
+ * points that hold a point whose step, in the runs the learner saw, touched
+ * an object (memory word, sync object, the kernel) that another thread also
+ * touched, one of them writing (sync operations and the kernel count as
+ * writes). A preemption can be put off past a thread's steps that conflict
+ * with no other thread's without changing what any thread sees, so these are
+ * the tiles where preemptions matter (as far as those runs show). Returns
+ * the number of threads; hot[j] (ascending) and nhot[j] are new (free each
+ * hot[j], hot and nhot). */
+int cts_instance_hot(const struct cts_instance *in, uint32_t tile, uint64_t ***hot,
+		     uint64_t **nhot);
+
 /* A family of instances: the z-selections of a uniform tiling of threads
  * with the given numbers of points. A thread with at most z tiles gets all
- * of them ("*"), one with none gets "-". */
+ * of them ("*"), one with none gets "-". With hot set, a thread with more
+ * than z tiles chooses among its nhot[j] tiles hot[j] only (all of them,
+ * listed, when at most z; "-" when none). */
 struct cts_tiling {
 	uint32_t tile;          /* t: points per tile, >= 1 */
 	uint32_t z;             /* tiles selected per thread */
 	int nthreads;
 	const uint64_t *points; /* [nthreads] */
+	uint64_t *const *hot;   /* [nthreads] or NULL: the tiles to choose from */
+	const uint64_t *nhot;   /* [nthreads] */
 };
 
 /* Instances in the family (product of C(tiles, z)); UINT64_MAX if more. */
@@ -83,6 +101,8 @@ struct cts_instances_config {
 	uint32_t tile, z;                      /* --tile, --tiles-per-thread */
 	uint64_t count;                        /* --instances */
 	uint64_t seed;                         /* draws instance i from (seed, i) */
+	bool uniform;                          /* --tile-pick uniform: the paper's
+	                                        * draws only, no hot instances */
 };
 
 /* What the search did, for the report and the summary line. */
@@ -91,6 +111,8 @@ struct cts_instances_stats {
 	uint64_t points;         /* their points, summed */
 	uint64_t *thread_points; /* [nthreads]: each thread's */
 	uint64_t family;         /* instances in the family (UINT64_MAX: more) */
+	uint64_t hot;            /* of the instances, the first `hot` are the hot
+	                          * family's (cts_instance_hot), in order */
 	uint64_t searched;       /* instances searched (started) */
 	uint64_t exhausted;      /* of them, searched to the end (dfs/pcb/idb: complete) */
 	char found_in[512];      /* spec of the instance the first bug came from, "" */
@@ -102,7 +124,10 @@ struct cts_instances_stats {
 };
 
 /* A first unrestricted run (the strategy's own) learns each thread's number
- * of points; then instance i = cts_tiling_draw(seed, i) is searched with
+ * of points and its hot tiles; the instances are first the H instances of
+ * the hot family (at most 4096: its z-selections in order, or drawn from
+ * seed when it has more), then instance i >= H = cts_tiling_draw(seed,
+ * i - H) of the uniform family (the paper's); each is searched with
  * cfg->runs runs (0: until its strategy is done), while cfg->time_limit
  * lasts, until a bug (cfg->stop_on_bug). Results are summed into res as one
  * exploration; res->complete is never set. 0, or -1 (res->error).

@@ -19,7 +19,7 @@ enum {
 	O_STATEMATCH, O_NOCUTOFFS,
 	O_WATCHBACKEND, O_CATCHSITES, O_CATCHWINDOW,
 	O_PID,
-	O_INSTANCE, O_INSTANCES, O_TILE, O_TILESPER,
+	O_INSTANCE, O_INSTANCES, O_TILE, O_TILESPER, O_TILEPICK,
 	O_COVERAGE, O_COVERAGEPLOT,
 	O_JOBS, O_SHARD, O_SPLITDEPTH, O_HOTLINES,
 	O_SARIF, O_MINIMIZE, O_NOMINIMIZE,
@@ -84,6 +84,7 @@ static const struct option opts[] = {
 	{ "instances", required_argument, 0, O_INSTANCES },
 	{ "tile", required_argument, 0, O_TILE },
 	{ "tiles-per-thread", required_argument, 0, O_TILESPER },
+	{ "tile-pick", required_argument, 0, O_TILEPICK },
 	{ "coverage", no_argument, 0, O_COVERAGE },
 	{ "coverage-plot", required_argument, 0, O_COVERAGEPLOT },
 	{ "no-cutoffs", no_argument, 0, O_NOCUTOFFS },
@@ -405,6 +406,13 @@ static int one_option(struct cts_cli *c, int opt, const char *arg, char *err, si
 	case O_TILESPER:
 		c->tiles_given = true;
 		return parse_u64(arg, "--tiles-per-thread", 0, 1000, &c->tiles_per_thread, err, errlen);
+	case O_TILEPICK:
+		if (strcmp(arg, "conflicts") && strcmp(arg, "uniform"))
+			return bad(err, errlen, "--tile-pick: unknown way '%.64s' (conflicts, uniform)",
+				   arg);
+		c->tiles_given = true;
+		c->tile_uniform = !strcmp(arg, "uniform");
+		return 0;
 	case O_COVERAGE: c->coverage = true; return 0;
 	case O_COVERAGEPLOT:
 		return nonempty(arg, "--coverage-plot", err, errlen) ?:
@@ -495,9 +503,10 @@ enum cts_cli_status cts_cli_parse(int argc, char **argv, struct cts_cli *c, char
 	/* Instances (strategies/tiles.h): one given, or N drawn, not both. */
 	if (c->instance && (c->instances || c->tiles_given))
 		return bad(err, errlen, "--instance names one instance: it goes without --instances, "
-			   "--tile and --tiles-per-thread"), CTS_CLI_USAGE;
+			   "--tile, --tiles-per-thread and --tile-pick"), CTS_CLI_USAGE;
 	if (c->tiles_given && !c->instances)
-		return bad(err, errlen, "--tile and --tiles-per-thread go with --instances N"),
+		return bad(err, errlen, "--tile, --tiles-per-thread and --tile-pick go with "
+			   "--instances N"),
 		       CTS_CLI_USAGE;
 	if (c->gdb && c->gdb_batch)
 		return bad(err, errlen, "--gdb is gdb on the terminal, --gdb-batch gdb running "

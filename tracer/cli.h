@@ -74,6 +74,7 @@ struct cts_cli {
 	uint64_t instances;            /* --instances N: drawn at random, 0 = none */
 	uint64_t tile, tiles_per_thread; /* --tile T (16), --tiles-per-thread Z (2) */
 	bool tiles_given;
+	bool tile_uniform;               /* --tile-pick uniform (default conflicts) */
 	/* Statements with contexts; HaPSet (strategies/hapset.h). */
 	int context;                   /* --context K return addresses (default 1) */
 	const char *guide;             /* --guide hapset, NULL */

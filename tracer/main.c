@@ -85,6 +85,10 @@ static void usage(FILE *f)
 "                        instances drawn from --seed one after another (--runs\n"
 "                        each); --tile T points per tile (default 16),\n"
 "                        --tiles-per-thread Z (default 2)\n"
+"      --tile-pick HOW   conflicts (default): the first instances choose only\n"
+"                        among tiles where the first run's threads touched a\n"
+"                        common object, then draws as the paper; uniform: the\n"
+"                        paper's draws only\n"
 "      --no-cutoffs      with -s unfold: no terminal (cut-off) events, and runs until\n"
 "                        each event of the prefix was executed by one: the stateless\n"
 "                        unfolding baseline (JSON stateless_tests)\n"
@@ -1359,6 +1363,7 @@ int main(int argc, char **argv)
 	struct cts_instances_config icfg = {
 		.strategy = cli.strategy, .scfg = &scfg, .tile = (uint32_t)cli.tile,
 		.z = (uint32_t)cli.tiles_per_thread, .count = cli.instances, .seed = cli.seed,
+		.uniform = cli.tile_uniform,
 	};
 	struct cts_instances_stats istats;
 	char *start_set = cli.replay ? NULL : cts_tracer_learned(tracer);

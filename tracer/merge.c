@@ -145,7 +145,7 @@ static int check_same(const json_t *a, const json_t *b, const char *na, const ch
 	/* --instances: instance i is the same in both only if the tiling and
 	 * the points learned by the first run are */
 	static const char *const ikeys[] = { "tile", "tiles_per_thread", "drawn", "seed",
-					     "thread_points" };
+					     "thread_points", "tile_pick", "hot" };
 	const json_t *ia = json_object_get(a, "instances"), *ib = json_object_get(b, "instances");
 	if (!ia != !ib)
 		return fail(err, errlen, "%s and %s: only one searched instances", na, nb);

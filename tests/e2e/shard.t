@@ -129,7 +129,7 @@ is "$? $(jq -c '[(.bugs | length), (.divergences | length) > 0]' m.json)" "0 [0,
 # the single search's instances, runs and bugs (the first run, which every
 # shard makes to learn the points, counts once).
 gcc -g -O1 -pthread -w -o relay "$TOP/benchmarks/programs/relay.c" || exit 1
-IA="-m sync -s random --tile 2 --tiles-per-thread 2 -n 20 --keep-going --instances 6"
+IA="-m sync -s random --tile 2 --tiles-per-thread 2 -n 20 --keep-going --instances 6 --seed 3"
 "$CTS" -q $IA --report i-all.json -o out -- ./relay 12 2
 for i in 1 2; do
 	"$CTS" -q $IA --shard $i/2 --report i-$i.json -o out -- ./relay 12 2

@@ -10,16 +10,17 @@
 B="$TOP/benchmarks/programs"
 BAD_SPECS='t=0:1 t=2 t=2:1//2 x t=2:1.1 t=2:a'
 BAD_ARGS=("--instance t=2:0 --instances 3" "--tile 4" "--tiles-per-thread 2" "--instances 0"
-	  "--tile 0 --instances 2")
-plan $((23 + $(count $BAD_SPECS) + ${#BAD_ARGS[@]}))
-for v in relay relay_ok; do
+	  "--tile 0 --instances 2" "--tile-pick conflicts" "--instances 2 --tile-pick some")
+plan $((28 + $(count $BAD_SPECS) + ${#BAD_ARGS[@]}))
+for v in relay relay_ok narrow3 narrow3_ok; do
 	gcc -g -O1 -pthread -w -o "$T/$v" "$B/$v.c" || { ok 1 "$v: builds"; done_testing; }
 done
 # 12 rounds, legs of 2 rounds: the bug needs three preemptions.
 ARGS="12 2"
 
+# The paper's draws (--tile-pick uniform); the conflicts are narrow3's below.
 out=$("$CTS" -m sync -s random -n 20 --instances 20 --tile 2 --tiles-per-thread 2 \
-	--report "$T/r.json" -o "$T/o1" -- "$T/relay" $ARGS 2>&1)
+	--tile-pick uniform --report "$T/r.json" -o "$T/o1" -- "$T/relay" $ARGS 2>&1)
 is $? 1 "relay: a drawn instance finds the bug that needs three preemptions"
 like "$out" "instances: first run: 3 threads, [0-9]+ points; tiles of 2 points, 2 per thread" \
 	"the first run learns each thread's points"
@@ -64,6 +65,25 @@ is "$(jq -c '[.runs, ([.races[].runs] | max), ([.races[].first_run] | min)]' "$T
    "[13,13,0]" "its race: once, seen in all 13 runs of the 4 instances and the first run"
 is "$(jq '[.races[] | [.address, [.accesses[].pc]]] | (length == (unique | length))' "$T/races.json")" \
    true "no race listed twice"
+
+# Issue 29 item 6: narrow3's bug needs three preemptions, each in a window of
+# 2 points among ~600 per worker. dpor inside instances whose tiles hold the
+# first run's conflicting steps finds it within 3 instances of at most 100
+# runs (a run budget, not time); the twin stays clean under the same search.
+out=$("$CTS" -m sync -s dpor --instances 3 -n 100 --report "$T/n.json" -o "$T/o11" \
+	-- "$T/narrow3" 2>&1)
+is $? 1 "narrow3: dpor inside 3 instances at the conflicts finds the bug"
+like "$out" "instances: [0-9]+ tiles hold conflicting steps: the first [0-9]+ instances" \
+	"it says how many tiles and instances are hot"
+is "$(jq -r '[.instances.tile_pick, (.instances.hot > 0), (.runs <= 301)] | join(" ")' \
+	"$T/n.json")" "conflicts true true" "the report: tile_pick, hot instances, within the budget"
+out=$("$CTS" -m sync -s dpor --instances 3 -n 100 -o "$T/o12" -- "$T/narrow3_ok" 2>&1)
+is $? 0 "narrow3_ok: the same search, no bug"
+out=$("$CTS" -m sync -s dpor --instances 3 -n 100 --tile-pick uniform --report "$T/u.json" \
+	-o "$T/o13" -- "$T/narrow3" 2>&1)
+is "$(jq -r '[.instances.tile_pick, .instances.hot] | join(" ")' "$T/u.json")" "uniform 0" \
+	"--tile-pick uniform: the paper's draws only"
+diag "narrow3, the paper's draws, the same budget: exit $(jq -r 'if (.bugs | length) > 0 then 1 else 0 end' "$T/u.json"), $(jq .runs "$T/u.json") runs"
 
 # Bad specs and combinations: exit 2, one line.
 for bad in $BAD_SPECS; do

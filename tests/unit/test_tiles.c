@@ -72,12 +72,14 @@ static void test_specs(void)
 	bool en2[3] = { false, true, true };
 	tap_ok(!cts_instance_restrict(in, 0, en2, NULL, 0, 3) && en2[1] && en2[2],
 	       "a thread that cannot run may always be switched away from");
+	struct cts_event wr = { .tid = 0, .op = CTS_OP_WRITE, .obj = 0x1000, .size = 4 };
+	struct cts_event yi = { .tid = 1, .op = CTS_OP_YIELD };
 	for (int k = 0; k < 3; k++)
-		cts_instance_executed(in, 0, CTS_OP_WRITE);
+		cts_instance_executed(in, 0, &wr);
 	bool en3[3] = { true, true, true };
 	tap_ok(!cts_instance_restrict(in, 0, en3, NULL, 0, 3) && en3[1],
 	       "at point 3 (tile 1) thread 0 may be preempted");
-	cts_instance_executed(in, 1, CTS_OP_YIELD);
+	cts_instance_executed(in, 1, &yi);
 	bool en4[3] = { true, true, true };
 	tap_ok(!cts_instance_restrict(in, 1, en4, NULL, 0, 3) && en4[0],
 	       "a thread that just yielded may be switched away from");
@@ -518,9 +520,164 @@ static void dpor_vs_dfs(const char *name, const char *script, uint32_t tile, uin
 	cts_sim_free(sim);
 }
 
+/* ---- hot tiles (issue 29 item 6) ---- */
+
+static struct cts_event step(int tid, cts_op op, uint64_t obj)
+{
+	return (struct cts_event){ .tid = tid, .op = op, .obj = obj, .size = 4, .target = -1 };
+}
+
+/* Steps fed by hand: x written by 1 and read by 2, y the other way round,
+ * z only read, p1 and p2 locks of their own. */
+static void test_hot(void)
+{
+	enum { X = 0x1000, Y = 0x2000, Z = 0x3000, P1 = 0x4000, P2 = 0x5000 };
+	struct cts_instance *l = cts_instance_learner();
+	cts_instance_begin_run(l);
+	const struct cts_event evs[] = {
+		step(0, CTS_OP_START, 0),
+		step(1, CTS_OP_WRITE, X), step(1, CTS_OP_LOCK, P1),
+		step(1, CTS_OP_UNLOCK, P1), step(1, CTS_OP_READ, Y), step(1, CTS_OP_READ, Z),
+		step(2, CTS_OP_READ, X), step(2, CTS_OP_LOCK, P2),
+		step(2, CTS_OP_UNLOCK, P2), step(2, CTS_OP_WRITE, Y + 2),
+		step(2, CTS_OP_READ, Z), step(2, CTS_OP_LOCK, P2),
+		step(2, CTS_OP_UNLOCK, P2),
+	};
+	for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++)
+		cts_instance_executed(l, evs[i].tid, &evs[i]);
+	uint64_t **hot, *nhot;
+	int n = cts_instance_hot(l, 2, &hot, &nhot);
+	tap_is_int(n, 3, "hot: three threads");
+	tap_ok(nhot[0] == 0, "main touched nothing another thread did: no hot tile");
+	tap_ok(nhot[1] == 2 && hot[1][0] == 0 && hot[1][1] == 1,
+	       "thread 1: x at point 0 (tile 0), y at point 3 (tile 1); its own lock and a read "
+	       "of a word nobody writes are not conflicts");
+	tap_ok(nhot[2] == 2 && hot[2][0] == 0 && hot[2][1] == 1,
+	       "thread 2: x at 0, a write inside y's word at 3; tile 2 (its own lock) is not hot");
+	uint64_t pts[] = { 1, 5, 7 };
+	struct cts_tiling f = { .tile = 2, .z = 1, .nthreads = 3, .points = pts, .hot = hot,
+				.nhot = nhot };
+	tap_is_int(cts_tiling_count(&f), 4, "hot family, z=1: 2 x 2 instances");
+	char buf[64];
+	bool only_hot = true;
+	for (uint64_t i = 0; i < 4; i++) {
+		struct cts_instance *in = cts_tiling_nth(&f, i);
+		only_hot &= !cts_instance_may_preempt(in, 1, 4) && !cts_instance_may_preempt(in, 2, 4) &&
+			    cts_instance_may_preempt(in, 0, 0);
+		cts_instance_free(in);
+	}
+	tap_ok(only_hot, "its instances never select a tile that is not hot (main, with one tile "
+	       "in all, has it)");
+	f.z = 2;
+	struct cts_instance *in = cts_tiling_nth(&f, 0);
+	cts_instance_format(in, buf, sizeof(buf));
+	tap_ok(strcmp(buf, "t=2:*/0.1/0.1") == 0,
+	       "z at least the hot tiles: all hot tiles, not '*'; a thread with at most z tiles "
+	       "in all: '*', as the paper (got %s)", buf);
+	cts_instance_free(in);
+	for (int j = 0; j < n; j++)
+		free(hot[j]);
+	free(hot);
+	free(nhot);
+	cts_instance_free(l);
+}
+
+/* narrow3 in small (benchmarks/programs/narrow3.c): the bug needs worker
+ * 0 preempted inside its first window, worker 1 inside its window, worker
+ * 0 inside its second; the rest is private work. */
+#define PW(l) "lock " l "; unlock " l "; "
+#define PW4(l) PW(l) PW(l) PW(l) PW(l)
+#define NARROW(open0, close0, open1, close1)                                                 \
+	"thread main: create w0 -> a; create w1 -> b; join a; join b; assert s < 3\n"         \
+	"thread w0: " PW4("p") PW4("p") "lock m; write x 1; " open0 PW("p") close0 "unlock m; " \
+	PW4("p") PW4("p") PW4("p") PW4("p") "lock m; read y -> v; read s -> q; "              \
+	"if v == 0 || q != 1 goto A; write s 2; A: unlock m; "                                 \
+	"lock m; write x 2; " open0 PW("p") close0 "unlock m; " PW4("p") "\n"                 \
+	"thread w1: " PW4("q") PW4("q") PW4("q") PW4("q") "lock m; read x -> v; "             \
+	"if v != 1 goto B; write s 1; B: unlock m; lock m; write y 1; " open1 PW("q") close1    \
+	"unlock m; " PW4("q") PW4("q") PW4("q") PW4("q") "lock m; read x -> v; read s -> q; "  \
+	"if v != 2 || q != 2 goto C; write s 3; C: unlock m; " PW4("q") "\n"
+/* The bug: each window is a section of its own, closed in the next. */
+static const char *NARROW_BUG =
+	NARROW("unlock m; ", "lock m; write x 0; ", "unlock m; ", "lock m; write y 0; ");
+/* The twin: opened and closed in one section. */
+static const char *NARROW_OK =
+	NARROW("write x 0; unlock m; ", "lock m; ", "write y 0; unlock m; ", "lock m; ");
+
+/* --instances with dpor on the simulated backend (tiles of 16 points, 2 per
+ * thread, 20 instances of at most 100 runs): the run of the first bug
+ * (1-based, counting the learner run), 0 for none, and the runs made. */
+static uint64_t narrow_search(const char *script, bool uniform, uint64_t count, uint64_t *runs,
+			      uint64_t *hot)
+{
+	char err[256];
+	struct cts_sim *sim = cts_sim_parse(script, err, sizeof(err));
+	if (!sim) {
+		tap_diag("%s", err);
+		return 0;
+	}
+	struct cts_objmodel *om = cts_objmodel_new(false);
+	struct cts_backend be = cts_sim_backend(sim, om);
+	struct cts_strategy_config sc = { .seed = 1, .max_steps = 1000 };
+	struct cts_instances_config ic = { .strategy = "dpor", .scfg = &sc, .tile = 16, .z = 2,
+					   .count = count, .seed = 1, .uniform = uniform };
+	struct cts_explorer_config cfg = { .runs = 100, .max_steps = 1000, .stop_on_bug = true,
+					   .quiet = true, .log = tap_quiet_log() };
+	struct cts_explore_result res;
+	struct cts_instances_stats st;
+	if (cts_explore_instances(&ic, &cfg, &be, om, &res, &st) != 0)
+		tap_diag("explore failed: %s", res.error);
+	uint64_t first = res.nbugs ? res.bugs[0].run + 1 : 0;
+	*runs = res.runs;
+	*hot = st.hot;
+	cts_instances_stats_fini(&st);
+	cts_explore_result_free(&res);
+	cts_objmodel_free(om);
+	cts_sim_free(sim);
+	return first;
+}
+
+/* Plain dpor over the whole script: the run of its first bug, 0 for none. */
+static uint64_t narrow_plain(const char *script, uint64_t runs)
+{
+	char err[256];
+	struct cts_sim *sim = cts_sim_parse(script, err, sizeof(err));
+	if (!sim)
+		return tap_diag("%s", err), 0;
+	struct cts_strategy_config sc = { .seed = 1, .max_steps = 1000 };
+	struct cts_strategy *st = cts_search_create(CTS_SEARCH_DPOR, &sc, NULL);
+	struct cts_explorer_config cfg = { .runs = runs, .max_steps = 1000, .stop_on_bug = true,
+					   .quiet = true, .log = tap_quiet_log() };
+	struct cts_explore_result res;
+	cts_sim_explore(sim, &cfg, st, &res);
+	uint64_t first = res.nbugs ? res.bugs[0].run + 1 : 0;
+	cts_explore_result_free(&res);
+	cts_strategy_destroy(st);
+	cts_sim_free(sim);
+	return first;
+}
+
+static void test_narrow(void)
+{
+	tap_diag("narrow: plain dpor: bug in run %" PRIu64, narrow_plain(NARROW_BUG, 2000));
+	uint64_t runs, hot, runs_u, hot_u;
+	uint64_t first = narrow_search(NARROW_BUG, false, 20, &runs, &hot);
+	uint64_t first_u = narrow_search(NARROW_BUG, true, 20, &runs_u, &hot_u);
+	tap_diag("narrow: conflicts: bug in run %" PRIu64 " (%" PRIu64 " hot instances); uniform: "
+		 "%" PRIu64 " (0 = none) in %" PRIu64 " runs", first, hot, first_u, runs_u);
+	tap_ok(hot > 0 && hot_u == 0, "hot instances with conflicts, none with uniform");
+	tap_ok(first > 0 && first <= 100 && (!first_u || first < first_u),
+	       "dpor inside hot instances finds the three-preemption bug within 100 runs, "
+	       "sooner than inside the paper's draws");
+	uint64_t ok_first = narrow_search(NARROW_OK, false, 20, &runs, &hot);
+	tap_ok(ok_first == 0 && runs > 20, "the twin: no bug in %" PRIu64 " runs", runs);
+}
+
 int main(void)
 {
 	test_specs();
+	test_hot();
+	test_narrow();
 	test_counts();
 	/* Every run has at least 2 context switches (main, the worker, main's join). */
 	coverage("main and a worker",
