@@ -115,6 +115,7 @@ static int start_run(void *be, struct cts_run_state *st)
 	cts_tr_sys_reset(tr);
 	cts_tr_clear_alarm();
 	st->status = CTS_RUN_ACTIVE;
+	cts_access_run_start(tr);
 
 	if (tr->server) {
 		cts_tr_bp_sync_server(tr);
