@@ -1520,6 +1520,14 @@ static void watch_before(struct cts_tracer *tr, struct thread *th, const struct 
 	th->watch_kind = acc[best].kind;
 }
 
+void cts_access_run_start(struct cts_tracer *tr)
+{
+	for (size_t i = 0; i < tr->bpcap; i++) {
+		tr->bps[i].run_off = false;
+		tr->bps[i].run_hits = tr->bps[i].tracked_hits = 0;
+	}
+}
+
 bool cts_access_range_hidden(struct cts_tracer *tr, struct thread *th, bool write, uint64_t pc,
 			     uint64_t start, uint64_t len)
 {
@@ -1571,6 +1579,7 @@ static int on_access(struct cts_tracer *tr, struct thread *th, uint64_t pc, stru
 		}
 	} else if (b) {
 		b->shared_hits++;
+		b->run_hits++;
 	}
 	bool tracked = shared && cts_fault_tracked(tr, ev.obj);
 	/* On a page th's PKRU lets this access through, the CPU would not
@@ -1584,13 +1593,18 @@ static int on_access(struct cts_tracer *tr, struct thread *th, uint64_t pc, stru
 		visible = false;
 	if (visible && tr->own && own_hidden(tr, th, &ev, b && b->learned))
 		visible = false;
-	if (b && tracked && ++b->tracked_hits >= RETIRE_AFTER && b->tracked_hits == b->shared_hits &&
+	if (b && tracked && ++b->tracked_hits >= RETIRE_AFTER && b->tracked_hits == b->run_hits &&
 	    !b->local_hits && !b->learned && !a->nwatch && ev.op != CTS_OP_ATOMIC) {
 		/* Its accesses are on tracked pages: faults find the foreign ones.
 		 * Never an atomic: it is an event wherever it lands (its
-		 * happens-before), which a fault on a page it owns would not be. */
+		 * happens-before), which a fault on a page it owns would not be.
+		 * For this run only (the server's text keeps it): whether a hit
+		 * is an int3's or a fault's must follow from the run's own
+		 * schedule, or a later run with the same prefix shows other
+		 * events (a dpor prefix diverged on glib_seq_race). */
 		tr->stats.retired++;
-		cts_tr_bp_retire(tr, b);
+		b->run_off = true;
+		cts_tr_bp_unplant(tr, b);
 	}
 	if (passes)
 		return cts_access_step_over(tr, th, b, false);

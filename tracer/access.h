@@ -63,6 +63,9 @@ void cts_access_learn(struct cts_tracer *tr, uint64_t pc);
  * path one that --trace-lib names. */
 int cts_access_live_threads(const struct cts_tracer *tr);
 bool cts_access_shared(struct cts_tracer *tr, struct thread *th, uint64_t addr);
+/* A new run: access breakpoints retired in the last one (fault mode) are in
+ * its text again, counted from zero. */
+void cts_access_run_start(struct cts_tracer *tr);
 /* A library call's range [start, start+len) that th reads or writes (sync.c),
  * from call site pc: may it stay invisible, as a plain access of the same
  * lines would (ownership, own.h)? If so it is recorded as th's access. The

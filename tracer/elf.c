@@ -699,53 +699,11 @@ int cts_elf_got_slots(const char *path, uint64_t *lowest_vaddr,
 	return c.n;
 }
 
-int cts_elf_plt_stubs(const char *path, uint64_t *lowest_vaddr,
-		      void (*fn)(const char *name, uint64_t stub, void *arg), void *arg)
-{
-	int fd, n = 0;
-	size_t shstrndx;
-	Elf *e = open_elf(path, &fd);
-	if (!e)
-		return -1;
-	*lowest_vaddr = lowest_load(e);
-	if (elf_getshdrstrndx(e, &shstrndx) != 0) {
-		close_elf(e, fd);
-		return -1;
-	}
-	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e, scn));) {
-		GElf_Shdr sh;
-		const char *sname;
-		if (!gelf_getshdr(scn, &sh) || !(sname = elf_strptr(e, shstrndx, sh.sh_name)) ||
-		    (strcmp(sname, ".plt") != 0 && strcmp(sname, ".plt.sec") != 0 &&
-		     strcmp(sname, ".plt.got") != 0))
-			continue;
-		Elf_Data *d = elf_getdata(scn, NULL);
-		uint64_t esz = sh.sh_entsize ? sh.sh_entsize : 16;
-		if (!d || !d->d_buf || d->d_size < sh.sh_size)
-			continue;
-		const unsigned char *b = d->d_buf;
-		/* Each stub is one entry holding jmp *disp32(%rip) (ff 25). */
-		for (uint64_t off = 0; off + esz <= sh.sh_size; off += esz) {
-			for (uint64_t j = off; j + 6 <= off + esz; j++) {
-				if (b[j] != 0xff || b[j + 1] != 0x25)
-					continue;
-				int32_t disp;
-				memcpy(&disp, b + j + 2, 4);
-				const char *name = got_name(e, sh.sh_addr + j + 6 + (int64_t)disp);
-				if (name && *name) {
-					fn(name, sh.sh_addr + off, arg);
-					n++;
-				}
-				break;
-			}
-		}
-	}
-	close_elf(e, fd);
-	return n;
-}
-
-int cts_elf_sections(const char *path, const char *const *names, uint64_t *lowest_vaddr,
-		     void (*fn)(uint64_t vaddr, uint64_t size, void *arg), void *arg)
+/* fn(e, section) for each section of path that occupies memory and is
+ * named in names (NULL-ended). Returns how many, -1 when path is no ELF. */
+static int each_named_section(const char *path, const char *const *names, uint64_t *lowest_vaddr,
+			      void (*fn)(Elf *e, const GElf_Shdr *sh, Elf_Scn *scn, void *arg),
+			      void *arg)
 {
 	int fd, n = 0;
 	size_t shstrndx;
@@ -765,11 +723,69 @@ int cts_elf_sections(const char *path, const char *const *names, uint64_t *lowes
 			continue;
 		for (const char *const *w = names; *w; w++)
 			if (strcmp(sname, *w) == 0) {
-				fn(sh.sh_addr, sh.sh_size, arg);
+				fn(e, &sh, scn, arg);
 				n++;
 				break;
 			}
 	}
 	close_elf(e, fd);
 	return n;
+}
+
+struct stub_ctx {
+	void (*fn)(const char *name, uint64_t stub, void *arg);
+	void *arg;
+	int n;
+};
+
+static void plt_section(Elf *e, const GElf_Shdr *sh, Elf_Scn *scn, void *arg)
+{
+	struct stub_ctx *c = arg;
+	Elf_Data *d = elf_getdata(scn, NULL);
+	uint64_t esz = sh->sh_entsize ? sh->sh_entsize : 16;
+	if (!d || !d->d_buf || d->d_size < sh->sh_size)
+		return;
+	const unsigned char *b = d->d_buf;
+	/* Each stub is one entry holding jmp *disp32(%rip) (ff 25). */
+	for (uint64_t off = 0; off + esz <= sh->sh_size; off += esz) {
+		for (uint64_t j = off; j + 6 <= off + esz; j++) {
+			if (b[j] != 0xff || b[j + 1] != 0x25)
+				continue;
+			int32_t disp;
+			memcpy(&disp, b + j + 2, 4);
+			const char *name = got_name(e, sh->sh_addr + j + 6 + (int64_t)disp);
+			if (name && *name) {
+				c->fn(name, sh->sh_addr + off, c->arg);
+				c->n++;
+			}
+			break;
+		}
+	}
+}
+
+int cts_elf_plt_stubs(const char *path, uint64_t *lowest_vaddr,
+		      void (*fn)(const char *name, uint64_t stub, void *arg), void *arg)
+{
+	static const char *const plt[] = { ".plt", ".plt.sec", ".plt.got", NULL };
+	struct stub_ctx c = { .fn = fn, .arg = arg };
+	return each_named_section(path, plt, lowest_vaddr, plt_section, &c) < 0 ? -1 : c.n;
+}
+
+struct range_ctx {
+	void (*fn)(uint64_t vaddr, uint64_t size, void *arg);
+	void *arg;
+};
+
+static void section_range(Elf *e, const GElf_Shdr *sh, Elf_Scn *scn, void *arg)
+{
+	(void)e, (void)scn;
+	struct range_ctx *c = arg;
+	c->fn(sh->sh_addr, sh->sh_size, c->arg);
+}
+
+int cts_elf_sections(const char *path, const char *const *names, uint64_t *lowest_vaddr,
+		     void (*fn)(uint64_t vaddr, uint64_t size, void *arg), void *arg)
+{
+	struct range_ctx c = { .fn = fn, .arg = arg };
+	return each_named_section(path, names, lowest_vaddr, section_range, &c);
 }

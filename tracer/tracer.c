@@ -117,6 +117,7 @@ static int start_run(void *be, struct cts_run_state *st)
 	cts_tr_clear_alarm();
 	st->status = CTS_RUN_ACTIVE;
 	tr->pf_start = cts_pf_begin_run(tr->pf, st);
+	cts_access_run_start(tr);
 
 	if (tr->server) {
 		cts_tr_bp_sync_server(tr);

@@ -151,7 +151,8 @@ struct bp {
 	int fn;            /* BP_SYNC, BP_LIBCALL: index into sync.c's tables */
 	bool active;
 	uint32_t local_hits, shared_hits;
-	uint32_t tracked_hits;     /* fault mode: shared hits on tracked pages (fault.h) */
+	uint32_t run_hits, tracked_hits; /* fault mode, this run: shared hits, those on tracked pages */
+	bool run_off;              /* ...out of this run's text after enough of them (start_run resets) */
 	struct cts_insn *insn;  /* BP_ACCESS: decoded once (access.c) */
 	bool learned;           /* a spin loop's load: visible in every mode */
 	bool in_server;         /* int3 written in the fork server's text */
