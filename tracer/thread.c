@@ -201,7 +201,10 @@ int cts_tr_resume(struct cts_tracer *tr, struct thread *th, int sig)
 	}
 	th->regs_valid = false;
 	th->state = TH_RUNNING;
-	bool step = th->stepping || th->stepping_bp || th->after_step;
+	/* stepping_over: a key fault in a step the tracer decided reruns as
+	 * that step (every key open for it, closed at its SINGLESTEP stop);
+	 * resumed with CONT, the thread ran on with every key open. */
+	bool step = th->stepping || th->stepping_bp || th->after_step || th->stepping_over;
 	int req = step ? PTRACE_SINGLESTEP :
 		  tr->trace_syscalls || sys || th->pf_installing ? PTRACE_SYSCALL : PTRACE_CONT;
 	if (ptrace(req, th->tid, 0, (void *)(long)sig) != 0) {
