@@ -1236,6 +1236,16 @@ bool cts_access_shared(struct cts_tracer *tr, struct thread *th, uint64_t addr)
 	return m && m->perms[1] == 'w';
 }
 
+bool cts_access_mapping(struct cts_tracer *tr, uint64_t addr, uint64_t *lo, uint64_t *hi)
+{
+	const struct cts_mapping *m = mapping_of(tr, addr);
+	if (!m)
+		return false;
+	*lo = m->lo;
+	*hi = m->hi;
+	return true;
+}
+
 uint64_t cts_access_mapping_end(struct cts_tracer *tr, uint64_t addr)
 {
 	const struct cts_mapping *m = mapping_of(tr, addr);

@@ -51,6 +51,18 @@ struct range {
 	uint64_t lo, hi;
 };
 
+/* What the fork server was given (cts_fault_server_setup): its runs
+ * inherit keys and tags, so a run starts from this, nothing injected. */
+struct fault_snap {
+	pid_t server;           /* 0: none */
+	enum key_state state[CTS_PKEY_COUNT];
+	int kx;
+	uint32_t deny;
+	uint64_t brk_end;
+	struct range *tracked;
+	size_t ntracked;
+};
+
 struct cts_fault {
 	struct cts_own *own;
 	struct cts_tracer *tr;
@@ -70,6 +82,7 @@ struct cts_fault {
 	int nholes;
 	bool holes_read;
 	uint64_t exe_base;
+	struct fault_snap snap;
 	struct cts_fault_stats st;
 };
 
@@ -181,6 +194,7 @@ void cts_fault_free(struct cts_fault *f)
 	for (int k = 0; k < CTS_PKEY_COUNT; k++)
 		free(f->keys[k].pages);
 	free(f->tracked);
+	free(f->snap.tracked);
 	free(f);
 }
 
@@ -191,15 +205,27 @@ bool cts_fault_on(const struct cts_tracer *tr)
 
 /* ---- the process: injected calls, PKRU ------------------------------------ */
 
-static int inject(struct cts_tracer *tr, struct thread *th, long nr, uint64_t a0, uint64_t a1,
-		  uint64_t a2, uint64_t a3, int64_t *ret)
+/* Where a call is injected: a run's thread, or the fork server. */
+struct target {
+	pid_t pid;
+	const struct user_regs_struct *regs;
+};
+
+static int inject_at(struct cts_tracer *tr, struct target t, long nr, uint64_t a0, uint64_t a1,
+		     uint64_t a2, uint64_t a3, int64_t *ret)
 {
 	const uint64_t args[6] = { a0, a1, a2, a3, 0, 0 };
-	if (cts_tr_flush_regs(th) != 0 || cts_tr_getregs(th) != 0)
-		return -1;
-	if (cts_inject_syscall(th->tid, &th->regs, tr->stub_syscall, nr, args, ret) != 0)
+	if (cts_inject_syscall(t.pid, t.regs, tr->stub_syscall, nr, args, ret) != 0)
 		return -1;
 	return *ret < 0 && *ret > -4096 ? (errno = (int)-*ret, -1) : 0;
+}
+
+static int thread_target(struct thread *th, struct target *t)
+{
+	if (cts_tr_flush_regs(th) != 0 || cts_tr_getregs(th) != 0)
+		return -1;
+	*t = (struct target){ th->tid, &th->regs };
+	return 0;
 }
 
 static uint32_t pkru_of(const struct cts_fault *f, int num)
@@ -353,16 +379,30 @@ static void add_hole(uint64_t vaddr, uint64_t size, void *arg)
 }
 
 /* Tag [lo, hi) with the deny key and track it. */
-static int tag(struct cts_tracer *tr, struct thread *th, uint64_t lo, uint64_t hi, int prot)
+static int tag_at(struct cts_tracer *tr, struct target t, uint64_t lo, uint64_t hi, int prot)
 {
 	struct cts_fault *f = tr->flt;
 	int64_t ret;
 	untrack(f, lo, hi);
-	if (inject(tr, th, SYS_pkey_mprotect, lo, hi - lo, (uint64_t)prot, (uint64_t)f->kx, &ret) != 0)
+	if (inject_at(tr, t, SYS_pkey_mprotect, lo, hi - lo, (uint64_t)prot, (uint64_t)f->kx,
+		      &ret) != 0)
 		return -1;
 	f->st.retags++;
 	track(f, lo, hi);
 	return 0;
+}
+
+static int inject(struct cts_tracer *tr, struct thread *th, long nr, uint64_t a0, uint64_t a1,
+		  uint64_t a2, uint64_t a3, int64_t *ret)
+{
+	struct target t;
+	return thread_target(th, &t) != 0 ? -1 : inject_at(tr, t, nr, a0, a1, a2, a3, ret);
+}
+
+static int tag(struct cts_tracer *tr, struct thread *th, uint64_t lo, uint64_t hi, int prot)
+{
+	struct target t;
+	return thread_target(th, &t) != 0 ? -1 : tag_at(tr, t, lo, hi, prot);
 }
 
 /* ---- revoking ------------------------------------------------------------------- */
@@ -533,6 +573,11 @@ static int free_key(struct cts_tracer *tr, struct thread *th)
 
 /* An anonymous mapping right after a library's file mapping is its .bss
  * (libc's malloc state, ld.so's): not the program's data. */
+static uint64_t page_up(uint64_t a)
+{
+	return (a + PAGE - 1) & ~(PAGE - 1);
+}
+
 static bool tracked_mapping(const struct cts_mapping *m, const struct cts_mapping *prev,
 			    const char *exe, uint64_t fs_base, uint64_t sp)
 {
@@ -542,16 +587,48 @@ static bool tracked_mapping(const struct cts_mapping *m, const struct cts_mappin
 		return false;
 	if (strcmp(m->path, "[heap]") == 0 || strcmp(m->path, exe) == 0)
 		return true;
-	if (m->path[0])
-		return false;
-	return !(prev && prev->hi == m->lo && prev->path[0] == '/' && strcmp(prev->path, exe) != 0);
+	/* Anonymous: the program's .bss past its file, yes; a library's .bss
+	 * or the dynamic linker's link maps (there before main: lazy binding
+	 * would fault on them at every first call), no. */
+	return !m->path[0] && prev && prev->hi == m->lo && strcmp(prev->path, exe) == 0;
 }
 
-int cts_fault_setup(struct cts_tracer *tr, struct thread *th)
+/* Tag [lo, hi) but the pages holding the GOT: lazy binding's PLT stubs
+ * read it at every call, a fault each on a page of shared globals. Those
+ * pages stay on access breakpoints, as without faults. */
+static int tag_around_holes(struct cts_tracer *tr, struct target t, uint64_t lo, uint64_t hi,
+			    int prot)
 {
 	struct cts_fault *f = tr->flt;
-	if (!f)
-		return 0;
+	uint64_t at = lo;
+	while (at < hi) {
+		uint64_t end = hi, skip = hi;
+		for (int i = 0; i < f->nholes; i++) {
+			uint64_t hlo = (f->exe_base + f->holes[i].lo) & ~(PAGE - 1);
+			uint64_t hhi = page_up(f->exe_base + f->holes[i].hi);
+			if (hhi <= at || hlo >= end)
+				continue;
+			if (hlo <= at) {
+				at = hhi; /* inside a hole's pages */
+				end = skip = hi;
+				i = -1;
+				continue;
+			}
+			end = hlo;
+			skip = hhi;
+		}
+		if (at >= hi)
+			break;
+		if (end > at && tag_at(tr, t, at, end, prot) != 0)
+			return -1;
+		at = skip;
+	}
+	return 0;
+}
+
+/* Forget the last run: no key, no page tagged, nothing tracked. */
+static void reset(struct cts_fault *f)
+{
 	f->on = false;
 	f->armed = false;
 	cts_htab_clear(f->pages);
@@ -561,15 +638,21 @@ int cts_fault_setup(struct cts_tracer *tr, struct thread *th)
 		free(f->keys[k].pages);
 		memset(&f->keys[k], 0, sizeof(f->keys[k]));
 	}
-	if (f->broken || !tr->stub_syscall)
-		return 0;
+}
+
+/* The keys and the deny tag on every tracked mapping of the process t,
+ * stopped at main with regs: injected pkey_alloc and pkey_mprotect calls.
+ * Sets f->on, or f->broken when the process cannot have them. */
+static void prepare(struct cts_tracer *tr, struct target t)
+{
+	struct cts_fault *f = tr->flt;
 	f->tr = tr;
 	cts_own_set_hook(f->own, claim_hook, f);
 	f->deny = 0;
 	f->kx = 0;
 	for (int i = 1; i < CTS_PKEY_COUNT; i++) {
 		int64_t k;
-		if (inject(tr, th, SYS_pkey_alloc, 0, 0, 0, 0, &k) != 0 || k <= 0 ||
+		if (inject_at(tr, t, SYS_pkey_alloc, 0, 0, 0, 0, &k) != 0 || k <= 0 ||
 		    k >= CTS_PKEY_COUNT)
 			break;
 		f->keys[k].state = f->kx ? K_FREE : K_DENY;
@@ -583,15 +666,15 @@ int cts_fault_setup(struct cts_tracer *tr, struct thread *th)
 	if (!f->kx || nkeys < 1) {
 		cts_debug_msg("fault mode: too few protection keys in the process (%d)", nkeys);
 		f->broken = true;
-		return 0;
+		return;
 	}
 	f->st.keys = nkeys;
 	struct cts_mapping *maps = NULL;
 	size_t n = 0;
 	char exe[256] = "";
-	if (cts_maps_read(tr->pid, &maps, &n) != 0) {
+	if (cts_maps_read(t.pid, &maps, &n) != 0) {
 		f->broken = true;
-		return 0;
+		return;
 	}
 	for (size_t i = 0; i < n; i++)
 		if (tr->exe_base >= maps[i].lo && tr->exe_base < maps[i].hi)
@@ -606,11 +689,11 @@ int cts_fault_setup(struct cts_tracer *tr, struct thread *th)
 	f->on = true;
 	for (size_t i = 0; i < n && f->on; i++) {
 		const struct cts_mapping *m = &maps[i];
-		if (!tracked_mapping(m, i ? &maps[i - 1] : NULL, exe, th->regs.fs_base, th->regs.rsp))
+		if (!tracked_mapping(m, i ? &maps[i - 1] : NULL, exe, t.regs->fs_base, t.regs->rsp))
 			continue;
 		if (strcmp(m->path, "[heap]") == 0)
 			f->brk_end = m->hi;
-		if (tag(tr, th, m->lo, m->hi, prot_of(m->perms)) != 0) {
+		if (tag_around_holes(tr, t, m->lo, m->hi, prot_of(m->perms)) != 0) {
 			cts_debug_msg("fault mode: cannot tag 0x%" PRIx64 "-0x%" PRIx64 ": %s", m->lo,
 				      m->hi, strerror(errno));
 			f->on = false;
@@ -618,6 +701,56 @@ int cts_fault_setup(struct cts_tracer *tr, struct thread *th)
 		}
 	}
 	free(maps);
+}
+
+void cts_fault_server_setup(struct cts_tracer *tr)
+{
+	struct cts_fault *f = tr->flt;
+	if (!f || f->broken || !tr->stub_syscall || tr->server <= 0)
+		return;
+	reset(f);
+	prepare(tr, (struct target){ tr->server, &tr->server_regs });
+	if (!f->on)
+		return;
+	/* Every run forked from it starts with these keys and tags. */
+	struct fault_snap *sn = &f->snap;
+	sn->server = tr->server;
+	for (int k = 0; k < CTS_PKEY_COUNT; k++)
+		sn->state[k] = f->keys[k].state;
+	sn->kx = f->kx;
+	sn->deny = f->deny;
+	sn->brk_end = f->brk_end;
+	free(sn->tracked);
+	sn->ntracked = f->ntracked;
+	sn->tracked = cts_xmalloc((f->ntracked ? f->ntracked : 1) * sizeof(*sn->tracked));
+	memcpy(sn->tracked, f->tracked, f->ntracked * sizeof(*sn->tracked));
+	f->on = false;
+}
+
+int cts_fault_setup(struct cts_tracer *tr, struct thread *th)
+{
+	struct cts_fault *f = tr->flt;
+	if (!f)
+		return 0;
+	reset(f);
+	if (f->broken || !tr->stub_syscall)
+		return 0;
+	const struct fault_snap *sn = &f->snap;
+	if (tr->server > 0 && sn->server == tr->server) {
+		for (int k = 0; k < CTS_PKEY_COUNT; k++)
+			f->keys[k].state = sn->state[k];
+		f->kx = sn->kx;
+		f->deny = sn->deny;
+		f->brk_end = sn->brk_end;
+		for (size_t i = 0; i < sn->ntracked; i++)
+			track(f, sn->tracked[i].lo, sn->tracked[i].hi);
+		f->on = true;
+	} else {
+		struct target t;
+		if (thread_target(th, &t) != 0)
+			return 0;
+		prepare(tr, t);
+	}
 	if (f->on)
 		set_pkru(tr, th, true);
 	return 0;
@@ -638,10 +771,34 @@ void cts_fault_gate(struct cts_tracer *tr, bool armed)
 		set_pkru(tr, tr->running, true); /* stopped at the clone event */
 }
 
+/* A thread whose stack or TCB is on tracked pages (pthread_attr_setstack
+ * on allocated memory): the kernel writes them under the thread's PKRU (its
+ * rseq area at every return to user space, its tid at exit), and a denied
+ * write kills it. Their mapping leaves fault mode (key 0, untracked). */
+static void untrack_thread_memory(struct cts_tracer *tr, struct thread *th)
+{
+	const uint64_t at[2] = { th->regs.rsp, th->regs.fs_base };
+	for (int i = 0; i < 2; i++) {
+		uint64_t lo, hi;
+		int64_t ret;
+		if (!at[i] || !cts_fault_tracked(tr, at[i]) || !cts_access_mapping(tr, at[i], &lo, &hi))
+			continue;
+		int prot = cts_access_prot(tr, at[i]);
+		if (inject(tr, th, SYS_pkey_mprotect, lo, hi - lo, (uint64_t)prot, 0, &ret) == 0)
+			untrack(tr->flt, lo, hi);
+		else
+			cts_debug_msg("fault mode: cannot untag thread %d's stack: %s", th->num,
+				      strerror(errno));
+	}
+}
+
 void cts_fault_thread_start(struct cts_tracer *tr, struct thread *th)
 {
-	if (cts_fault_on(tr))
-		set_pkru(tr, th, true);
+	if (!cts_fault_on(tr))
+		return;
+	if (th->regs_valid)
+		untrack_thread_memory(tr, th);
+	set_pkru(tr, th, true);
 }
 
 void cts_fault_foreign(struct cts_tracer *tr, pid_t tid)
@@ -825,29 +982,137 @@ int cts_fault_close(struct cts_tracer *tr, struct thread *th)
 	return 0;
 }
 
+/* Anonymous, private, not a thread's stack: the heap's arenas, big blocks. */
+static bool tags_new_mapping(uint64_t flags, uint64_t prot)
+{
+	return (flags & MAP_ANONYMOUS) && (flags & MAP_PRIVATE) && !(flags & MAP_STACK) &&
+	       ((prot & PROT_WRITE) || prot == PROT_NONE);
+}
+
+/* Calls whose pointers are all direct (nothing the kernel reads holds a
+ * pointer it follows) and bounded: when none reaches a tracked page, the
+ * call runs with the thread's own PKRU and no exit stop (a thread's own
+ * start-up and signal masks: its stack and TLS, never tracked). */
+enum { P_FIX, P_LEN, P_STR };
+struct ptr_arg {
+	int8_t arg;             /* -1: no more */
+	uint8_t kind;
+	uint16_t n;             /* P_FIX: bytes; P_LEN: the argument holding them */
+};
+struct direct_call {
+	int nr;
+	struct ptr_arg p[2];
+};
+
+#define NO { -1, 0, 0 }
+static const struct direct_call direct_calls[] = {
+	{ SYS_rt_sigprocmask, { { 1, P_LEN, 3 }, { 2, P_LEN, 3 } } },
+	{ SYS_rt_sigaction, { { 1, P_FIX, 32 }, { 2, P_FIX, 32 } } },
+	{ SYS_sigaltstack, { { 0, P_FIX, 24 }, { 1, P_FIX, 24 } } },
+	{ SYS_rseq, { { 0, P_LEN, 1 }, NO } },
+	{ SYS_set_robust_list, { { 0, P_LEN, 1 }, NO } },
+	{ SYS_set_tid_address, { { 0, P_FIX, 4 }, NO } },
+	{ SYS_openat, { { 1, P_STR, 0 }, NO } },
+	{ SYS_open, { { 0, P_STR, 0 }, NO } },
+	{ SYS_newfstatat, { { 1, P_STR, 0 }, { 2, P_FIX, 144 } } },
+	{ SYS_fstat, { { 1, P_FIX, 144 }, NO } },
+	{ SYS_stat, { { 0, P_STR, 0 }, { 1, P_FIX, 144 } } },
+	{ SYS_lstat, { { 0, P_STR, 0 }, { 1, P_FIX, 144 } } },
+	{ SYS_access, { { 0, P_STR, 0 }, NO } },
+	{ SYS_faccessat, { { 1, P_STR, 0 }, NO } },
+	{ SYS_faccessat2, { { 1, P_STR, 0 }, NO } },
+	{ SYS_readlink, { { 0, P_STR, 0 }, { 1, P_LEN, 2 } } },
+	{ SYS_getcwd, { { 0, P_LEN, 1 }, NO } },
+	{ SYS_uname, { { 0, P_FIX, 390 }, NO } },
+	{ SYS_prlimit64, { { 2, P_FIX, 16 }, { 3, P_FIX, 16 } } },
+	{ SYS_getrlimit, { { 1, P_FIX, 16 }, NO } },
+	{ SYS_getrusage, { { 1, P_FIX, 144 }, NO } },
+	{ SYS_sysinfo, { { 0, P_FIX, 112 }, NO } },
+	{ SYS_clock_gettime, { { 1, P_FIX, 16 }, NO } },
+	{ SYS_clock_getres, { { 1, P_FIX, 16 }, NO } },
+	{ SYS_gettimeofday, { { 0, P_FIX, 16 }, { 1, P_FIX, 8 } } },
+	{ SYS_getdents64, { { 1, P_LEN, 2 }, NO } },
+	{ SYS_pread64, { { 1, P_LEN, 2 }, NO } },
+	{ SYS_pwrite64, { { 1, P_LEN, 2 }, NO } },
+	{ SYS_getcpu, { { 0, P_FIX, 4 }, { 1, P_FIX, 4 } } },
+};
+#undef NO
+
+static bool reaches_tracked(const struct cts_fault *f, uint64_t lo, uint64_t len)
+{
+	if (!lo)
+		return false; /* NULL: nothing read or written */
+	uint64_t hi = len > UINT64_MAX - lo ? UINT64_MAX : lo + len;
+	for (size_t i = 0; i < f->ntracked; i++)
+		if (lo < f->tracked[i].hi && hi > f->tracked[i].lo)
+			return true;
+	return false;
+}
+
+bool cts_fault_reaches(const struct cts_tracer *tr, uint64_t addr, uint64_t len)
+{
+	return cts_fault_on(tr) && reaches_tracked(tr->flt, addr, len ? len : 1);
+}
+
+static bool direct_untracked(const struct cts_fault *f, long nr, const struct user_regs_struct *r)
+{
+	const uint64_t a[6] = { r->rdi, r->rsi, r->rdx, r->r10, r->r8, r->r9 };
+	for (size_t i = 0; i < LEN(direct_calls); i++) {
+		if (direct_calls[i].nr != nr)
+			continue;
+		for (int j = 0; j < 2; j++) {
+			const struct ptr_arg *p = &direct_calls[i].p[j];
+			if (p->arg < 0)
+				continue;
+			uint64_t len = p->kind == P_FIX ? p->n : p->kind == P_LEN ? a[p->n] : 4096;
+			if (reaches_tracked(f, a[p->arg], len))
+				return false;
+		}
+		return true;
+	}
+	return false;
+}
+
 bool cts_fault_sys_enter(struct cts_tracer *tr, struct thread *th, long nr)
 {
 	if (!cts_fault_on(tr))
 		return false;
+	const struct user_regs_struct *r = &th->regs;
+	bool open = true;
 	switch (nr) {
 	case SYS_exit:
 	case SYS_exit_group:
 	case SYS_rt_sigreturn:
 	case SYS_sched_yield:
 		return false;
+	case SYS_mprotect:
+	case SYS_pkey_mprotect:
+		/* No memory read; the maps are read again at a later stop,
+		 * after the call (one thread runs at a time). */
+		cts_access_maps_changed(tr);
+		return false;
 	case SYS_mmap:
+		/* Only a mapping to tag, or one over tracked pages, needs the
+		 * result: the rest (stacks, files) just changes the maps. */
+		if (!(r->r10 & MAP_FIXED) && !(r->r10 & MAP_FIXED_NOREPLACE) &&
+		    !tags_new_mapping(r->r10, r->rdx)) {
+			cts_access_maps_changed(tr);
+			return false;
+		}
+		open = false;
+		break;
 	case SYS_munmap:
 	case SYS_mremap:
 	case SYS_brk:
-	case SYS_mprotect:
-	case SYS_pkey_mprotect:
+		open = false;
 		break; /* new memory is tracked however many threads live */
 	default:
 		if (!tr->flt->armed)
 			return false; /* nothing is denied */
+		if (direct_untracked(tr->flt, nr, r))
+			return false;
 		break;
 	}
-	const struct user_regs_struct *r = &th->regs;
 	th->flt_nr = nr;
 	th->flt_arg[0] = r->rdi;
 	th->flt_arg[1] = r->rsi;
@@ -855,13 +1120,9 @@ bool cts_fault_sys_enter(struct cts_tracer *tr, struct thread *th, long nr)
 	th->flt_arg[3] = r->r10;
 	th->flt_sys = true;
 	tr->flt->st.syscalls++;
-	cts_fault_open(tr, th);
+	if (open)
+		cts_fault_open(tr, th);
 	return true;
-}
-
-static uint64_t page_up(uint64_t a)
-{
-	return (a + PAGE - 1) & ~(PAGE - 1);
 }
 
 void cts_fault_sys_exit(struct cts_tracer *tr, struct thread *th)
@@ -879,9 +1140,7 @@ void cts_fault_sys_exit(struct cts_tracer *tr, struct thread *th)
 			return;
 		cts_access_maps_changed(tr);
 		untrack(f, (uint64_t)res, (uint64_t)res + page_up(a[1]));
-		/* anonymous, private, not a thread's stack: the heap's arenas, big blocks */
-		if ((a[3] & MAP_ANONYMOUS) && (a[3] & MAP_PRIVATE) && !(a[3] & MAP_STACK) &&
-		    ((a[2] & PROT_WRITE) || a[2] == PROT_NONE))
+		if (tags_new_mapping(a[3], a[2]))
 			tag(tr, th, (uint64_t)res, (uint64_t)res + page_up(a[1]), (int)a[2]);
 		return;
 	case SYS_munmap:

@@ -39,8 +39,14 @@ void cts_fault_free(struct cts_fault *f);
 int cts_fault_seccomp_rules(void *scmp_ctx);
 
 /* A run's main thread th, stopped at main (or the entry point), before it
- * runs: allocate the keys in the process, tag its writable data. */
+ * runs: allocate the keys in the process, tag its writable data; a run
+ * forked from a server given them (below) inherits them, nothing to do. */
 int cts_fault_setup(struct cts_tracer *tr, struct thread *th);
+/* The fork server, stopped at main, before its first fork: the keys and
+ * tags every run forked from it inherits. */
+void cts_fault_server_setup(struct cts_tracer *tr);
+/* Does [addr, addr+len) reach a tracked page (one faults may decide)? */
+bool cts_fault_reaches(const struct cts_tracer *tr, uint64_t addr, uint64_t len);
 /* Is fault mode live in this run? */
 bool cts_fault_on(const struct cts_tracer *tr);
 /* At least two threads live (armed), or one: with one, nothing is denied

@@ -208,8 +208,8 @@ static bool plain_sync_call(cts_op op)
 }
 
 /* th runs the call it is held at: the call's own futex words are internal.
- * With protection-key faults, a plain call's body runs with every key open
- * up to its return (a breakpoint there closes them). */
+ * With protection-key faults, a plain call's body on a tracked object runs
+ * with every key open up to its return (a breakpoint there closes them). */
 void cts_tr_enter_call(struct cts_tracer *tr, struct thread *th)
 {
 	const struct cts_event *p = &th->pending;
@@ -217,6 +217,7 @@ void cts_tr_enter_call(struct cts_tracer *tr, struct thread *th)
 	uint64_t ret = 0;
 	th->in_call = true;
 	if (cts_fault_on(tr) && plain_sync_call(p->op) && !th->ret_pc &&
+	    cts_fault_reaches(tr, p->obj, f->objsize) &&
 	    cts_mem_read(th->tid, th->regs.rsp, &ret, 8) == 0 && cts_access_traced_pc(tr, ret)) {
 		th->lc_sp = th->regs.rsp;
 		th->ret_pc = ret;

@@ -159,6 +159,7 @@ static int start_run(void *be, struct cts_run_state *st)
 		tr->server_iso_gen = 0;
 		/* Filters the program installed before main are every run's. */
 		cts_pf_set_base(tr->pf, tr->pf_start);
+		cts_fault_server_setup(tr);
 		pid_t child = fork_run(tr);
 		if (child == -2)
 			return -1;
