@@ -15,6 +15,7 @@
 struct reader {
 	int tid;
 	uint32_t epoch;         /* the reader's last access was before this event of its own */
+	bool claimed;           /* ...known only from a claim (a granted page's) */
 };
 
 /* One page's state in the current run (absent from the table: untouched). */
@@ -45,6 +46,10 @@ struct cts_pages {
 	struct cts_htab *pending;   /* deferred: this run's conflicts, not learned yet */
 	struct cts_htab *sum;       /* units < page: page number -> struct summ, this run */
 	struct cts_htab *lpages;    /* ...pages with a learned unit */
+	struct cts_htab *per_access; /* pages never granted: decided per access */
+	struct cts_htab *pending_pa; /* deferred: this run's claim-caused conflicts */
+	bool claiming;              /* the access being made is a claim */
+	bool conflict_by_claim;     /* the last conflict met only claimed accesses */
 	bool defer, all;
 	bool run_all;               /* this run: every access visible (BIG_RANGE) */
 	size_t fresh;               /* learned since cts_pages_take_new */
@@ -69,6 +74,8 @@ struct cts_pages *cts_pages_new_unit(cts_pages_ordered_fn ordered, void *arg, un
 		p->sum = cts_htab_new(sizeof(uint64_t), sizeof(struct summ));
 		p->lpages = cts_htab_new(sizeof(uint64_t), 0);
 	}
+	p->per_access = cts_htab_new(sizeof(uint64_t), 0);
+	p->pending_pa = cts_htab_new(sizeof(uint64_t), 0);
 	return p;
 }
 
@@ -81,6 +88,8 @@ void cts_pages_free(struct cts_pages *p)
 	cts_htab_free(p->pending);
 	cts_htab_free(p->sum);
 	cts_htab_free(p->lpages);
+	cts_htab_free(p->per_access);
+	cts_htab_free(p->pending_pa);
 	free(p);
 }
 
@@ -88,6 +97,7 @@ void cts_pages_begin_run(struct cts_pages *p)
 {
 	cts_htab_clear(p->run);
 	cts_htab_clear(p->pending);
+	cts_htab_clear(p->pending_pa);
 	if (p->sum)
 		cts_htab_clear(p->sum);
 	p->run_all = false;
@@ -109,6 +119,14 @@ size_t cts_pages_commit(struct cts_pages *p)
 		n++;
 	}
 	cts_htab_clear(p->pending);
+	pos = 0;
+	while (cts_htab_next(p->pending_pa, &pos, &key, NULL)) {
+		uint64_t page;
+		memcpy(&page, key, sizeof(page));
+		cts_pages_learn_per_access(p, page);
+		n++;
+	}
+	cts_htab_clear(p->pending_pa);
 	return n;
 }
 
@@ -141,17 +159,43 @@ void cts_pages_learn(struct cts_pages *p, uint64_t page)
 	p->fresh += added;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+void cts_pages_learn_per_access(struct cts_pages *p, uint64_t page)
+{
+	bool added;
+	cts_htab_put(p->per_access, &page, &added);
+	p->fresh += added;
+}
+
+bool cts_pages_per_access(const struct cts_pages *p, uint64_t page)
+{
+	return cts_htab_get(p->per_access, &page) != NULL;
+}
+
+size_t cts_pages_learned_per_access(const struct cts_pages *p, uint64_t *out, size_t max)
+{
+	size_t n = cts_htab_count(p->per_access), k = 0, pos = 0;
+	uint64_t *all = cts_xcalloc(n ? n : 1, sizeof(*all));
+	const void *key;
+	while (cts_htab_next(p->per_access, &pos, &key, NULL))
+		memcpy(&all[k++], key, sizeof(uint64_t));
+	qsort(all, k, sizeof(*all), cmp_u64);
+	if (out)
+		memcpy(out, all, (k < max ? k : max) * sizeof(*all));
+	free(all);
+	return k;
+}
+
 size_t cts_pages_take_new(struct cts_pages *p)
 {
 	size_t n = p->fresh;
 	p->fresh = 0;
 	return n;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
 }
 
 size_t cts_pages_learned(const struct cts_pages *p, uint64_t *out, size_t max)
@@ -216,26 +260,36 @@ static bool others_ordered(struct cts_pages *p, struct page *pg, int tid)
 	return k == 0 && !pg->overflow;
 }
 
-static void own(struct page *pg, int tid, bool write, uint32_t epoch)
+static void own(struct page *pg, int tid, bool write, uint32_t epoch, bool claimed)
 {
 	pg->state = CTS_PAGE_OWNED;
 	pg->written = write;
 	pg->overflow = false;
 	pg->nreaders = 1;
-	pg->r[0] = (struct reader){ tid, epoch };
+	pg->r[0] = (struct reader){ tid, epoch, claimed };
 }
 
-static void add_reader(struct page *pg, int tid, uint32_t epoch)
+/* r's latest access is now at epoch (if later): seen, or claimed. */
+static void reader_at(struct reader *r, uint32_t epoch, bool claimed)
+{
+	if (epoch > r->epoch) {
+		r->epoch = epoch;
+		r->claimed = claimed;
+	} else if (epoch == r->epoch) {
+		r->claimed &= claimed;
+	}
+}
+
+static void add_reader(struct page *pg, int tid, uint32_t epoch, bool claimed)
 {
 	for (uint8_t i = 0; i < pg->nreaders; i++) {
 		if (pg->r[i].tid == tid) {
-			if (epoch > pg->r[i].epoch)
-				pg->r[i].epoch = epoch;
+			reader_at(&pg->r[i], epoch, claimed);
 			return;
 		}
 	}
 	if (pg->nreaders < MAX_READERS)
-		pg->r[pg->nreaders++] = (struct reader){ tid, epoch };
+		pg->r[pg->nreaders++] = (struct reader){ tid, epoch, claimed };
 	else
 		pg->overflow = true; /* kept conservative: a later write conflicts */
 }
@@ -260,48 +314,55 @@ static enum cts_page_verdict verdict_of(struct cts_pages *p, struct page *pg, in
 static enum cts_page_verdict transition(struct cts_pages *p, struct page *pg, bool added, int tid,
 					bool write, uint32_t epoch)
 {
+	bool cl = p->claiming;
 	if (added) {
 		p->st.pages_touched++;
-		own(pg, tid, write, epoch);
+		own(pg, tid, write, epoch, cl);
 		return CTS_PAGE_NATIVE;
 	}
 	switch ((enum cts_page_state)pg->state) {
 	case CTS_PAGE_OWNED:
 		if (pg->r[0].tid == tid) {
 			pg->written |= write;
-			if (epoch > pg->r[0].epoch)
-				pg->r[0].epoch = epoch;
+			reader_at(&pg->r[0], epoch, cl);
 			return CTS_PAGE_NATIVE;
 		}
 		if (p->ordered(p->arg, pg->r[0].tid, pg->r[0].epoch, tid)) {
 			p->st.handoffs++;
-			own(pg, tid, write, epoch);
+			own(pg, tid, write, epoch, cl);
 			return CTS_PAGE_NATIVE;
 		}
 		if (!pg->written && !write) {
 			pg->state = CTS_PAGE_READ_SHARED;
-			add_reader(pg, tid, epoch);
+			add_reader(pg, tid, epoch, cl);
 			return CTS_PAGE_NATIVE;
 		}
 		break;
 	case CTS_PAGE_READ_SHARED:
 		if (others_ordered(p, pg, tid)) {
 			p->st.handoffs++;
-			own(pg, tid, write, epoch);
+			own(pg, tid, write, epoch, cl);
 			return CTS_PAGE_NATIVE;
 		}
 		if (!write) {
-			add_reader(pg, tid, epoch);
+			add_reader(pg, tid, epoch, cl);
 			return CTS_PAGE_NATIVE;
 		}
 		break;
 	case CTS_PAGE_SHARED:
 		return CTS_PAGE_VISIBLE;
 	case CTS_PAGE_UNTOUCHED:
-		own(pg, tid, write, epoch);
+		own(pg, tid, write, epoch, cl);
 		return CTS_PAGE_NATIVE;
 	}
-	/* A foreign access the earlier, invisible ones may race with. */
+	/* A foreign access the earlier, invisible ones may race with. When
+	 * this access or every earlier one it meets is only a claim (what a
+	 * granted page's holder may have done), the conflict may be the
+	 * page's, not the line's: others_ordered left the unordered ones. */
+	bool by_claim = cl || !pg->overflow;
+	for (uint8_t i = 0; i < pg->nreaders && !cl; i++)
+		by_claim &= pg->r[i].tid == tid || pg->r[i].claimed;
+	p->conflict_by_claim = by_claim;
 	pg->state = CTS_PAGE_SHARED;
 	return CTS_PAGE_CONFLICT;
 }
@@ -317,7 +378,15 @@ static enum cts_page_verdict access_page(struct cts_pages *p, uint64_t page, int
 	bool added;
 	struct page *pg = unit_put(p, page, &added);
 	enum cts_page_verdict v = transition(p, pg, added, tid, write, epoch);
-	if (v == CTS_PAGE_CONFLICT) {
+	if (v == CTS_PAGE_CONFLICT && p->sum && p->conflict_by_claim) {
+		/* Lines: decide the page per access from now on (never grant
+		 * it), which tells the line's real conflicts from the page's. */
+		uint64_t pn = page_of(p, page);
+		if (p->defer)
+			cts_htab_put(p->pending_pa, &pn, NULL);
+		else
+			cts_pages_learn_per_access(p, pn);
+	} else if (v == CTS_PAGE_CONFLICT) {
 		if (p->defer)
 			cts_htab_put(p->pending, &page, NULL);
 		else
@@ -482,14 +551,14 @@ enum cts_page_verdict cts_pages_allocated(struct cts_pages *p, int tid, uint64_t
 			if (!sm || sm->uniform) {
 				sm = cts_htab_put(p->sum, &(uint64_t){ u / k }, NULL);
 				sm->uniform = true;
-				own(&sm->pg, tid, true, epoch);
+				own(&sm->pg, tid, true, epoch, false);
 				u += k - 1;
 				continue;
 			}
 		}
 		if (cts_htab_get(p->learned, &u))
 			continue;
-		own(unit_put(p, u, NULL), tid, true, epoch);
+		own(unit_put(p, u, NULL), tid, true, epoch, false);
 	}
 	/* the edges, shared with the neighbouring blocks */
 	uint64_t first, last;
@@ -527,6 +596,9 @@ bool cts_pages_grantable(const struct cts_pages *p, int tid, uint64_t addr, uint
 	uint64_t first, last;
 	unit_range(p, addr, len, &first, &last);
 	uint64_t k = p->sum ? units_per_page(p) : 0;
+	for (uint64_t pn = addr >> CTS_PAGE_SHIFT; pn <= (addr + len - 1) >> CTS_PAGE_SHIFT; pn++)
+		if (cts_htab_get(p->per_access, &pn))
+			return false;
 	for (uint64_t u = first;; u++) {
 		/* a page in one state: its first unit says it for all */
 		bool whole = false;
@@ -562,7 +634,9 @@ void cts_pages_claim(struct cts_pages *p, int tid, uint64_t addr, uint64_t len, 
 	if (!len || p->all)
 		return;
 	/* What the accesses would have done (the grant made sure none conflicts). */
+	p->claiming = true;
 	access_range(p, tid, addr, len, write, epoch, false);
+	p->claiming = false;
 }
 
 bool cts_pages_all_touched(const struct cts_pages *p, uint64_t addr, uint64_t len)

@@ -118,6 +118,14 @@ bool cts_pages_grantable(const struct cts_pages *p, int tid, uint64_t addr, uint
 			 bool write);
 void cts_pages_claim(struct cts_pages *p, int tid, uint64_t addr, uint64_t len, bool write,
 		     uint32_t epoch);
+/* A conflict with accesses known only from claims (units smaller than a
+ * page) may be the page's, not the unit's: two threads' small blocks on one
+ * granted page. Such a page is learned as decided per access: never
+ * grantable again, its units' conflicts then real ones. learn_per_access
+ * adds one (page number, replay); learned_per_access gives them sorted. */
+void cts_pages_learn_per_access(struct cts_pages *p, uint64_t page);
+bool cts_pages_per_access(const struct cts_pages *p, uint64_t page);
+size_t cts_pages_learned_per_access(const struct cts_pages *p, uint64_t *out, size_t max);
 /* Has every unit of the range been touched in this run (or learned)? */
 bool cts_pages_all_touched(const struct cts_pages *p, uint64_t addr, uint64_t len);
 

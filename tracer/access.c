@@ -1456,18 +1456,35 @@ static bool cold_read(struct cts_tracer *tr, struct thread *th, const struct cts
  * (tracer.c). A repeated read from the same pc of the same address is
  * visible when the thread's last few reads were of at most two words: a
  * busy-wait, which spin.c must see. */
-static bool own_hidden(struct cts_tracer *tr, struct thread *th, const struct cts_event *ev,
-		       bool learned)
+/* Do the line states let th make this access unseen? If so it is recorded
+ * as th's; a conflict asks for the run to be checked again. */
+static bool own_native(struct cts_tracer *tr, struct thread *th, uint64_t addr, uint64_t len,
+		       bool write)
 {
-	bool write = cts_op_is_write(ev->op);
-	uint64_t len = ev->size ? ev->size : 1;
-	enum cts_page_verdict v = ev->op == CTS_OP_ATOMIC ? CTS_PAGE_CONFLICT :
-				  cts_own_check(tr->own, th->num, ev->obj, len, write);
+	enum cts_page_verdict v = cts_own_check(tr->own, th->num, addr, len, write);
 	if (v == CTS_PAGE_CONFLICT)
 		th->own_recheck = true;
 	if (v != CTS_PAGE_NATIVE)
 		return false;
-	cts_own_access(tr->own, th->num, ev->obj, len, write);
+	cts_own_access(tr->own, th->num, addr, len, write);
+	return true;
+}
+
+static void own_hid(struct cts_tracer *tr)
+{
+	tr->stats.owned_accesses++;
+	tr->st->hid_reads = true;
+}
+
+static bool own_hidden(struct cts_tracer *tr, struct thread *th, const struct cts_event *ev,
+		       bool learned)
+{
+	if (ev->op == CTS_OP_ATOMIC) {
+		th->own_recheck = true; /* an atomic is an event wherever it lands */
+		return false;
+	}
+	if (!own_native(tr, th, ev->obj, ev->size ? ev->size : 1, cts_op_is_write(ev->op)))
+		return false;
 	if (learned)
 		return false;
 	const unsigned n = sizeof(th->cold_pc) / sizeof(th->cold_pc[0]);
@@ -1493,8 +1510,7 @@ static bool own_hidden(struct cts_tracer *tr, struct thread *th, const struct ct
 	} else {
 		th->own_progress++;
 	}
-	tr->stats.owned_accesses++;
-	tr->st->hid_reads = true;
+	own_hid(tr);
 	return true;
 }
 
@@ -1532,10 +1548,7 @@ static void watch_before(struct cts_tracer *tr, struct thread *th, const struct 
 
 void cts_access_run_start(struct cts_tracer *tr)
 {
-	for (size_t i = 0; i < tr->bpcap; i++) {
-		tr->bps[i].run_off = false;
-		tr->bps[i].run_hits = tr->bps[i].tracked_hits = 0;
-	}
+	tr->run_gen++; /* every breakpoint's counts of the last run are old */
 }
 
 bool cts_access_range_hidden(struct cts_tracer *tr, struct thread *th, bool write, uint64_t pc,
@@ -1544,15 +1557,10 @@ bool cts_access_range_hidden(struct cts_tracer *tr, struct thread *th, bool writ
 	(void)pc;
 	if (!tr->own || !len || len > UINT32_MAX || cts_access_live_threads(tr) < 2)
 		return false;
-	enum cts_page_verdict v = cts_own_check(tr->own, th->num, start, len, write);
-	if (v != CTS_PAGE_NATIVE) {
-		th->own_recheck |= v == CTS_PAGE_CONFLICT;
+	if (!own_native(tr, th, start, len, write))
 		return false;
-	}
-	cts_own_access(tr->own, th->num, start, len, write);
 	th->own_progress += write;
-	tr->stats.owned_accesses++;
-	tr->st->hid_reads = true;
+	own_hid(tr);
 	return true;
 }
 
@@ -1589,6 +1597,11 @@ static int on_access(struct cts_tracer *tr, struct thread *th, uint64_t pc, stru
 		}
 	} else if (b) {
 		b->shared_hits++;
+		if (b->run_gen != tr->run_gen) {
+			b->run_gen = tr->run_gen;
+			b->run_off = false;
+			b->run_hits = b->tracked_hits = 0;
+		}
 		b->run_hits++;
 	}
 	bool tracked = shared && cts_fault_tracked(tr, ev.obj);

@@ -89,7 +89,7 @@ int cts_tr_bp_unplant(struct cts_tracer *tr, struct bp *b)
 
 bool cts_tr_bp_in_text(const struct cts_tracer *tr, const struct bp *b, bool in_server)
 {
-	if (!b->active || (!in_server && b->run_off))
+	if (!b->active || (!in_server && b->run_off && b->run_gen == tr->run_gen))
 		return false;
 	bool gated = (tr->gate_access && b->kind == BP_ACCESS && !b->learned) ||
 		     (tr->gate_libcalls && b->kind == BP_LIBCALL && !b->early);

@@ -241,9 +241,16 @@ static uint32_t pkru_of(const struct cts_fault *f, int num)
 
 /* th's PKRU as it must be now (force: write it even if it seems so: a
  * signal handler's return puts back the PKRU it interrupted). */
+/* The PKRU th must run with now: every key open in a system call or a
+ * plain sync call's body, else its grants. */
+static uint32_t pkru_want(const struct cts_fault *f, const struct thread *th)
+{
+	return th->pkru_open || th->pkru_call ? 0 : pkru_of(f, th->num);
+}
+
 static void set_pkru(struct cts_tracer *tr, struct thread *th, bool force)
 {
-	uint32_t want = th->pkru_open || th->pkru_call ? 0 : pkru_of(tr->flt, th->num);
+	uint32_t want = pkru_want(tr->flt, th);
 	if (!force && th->pkru_set && th->pkru == want)
 		return;
 	if (cts_pkey_set(th->tid, want) == 0) {
@@ -269,6 +276,12 @@ static void push_page(uint64_t **v, size_t *n, size_t *cap, uint64_t p)
 		*cap = c;
 	}
 	(*v)[(*n)++] = p;
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+	const struct range *x = a, *y = b;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
 static int cmp_page(const void *a, const void *b)
@@ -353,10 +366,11 @@ bool cts_fault_allows(const struct cts_tracer *tr, const struct thread *th, uint
 	struct cts_fault *f = tr->flt;
 	if (!cts_fault_on(tr) || !f->armed)
 		return false;
-	uint32_t pkru = th->pkru_open || th->pkru_call ? 0 : pkru_of(f, th->num);
+	/* the PKRU the thread runs with (what the CPU checks) */
+	uint32_t pkru = th->pkru_set ? th->pkru : pkru_want(f, th);
 	for (uint64_t p = addr / PAGE; p <= (addr + (len ? len : 1) - 1) / PAGE; p++) {
-		const struct pk *pk = cts_htab_get(f->pages, &p);
-		if (!pk || !cts_fault_tracked(tr, p * PAGE))
+		const struct pk *pk = cts_htab_get(f->pages, &p); /* only on tracked pages */
+		if (!pk)
 			return false;
 		uint32_t bits = (pkru >> (2 * pk->key)) & 3; /* AD, WD */
 		if ((bits & 1) || (write && (bits & 2)))
@@ -399,10 +413,13 @@ static int inject(struct cts_tracer *tr, struct thread *th, long nr, uint64_t a0
 	return thread_target(th, &t) != 0 ? -1 : inject_at(tr, t, nr, a0, a1, a2, a3, ret);
 }
 
+static int tag_except(struct cts_tracer *tr, struct target t, uint64_t lo, uint64_t hi,
+		      int prot);
+
 static int tag(struct cts_tracer *tr, struct thread *th, uint64_t lo, uint64_t hi, int prot)
 {
 	struct target t;
-	return thread_target(th, &t) != 0 ? -1 : tag_at(tr, t, lo, hi, prot);
+	return thread_target(th, &t) != 0 ? -1 : tag_except(tr, t, lo, hi, prot);
 }
 
 /* ---- revoking ------------------------------------------------------------------- */
@@ -593,37 +610,60 @@ static bool tracked_mapping(const struct cts_mapping *m, const struct cts_mappin
 	return !m->path[0] && prev && prev->hi == m->lo && strcmp(prev->path, exe) == 0;
 }
 
-/* Tag [lo, hi) but the pages holding the GOT: lazy binding's PLT stubs
- * read it at every call, a fault each on a page of shared globals. Those
- * pages stay on access breakpoints, as without faults. */
-static int tag_around_holes(struct cts_tracer *tr, struct target t, uint64_t lo, uint64_t hi,
-			    int prot)
+/* Tag [lo, hi) but the pages holding the GOT (lazy binding's PLT stubs
+ * read it at every call, a fault each on a page of shared globals) and the
+ * pages learned as decided per access (own.h): those stay on access
+ * breakpoints, as without faults. */
+static int tag_except(struct cts_tracer *tr, struct target t, uint64_t lo, uint64_t hi, int prot)
 {
 	struct cts_fault *f = tr->flt;
-	uint64_t at = lo;
-	while (at < hi) {
-		uint64_t end = hi, skip = hi;
-		for (int i = 0; i < f->nholes; i++) {
-			uint64_t hlo = (f->exe_base + f->holes[i].lo) & ~(PAGE - 1);
-			uint64_t hhi = page_up(f->exe_base + f->holes[i].hi);
-			if (hhi <= at || hlo >= end)
-				continue;
-			if (hlo <= at) {
-				at = hhi; /* inside a hole's pages */
-				end = skip = hi;
-				i = -1;
-				continue;
-			}
-			end = hlo;
-			skip = hhi;
-		}
-		if (at >= hi)
-			break;
-		if (end > at && tag_at(tr, t, at, end, prot) != 0)
-			return -1;
-		at = skip;
+	size_t np = cts_own_per_access_pages(f->own, NULL, 0), n = 0;
+	struct range *ex = cts_xcalloc((size_t)f->nholes + np + 1, sizeof(*ex));
+	for (int i = 0; i < f->nholes; i++)
+		ex[n++] = (struct range){ (f->exe_base + f->holes[i].lo) & ~(PAGE - 1),
+					  page_up(f->exe_base + f->holes[i].hi) };
+	if (np) {
+		uint64_t *pa = cts_xcalloc(np, sizeof(*pa));
+		cts_own_per_access_pages(f->own, pa, np);
+		for (size_t i = 0; i < np; i++)
+			ex[n++] = (struct range){ pa[i] * PAGE, (pa[i] + 1) * PAGE };
+		free(pa);
 	}
-	return 0;
+	qsort(ex, n, sizeof(*ex), cmp_range);
+	uint64_t at = lo;
+	int rc = 0;
+	for (size_t i = 0; i <= n && at < hi && rc == 0; i++) {
+		uint64_t end = i < n && ex[i].lo < hi ? ex[i].lo : hi;
+		if (i < n && ex[i].hi <= at)
+			continue;
+		if (end > at)
+			rc = tag_at(tr, t, at, end, prot);
+		if (i < n)
+			at = ex[i].hi > at ? ex[i].hi : at;
+	}
+	free(ex);
+	return rc;
+}
+
+/* Pages learned as decided per access after the tags were set (the fork
+ * server's): back to key 0 and access breakpoints. */
+static void untag_per_access(struct cts_tracer *tr, struct thread *th)
+{
+	struct cts_fault *f = tr->flt;
+	size_t np = cts_own_per_access_pages(f->own, NULL, 0);
+	if (!np)
+		return;
+	uint64_t *pa = cts_xcalloc(np, sizeof(*pa));
+	cts_own_per_access_pages(f->own, pa, np);
+	for (size_t i = 0; i < np; i++) {
+		int64_t ret;
+		int prot = cts_access_prot(tr, pa[i] * PAGE);
+		if (!cts_fault_tracked(tr, pa[i] * PAGE) || prot < 0)
+			continue;
+		if (inject(tr, th, SYS_pkey_mprotect, pa[i] * PAGE, PAGE, (uint64_t)prot, 0, &ret) == 0)
+			untrack(f, pa[i] * PAGE, (pa[i] + 1) * PAGE);
+	}
+	free(pa);
 }
 
 /* Forget the last run: no key, no page tagged, nothing tracked. */
@@ -693,7 +733,7 @@ static void prepare(struct cts_tracer *tr, struct target t)
 			continue;
 		if (strcmp(m->path, "[heap]") == 0)
 			f->brk_end = m->hi;
-		if (tag_around_holes(tr, t, m->lo, m->hi, prot_of(m->perms)) != 0) {
+		if (tag_except(tr, t, m->lo, m->hi, prot_of(m->perms)) != 0) {
 			cts_debug_msg("fault mode: cannot tag 0x%" PRIx64 "-0x%" PRIx64 ": %s", m->lo,
 				      m->hi, strerror(errno));
 			f->on = false;
@@ -751,8 +791,10 @@ int cts_fault_setup(struct cts_tracer *tr, struct thread *th)
 			return 0;
 		prepare(tr, t);
 	}
-	if (f->on)
+	if (f->on) {
+		untag_per_access(tr, th);
 		set_pkru(tr, th, true);
+	}
 	return 0;
 }
 
@@ -938,8 +980,8 @@ bool cts_fault_grant(struct cts_tracer *tr, struct thread *th, uint64_t addr, bo
 	uint64_t end = cts_access_mapping_end(tr, addr) / PAGE, n = 1;
 	while (!write && n < RUN_AHEAD && page + n < end) {
 		const struct pk *q = cts_htab_get(f->pages, &(uint64_t){ page + n });
-		if (q && f->keys[q->key].state == K_LIVE)
-			break;
+		if ((q && f->keys[q->key].state == K_LIVE) || !cts_fault_tracked(tr, (page + n) * PAGE))
+			break; /* an untracked page (the GOT's) keeps key 0 */
 		claim_hook(f, th->num, (page + n) * PAGE, PAGE);
 		if (!cts_own_all_touched(f->own, (page + n) * PAGE, PAGE) ||
 		    !page_ok(f, th, page + n, false, true))

@@ -730,10 +730,16 @@ const char *cts_merge_learned_words(const char *set, char *buf, size_t len)
 	const char *v = set && strchr(set, ':') ? strchr(set, ':') + 1 : set ? set : "none";
 	if (strcmp(v, "all") == 0)
 		return "every line";
-	size_t n = strcmp(v, "none") == 0 ? 0 : 1;
-	for (const char *p = v; *p; p++)
+	size_t n = strcmp(v, "none") == 0 ? 0 : 1, pages = *v == 'p';
+	for (const char *p = v; *p; p++) {
 		n += *p == ',';
-	snprintf(buf, len, "%zu line%s", n, n == 1 ? "" : "s");
+		pages += *p == ',' && p[1] == 'p'; /* a page decided per access (own.h) */
+	}
+	if (pages)
+		snprintf(buf, len, "%zu line%s, %zu page%s", n - pages, n - pages == 1 ? "" : "s",
+			 pages, pages == 1 ? "" : "s");
+	else
+		snprintf(buf, len, "%zu line%s", n, n == 1 ? "" : "s");
 	return buf;
 }
 

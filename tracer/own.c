@@ -75,10 +75,16 @@ int cts_own_parse(struct cts_own *o, const char *spec)
 	}
 	while (*s) {
 		char *end;
+		bool page = *s == 'p'; /* a page decided per access */
+		if (page)
+			s++;
 		unsigned long long a = strtoull(s, &end, 16);
-		if (end == s || (*end && *end != ',') || a % CTS_OWN_LINE)
+		if (end == s || (*end && *end != ',') || a % (page ? CTS_PAGE_SIZE : CTS_OWN_LINE))
 			return -1;
-		cts_pages_learn(o->lines, a / CTS_OWN_LINE);
+		if (page)
+			cts_pages_learn_per_access(o->lines, a / CTS_PAGE_SIZE);
+		else
+			cts_pages_learn(o->lines, a / CTS_OWN_LINE);
 		s = *end ? end + 1 : end;
 	}
 	cts_pages_take_new(o->lines);
@@ -192,18 +198,26 @@ char *cts_own_format(const struct cts_own *o)
 	if (cts_pages_all(o->lines))
 		return cts_xstrdup(o->keys ? KEYS_PREFIX "all" : OWN_PREFIX "all");
 	size_t n = cts_pages_learned(o->lines, NULL, 0);
-	if (!n)
+	size_t np = cts_pages_learned_per_access(o->lines, NULL, 0);
+	if (!n && !np)
 		return cts_xstrdup(o->keys ? KEYS_PREFIX "none" : OWN_PREFIX "none");
-	uint64_t *u = cts_xcalloc(n, sizeof(*u));
+	uint64_t *u = cts_xcalloc(n + np, sizeof(*u));
 	cts_pages_learned(o->lines, u, n);
-	size_t cap = strlen(prefix) + n * 19 + 1, off = 0;
+	cts_pages_learned_per_access(o->lines, u + n, np);
+	size_t cap = strlen(prefix) + (n + np) * 20 + 1, off = 0;
 	char *s = cts_xcalloc(cap, 1);
 	off += (size_t)snprintf(s, cap, "%s", prefix);
-	for (size_t i = 0; i < n; i++)
-		off += (size_t)snprintf(s + off, cap - off, "%s0x%" PRIx64, i ? "," : "",
-					u[i] * CTS_OWN_LINE);
+	for (size_t i = 0; i < n + np; i++)
+		off += (size_t)snprintf(s + off, cap - off, "%s%s0x%" PRIx64, i ? "," : "",
+					i < n ? "" : "p",
+					i < n ? u[i] * CTS_OWN_LINE : u[i] * CTS_PAGE_SIZE);
 	free(u);
 	return s;
+}
+
+size_t cts_own_per_access_pages(const struct cts_own *o, uint64_t *out, size_t max)
+{
+	return cts_pages_learned_per_access(o->lines, out, max);
 }
 
 uint64_t cts_own_learned(const struct cts_own *o)

@@ -6,7 +6,7 @@
  * models/pages.h's on lines; this module adds the epochs (each thread's
  * count of executed events), the run's clocks (cts_run_state.ordered), the
  * learning from void runs and the learned set's text in schedule files
- * ("own:0x...,0x...": line addresses). Internal to the live backend. */
+ * ("own:0x...,0x...": line addresses; "p0x...": a page decided per access). Internal to the live backend. */
 #ifndef CTS_OWN_H
 #define CTS_OWN_H
 
@@ -59,7 +59,11 @@ void cts_own_claim_at(struct cts_own *o, int tid, uint64_t addr, uint64_t len, b
 /* tid's current epoch: its accesses now come before this event of its own. */
 uint32_t cts_own_epoch(struct cts_own *o, int tid);
 bool cts_own_all_touched(struct cts_own *o, uint64_t addr, uint64_t len);
-/* The learned set as a spec (a new string). */
+/* The pages learned as decided per access (page numbers, ascending: the
+ * fault mechanism leaves them to access breakpoints); how many. */
+size_t cts_own_per_access_pages(const struct cts_own *o, uint64_t *out, size_t max);
+/* The learned set as a spec (a new string): line addresses, and pages
+ * decided per access as p<address>. */
 char *cts_own_format(const struct cts_own *o);
 uint64_t cts_own_learned(const struct cts_own *o);
 bool cts_own_all(const struct cts_own *o);

@@ -151,8 +151,10 @@ struct bp {
 	int fn;            /* BP_SYNC, BP_LIBCALL: index into sync.c's tables */
 	bool active;
 	uint32_t local_hits, shared_hits;
-	uint32_t run_hits, tracked_hits; /* fault mode, this run: shared hits, those on tracked pages */
-	bool run_off;              /* ...out of this run's text after enough of them (start_run resets) */
+	/* Fault mode, the run numbered run_gen (older: all zero): shared
+	 * hits, those on tracked pages, out of its text after enough of them. */
+	uint32_t run_gen, run_hits, tracked_hits;
+	bool run_off;
 	struct cts_insn *insn;  /* BP_ACCESS: decoded once (access.c) */
 	bool learned;           /* a spin loop's load: visible in every mode */
 	bool in_server;         /* int3 written in the fork server's text */
@@ -219,6 +221,7 @@ struct cts_tracer {
 	struct thread *running;
 	int last_created;
 	uint64_t fseq;
+	uint32_t run_gen;             /* runs started (struct bp's run counts) */
 	double run_started, step_started; /* on the run clock (cts_tr_run_clock) */
 	double clock, clock_at;           /* the run clock, and the wall time it was read */
 	long slice_us;                    /* the time slice (SLICE_US, CTS_SLICE_MS) */

@@ -323,17 +323,44 @@ int main(void)
 	tap_is_int(cts_pages_access(g, 0, arr + 4096, 4096, false, 4), CTS_PAGE_NATIVE,
 		   "main re-reads its other page: native");
 	tap_is_int(cts_pages_commit(g), 0, "whole pages: nothing learned");
-	/* A whole-page conflict learns every line of it, as line by line. */
+	/* A conflict with what only a claim says (t1 was granted the page and
+	 * may have written any line of it) is the page's: the page is learned
+	 * as decided per access, no line is. */
 	reset_clocks();
 	cts_pages_begin_run(g);
 	cts_pages_claim(g, 1, arr, 4096, true, 1);
 	tap_is_int(cts_pages_access(g, 2, arr, 4096, false, 1), CTS_PAGE_CONFLICT,
 		   "an unordered read of a page t1 was granted: conflict");
-	tap_is_int(cts_pages_commit(g), 64, "...every line of it learned (64)");
+	tap_is_int(cts_pages_commit(g), 1, "...one page learned, decided per access from now on");
+	tap_ok(cts_pages_per_access(g, arr >> 12) && cts_pages_learned(g, NULL, 0) == 0,
+	       "...and no line learned");
 	cts_pages_begin_run(g);
 	tap_ok(!cts_pages_grantable(g, 1, arr, 4096, false) &&
 	       cts_pages_grantable(g, 1, arr + 4096, 4096, true),
-	       "a page with a learned line is never granted; its neighbour is");
+	       "a page decided per access is never granted; its neighbour is");
+	/* The next run, per access: t1 writes one line, t2 another (two small
+	 * blocks on one page): no conflict; t2 reading t1's line unordered is
+	 * a real one and learns that line only. */
+	reset_clocks();
+	tap_is_int(cts_pages_access(g, 1, arr, 64, true, 1), CTS_PAGE_NATIVE,
+		   "per access: t1 writes its line");
+	tap_is_int(cts_pages_access(g, 2, arr + 64, 64, true, 1), CTS_PAGE_NATIVE,
+		   "per access: t2 writes its own line of the same page");
+	tap_is_int(cts_pages_access(g, 2, arr, 8, false, 1), CTS_PAGE_CONFLICT,
+		   "per access: t2 reads t1's line unordered: a real conflict");
+	tap_is_int(cts_pages_commit(g), 1, "...that line learned");
+	tap_ok(cts_pages_learned(g, NULL, 0) == 1 && cts_pages_info(g, arr).learned,
+	       "...only that line");
+	/* A real access at the claim's epoch makes the state known. */
+	reset_clocks();
+	cts_pages_begin_run(g);
+	cts_pages_claim(g, 1, arr + 8192, 4096, true, 1);
+	cts_pages_access(g, 1, arr + 8192, 8, true, 1);
+	tap_is_int(cts_pages_access(g, 2, arr + 8192, 8, false, 1), CTS_PAGE_CONFLICT,
+		   "a line t1 was seen writing, read by t2 unordered: conflict");
+	tap_ok(cts_pages_commit(g) == 1 && cts_pages_info(g, arr + 8192).learned &&
+	       !cts_pages_per_access(g, (arr + 8192) >> 12),
+	       "...a real one: the line is learned, not the page");
 	cts_pages_free(g);
 	return tap_done();
 }
