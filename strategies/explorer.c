@@ -690,9 +690,12 @@ static int min_try(void *ctx, const int *tids, size_t n, struct cts_min_run *out
 	return 0;
 }
 
-/* "thread 1's read of counter at counter.c:17" */
-static void pair_words(struct explorer *x, const struct cts_event *e, bool own, char *buf,
-		       size_t len)
+/* PAIR_THREAD "thread 1's read of counter at counter.c:17", PAIR_OWN "its
+ * read of ...", PAIR_WAIT "thread 1 busy-waits on flag at spin.c:9" */
+enum pair_form { PAIR_THREAD, PAIR_OWN, PAIR_WAIT };
+
+static void pair_words(struct explorer *x, const struct cts_event *e, enum pair_form form,
+		       char *buf, size_t len)
 {
 	char where[256], var[200] = "";
 	describe_pc(x, e->pc, where, sizeof(where));
@@ -705,12 +708,25 @@ static void pair_words(struct explorer *x, const struct cts_event *e, bool own, 
 	}
 	if (cts_op_is_range(e->op) && x->backend->ops->describe_data)
 		x->backend->ops->describe_data(x->backend->be, e->obj, var, sizeof(var));
-	if (own)
+	if (form == PAIR_OWN)
 		snprintf(buf, len, "its %s%s%s at %s", cts_op_name(e->op), var[0] ? " of " : "", var,
 			 where);
+	else if (form == PAIR_WAIT)
+		snprintf(buf, len, "thread %d busy-waits on %s at %s", e->tid,
+			 var[0] ? var : "it", where);
 	else
 		snprintf(buf, len, "thread %d's %s%s%s at %s", e->tid, cts_op_name(e->op),
 			 var[0] ? " of " : "", var, where);
+}
+
+/* The critical pair is a read, another thread's write of the location,
+ * and the reader's next read of it at the same place: a poll that failed
+ * and the one that saw the write, "between thread 0's read of flag and its
+ * read of flag" says nothing; the reader waits for the write. */
+static bool busy_wait_pair(const struct cts_event *p)
+{
+	return p[0].op == CTS_OP_READ && cts_op_is_write(p[1].op) && p[2].op == CTS_OP_READ &&
+	       p[2].obj == p[0].obj && p[2].pc == p[0].pc;
 }
 
 /* Minimize the new bug's run in place: afterwards x->sched, the record and
@@ -740,16 +756,24 @@ static void minimize_bug(struct explorer *x, struct cts_bug *bug, struct cts_sch
 		bug->pair_step[0] = (uint64_t)res.pair[0];
 		bug->pair_step[1] = (uint64_t)res.pair[1];
 		bug->npair = 2;
-		pair_words(x, &bug->pair[0], false, a, sizeof(a));
-		pair_words(x, &bug->pair[1], false, b, sizeof(b));
+		pair_words(x, &bug->pair[1], PAIR_THREAD, b, sizeof(b));
 		if (res.pair_after >= 0) {
 			bug->pair[2] = res.best.ev[res.pair_after];
 			bug->pair_step[2] = (uint64_t)res.pair_after;
 			bug->npair = 3;
-			pair_words(x, &bug->pair[2], true, c, sizeof(c));
-			snprintf(bug->headline, sizeof(bug->headline),
-				 "the bug happens when %s comes between %s and %s", b, a, c);
+			bool wait = busy_wait_pair(bug->pair);
+			pair_words(x, &bug->pair[0], wait ? PAIR_WAIT : PAIR_THREAD, a, sizeof(a));
+			pair_words(x, &bug->pair[2], PAIR_OWN, c, sizeof(c));
+			if (wait)
+				snprintf(bug->headline, sizeof(bug->headline),
+					 "the bug happens when %s comes while %s (written before "
+					 "thread %d's first read there, the run is clean)", b, a,
+					 bug->pair[0].tid);
+			else
+				snprintf(bug->headline, sizeof(bug->headline),
+					 "the bug happens when %s comes between %s and %s", b, a, c);
 		} else {
+			pair_words(x, &bug->pair[0], PAIR_THREAD, a, sizeof(a));
 			snprintf(bug->headline, sizeof(bug->headline),
 				 "the bug happens when %s comes after %s (the other order runs clean)",
 				 b, a);

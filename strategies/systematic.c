@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "models/error.h"
+#include "models/htab.h"
 #include "models/objmodel.h"
 #include "models/vclock.h"
 #include "strategies/split.h"
@@ -337,6 +338,11 @@ struct search {
 	size_t nfgq, fgqcap;
 	bool fg_every;
 	bool no_accept;          /* accept() asks no hook: plain DPOR's race */
+	/* dpor: the words threads busy-wait on, learnt in any run (a thread
+	 * held spinning on it, or polling it between yields): races on them,
+	 * and between arrivals at a barrier that spins on them, are deferred.
+	 * NULL with a hook that drops what it turns down. */
+	struct cts_htab *spinw;
 	uint64_t deferrals;      /* choices deferred, not dropped */
 	/* odpor: the wakeup trees, per state the sleeping threads' events
 	 * (inherited and explored there), the pending events the run ended
@@ -770,11 +776,76 @@ static bool may_coenable(const struct cts_event *past, const struct cts_event *p
 		 (pend->op == CTS_OP_COND_REACQUIRE && pend->obj2 == held));
 }
 
+/* Do two dependent accesses meet on a word some thread was held spinning
+ * on? Such a race only changes how often a waiter polls before it is
+ * released, or which release it sees first; the rest of a barrier program
+ * (its arrival orders, the accesses between barriers) is tried first. */
+static bool spin_race(const struct search *s, const struct cts_event *a,
+		      const struct cts_event *b)
+{
+	if (!cts_htab_count(s->spinw) || !cts_op_is_range(a->op) || !cts_op_is_range(b->op) ||
+	    big_range(a) || big_range(b))
+		return false;
+	uint64_t lo = (a->obj > b->obj ? a->obj : b->obj) >> 3;
+	uint64_t ea = a->obj + (a->size ? a->size : 1), eb = b->obj + (b->size ? b->size : 1);
+	uint64_t hi = ((ea < eb ? ea : eb) - 1) >> 3;
+	for (uint64_t w = lo; w <= hi; w++)
+		if (cts_htab_get(s->spinw, &w))
+			return true;
+	return false;
+}
+
+/* An arrival at a barrier: a lock acquisition or an atomic update. */
+static bool arrival_op(cts_op op)
+{
+	return op == CTS_OP_LOCK || op == CTS_OP_TRYLOCK || op == CTS_OP_ATOMIC;
+}
+
+/* Is the race of the event at step with pend one between two arrivals at a
+ * spin barrier: does the first one's thread, a few events of its own later
+ * (the counter's update, the unlock), poll a location threads spin on,
+ * before it arrives anywhere else? Which of two waiters arrived first only
+ * changes what they counted. The race of the last arriver with a waiter
+ * is not one of these: the waiter arrived first. */
+#define ARRIVAL_EVENTS 6
+static bool arrival_race(const struct search *s, uint64_t step, const struct cts_event *pend)
+{
+	const struct cts_event *e = &s->stack[step].ev;
+	const struct dpor *d = s->dp;
+	if (!cts_htab_count(s->spinw) || !arrival_op(e->op) || !arrival_op(pend->op) ||
+	    e->tid < 0 || e->tid >= d->nthreads)
+		return false;
+	int u = e->tid;
+	for (uint32_t k = d->ev[step].lidx; k < d->nevl[u] && k < d->ev[step].lidx + ARRIVAL_EVENTS;
+	     k++) {
+		const struct cts_event *f = &s->stack[d->evl[u][k]].ev;
+		if (arrival_op(f->op))
+			return false;
+		if (reads_only(f) && spin_race(s, f, f))
+			return true;
+	}
+	return false;
+}
+
+/* A race of the event at step with pend: taken now (RACE_TAKE), put off
+ * until nothing else is left in the search (RACE_DEFER), or dropped
+ * (RACE_DROP: a hook that prunes). */
+enum race_verdict { RACE_TAKE, RACE_DEFER, RACE_DROP };
+
+static enum race_verdict judge(struct search *s, uint64_t step, const struct cts_event *pend)
+{
+	if (s->no_accept)
+		return RACE_TAKE;
+	if (s->hooks.accept_race &&
+	    !s->hooks.accept_race(s->hooks.ctx, step, &s->stack[step].ev, pend))
+		return s->hooks.defer ? RACE_DEFER : RACE_DROP;
+	return spin_race(s, &s->stack[step].ev, pend) || arrival_race(s, step, pend) ?
+	       RACE_DEFER : RACE_TAKE;
+}
+
 static bool accept(struct search *s, uint64_t step, const struct cts_event *pend)
 {
-	if (!s->hooks.accept_race || s->no_accept)
-		return true;
-	return s->hooks.accept_race(s->hooks.ctx, step, &s->stack[step].ev, pend);
+	return judge(s, step, pend) == RACE_TAKE;
 }
 
 /* A backtrack choice t at st: a deferred one (s->bt_deferred) only where
@@ -963,8 +1034,8 @@ static void race_query(struct search *s, const struct cts_event *pend)
 	if (p < 0 || p >= s->dp->nthreads)
 		return;
 	int64_t best = latest_race(s, pend);
-	if (s->hooks.defer && s->hooks.accept_race) {
-		/* plain DPOR's race, when the hook sent the search past it */
+	if ((s->hooks.defer && s->hooks.accept_race) || cts_htab_count(s->spinw)) {
+		/* plain DPOR's race, when the hook or a spin sent the search past it */
 		s->no_accept = true;
 		int64_t plain = latest_race(s, pend);
 		s->no_accept = false;
@@ -1014,10 +1085,9 @@ static void dpor_newest(struct search *s, const struct cts_sched_point *pt, uint
 			continue;
 		if (!cts_event_dependent(ev, pend) || !may_coenable(ev, pend))
 			continue;
-		if (accept(s, k, pend))
-			fg_race(s, k, pend, false);
-		else if (s->hooks.defer)
-			fg_race(s, k, pend, true);
+		enum race_verdict v = judge(s, k, pend);
+		if (v != RACE_DROP)
+			fg_race(s, k, pend, v == RACE_DEFER);
 	}
 }
 
@@ -1572,9 +1642,10 @@ static void sdpor_races(struct search *s, uint64_t k)
 		if (!race_immediate(s, u))
 			continue;
 		uint32_t i = (uint32_t)s->rc[u];
-		if (accept(s, i, e2)) {
+		enum race_verdict v = judge(s, i, e2);
+		if (v == RACE_TAKE) {
 			sdpor_add(s, i, k);
-		} else if (s->hooks.defer) {
+		} else if (v == RACE_DEFER) {
 			s->deferrals++;
 			s->bt_deferred = true;
 			sdpor_add(s, i, k);
@@ -1904,6 +1975,36 @@ static bool updatebacktrack(struct search *s, const struct cts_sched_point *pt, 
 	return false;
 }
 
+/* A thread busy-waits on pend's location: remember its words. */
+static void learn_spin(struct search *s, const struct cts_event *pend)
+{
+	if (!s->spinw || !cts_op_is_range(pend->op) || big_range(pend))
+		return;
+	uint64_t lo = pend->obj >> 3, hi = (pend->obj + (pend->size ? pend->size : 1) - 1) >> 3;
+	for (uint64_t w = lo; w <= hi; w++)
+		cts_htab_put(s->spinw, &w, NULL);
+}
+
+/* A busy-wait that yields the processor: pend reads what its thread read
+ * right before its latest yields (poll, yield, poll again). */
+static bool repoll(const struct search *s, const struct cts_event *pend)
+{
+	const struct dpor *d = s->dp;
+	int t = pend->tid;
+	if (!reads_only(pend) || big_range(pend) || t < 0 || t >= d->nthreads)
+		return false;
+	uint32_t k = d->nevl[t], yields = 0;
+	while (k > 0 && s->stack[d->evl[t][k - 1]].ev.op == CTS_OP_YIELD) {
+		k--;
+		yields++;
+	}
+	if (!yields || !k)
+		return false;
+	const struct cts_event *e = &s->stack[d->evl[t][k - 1]].ev;
+	return reads_only(e) && e->obj < pend->obj + (pend->size ? pend->size : 1) &&
+	       pend->obj < e->obj + (e->size ? e->size : 1);
+}
+
 static int fresh_choice(struct search *s, const struct cts_sched_point *pt)
 {
 	uint64_t k = pt->step;
@@ -1915,8 +2016,10 @@ static int fresh_choice(struct search *s, const struct cts_sched_point *pt)
 	struct state *st = push_state(s);
 	set_of_enabled(pt, &st->enabled);
 	CTS_SCHED_FOR_EACH(pt, i, t)
-		if (pt->spinning && pt->spinning[t])
+		if (pt->spinning && pt->spinning[t]) {
 			ts_add(&st->spinning, t);
+			learn_spin(s, &pt->pending[t]);
+		}
 	ts_copy(&st->sleep, &s->next_sleep);
 	st->used = s->next_used;
 	st->restricted = pt->restricted;
@@ -1933,6 +2036,10 @@ static int fresh_choice(struct search *s, const struct cts_sched_point *pt)
 	if (s->dp)
 		for (int t = s->dp->nthreads; t < pt->nthreads; t++)
 			dpor_add_thread(s->dp, t);
+	if (s->spinw)
+		CTS_SCHED_FOR_EACH(pt, i, t)
+			if (pt->alive[t] && repoll(s, &pt->pending[t]))
+				learn_spin(s, &pt->pending[t]);
 	bool go = split_state(s, k, st) && updatebacktrack(s, pt, k, allowed);
 	if (go && st->constrained)
 		ts_or(&st->backtrack, allowed);
@@ -2262,6 +2369,7 @@ static void s_destroy(struct cts_strategy *base)
 		s->hooks.destroy(s->hooks.ctx);
 	dpor_free(s->dp);
 	cts_wut_free(s->wut);
+	cts_htab_free(s->spinw);
 	cts_objmodel_free(s->om);
 	for (size_t i = 0; i < s->slpcap; i++)
 		free(s->slp[i].ev);
@@ -2322,6 +2430,9 @@ struct cts_strategy *cts_search_create(enum cts_search_kind kind,
 		s->hooks = *hooks;
 	if (kind == CTS_SEARCH_DPOR || kind == CTS_SEARCH_ODPOR)
 		s->dp = dpor_new();
+	/* a hook that drops races: plain DPOR's race is not kept beside it */
+	if (kind == CTS_SEARCH_DPOR && (!s->hooks.accept_race || s->hooks.defer))
+		s->spinw = cts_htab_new(sizeof(uint64_t), 0);
 	if (kind == CTS_SEARCH_ODPOR) {
 		s->wut = cts_wut_new();
 		s->wroot = cts_wut_root(s->wut);

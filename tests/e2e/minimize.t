@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 # Bug programs: seeds where random's first hit has more preemptions than needed.
 BUGS="counter:assert:3 check_then_act:assert:3 cas_stack:assert:3 deadlock:deadlock:3"
-plan $((4 * $(count $BUGS) + 31))
+plan $((4 * $(count $BUGS) + 33))
 
 for pk in $BUGS; do
 	IFS=: read -r p kind seed <<< "$pk"
@@ -45,6 +45,14 @@ like "$out" "BUG \(assert\).*
   the bug happens when thread" "counter: the headline printed right under the bug"
 like "$out" "minimized to 1 preemption; the original \([0-9]+\) is .*assert-1.orig.sched" \
 	"counter: says where the original is"
+
+# A busy-wait's pair (a failed poll, the release, the poll that saw it) is
+# named as such, not "between thread 0's read of flag and its read of flag".
+"$CTS" -q -s pct --seed 1 -n 50 -o "$T/sb" --report "$T/sb.json" -- "$PROG/spinbar_deadlock" 2>/dev/null
+is $? 1 "spinbar_deadlock: pct finds the deadlock"
+like "$(jq -r '.bugs[0].critical_pair.headline' "$T/sb.json")" \
+	"^the bug happens when thread [0-9]'s write of flag at spinbar_deadlock.c:34 comes while thread [0-9] busy-waits on flag at spinbar_deadlock.c:43 \(written before thread [0-9]'s first read there, the run is clean\)$" \
+	"spinbar_deadlock: the release of a busy-wait as the headline"
 
 # The budget bounds the work: minimization of a long run stays within it.
 out=$("$CTS" -v -n 300 --seed 3 -o "$T/c3" -- "$PROG/cas_stack" 2>&1)

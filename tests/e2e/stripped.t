@@ -20,8 +20,8 @@ barrier bystanders cancel cas_stack check_then_act counter crash deadlock demo f
 futex_mutex got_reuse hs_aget hs_pbzip2 hs_pfscan late_deadlock lib_free lib_lock lib_memcpy
 lib_memset lib_realloc lib_strcmp lib_untraced lib_use_after_free livelock lost_wakeup own_loop
 pipe_handoff poll_eventfd publish rwlock semaphore sense_barrier sigwait_exit sigwait_thread
-spin_learn sys_child sys_pause sys_pipe sys_poll sys_sigwait tas_lock tas_spinlock wrong_output
-yield_barrier yield_poll"
+spin_count_barrier spin_learn spinbar_assert spinbar_crash spinbar_deadlock sys_child sys_pause
+sys_pipe sys_poll sys_sigwait tas_lock tas_spinlock wrong_output yield_barrier yield_poll"
 VARIANTS="strip export nounwind"
 plan $(($(count $PROGRAMS) * $(count $VARIANTS) + 9))
 
