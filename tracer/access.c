@@ -922,29 +922,56 @@ static uint8_t *code_before(struct cts_tracer *tr, uint64_t pc, uint64_t *lo, si
 	return code;
 }
 
-/* The decoding at trap pc pc: kept from an earlier trap there, or made
- * now from the code of its function (one read of the target's memory). */
-static const struct cts_attr_site *site_at(struct cts_tracer *tr, uint64_t pc)
+/* The decoding of the code ending at pc, made now from the code of its
+ * function (one read of the target's memory): 0, or -1. */
+static int locate(struct cts_tracer *tr, uint64_t pc, struct cts_attr_site *site)
 {
-	struct cts_access_state *a = tr->acc;
-	struct cts_attr_site **e = &a->sites[(pc ^ (pc >> 7)) % NSITES];
-	if (*e && (*e)->trap_pc == pc)
-		return *e;
 	uint64_t lo;
 	size_t len;
 	bool boundary;
 	uint8_t *code = code_before(tr, pc, &lo, &len, &boundary);
 	struct cts_attr_input in = { .trap_pc = pc, .code_lo = lo, .boundary = boundary,
 				     .code = code, .code_len = len };
+	int rc = cts_attr_locate(tr->acc->dis, &in, site);
+	free(code);
+	return rc;
+}
+
+/* The decoding at trap pc pc: kept from an earlier trap there, or made
+ * now (locate). */
+static const struct cts_attr_site *site_at(struct cts_tracer *tr, uint64_t pc)
+{
+	struct cts_access_state *a = tr->acc;
+	struct cts_attr_site **e = &a->sites[(pc ^ (pc >> 7)) % NSITES];
+	if (*e && (*e)->trap_pc == pc)
+		return *e;
 	if (!*e)
 		*e = cts_xmalloc(sizeof(**e));
-	int rc = cts_attr_locate(a->dis, &in, *e);
-	free(code);
-	if (rc != 0) {
+	if (locate(tr, pc, *e) != 0) {
 		free(*e);
 		*e = NULL;
 	}
 	return *e;
+}
+
+/* A trap its site does not explain may be at the target of `call *[m]`
+ * through the watched bytes: the call ends at the return address [rsp]
+ * and its operand holds the trap pc (a jump leaves a stale return address
+ * whose call went elsewhere).  Then *at is the call, as an access
+ * breakpoint reports it.  Rare (a call through a watched variable), so
+ * the caller's site is decoded afresh, not kept. */
+static void call_through(struct cts_tracer *tr, struct thread *th,
+			 const struct user_regs_struct *regs, int slot, struct cts_attr *at)
+{
+	struct cts_attr_site site;
+	struct cts_attr call;
+	uint64_t ret = 0, target = 0;
+	if (cts_mem_read(th->tid, regs->rsp, &ret, sizeof(ret)) != 0 || ret <= 15 ||
+	    locate(tr, ret, &site) != 0 ||
+	    cts_attr_judge_call(&site, &tr->acc->hwset, slot, regs, &call) != 0 ||
+	    cts_mem_read(th->tid, call.addr, &target, sizeof(target)) != 0 || target != regs->rip)
+		return;
+	*at = call;
 }
 
 /* The decoding kept for trap pc pc, if any. */
@@ -1005,6 +1032,15 @@ static void watch_traps(struct cts_tracer *tr, struct thread *th, uint64_t dr6, 
 		struct cts_attr at;
 		if (cts_attr_judge(site, &a->hwset, slot, regs, &at) != 0)
 			continue;
+		if (!at.located) {
+			if (few && cts_tr_getregs(th) != 0)
+				continue;
+			if (few) {
+				few = false;
+				regs = &th->regs;
+			}
+			call_through(tr, th, regs, slot, &at);
+		}
 		if (a->catch_slots & (1u << slot)) {
 			if (few && cts_tr_getregs(th) != 0)
 				continue;
