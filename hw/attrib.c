@@ -146,8 +146,17 @@ static void fill(struct cts_attr *out, const struct cts_insn *x, enum cts_attr_k
 	out->size = size;
 	out->exact = true;
 	out->located = true;
-	snprintf(out->text, sizeof(out->text), "%s%s%s", x->mnemonic, x->op_str[0] ? " " : "",
-		 x->op_str);
+	/* "mnemonic operands": at every trap, so no printf; both fit */
+	_Static_assert(sizeof(x->mnemonic) + sizeof(x->op_str) <= sizeof(out->text),
+		       "an instruction's text fits");
+	size_t n = strlen(x->mnemonic), ops = strlen(x->op_str);
+	memcpy(out->text, x->mnemonic, n);
+	if (ops) {
+		out->text[n++] = ' ';
+		memcpy(out->text + n, x->op_str, ops);
+		n += ops;
+	}
+	out->text[n] = '\0';
 }
 
 static int decode(struct cts_disasm *d, const struct cts_attr_input *in, uint64_t pc,

@@ -54,6 +54,7 @@
 /* Hardware path: trap pcs whose decoding is kept, pcs whose name is kept */
 #define NSITES 64
 #define NNAMES 64
+#define NLINES 8
 
 /* One file whose code is traced: where its functions came from, how much
  * of .text they cover, how many access breakpoints it got. */
@@ -96,7 +97,8 @@ struct cts_access_state {
 	 * pcs reported, kept for the run (site_at, pc_name) */
 	struct cts_attr_site *sites[NSITES];
 	struct pc_name { uint64_t pc; char text[256]; } *names;
-	/* the last hit line's text up to its value, and what it said */
+	/* hit lines' text up to the value, and what they said, by pc and kind
+	 * (a hot loop alternates a load and a store: two lines) */
 	struct hit_line {
 		int watch, thread;
 		enum cts_attr_kind kind;
@@ -104,7 +106,7 @@ struct cts_access_state {
 		uint64_t pc;
 		size_t len;
 		char text[512];
-	} line;
+	} line[NLINES];
 	int own_atomics;             /* sync mode: the program's atomics (-1: not counted) */
 	struct traced_file *files;   /* the program and --trace-lib libraries, as scanned */
 	int nfiles;
@@ -165,7 +167,8 @@ static void forget_sites(struct cts_access_state *a)
 	}
 	if (a->names)
 		memset(a->names, 0, NNAMES * sizeof(*a->names));
-	a->line.len = 0;
+	for (int i = 0; i < NLINES; i++)
+		a->line[i].len = 0;
 }
 
 void cts_access_fini(struct cts_tracer *tr)
@@ -799,12 +802,13 @@ static char *digits(char *end, uint64_t v, unsigned base)
 }
 
 /* "cts-trace: watch W: thread N KIND at|near WHERE value V (0xV)": what
- * comes before V is kept from the last hit when it says the same (a hot
- * access, hit after hit from one place), so a hit costs one write. */
+ * comes before V is kept from an earlier hit that said the same (a hot
+ * access, hit after hit from one place or two), so a hit costs one write
+ * and no printf. */
 static void print_hit(struct cts_access_state *a, int w, int thread, enum cts_attr_kind kind,
 		      bool exact, uint64_t pc, const char *where, uint64_t value)
 {
-	struct hit_line *h = &a->line;
+	struct hit_line *h = &a->line[(pc ^ (pc >> 4) ^ (uint64_t)kind) % NLINES];
 	if (!h->len || h->watch != w || h->thread != thread || h->kind != kind ||
 	    h->exact != exact || h->pc != pc) {
 		h->watch = w;
@@ -812,10 +816,12 @@ static void print_hit(struct cts_access_state *a, int w, int thread, enum cts_at
 		h->kind = kind;
 		h->exact = exact;
 		h->pc = pc;
-		int n = snprintf(h->text, sizeof(h->text), "cts-trace: watch %s: thread %d %s %s %s value ",
+		char text[sizeof(h->text)];
+		int n = snprintf(text, sizeof(text), "cts-trace: watch %s: thread %d %s %s %s value ",
 				 a->watch[w].name, thread, cts_attr_kind_name(kind), exact ? "at" : "near",
 				 where);
-		h->len = n < 0 ? 0 : (size_t)n < sizeof(h->text) ? (size_t)n : sizeof(h->text) - 1;
+		h->len = n < 0 ? 0 : (size_t)n < sizeof(text) ? (size_t)n : sizeof(text) - 1;
+		memcpy(h->text, text, h->len);
 	}
 	char out[sizeof(h->text) + 48], dec[20], hex[20];
 	char *d = digits(dec + sizeof(dec), value, 10), *x = digits(hex + sizeof(hex), value, 16);
