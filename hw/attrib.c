@@ -146,8 +146,17 @@ static void fill(struct cts_attr *out, const struct cts_insn *x, enum cts_attr_k
 	out->size = size;
 	out->exact = true;
 	out->located = true;
-	snprintf(out->text, sizeof(out->text), "%s%s%s", x->mnemonic, x->op_str[0] ? " " : "",
-		 x->op_str);
+	/* "mnemonic operands": at every trap, so no printf; both fit */
+	_Static_assert(sizeof(x->mnemonic) + sizeof(x->op_str) <= sizeof(out->text),
+		       "an instruction's text fits");
+	size_t n = strlen(x->mnemonic), ops = strlen(x->op_str);
+	memcpy(out->text, x->mnemonic, n);
+	if (ops) {
+		out->text[n++] = ' ';
+		memcpy(out->text + n, x->op_str, ops);
+		n += ops;
+	}
+	out->text[n] = '\0';
 }
 
 static int decode(struct cts_disasm *d, const struct cts_attr_input *in, uint64_t pc,
@@ -319,6 +328,49 @@ int cts_attr_judge(const struct cts_attr_site *site, const struct cts_hw_set *se
 	}
 	if (found == 1)
 		fill(out, best, bk, bsize, bea);
+	return 0;
+}
+
+/* Did call x, through memory, read [wlo, whi)?  r: after it (rsp 8 lower,
+ * rip its target); its operand's address was computed before the push. */
+static bool call_read(const struct cts_insn *x, const struct user_regs_struct *r, uint64_t wlo,
+		      uint64_t whi, uint64_t *ea)
+{
+	if (!x->is_call || !x->has_mem || !x->ea_valid)
+		return false;
+	struct user_regs_struct before = *r;
+	before.rsp += 8;
+	*ea = cts_disasm_ea(x, &before);
+	return overlaps(*ea, x->size ? x->size : 8, wlo, whi);
+}
+
+int cts_attr_judge_call(const struct cts_attr_site *ret_site, const struct cts_hw_set *set,
+			int slot, const struct user_regs_struct *regs, struct cts_attr *out)
+{
+	if (!ret_site || !out || !set || !regs || slot < 0 || slot >= CTS_HW_SLOTS ||
+	    !set->w[slot].used) {
+		errno = EINVAL;
+		return -1;
+	}
+	uint64_t wlo = set->w[slot].addr, whi = wlo + set->w[slot].len, ea = 0, bea = 0;
+	const struct cts_insn *best = NULL;
+	if (ret_site->boundary) {
+		if (ret_site->pred == 0 && call_read(&ret_site->x, regs, wlo, whi, &bea))
+			best = &ret_site->x;
+	} else {
+		for (int i = 0; i < ret_site->ncand; i++) {
+			const struct cts_insn *x = &ret_site->cand[i];
+			if (!call_read(x, regs, wlo, whi, &ea))
+				continue;
+			if (best && !only_prefixes(ret_site, x->pc, best->pc))
+				return -1; /* two readings of the bytes */
+			best = x;
+			bea = ea;
+		}
+	}
+	if (!best)
+		return -1;
+	fill(out, best, cts_attr_insn_kind(best), best->size ? best->size : 8, bea);
 	return 0;
 }
 

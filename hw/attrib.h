@@ -96,6 +96,20 @@ int cts_attr_locate(struct cts_disasm *d, const struct cts_attr_input *in,
 int cts_attr_judge(const struct cts_attr_site *site, const struct cts_hw_set *set, int slot,
 		   const struct user_regs_struct *regs, struct cts_attr *out);
 
+/* A trap that its own site does not explain, at the first instruction of
+ * a callee: was it the indirect call that led there, through the watched
+ * bytes?  A debug register traps after `call *[m]` at the call's target,
+ * with the return address at [rsp].  ret_site: the site located at that
+ * return address (the instructions ending there); regs: at the trap.  0
+ * with *out the call (exact, a read of the operand, as an access
+ * breakpoint reports it) when exactly one of them is a call through
+ * memory whose operand, recomputed with rsp as it was before the call,
+ * overlaps slot's watch; -1 otherwise (*out untouched).  The caller
+ * checks that the operand holds the trap pc (the call's target): a stale
+ * return address left by a jump is not the call's. */
+int cts_attr_judge_call(const struct cts_attr_site *ret_site, const struct cts_hw_set *set,
+			int slot, const struct user_regs_struct *regs, struct cts_attr *out);
+
 /* The bytes [at->addr, at->addr + at->size) just after the access, where
  * the registers at the trap tell: a plain move (mov r32/r64 from memory,
  * mov to memory from a register or an immediate) moved them through a

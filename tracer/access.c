@@ -54,6 +54,7 @@
 /* Hardware path: trap pcs whose decoding is kept, pcs whose name is kept */
 #define NSITES 64
 #define NNAMES 64
+#define NLINES 8
 
 /* One file whose code is traced: where its functions came from, how much
  * of .text they cover, how many access breakpoints it got. */
@@ -96,7 +97,8 @@ struct cts_access_state {
 	 * pcs reported, kept for the run (site_at, pc_name) */
 	struct cts_attr_site *sites[NSITES];
 	struct pc_name { uint64_t pc; char text[256]; } *names;
-	/* the last hit line's text up to its value, and what it said */
+	/* hit lines' text up to the value, and what they said, by pc and kind
+	 * (a hot loop alternates a load and a store: two lines) */
 	struct hit_line {
 		int watch, thread;
 		enum cts_attr_kind kind;
@@ -104,7 +106,7 @@ struct cts_access_state {
 		uint64_t pc;
 		size_t len;
 		char text[512];
-	} line;
+	} line[NLINES];
 	int own_atomics;             /* sync mode: the program's atomics (-1: not counted) */
 	struct traced_file *files;   /* the program and --trace-lib libraries, as scanned */
 	int nfiles;
@@ -165,7 +167,8 @@ static void forget_sites(struct cts_access_state *a)
 	}
 	if (a->names)
 		memset(a->names, 0, NNAMES * sizeof(*a->names));
-	a->line.len = 0;
+	for (int i = 0; i < NLINES; i++)
+		a->line[i].len = 0;
 }
 
 void cts_access_fini(struct cts_tracer *tr)
@@ -799,12 +802,13 @@ static char *digits(char *end, uint64_t v, unsigned base)
 }
 
 /* "cts-trace: watch W: thread N KIND at|near WHERE value V (0xV)": what
- * comes before V is kept from the last hit when it says the same (a hot
- * access, hit after hit from one place), so a hit costs one write. */
+ * comes before V is kept from an earlier hit that said the same (a hot
+ * access, hit after hit from one place or two), so a hit costs one write
+ * and no printf. */
 static void print_hit(struct cts_access_state *a, int w, int thread, enum cts_attr_kind kind,
 		      bool exact, uint64_t pc, const char *where, uint64_t value)
 {
-	struct hit_line *h = &a->line;
+	struct hit_line *h = &a->line[(pc ^ (pc >> 4) ^ (uint64_t)kind) % NLINES];
 	if (!h->len || h->watch != w || h->thread != thread || h->kind != kind ||
 	    h->exact != exact || h->pc != pc) {
 		h->watch = w;
@@ -812,10 +816,12 @@ static void print_hit(struct cts_access_state *a, int w, int thread, enum cts_at
 		h->kind = kind;
 		h->exact = exact;
 		h->pc = pc;
-		int n = snprintf(h->text, sizeof(h->text), "cts-trace: watch %s: thread %d %s %s %s value ",
+		char text[sizeof(h->text)];
+		int n = snprintf(text, sizeof(text), "cts-trace: watch %s: thread %d %s %s %s value ",
 				 a->watch[w].name, thread, cts_attr_kind_name(kind), exact ? "at" : "near",
 				 where);
-		h->len = n < 0 ? 0 : (size_t)n < sizeof(h->text) ? (size_t)n : sizeof(h->text) - 1;
+		h->len = n < 0 ? 0 : (size_t)n < sizeof(text) ? (size_t)n : sizeof(text) - 1;
+		memcpy(h->text, text, h->len);
 	}
 	char out[sizeof(h->text) + 48], dec[20], hex[20];
 	char *d = digits(dec + sizeof(dec), value, 10), *x = digits(hex + sizeof(hex), value, 16);
@@ -922,29 +928,56 @@ static uint8_t *code_before(struct cts_tracer *tr, uint64_t pc, uint64_t *lo, si
 	return code;
 }
 
-/* The decoding at trap pc pc: kept from an earlier trap there, or made
- * now from the code of its function (one read of the target's memory). */
-static const struct cts_attr_site *site_at(struct cts_tracer *tr, uint64_t pc)
+/* The decoding of the code ending at pc, made now from the code of its
+ * function (one read of the target's memory): 0, or -1. */
+static int locate(struct cts_tracer *tr, uint64_t pc, struct cts_attr_site *site)
 {
-	struct cts_access_state *a = tr->acc;
-	struct cts_attr_site **e = &a->sites[(pc ^ (pc >> 7)) % NSITES];
-	if (*e && (*e)->trap_pc == pc)
-		return *e;
 	uint64_t lo;
 	size_t len;
 	bool boundary;
 	uint8_t *code = code_before(tr, pc, &lo, &len, &boundary);
 	struct cts_attr_input in = { .trap_pc = pc, .code_lo = lo, .boundary = boundary,
 				     .code = code, .code_len = len };
+	int rc = cts_attr_locate(tr->acc->dis, &in, site);
+	free(code);
+	return rc;
+}
+
+/* The decoding at trap pc pc: kept from an earlier trap there, or made
+ * now (locate). */
+static const struct cts_attr_site *site_at(struct cts_tracer *tr, uint64_t pc)
+{
+	struct cts_access_state *a = tr->acc;
+	struct cts_attr_site **e = &a->sites[(pc ^ (pc >> 7)) % NSITES];
+	if (*e && (*e)->trap_pc == pc)
+		return *e;
 	if (!*e)
 		*e = cts_xmalloc(sizeof(**e));
-	int rc = cts_attr_locate(a->dis, &in, *e);
-	free(code);
-	if (rc != 0) {
+	if (locate(tr, pc, *e) != 0) {
 		free(*e);
 		*e = NULL;
 	}
 	return *e;
+}
+
+/* A trap its site does not explain may be at the target of `call *[m]`
+ * through the watched bytes: the call ends at the return address [rsp]
+ * and its operand holds the trap pc (a jump leaves a stale return address
+ * whose call went elsewhere).  Then *at is the call, as an access
+ * breakpoint reports it.  Rare (a call through a watched variable), so
+ * the caller's site is decoded afresh, not kept. */
+static void call_through(struct cts_tracer *tr, struct thread *th,
+			 const struct user_regs_struct *regs, int slot, struct cts_attr *at)
+{
+	struct cts_attr_site site;
+	struct cts_attr call;
+	uint64_t ret = 0, target = 0;
+	if (cts_mem_read(th->tid, regs->rsp, &ret, sizeof(ret)) != 0 || ret <= 15 ||
+	    locate(tr, ret, &site) != 0 ||
+	    cts_attr_judge_call(&site, &tr->acc->hwset, slot, regs, &call) != 0 ||
+	    cts_mem_read(th->tid, call.addr, &target, sizeof(target)) != 0 || target != regs->rip)
+		return;
+	*at = call;
 }
 
 /* The decoding kept for trap pc pc, if any. */
@@ -1005,6 +1038,15 @@ static void watch_traps(struct cts_tracer *tr, struct thread *th, uint64_t dr6, 
 		struct cts_attr at;
 		if (cts_attr_judge(site, &a->hwset, slot, regs, &at) != 0)
 			continue;
+		if (!at.located) {
+			if (few && cts_tr_getregs(th) != 0)
+				continue;
+			if (few) {
+				few = false;
+				regs = &th->regs;
+			}
+			call_through(tr, th, regs, slot, &at);
+		}
 		if (a->catch_slots & (1u << slot)) {
 			if (few && cts_tr_getregs(th) != 0)
 				continue;

@@ -171,8 +171,9 @@ done
 workers=$(pgrep -P "$pid" | tr '\n' ' ')
 kill -KILL "$pid"
 wait "$pid" 2>/dev/null
-# Wait (5 s at most) for what the kernel and the workers do by themselves.
-for i in $(seq 500); do
+# Wait (30 s at most: it took over 5 s at load 14 on 2 CPUs) for what the
+# kernel and the workers do by themselves.
+for i in $(seq $(slow 3000)); do
 	alive=""
 	for w in $workers; do [ -d /proc/"$w" ] && alive="$alive $w"; done
 	[ -z "$alive" ] && [ -z "$(ls -A "$T/tmp")" ] && break

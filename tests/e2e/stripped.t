@@ -1,5 +1,5 @@
 #!/bin/bash
-# timeout: 300
+# timeout: 900
 # Break mode on stripped programs (issue 31): Debian's binaries have no
 # .symtab, and a program that exports a few functions (C++ weak symbols,
 # --export-dynamic-symbol) once had only those traced, so a lost update was

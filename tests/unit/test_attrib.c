@@ -201,6 +201,88 @@ static void stack_operands(struct cts_disasm *d)
 	       "trap after push 0x8(%%rsp) reading W: read at the push, address as before it");
 }
 
+/* Locate the site ending at base+off in recorded code (a function at base
+ * when boundary, else only the 15 bytes before are known). */
+static int site_of(struct cts_disasm *d, uint64_t base, const uint8_t *c, size_t n, uint64_t off,
+		   bool boundary, struct cts_attr_site *site)
+{
+	uint64_t lo = boundary || off < 15 ? 0 : off - 15;
+	struct cts_attr_input in = { .trap_pc = base + off, .code_lo = base + lo,
+				     .boundary = boundary, .code = c + lo, .code_len = n - lo };
+	cts_disasm_forget(d);
+	return cts_attr_locate(d, &in, site);
+}
+
+/* `call *var`: a debug register traps at the callee's first instruction,
+ * which its own site cannot explain; the call is found at the return
+ * address [rsp] and reported as the access breakpoint before it reports
+ * it: a read at the call (it was "access near" the callee). */
+static void calls_through(struct cts_disasm *d)
+{
+	/*  0: ff 15 d32      call   *W(%rip)
+	 *  6: e8 00 00 00 00 call   .+5
+	 *  b: ff 54 24 08    call   *0x8(%rsp)
+	 *  f: ff 25 d32      jmp    *W(%rip)      (callee: 0x100, a nop) */
+	uint8_t c[0x15 + 15];
+	memset(c, 0x90, sizeof(c));
+	int32_t disp = (int32_t)(W - (B2 + 6));
+	c[0] = 0xff;
+	c[1] = 0x15;
+	memcpy(c + 2, &disp, 4);
+	memcpy(c + 6, (const uint8_t[]){ 0xe8, 0, 0, 0, 0, 0xff, 0x54, 0x24, 0x08 }, 9);
+	disp = (int32_t)(W - (B2 + 0x15));
+	c[0xf] = 0xff;
+	c[0x10] = 0x25;
+	memcpy(c + 0x11, &disp, 4);
+	static const uint8_t callee[16] = { 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90,
+					    0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90 };
+	const uint64_t CALLEE = B2 + 0x100;
+	struct cts_hw_set set = { 0 }, stk = { 0 }, far = { 0 };
+	int slot = cts_hw_add(&set, W, 8, CTS_HW_RW);
+	int sslot = cts_hw_add(&stk, STK + 8, 8, CTS_HW_RW);
+	int fslot = cts_hw_add(&far, W + 64, 8, CTS_HW_RW);
+	struct user_regs_struct r = { .rip = CALLEE, .rsp = STK - 8 };
+	struct cts_attr_site callee_site, ret_site;
+	struct cts_attr out;
+
+	/* the callee's own site: nothing ends at its first instruction */
+	struct cts_attr_input in = { .trap_pc = CALLEE, .code_lo = CALLEE, .boundary = true,
+				     .code = callee, .code_len = sizeof(callee) };
+	cts_disasm_forget(d);
+	tap_ok(cts_attr_locate(d, &in, &callee_site) == 0 &&
+	       cts_attr_judge(&callee_site, &set, slot, &r, &out) == 0 && !out.located,
+	       "trap at a callee's first instruction: its own site does not explain it");
+	/* the return address 0x6: the call through W before it */
+	tap_ok(site_of(d, B2, c, sizeof(c), 0x6, true, &ret_site) == 0 &&
+	       cts_attr_judge_call(&ret_site, &set, slot, &r, &out) == 0 && out.exact &&
+	       out.located && out.pc == B2 && out.kind == CTS_ATTR_READ && out.addr == W &&
+	       out.size == 8, "call *W(%%rip) found at the return address: read at the call");
+	tap_ok(strncmp(out.text, "call", 4) == 0, "  its text is the call's ('%s')", out.text);
+	/* the same without a symbol: the candidates before the return address */
+	tap_ok(site_of(d, B2, c, sizeof(c), 0x6, false, &ret_site) == 0 &&
+	       cts_attr_judge_call(&ret_site, &set, slot, &r, &out) == 0 && out.pc == B2 &&
+	       out.kind == CTS_ATTR_READ, "no boundary: the same call, read at it");
+	/* a call through W whose operand is elsewhere now: not it */
+	site_of(d, B2, c, sizeof(c), 0x6, true, &ret_site);
+	tap_ok(cts_attr_judge_call(&ret_site, &far, fslot, &r, &out) == -1,
+	       "call *W(%%rip), watch elsewhere: not the call");
+	/* a direct call: no memory operand */
+	tap_ok(site_of(d, B2, c, sizeof(c), 0xb, true, &ret_site) == 0 &&
+	       cts_attr_judge_call(&ret_site, &set, slot, &r, &out) == -1,
+	       "direct call before the return address: not a call through the watch");
+	/* call *0x8(%rsp): its operand's address is from rsp before the push */
+	tap_ok(site_of(d, B2, c, sizeof(c), 0xf, true, &ret_site) == 0 &&
+	       cts_attr_judge_call(&ret_site, &stk, sslot, &r, &out) == 0 && out.pc == B2 + 0xb &&
+	       out.addr == STK + 8 && out.kind == CTS_ATTR_READ,
+	       "call *0x8(%%rsp): operand at rsp+8 as before the call");
+	/* a jump through W ends at 0x15: not a call, so not this way */
+	tap_ok(site_of(d, B2, c, sizeof(c), 0x15, true, &ret_site) == 0 &&
+	       cts_attr_judge_call(&ret_site, &set, slot, &r, &out) == -1,
+	       "jmp *W(%%rip) before the address: not a call");
+	tap_ok(cts_attr_judge_call(&ret_site, &set, 3, &r, &out) == -1 && errno == EINVAL,
+	       "an unused slot is EINVAL");
+}
+
 /* One hit per iteration that touches the watch (D4: access breakpoints
  * counted every iteration whose remaining range overlapped it: 24 for 8
  * bytes, 3 for 1 qword, and missed rep movs reading it). */
@@ -494,6 +576,7 @@ int main(void)
 	tap_ok(cts_disasm_decode(d, BASE + 0x100, add_rip, sizeof(add_rip), &x) == 0 &&
 	       cts_attr_insn_kind(&x) == CTS_ATTR_RMW, "add %%rbx,hits(%%rip): kind rmw");
 	stack_operands(d);
+	calls_through(d);
 	string_iterations(d);
 	undecodable(d);
 	sites(d);
