@@ -1278,20 +1278,36 @@ bool cts_access_shared(struct cts_tracer *tr, struct thread *th, uint64_t addr)
 	return m && m->perms[1] == 'w';
 }
 
+static bool same_memory(const struct cts_mapping *a, const struct cts_mapping *b)
+{
+	return a->hi == b->lo && strcmp(a->perms, b->perms) == 0 && strcmp(a->path, b->path) == 0;
+}
+
+/* addr's mapping, with its neighbours of the same permissions and file:
+ * the kernel splits a mapping where a page's protection key differs (fault
+ * mode's grants and untracked pages), and a block's bounds must not end
+ * there (a free's range stopped at such a page, and dpor took the free to
+ * be independent of a write beyond it: big_alloc_race). */
 bool cts_access_mapping(struct cts_tracer *tr, uint64_t addr, uint64_t *lo, uint64_t *hi)
 {
 	const struct cts_mapping *m = mapping_of(tr, addr);
 	if (!m)
 		return false;
-	*lo = m->lo;
-	*hi = m->hi;
+	const struct cts_access_state *a = tr->acc;
+	size_t i = (size_t)(m - a->maps), j = i;
+	while (i > 0 && same_memory(&a->maps[i - 1], &a->maps[i]))
+		i--;
+	while (j + 1 < a->nmaps && same_memory(&a->maps[j], &a->maps[j + 1]))
+		j++;
+	*lo = a->maps[i].lo;
+	*hi = a->maps[j].hi;
 	return true;
 }
 
 uint64_t cts_access_mapping_end(struct cts_tracer *tr, uint64_t addr)
 {
-	const struct cts_mapping *m = mapping_of(tr, addr);
-	return m ? m->hi : addr;
+	uint64_t lo, hi;
+	return cts_access_mapping(tr, addr, &lo, &hi) ? hi : addr;
 }
 
 int cts_access_prot(struct cts_tracer *tr, uint64_t addr)

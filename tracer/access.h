@@ -74,7 +74,8 @@ void cts_access_run_start(struct cts_tracer *tr);
 bool cts_access_range_hidden(struct cts_tracer *tr, struct thread *th, bool write, uint64_t pc,
 			     uint64_t start, uint64_t len);
 uint64_t cts_access_mapping_end(struct cts_tracer *tr, uint64_t addr);
-/* The bounds of addr's mapping; false: none. */
+/* The bounds of addr's mapping, joined with its neighbours of the same
+ * permissions and file (a protection key splits a mapping); false: none. */
 bool cts_access_mapping(struct cts_tracer *tr, uint64_t addr, uint64_t *lo, uint64_t *hi);
 bool cts_access_traced_pc(const struct cts_tracer *tr, uint64_t pc);
 /* The PROT_* bits of addr's mapping (-1: none); the mappings changed (an
