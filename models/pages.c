@@ -108,26 +108,27 @@ void cts_pages_defer(struct cts_pages *p)
 	p->defer = true;
 }
 
-size_t cts_pages_commit(struct cts_pages *p)
+/* Learn every number of set (learn: a unit, or a page decided per access),
+ * then empty it; how many. */
+static size_t drain(struct cts_pages *p, struct cts_htab *set,
+		    void (*learn)(struct cts_pages *, uint64_t))
 {
 	size_t pos = 0, n = 0;
 	const void *key;
-	while (cts_htab_next(p->pending, &pos, &key, NULL)) {
-		uint64_t page;
-		memcpy(&page, key, sizeof(page));
-		cts_pages_learn(p, page);
+	while (cts_htab_next(set, &pos, &key, NULL)) {
+		uint64_t u;
+		memcpy(&u, key, sizeof(u));
+		learn(p, u);
 		n++;
 	}
-	cts_htab_clear(p->pending);
-	pos = 0;
-	while (cts_htab_next(p->pending_pa, &pos, &key, NULL)) {
-		uint64_t page;
-		memcpy(&page, key, sizeof(page));
-		cts_pages_learn_per_access(p, page);
-		n++;
-	}
-	cts_htab_clear(p->pending_pa);
+	cts_htab_clear(set);
 	return n;
+}
+
+size_t cts_pages_commit(struct cts_pages *p)
+{
+	size_t n = drain(p, p->pending, cts_pages_learn);
+	return n + drain(p, p->pending_pa, cts_pages_learn_per_access);
 }
 
 void cts_pages_learn_all(struct cts_pages *p)
@@ -177,18 +178,26 @@ bool cts_pages_per_access(const struct cts_pages *p, uint64_t page)
 	return cts_htab_get(p->per_access, &page) != NULL;
 }
 
-size_t cts_pages_learned_per_access(const struct cts_pages *p, uint64_t *out, size_t max)
+/* The keys of a set of unit or page numbers, ascending: up to max in out
+ * (NULL: only counted); how many there are. */
+static size_t sorted_keys(const struct cts_htab *h, uint64_t *out, size_t max)
 {
-	size_t n = cts_htab_count(p->per_access), k = 0, pos = 0;
+	size_t n = cts_htab_count(h), k = 0, pos = 0;
+	if (!out)
+		return n;
 	uint64_t *all = cts_xcalloc(n ? n : 1, sizeof(*all));
 	const void *key;
-	while (cts_htab_next(p->per_access, &pos, &key, NULL))
+	while (cts_htab_next(h, &pos, &key, NULL))
 		memcpy(&all[k++], key, sizeof(uint64_t));
 	qsort(all, k, sizeof(*all), cmp_u64);
-	if (out)
-		memcpy(out, all, (k < max ? k : max) * sizeof(*all));
+	memcpy(out, all, (k < max ? k : max) * sizeof(*all));
 	free(all);
 	return k;
+}
+
+size_t cts_pages_learned_per_access(const struct cts_pages *p, uint64_t *out, size_t max)
+{
+	return sorted_keys(p->per_access, out, max);
 }
 
 size_t cts_pages_take_new(struct cts_pages *p)
@@ -200,16 +209,7 @@ size_t cts_pages_take_new(struct cts_pages *p)
 
 size_t cts_pages_learned(const struct cts_pages *p, uint64_t *out, size_t max)
 {
-	size_t n = cts_htab_count(p->learned), k = 0, pos = 0;
-	uint64_t *all = cts_xcalloc(n ? n : 1, sizeof(*all));
-	const void *key;
-	while (cts_htab_next(p->learned, &pos, &key, NULL))
-		memcpy(&all[k++], key, sizeof(uint64_t));
-	qsort(all, k, sizeof(*all), cmp_u64);
-	if (out)
-		memcpy(out, all, (k < max ? k : max) * sizeof(*all));
-	free(all);
-	return k;
+	return sorted_keys(p->learned, out, max);
 }
 
 /* Unit u's state: its record, its page's uniform one, or NULL (untouched). */

@@ -536,6 +536,15 @@ static void note_epoch(struct explorer *x, int tid)
 	e->ep[e->n++] = cts_race_epoch(x->clocks, tid);
 }
 
+/* The backend could not start or go on with the run: its message is the
+ * result's error (bad_input: the program or its input, not cts). */
+static int backend_failed(struct explorer *x)
+{
+	snprintf(x->res->error, sizeof(x->res->error), "%s", x->st->message);
+	x->res->bad_input = x->st->bad_input;
+	return -1;
+}
+
 static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 		   struct cts_inconclusive *inc, bool *aborted);
 static void keep_trace(struct explorer *x, struct cts_bug *bug);
@@ -1771,11 +1780,8 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 		cts_instance_begin_run(cfg->instance);
 	x->preempts = 0;
 	x->norigins = 0;
-	if (x->backend->ops->start(x->backend->be, st) != 0) {
-		snprintf(x->res->error, sizeof(x->res->error), "%s", st->message);
-		x->res->bad_input = st->bad_input;
-		return -1;
-	}
+	if (x->backend->ops->start(x->backend->be, st) != 0)
+		return backend_failed(x);
 	while (st->status == CTS_RUN_ACTIVE) {
 		bool give_up, livelock;
 		if (cfg->hold && step == cfg->hold_step && run == 0) {
@@ -1792,12 +1798,8 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 			break;
 		}
 		if (st->own_filters && x->backend->ops->native_call) {
-			int r = native_waits(x);
-			if (r < 0) {
-				snprintf(x->res->error, sizeof(x->res->error), "%s", st->message);
-				x->res->bad_input = st->bad_input;
-				return -1;
-			}
+			if (native_waits(x) < 0)
+				return backend_failed(x);
 			if (st->status != CTS_RUN_ACTIVE)
 				break;
 		}
@@ -1918,21 +1920,14 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 			cts_race_observe(x->clocks, &done, step);
 		}
 		if (st->own_filters && x->backend->ops->native_call && wakes_waiter(x, &done)) {
-			int r = x->backend->ops->native_call(x->backend->be, st, c, true);
-			if (r < 0) {
-				snprintf(x->res->error, sizeof(x->res->error), "%s", st->message);
-				x->res->bad_input = st->bad_input;
-				return -1;
-			}
+			if (x->backend->ops->native_call(x->backend->be, st, c, true) < 0)
+				return backend_failed(x);
 			if (st->status != CTS_RUN_ACTIVE)
 				break;
 		}
 		x->told[c] = false;
-		if (x->backend->ops->step(x->backend->be, st, c, give_up, &done) != 0) {
-			snprintf(x->res->error, sizeof(x->res->error), "%s", st->message);
-			x->res->bad_input = st->bad_input;
-			return -1;
-		}
+		if (x->backend->ops->step(x->backend->be, st, c, give_up, &done) != 0)
+			return backend_failed(x);
 		if (st->relearn) {
 			/* The run hid events it should have shown: void. */
 			*aborted = true;

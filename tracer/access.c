@@ -1735,11 +1735,12 @@ int cts_access_fault(struct cts_tracer *tr, struct thread *th, uint64_t addr)
 	uint64_t pc = th->regs.rip;
 	int rc;
 	th->flt_addr = addr;
-	if (cts_fault_hole(tr, addr) || (th->in_call && !traced_pc(tr->acc, pc))) {
-		/* The dynamic linker's GOT; a modeled pthread call's own words
-		 * (the mutex a lock event stands for): the access is performed,
-		 * as without faults. Granting the page would make the thread's
-		 * later work on it count at a later epoch than the call's. */
+	if (th->in_call && !traced_pc(tr->acc, pc)) {
+		/* A modeled pthread call's own words (the mutex a lock event
+		 * stands for): the access is performed, as without faults.
+		 * Granting the page would make the thread's later work on it
+		 * count at a later epoch than the call's. (The GOT's pages are
+		 * never tagged: fault.c's tag_except.) */
 		rc = cts_access_step_over(tr, th, NULL, false);
 	} else if (traced_pc(tr->acc, pc)) {
 		rc = on_access(tr, th, pc, NULL);

@@ -349,17 +349,6 @@ bool cts_fault_tracked(const struct cts_tracer *tr, uint64_t addr)
 	return false;
 }
 
-bool cts_fault_hole(const struct cts_tracer *tr, uint64_t addr)
-{
-	const struct cts_fault *f = tr->flt;
-	if (!cts_fault_on(tr) || addr < f->exe_base)
-		return false;
-	for (int i = 0; i < f->nholes; i++)
-		if (addr - f->exe_base >= f->holes[i].lo && addr - f->exe_base < f->holes[i].hi)
-			return true;
-	return false;
-}
-
 bool cts_fault_allows(const struct cts_tracer *tr, const struct thread *th, uint64_t addr,
 		      uint64_t len, bool write)
 {

@@ -69,10 +69,6 @@ void cts_fault_held(struct cts_tracer *tr, struct thread *th);
 bool cts_fault_ours(const struct cts_tracer *tr, const siginfo_t *si);
 /* Is addr in memory fault mode tracks? */
 bool cts_fault_tracked(const struct cts_tracer *tr, uint64_t addr);
-/* Is addr in the dynamic linker's memory on a tracked page (the program's
- * GOT)? An access there is performed, never an event nor a grant: without
- * faults no traced instruction sees it (PLT stubs' jumps, lazy binding). */
-bool cts_fault_hole(const struct cts_tracer *tr, uint64_t addr);
 /* Would th's access of [addr, addr+len) run without a fault now (pages of
  * its live keys)? An access breakpoint there lets it run as the CPU would:
  * what a run shows must not depend on which int3s are retired yet. */
