@@ -173,6 +173,12 @@ void cts_pages_learn_per_access(struct cts_pages *p, uint64_t page)
 	p->fresh += added;
 }
 
+void cts_pages_pend_per_access(struct cts_pages *p, uint64_t page)
+{
+	if (!cts_htab_get(p->per_access, &page))
+		cts_htab_put(p->pending_pa, &page, NULL);
+}
+
 bool cts_pages_per_access(const struct cts_pages *p, uint64_t page)
 {
 	return cts_htab_get(p->per_access, &page) != NULL;

@@ -124,6 +124,9 @@ void cts_pages_claim(struct cts_pages *p, int tid, uint64_t addr, uint64_t len, 
  * grantable again, its units' conflicts then real ones. learn_per_access
  * adds one (page number, replay); learned_per_access gives them sorted. */
 void cts_pages_learn_per_access(struct cts_pages *p, uint64_t page);
+/* ...learned when the run is committed (cts_pages_commit): a page the run
+ * that found it could not decide per access from its start. */
+void cts_pages_pend_per_access(struct cts_pages *p, uint64_t page);
 bool cts_pages_per_access(const struct cts_pages *p, uint64_t page);
 size_t cts_pages_learned_per_access(const struct cts_pages *p, uint64_t *out, size_t max);
 /* Has every unit of the range been touched in this run (or learned)? */

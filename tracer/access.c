@@ -216,8 +216,10 @@ static int refresh_maps(struct cts_tracer *tr)
 			if (a->maps_fd < 0)
 				return -1;
 		}
-		if (cts_maps_read_fd(a->maps_fd, &a->maps, &a->nmaps) == 0)
+		if (cts_maps_read_fd(a->maps_fd, &a->maps, &a->nmaps) == 0) {
+			cts_fault_fix_maps(tr, &a->maps, &a->nmaps);
 			return 0;
+		}
 		close(a->maps_fd); /* an earlier process's, its pid reused: open it again */
 		a->maps_fd = -1;
 	}
@@ -1729,7 +1731,7 @@ int cts_access_fault(struct cts_tracer *tr, struct thread *th, uint64_t addr)
 	th->probing = false; /* as any signal: the probe is over */
 	if (th->stepping_bp || th->after_step || th->stepping_over) {
 		/* A step the tracer decided on touches a denied page. */
-		cts_fault_open(tr, th);
+		cts_fault_open_at(tr, th, addr, 1);
 		return cts_tr_resume(tr, th, 0);
 	}
 	uint64_t pc = th->regs.rip;
@@ -1950,7 +1952,7 @@ int cts_access_probe_step(struct cts_tracer *tr, struct thread *th)
 				return probe_end(tr, th);
 		}
 	}
-	if (cts_tr_flush_regs(th) != 0)
+	if (cts_tr_flush_regs(th) != 0 || cts_fault_resume(tr, th) != 0)
 		return -1;
 	th->regs_valid = false;
 	if (ptrace(PTRACE_SINGLESTEP, th->tid, 0, 0) != 0 && errno != ESRCH)

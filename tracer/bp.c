@@ -165,6 +165,8 @@ int cts_tr_single_step_over(struct cts_tracer *tr, struct thread *th, struct bp 
 	/* The access was decided: a key fault in the step opens every key
 	 * for it (access.c, cts_access_fault; fault.h). */
 	th->stepping_over = true;
+	if (cts_fault_resume(tr, th) != 0)
+		return -1;
 	th->regs_valid = false;
 	th->state = TH_RUNNING;
 	if (ptrace(PTRACE_SINGLESTEP, th->tid, 0, 0) != 0 && errno != ESRCH)

@@ -447,6 +447,7 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 	}
 	if (!ev->regs_fresh)
 		th->regs_valid = false;
+	th->last_stop = ev->kind;
 	switch (ev->kind) {
 	case CTS_WEV_EXITED:
 	case CTS_WEV_KILLED:
@@ -573,6 +574,11 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 	case CTS_WEV_EXEC:
 		return on_exec(tr, ev);
 	case CTS_WEV_SYSCALL:
+		if (th->flt_exit_apply && !th->flt_sys && !th->in_kcall && !th->pf_installing) {
+			th->flt_exit_apply = false; /* fault.c: protections before user code */
+			return cts_tr_resume(tr, th, 0);
+		}
+		th->flt_exit_apply = false;
 		if (th->flt_sys)
 			cts_fault_sys_exit(tr, th);
 		if (th->pf_installing)

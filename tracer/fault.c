@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/syscall.h>
 
 #include "hw/pkey.h"
@@ -17,6 +18,7 @@
 #include "tracer/access.h"
 #include "tracer/own.h"
 #include "tracer/proc.h"
+#include "tracer/wait.h"
 
 #define PAGE ((uint64_t)4096)
 /* A claim or retag over more pages than this walks the table instead. */
@@ -49,6 +51,7 @@ struct pk {
 
 struct range {
 	uint64_t lo, hi;
+	int prot;               /* tracked memory: the program's PROT_* for it */
 };
 
 /* What the fork server was given (cts_fault_server_setup): its runs
@@ -84,6 +87,19 @@ struct cts_fault {
 	uint64_t exe_base;
 	struct fault_snap snap;
 	struct cts_fault_stats st;
+	/* The mprotect mechanism (no keys, or CTS_FAULTS=mprotect): the keys
+	 * are the tracer's; a page's protection is what the PKRU of the thread
+	 * that runs gives its key, and it is switched (injected mprotect
+	 * calls) before a thread runs with other rights than the last one. */
+	bool mprot;
+	uint32_t applied;       /* the PKRU the pages' protections follow now */
+	bool applied_ok;        /* else every tracked page's is set again */
+	uint64_t *dirty;        /* pages whose key changed since */
+	size_t ndirty, dcap;
+	/* ...the pages the running thread has open (a step, a call's buffers,
+	 * a sync call's object; every key is open with keys): sorted */
+	uint64_t *open;
+	size_t nopen, ocap;
 };
 
 bool cts_fault_possible(const char **why)
@@ -178,10 +194,11 @@ int cts_fault_seccomp_rules(void *scmp_ctx)
 	return 0;
 }
 
-struct cts_fault *cts_fault_new(struct cts_own *own)
+struct cts_fault *cts_fault_new(struct cts_own *own, bool mprot)
 {
 	struct cts_fault *f = cts_xcalloc(1, sizeof(*f));
 	f->own = own;
+	f->mprot = mprot;
 	f->pages = cts_htab_new(sizeof(uint64_t), sizeof(struct pk));
 	return f;
 }
@@ -195,6 +212,8 @@ void cts_fault_free(struct cts_fault *f)
 		free(f->keys[k].pages);
 	free(f->tracked);
 	free(f->snap.tracked);
+	free(f->dirty);
+	free(f->open);
 	free(f);
 }
 
@@ -245,12 +264,20 @@ static uint32_t pkru_of(const struct cts_fault *f, int num)
  * plain sync call's body, else its grants. */
 static uint32_t pkru_want(const struct cts_fault *f, const struct thread *th)
 {
-	return th->pkru_open || th->pkru_call ? 0 : pkru_of(f, th->num);
+	if (th->pkru_open || th->pkru_call)
+		return f->mprot && th->flt_ranged ? pkru_of(f, th->num) : 0;
+	return pkru_of(f, th->num);
 }
 
 static void set_pkru(struct cts_tracer *tr, struct thread *th, bool force)
 {
 	uint32_t want = pkru_want(tr->flt, th);
+	if (tr->flt->mprot) {
+		/* written to memory when th next runs (cts_fault_resume) */
+		th->pkru = want;
+		th->pkru_set = true;
+		return;
+	}
 	if (!force && th->pkru_set && th->pkru == want)
 		return;
 	if (cts_pkey_set(th->tid, want) == 0) {
@@ -290,14 +317,14 @@ static int cmp_page(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void track(struct cts_fault *f, uint64_t lo, uint64_t hi)
+static void track(struct cts_fault *f, uint64_t lo, uint64_t hi, int prot)
 {
 	if (f->ntracked == f->tcap) {
 		size_t c = cts_grow_cap(f->tcap, f->ntracked + 1);
 		f->tracked = cts_xgrow(f->tracked, f->tcap, c, sizeof(*f->tracked));
 		f->tcap = c;
 	}
-	f->tracked[f->ntracked++] = (struct range){ lo, hi };
+	f->tracked[f->ntracked++] = (struct range){ lo, hi, prot };
 }
 
 /* [lo, hi) is no longer what it was: not tracked, no page in it granted. */
@@ -310,13 +337,13 @@ static void untrack(struct cts_fault *f, uint64_t lo, uint64_t hi)
 	for (size_t i = 0; i < n; i++) {
 		struct range r = old[i];
 		if (r.hi <= lo || r.lo >= hi) {
-			track(f, r.lo, r.hi);
+			track(f, r.lo, r.hi, r.prot);
 			continue;
 		}
 		if (r.lo < lo)
-			track(f, r.lo, lo);
+			track(f, r.lo, lo, r.prot);
 		if (r.hi > hi)
-			track(f, hi, r.hi);
+			track(f, hi, r.hi, r.prot);
 	}
 	free(old);
 	if ((hi - lo) / PAGE > WALK_PAGES) {
@@ -336,6 +363,29 @@ static void untrack(struct cts_fault *f, uint64_t lo, uint64_t hi)
 		for (uint64_t p = lo / PAGE; p < (hi + PAGE - 1) / PAGE; p++)
 			cts_htab_del(f->pages, &p);
 	}
+}
+
+/* The program set [lo, hi)'s protection to prot: the tracked parts too. */
+static void reprotect(struct cts_fault *f, uint64_t lo, uint64_t hi, int prot)
+{
+	size_t n = f->ntracked;
+	struct range *old = cts_xmalloc((n ? n : 1) * sizeof(*old));
+	memcpy(old, f->tracked, n * sizeof(*old));
+	f->ntracked = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct range r = old[i];
+		uint64_t a = r.lo > lo ? r.lo : lo, b = r.hi < hi ? r.hi : hi;
+		if (a >= b) {
+			track(f, r.lo, r.hi, r.prot);
+			continue;
+		}
+		if (r.lo < a)
+			track(f, r.lo, a, r.prot);
+		track(f, a, b, prot);
+		if (r.hi > b)
+			track(f, b, r.hi, r.prot);
+	}
+	free(old);
 }
 
 bool cts_fault_tracked(const struct cts_tracer *tr, uint64_t addr)
@@ -368,6 +418,242 @@ bool cts_fault_allows(const struct cts_tracer *tr, const struct thread *th, uint
 	return true;
 }
 
+static void open_pages(struct cts_fault *f, struct thread *th, uint64_t lo, uint64_t len);
+static void close_pages(struct cts_fault *f, struct thread *th);
+
+/* ---- the mprotect mechanism ------------------------------------------------ */
+
+/* The protection a page of key (0: untracked) with the program's prot has
+ * under pkru: what the CPU would let through with keys. */
+static int phys_prot(uint32_t pkru, int key, int prot)
+{
+	uint32_t bits = key ? (pkru >> (2 * key)) & 3 : 0;
+	return bits & 1 ? PROT_NONE : bits & 2 ? prot & ~PROT_WRITE : prot;
+}
+
+/* The program's protection of tracked addr, or -1 (not tracked). */
+static int range_prot(const struct cts_fault *f, uint64_t addr)
+{
+	for (size_t i = 0; i < f->ntracked; i++)
+		if (addr >= f->tracked[i].lo && addr < f->tracked[i].hi)
+			return f->tracked[i].prot;
+	return -1;
+}
+
+static int key_at(const struct cts_fault *f, uint64_t page)
+{
+	const struct pk *pk = cts_htab_get(f->pages, &page);
+	return pk ? pk->key : f->kx;
+}
+
+/* Give [lo, lo+len) (the program's prot) key: pkey_mprotect with keys; with
+ * mprotect, the protection the key has now (none to set while every key is
+ * allowed: a mapping's pages have the program's). */
+static int set_key(struct cts_tracer *tr, struct target t, uint64_t lo, uint64_t len, int prot,
+		   int key)
+{
+	struct cts_fault *f = tr->flt;
+	int64_t ret;
+	if (!f->mprot)
+		return inject_at(tr, t, SYS_pkey_mprotect, lo, len, (uint64_t)prot, (uint64_t)key,
+				 &ret);
+	if (f->applied_ok && f->applied == 0 && key)
+		return 0;
+	f->st.protects++;
+	return inject_at(tr, t, SYS_mprotect, lo, len, (uint64_t)phys_prot(f->applied, key, prot),
+			 0, &ret);
+}
+
+struct seg {
+	uint64_t lo, hi;
+	int prot;
+};
+
+static void push_seg(struct seg **v, size_t *n, size_t *cap, uint64_t lo, uint64_t hi, int prot)
+{
+	if (lo >= hi)
+		return;
+	if (*n == *cap) {
+		size_t c = cts_grow_cap(*cap, *n + 1);
+		*v = cts_xgrow(*v, *cap, c, sizeof(**v));
+		*cap = c;
+	}
+	(*v)[(*n)++] = (struct seg){ lo, hi, prot };
+}
+
+static int cmp_seg(const void *a, const void *b)
+{
+	const struct seg *x = a, *y = b;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* What must change for the pages to follow want: every page of a key whose
+ * rights differ from the applied PKRU's (all of them when !applied_ok), and
+ * the pages whose key changed; sorted, merged runs. */
+static bool is_open(const struct cts_fault *f, uint64_t page)
+{
+	return f->nopen && bsearch(&page, f->open, f->nopen, sizeof(*f->open), cmp_page);
+}
+
+static size_t plan(struct cts_fault *f, uint32_t want, struct seg **out)
+{
+	bool changed[CTS_PKEY_COUNT] = { false };
+	for (int k = 1; k < CTS_PKEY_COUNT; k++)
+		changed[k] = !f->applied_ok || ((f->applied >> (2 * k)) & 3) != ((want >> (2 * k)) & 3);
+	struct seg *v = NULL;
+	size_t n = 0, cap = 0;
+	if (changed[f->kx]) {
+		/* every tracked page but those of another key */
+		size_t np = 0, pcap = 0, pos = 0;
+		uint64_t *pp = NULL;
+		const void *key;
+		while (cts_htab_next(f->pages, &pos, &key, NULL)) {
+			uint64_t p;
+			memcpy(&p, key, sizeof(p));
+			push_page(&pp, &np, &pcap, p);
+		}
+		for (size_t i = 0; i < f->nopen; i++)
+			push_page(&pp, &np, &pcap, f->open[i]);
+		qsort(pp, np, sizeof(*pp), cmp_page);
+		for (size_t i = 0; i < f->ntracked; i++) {
+			const struct range *r = &f->tracked[i];
+			int prot = phys_prot(want, f->kx, r->prot);
+			uint64_t at = r->lo;
+			for (size_t j = 0; j < np; j++) {
+				uint64_t a = pp[j] * PAGE;
+				if (a < r->lo || a >= r->hi || a < at)
+					continue; /* (an open page with a key: twice) */
+				push_seg(&v, &n, &cap, at, a, prot);
+				at = a + PAGE;
+			}
+			push_seg(&v, &n, &cap, at, r->hi, prot);
+		}
+		free(pp);
+	}
+	for (int k = 1; k < CTS_PKEY_COUNT; k++) {
+		const struct key *key = &f->keys[k];
+		if (k == f->kx || !changed[k])
+			continue;
+		for (size_t i = 0; i < key->npages; i++) {
+			const struct pk *pk = cts_htab_get(f->pages, &key->pages[i]);
+			int prot = range_prot(f, key->pages[i] * PAGE);
+			if (pk && pk->key == k && prot >= 0 && !is_open(f, key->pages[i]))
+				push_seg(&v, &n, &cap, key->pages[i] * PAGE, (key->pages[i] + 1) * PAGE,
+					 phys_prot(want, k, prot));
+		}
+	}
+	for (size_t i = 0; i < f->ndirty; i++) {
+		int prot = range_prot(f, f->dirty[i] * PAGE);
+		if (prot >= 0 && !is_open(f, f->dirty[i]))
+			push_seg(&v, &n, &cap, f->dirty[i] * PAGE, (f->dirty[i] + 1) * PAGE,
+				 phys_prot(want, key_at(f, f->dirty[i]), prot));
+	}
+	for (size_t i = 0; i < f->nopen; i++) {
+		int prot = range_prot(f, f->open[i] * PAGE);
+		if (prot >= 0)
+			push_seg(&v, &n, &cap, f->open[i] * PAGE, (f->open[i] + 1) * PAGE, prot);
+	}
+	qsort(v, n, sizeof(*v), cmp_seg);
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct seg c = v[i];
+		if (m && c.lo < v[m - 1].hi)
+			c.lo = v[m - 1].hi; /* the same page twice (a dirty one of a changed key) */
+		if (c.lo >= c.hi)
+			continue;
+		if (m && v[m - 1].hi == c.lo && v[m - 1].prot == c.prot)
+			v[m - 1].hi = c.hi;
+		else
+			v[m++] = c;
+	}
+	*out = v;
+	return m;
+}
+
+static bool safe_stop(int kind)
+{
+	return kind == CTS_WEV_BREAKPOINT || kind == CTS_WEV_SINGLESTEP ||
+	       kind == CTS_WEV_WATCHPOINT || kind == CTS_WEV_SIGNAL || kind == CTS_WEV_SYSCALL;
+}
+
+static int run_segs(struct cts_tracer *tr, struct target t, const struct seg *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		int64_t ret;
+		tr->flt->st.protects++;
+		if (inject_at(tr, t, SYS_mprotect, v[i].lo, v[i].hi - v[i].lo, (uint64_t)v[i].prot, 0,
+			      &ret) != 0 && errno != ENOMEM)
+			return -1;
+	}
+	return 0;
+}
+
+/* The pages' protections follow want, injected in th or, where th's stop
+ * cannot take a call, in another held thread, or around th's call. */
+static int apply(struct cts_tracer *tr, struct thread *th, uint32_t want)
+{
+	struct cts_fault *f = tr->flt;
+	struct seg *v = NULL;
+	size_t n = plan(f, want, &v);
+	int rc = 0;
+	struct target t;
+	struct thread *o = NULL;
+	if (n && !safe_stop(th->last_stop))
+		for (int i = 0; i < tr->nlive && !o; i++)
+			if (tr->live[i] != th && tr->live[i]->state == TH_HELD &&
+			    safe_stop(tr->live[i]->last_stop))
+				o = tr->live[i];
+	if (!n) {
+	} else if (safe_stop(th->last_stop) || o) {
+		rc = thread_target(o ? o : th, &t) != 0 ? -1 : run_segs(tr, t, v, n);
+	} else if (th->last_stop == CTS_WEV_SECCOMP) {
+		struct user_regs_struct at;
+		rc = cts_tr_flush_regs(th) != 0 || cts_tr_getregs(th) != 0 ||
+		     cts_syscall_leave_entry(th->tid, &th->regs, &at) != 0 ? -1 :
+		     run_segs(tr, (struct target){ th->tid, &at }, v, n);
+		if (cts_syscall_reenter(th->tid, &th->regs) != 0)
+			rc = -1;
+	} else if (th->last_stop == CTS_WEV_EXIT) {
+		free(v);
+		return 0; /* no more of its code: the next thread's resume applies */
+	} else if (th->last_stop == CTS_WEV_CLONE || th->last_stop == CTS_WEV_FORK) {
+		/* inside the call: at its exit stop, before any user code */
+		th->flt_exit_apply = true;
+		free(v);
+		return 0;
+	} else {
+		cts_tr_set_error(tr, "thread %d: cannot switch page protections at its stop (%d)",
+				 th->num, th->last_stop);
+		rc = -1;
+	}
+	free(v);
+	if (rc != 0)
+		return -1;
+	f->applied = want;
+	f->applied_ok = true;
+	f->ndirty = 0;
+	return 0;
+}
+
+int cts_fault_resume(struct cts_tracer *tr, struct thread *th)
+{
+	struct cts_fault *f = tr->flt;
+	if (!f || !f->mprot || !cts_fault_on(tr))
+		return 0;
+	uint32_t want = pkru_want(f, th);
+	th->pkru = want;
+	th->pkru_set = true;
+	if (f->applied_ok && f->applied == want && !f->ndirty)
+		return 0;
+	return apply(tr, th, want);
+}
+
+/* Pages whose key changed: set again when a thread next runs. */
+static void mark_dirty(struct cts_fault *f, uint64_t page)
+{
+	push_page(&f->dirty, &f->ndirty, &f->dcap, page);
+}
+
 struct hole_ctx {
 	struct cts_fault *f;
 	uint64_t lowest;
@@ -378,20 +664,18 @@ static void add_hole(uint64_t vaddr, uint64_t size, void *arg)
 	struct hole_ctx *c = arg;
 	struct cts_fault *f = c->f;
 	if (f->nholes < (int)(sizeof(f->holes) / sizeof(f->holes[0])) && vaddr >= c->lowest)
-		f->holes[f->nholes++] = (struct range){ vaddr - c->lowest, vaddr - c->lowest + size };
+		f->holes[f->nholes++] = (struct range){ vaddr - c->lowest, vaddr - c->lowest + size, 0 };
 }
 
 /* Tag [lo, hi) with the deny key and track it. */
 static int tag_at(struct cts_tracer *tr, struct target t, uint64_t lo, uint64_t hi, int prot)
 {
 	struct cts_fault *f = tr->flt;
-	int64_t ret;
 	untrack(f, lo, hi);
-	if (inject_at(tr, t, SYS_pkey_mprotect, lo, hi - lo, (uint64_t)prot, (uint64_t)f->kx,
-		      &ret) != 0)
+	if (set_key(tr, t, lo, hi - lo, prot, f->kx) != 0)
 		return -1;
 	f->st.retags++;
-	track(f, lo, hi);
+	track(f, lo, hi, prot);
 	return 0;
 }
 
@@ -544,9 +828,14 @@ static int sweep(struct cts_tracer *tr, struct thread *th)
 		while (j < n && pages[j] == pages[j - 1] + 1 && pages[j] * PAGE < end)
 			j++;
 		int64_t ret;
-		if (prot >= 0 && inject(tr, th, SYS_pkey_mprotect, pages[i] * PAGE, (j - i) * PAGE,
-					(uint64_t)prot, (uint64_t)f->kx, &ret) != 0 && errno != ENOMEM)
+		if (f->mprot) {
+			for (size_t m = i; m < j; m++)
+				mark_dirty(f, pages[m]); /* the deny key's when a thread next runs */
+		} else if (prot >= 0 && inject(tr, th, SYS_pkey_mprotect, pages[i] * PAGE,
+					       (j - i) * PAGE, (uint64_t)prot, (uint64_t)f->kx,
+					       &ret) != 0 && errno != ENOMEM) {
 			rc = -1;
+		}
 		f->st.retags++;
 		for (size_t m = i; m < j; m++)
 			cts_htab_del(f->pages, &pages[m]);
@@ -610,12 +899,12 @@ static int tag_except(struct cts_tracer *tr, struct target t, uint64_t lo, uint6
 	struct range *ex = cts_xcalloc((size_t)f->nholes + np + 1, sizeof(*ex));
 	for (int i = 0; i < f->nholes; i++)
 		ex[n++] = (struct range){ (f->exe_base + f->holes[i].lo) & ~(PAGE - 1),
-					  page_up(f->exe_base + f->holes[i].hi) };
+					  page_up(f->exe_base + f->holes[i].hi), 0 };
 	if (np) {
 		uint64_t *pa = cts_xcalloc(np, sizeof(*pa));
 		cts_own_per_access_pages(f->own, pa, np);
 		for (size_t i = 0; i < np; i++)
-			ex[n++] = (struct range){ pa[i] * PAGE, (pa[i] + 1) * PAGE };
+			ex[n++] = (struct range){ pa[i] * PAGE, (pa[i] + 1) * PAGE, 0 };
 		free(pa);
 	}
 	qsort(ex, n, sizeof(*ex), cmp_range);
@@ -644,12 +933,12 @@ static void untag_per_access(struct cts_tracer *tr, struct thread *th)
 		return;
 	uint64_t *pa = cts_xcalloc(np, sizeof(*pa));
 	cts_own_per_access_pages(f->own, pa, np);
+	struct target t;
 	for (size_t i = 0; i < np; i++) {
-		int64_t ret;
-		int prot = cts_access_prot(tr, pa[i] * PAGE);
-		if (!cts_fault_tracked(tr, pa[i] * PAGE) || prot < 0)
+		int prot = range_prot(f, pa[i] * PAGE);
+		if (prot < 0 || thread_target(th, &t) != 0)
 			continue;
-		if (inject(tr, th, SYS_pkey_mprotect, pa[i] * PAGE, PAGE, (uint64_t)prot, 0, &ret) == 0)
+		if (set_key(tr, t, pa[i] * PAGE, PAGE, prot, 0) == 0)
 			untrack(f, pa[i] * PAGE, (pa[i] + 1) * PAGE);
 	}
 	free(pa);
@@ -663,6 +952,9 @@ static void reset(struct cts_fault *f)
 	cts_htab_clear(f->pages);
 	f->ntracked = 0;
 	f->brk_end = 0;
+	f->applied = 0; /* a new process: its pages have the program's protections */
+	f->applied_ok = true;
+	f->ndirty = 0;
 	for (int k = 0; k < CTS_PKEY_COUNT; k++) {
 		free(f->keys[k].pages);
 		memset(&f->keys[k], 0, sizeof(f->keys[k]));
@@ -679,7 +971,14 @@ static void prepare(struct cts_tracer *tr, struct target t)
 	cts_own_set_hook(f->own, claim_hook, f);
 	f->deny = 0;
 	f->kx = 0;
-	for (int i = 1; i < CTS_PKEY_COUNT; i++) {
+	/* mprotect: the tracer's own keys, numbered as the kernel would */
+	for (int i = 1; f->mprot && i < CTS_PKEY_COUNT; i++) {
+		f->keys[i].state = f->kx ? K_FREE : K_DENY;
+		if (!f->kx)
+			f->kx = i;
+		f->deny = cts_pkru_deny(f->deny, i);
+	}
+	for (int i = 1; !f->mprot && i < CTS_PKEY_COUNT; i++) {
 		int64_t k;
 		if (inject_at(tr, t, SYS_pkey_alloc, 0, 0, 0, 0, &k) != 0 || k <= 0 ||
 		    k >= CTS_PKEY_COUNT)
@@ -772,7 +1071,7 @@ int cts_fault_setup(struct cts_tracer *tr, struct thread *th)
 		f->deny = sn->deny;
 		f->brk_end = sn->brk_end;
 		for (size_t i = 0; i < sn->ntracked; i++)
-			track(f, sn->tracked[i].lo, sn->tracked[i].hi);
+			track(f, sn->tracked[i].lo, sn->tracked[i].hi, sn->tracked[i].prot);
 		f->on = true;
 	} else {
 		struct target t;
@@ -811,11 +1110,11 @@ static void untrack_thread_memory(struct cts_tracer *tr, struct thread *th)
 	const uint64_t at[2] = { th->regs.rsp, th->regs.fs_base };
 	for (int i = 0; i < 2; i++) {
 		uint64_t lo, hi;
-		int64_t ret;
+		struct target t;
 		if (!at[i] || !cts_fault_tracked(tr, at[i]) || !cts_access_mapping(tr, at[i], &lo, &hi))
 			continue;
 		int prot = cts_access_prot(tr, at[i]);
-		if (inject(tr, th, SYS_pkey_mprotect, lo, hi - lo, (uint64_t)prot, 0, &ret) == 0)
+		if (thread_target(th, &t) == 0 && set_key(tr, t, lo, hi - lo, prot, 0) == 0)
 			untrack(tr->flt, lo, hi);
 		else
 			cts_debug_msg("fault mode: cannot untag thread %d's stack: %s", th->num,
@@ -834,29 +1133,58 @@ void cts_fault_thread_start(struct cts_tracer *tr, struct thread *th)
 
 void cts_fault_foreign(struct cts_tracer *tr, pid_t tid)
 {
-	if (cts_fault_on(tr))
+	struct cts_fault *f = tr->flt;
+	if (!cts_fault_on(tr))
+		return;
+	if (!f->mprot) {
 		cts_pkey_set(tid, 0); /* it runs free: nothing of ours may stop it */
+		return;
+	}
+	/* A fork's copy of the pages has our protections: the program's back
+	 * (a vfork child's are ours too: set again at the next switch). */
+	struct user_regs_struct r;
+	if (ptrace(PTRACE_GETREGS, tid, 0, &r) == 0)
+		for (size_t i = 0; i < f->ntracked; i++) {
+			int64_t ret;
+			f->st.protects++;
+			inject_at(tr, (struct target){ tid, &r }, SYS_mprotect, f->tracked[i].lo,
+				  f->tracked[i].hi - f->tracked[i].lo, (uint64_t)f->tracked[i].prot, 0,
+				  &ret);
+		}
+	f->applied_ok = false;
 }
 
 void cts_fault_release(struct cts_tracer *tr, struct thread *th)
 {
-	if (cts_fault_on(tr))
+	if (!cts_fault_on(tr))
+		return;
+	if (!tr->flt->mprot) {
 		cts_pkey_set(th->tid, 0);
+		return;
+	}
+	th->pkru_open = true; /* every page as the program made it, for good */
+	th->pkru = 0;
+	apply(tr, th, 0);
 }
 
 void cts_fault_held(struct cts_tracer *tr, struct thread *th)
 {
 	if (th->pkru_call)
-		cts_fault_call(tr, th, false);
+		cts_fault_call(tr, th, false, 0, 0);
 	if (cts_fault_on(tr) && releases(th->pending.op))
 		revoke_grants(tr, th);
 }
 
-void cts_fault_call(struct cts_tracer *tr, struct thread *th, bool open)
+void cts_fault_call(struct cts_tracer *tr, struct thread *th, bool open, uint64_t lo,
+		    uint64_t len)
 {
 	if (open == th->pkru_call || (open && !cts_fault_on(tr)))
 		return;
 	th->pkru_call = open;
+	if (open && tr->flt->mprot && (!th->pkru_open || th->flt_ranged))
+		open_pages(tr->flt, th, lo, len ? len : 1);
+	if (!open && !th->pkru_open)
+		close_pages(tr->flt, th);
 	if (cts_fault_on(tr))
 		set_pkru(tr, th, !open);
 }
@@ -864,6 +1192,13 @@ void cts_fault_call(struct cts_tracer *tr, struct thread *th, bool open)
 bool cts_fault_ours(const struct cts_tracer *tr, const siginfo_t *si)
 {
 	const struct cts_fault *f = tr->flt;
+	if (cts_fault_on(tr) && f->mprot && si->si_signo == SIGSEGV && si->si_code == SEGV_ACCERR) {
+		/* ours where the page's protection is not the program's */
+		uint64_t a = (uint64_t)si->si_addr;
+		int prot = range_prot(f, a);
+		((struct cts_fault *)f)->st.faults += prot >= 0;
+		return prot >= 0 && phys_prot(f->applied, key_at(f, a / PAGE), prot) != prot;
+	}
 	if (!cts_fault_on(tr) || si->si_signo != SIGSEGV || si->si_code != CTS_SEGV_PKUERR)
 		return false;
 	uint32_t pkey = si->si_pkey;
@@ -978,11 +1313,13 @@ bool cts_fault_grant(struct cts_tracer *tr, struct thread *th, uint64_t addr, bo
 		n++;
 	}
 	int64_t ret;
-	if (inject(tr, th, SYS_pkey_mprotect, page * PAGE, n * PAGE, (uint64_t)prot, (uint64_t)k,
-		   &ret) != 0)
+	if (!f->mprot && inject(tr, th, SYS_pkey_mprotect, page * PAGE, n * PAGE, (uint64_t)prot,
+				(uint64_t)k, &ret) != 0)
 		return false;
 	struct key *key = &f->keys[k];
 	for (uint64_t i = 0; i < n; i++) {
+		if (f->mprot)
+			mark_dirty(f, page + i); /* opened when th runs again */
 		pk = cts_htab_put(f->pages, &(uint64_t){ page + i }, NULL);
 		pk->key = (uint8_t)k;
 		pk->claimed = 0;
@@ -995,12 +1332,57 @@ bool cts_fault_grant(struct cts_tracer *tr, struct thread *th, uint64_t addr, bo
 
 int cts_fault_open(struct cts_tracer *tr, struct thread *th)
 {
-	if (!cts_fault_on(tr) || th->pkru_open)
+	if (!cts_fault_on(tr) || (th->pkru_open && !th->flt_ranged))
 		return 0;
+	if (!th->pkru_open)
+		tr->flt->st.opens++;
 	th->pkru_open = true;
-	tr->flt->st.opens++;
+	close_pages(tr->flt, th); /* every page open now */
 	set_pkru(tr, th, false);
 	return 0;
+}
+
+/* The mprotect mechanism opens the tracked pages of [lo, lo+len) only,
+ * where keys open every key: one switch is two mprotect calls, not one
+ * per run of the protected memory. */
+static void open_pages(struct cts_fault *f, struct thread *th, uint64_t lo, uint64_t len)
+{
+	uint64_t hi = len > UINT64_MAX - lo ? UINT64_MAX : lo + len;
+	for (size_t i = 0; i < f->ntracked; i++) {
+		uint64_t a = f->tracked[i].lo > lo ? f->tracked[i].lo : lo;
+		uint64_t b = f->tracked[i].hi < hi ? f->tracked[i].hi : hi;
+		for (uint64_t p = a / PAGE; a < b && p <= (b - 1) / PAGE; p++)
+			if (!is_open(f, p)) {
+				mark_dirty(f, p); /* set when th runs */
+				push_page(&f->open, &f->nopen, &f->ocap, p);
+				qsort(f->open, f->nopen, sizeof(*f->open), cmp_page);
+			}
+	}
+	th->flt_ranged = true;
+}
+
+int cts_fault_open_at(struct cts_tracer *tr, struct thread *th, uint64_t lo, uint64_t len)
+{
+	struct cts_fault *f = tr->flt;
+	if (!cts_fault_on(tr) || !f->mprot || (th->pkru_open && !th->flt_ranged))
+		return cts_fault_open(tr, th);
+	if (!th->pkru_open)
+		f->st.opens++;
+	th->pkru_open = true;
+	open_pages(f, th, lo, len ? len : 1);
+	set_pkru(tr, th, false);
+	return 0;
+}
+
+/* th's open pages are closed again when a thread next runs. */
+static void close_pages(struct cts_fault *f, struct thread *th)
+{
+	if (!th->flt_ranged)
+		return;
+	th->flt_ranged = false;
+	for (size_t i = 0; i < f->nopen; i++)
+		mark_dirty(f, f->open[i]);
+	f->nopen = 0;
 }
 
 int cts_fault_close(struct cts_tracer *tr, struct thread *th)
@@ -1008,6 +1390,8 @@ int cts_fault_close(struct cts_tracer *tr, struct thread *th)
 	if (!th->pkru_open)
 		return 0;
 	th->pkru_open = false;
+	if (!th->pkru_call)
+		close_pages(tr->flt, th);
 	if (cts_fault_on(tr))
 		set_pkru(tr, th, true);
 	return 0;
@@ -1104,6 +1488,169 @@ static bool direct_untracked(const struct cts_fault *f, long nr, const struct us
 	return false;
 }
 
+/* ---- calls that sleep outside the schedule (syscall.c) ------------------------ */
+
+/* Their buffers: P_FIX bytes, P_LEN bytes in an argument (times unit),
+ * P_IOV an iovec array (count in an argument), P_MSG a msghdr, P_MMSG an
+ * mmsghdr array (count in an argument), P_SEL an fd_set of nfds (a0) bits. */
+enum { B_FIX, B_LEN, B_IOV, B_MSG, B_MMSG, B_SEL, B_LENP };
+struct buf_arg {
+	int8_t arg;             /* -1: no more */
+	uint8_t kind;
+	uint16_t n;             /* B_FIX: bytes; B_LEN/B_IOV/B_MMSG: the argument */
+	uint16_t unit;          /* B_LEN: bytes per count (0: 1); B_LENP: plus this */
+};
+struct io_call {
+	int nr;
+	struct buf_arg b[4];
+};
+
+#define END { -1, 0, 0, 0 }
+static const struct io_call io_calls[] = {
+	{ SYS_read, { { 1, B_LEN, 2, 0 }, END } },
+	{ SYS_write, { { 1, B_LEN, 2, 0 }, END } },
+	{ SYS_readv, { { 1, B_IOV, 2, 0 }, END } },
+	{ SYS_writev, { { 1, B_IOV, 2, 0 }, END } },
+	{ SYS_recvfrom, { { 1, B_LEN, 2, 0 }, { 4, B_FIX, 128, 0 }, { 5, B_FIX, 4, 0 }, END } },
+	{ SYS_sendto, { { 1, B_LEN, 2, 0 }, { 4, B_LEN, 5, 0 }, END } },
+	{ SYS_recvmsg, { { 1, B_MSG, 0, 0 }, END } },
+	{ SYS_sendmsg, { { 1, B_MSG, 0, 0 }, END } },
+	{ SYS_recvmmsg, { { 1, B_MMSG, 2, 0 }, { 4, B_FIX, 16, 0 }, END } },
+	{ SYS_sendmmsg, { { 1, B_MMSG, 2, 0 }, END } },
+	{ SYS_accept, { { 1, B_FIX, 128, 0 }, { 2, B_FIX, 4, 0 }, END } },
+	{ SYS_accept4, { { 1, B_FIX, 128, 0 }, { 2, B_FIX, 4, 0 }, END } },
+	{ SYS_connect, { { 1, B_LEN, 2, 0 }, END } },
+	{ SYS_poll, { { 0, B_LEN, 1, 8 }, END } },
+	{ SYS_ppoll, { { 0, B_LEN, 1, 8 }, { 2, B_FIX, 16, 0 }, { 3, B_FIX, 8, 0 }, END } },
+	{ SYS_select, { { 1, B_SEL, 0, 0 }, { 2, B_SEL, 0, 0 }, { 3, B_SEL, 0, 0 }, { 4, B_FIX, 16, 0 } } },
+	{ SYS_pselect6, { { 1, B_SEL, 0, 0 }, { 2, B_SEL, 0, 0 }, { 3, B_SEL, 0, 0 }, { 4, B_FIX, 16, 0 } } },
+	{ SYS_epoll_wait, { { 1, B_LEN, 2, 12 }, END } },
+	{ SYS_epoll_pwait, { { 1, B_LEN, 2, 12 }, { 4, B_FIX, 8, 0 }, END } },
+	{ SYS_epoll_pwait2, { { 1, B_LEN, 2, 12 }, { 3, B_FIX, 16, 0 }, { 4, B_FIX, 8, 0 }, END } },
+	{ SYS_wait4, { { 1, B_FIX, 4, 0 }, { 3, B_FIX, 144, 0 }, END } },
+	{ SYS_waitid, { { 2, B_FIX, 128, 0 }, { 4, B_FIX, 144, 0 }, END } },
+	{ SYS_splice, { { 1, B_FIX, 8, 0 }, { 3, B_FIX, 8, 0 }, END } },
+	{ SYS_sendfile, { { 2, B_FIX, 8, 0 }, END } },
+	{ SYS_msgrcv, { { 1, B_LENP, 2, 8 }, END } },
+	{ SYS_msgsnd, { { 1, B_LENP, 2, 8 }, END } },
+	{ SYS_semop, { { 1, B_LEN, 2, 6 }, END } },
+	{ SYS_semtimedop, { { 1, B_LEN, 2, 6 }, { 3, B_FIX, 16, 0 }, END } },
+	{ SYS_mq_timedreceive, { { 1, B_LEN, 2, 0 }, { 3, B_FIX, 4, 0 }, { 4, B_FIX, 16, 0 }, END } },
+	{ SYS_mq_timedsend, { { 1, B_LEN, 2, 0 }, { 4, B_FIX, 16, 0 }, END } },
+	{ SYS_fcntl, { { 2, B_FIX, 32, 0 }, END } },
+	{ SYS_rt_sigtimedwait, { { 0, B_FIX, 8, 0 }, { 1, B_FIX, 128, 0 }, { 2, B_FIX, 16, 0 }, END } },
+	{ SYS_rt_sigsuspend, { { 0, B_FIX, 8, 0 }, END } },
+};
+#undef END
+
+/* The buffers of a call of io_calls: pended as decided per access (the
+ * call may sleep), or opened (fault.h's open_at). */
+struct io_walk {
+	struct cts_tracer *tr;
+	struct thread *th;
+	bool open;
+};
+
+static bool walk_range(const struct io_walk *w, uint64_t lo, uint64_t len)
+{
+	struct cts_fault *f = w->tr->flt;
+	if (!lo || !len || !reaches_tracked(f, lo, len))
+		return false;
+	if (w->open) {
+		cts_fault_open_at(w->tr, w->th, lo, len);
+		return true;
+	}
+	uint64_t hi = len > UINT64_MAX - lo ? UINT64_MAX : lo + len;
+	for (size_t i = 0; i < f->ntracked; i++) {
+		uint64_t a = f->tracked[i].lo > lo ? f->tracked[i].lo : lo;
+		uint64_t b = f->tracked[i].hi < hi ? f->tracked[i].hi : hi;
+		for (uint64_t p = a / PAGE; a < b && p <= (b - 1) / PAGE; p++)
+			cts_own_pend_per_access(f->own, p);
+	}
+	return true;
+}
+
+/* An iovec array of n: the array and each buffer. */
+static bool walk_iov(const struct io_walk *w, uint64_t iov, uint64_t n)
+{
+	bool any = walk_range(w, iov, n * 16);
+	for (uint64_t i = 0; i < n && i < 1024; i++) {
+		uint64_t v[2];
+		if (cts_mem_read(w->th->tid, iov + 16 * i, v, sizeof(v)) == 0)
+			any |= walk_range(w, v[0], v[1]);
+	}
+	return any;
+}
+
+static bool walk_msg(const struct io_walk *w, uint64_t msg)
+{
+	uint64_t h[6]; /* name, namelen, iov, iovlen, control, controllen */
+	bool any = walk_range(w, msg, 56);
+	if (cts_mem_read(w->th->tid, msg, h, sizeof(h)) != 0)
+		return any;
+	any |= walk_range(w, h[0], h[1] & 0xffffffff);
+	any |= walk_iov(w, h[2], h[3]);
+	return any | walk_range(w, h[4], h[5]);
+}
+
+/* Is nr one of io_calls? any: one of its buffers reaches tracked pages. */
+static bool io_walk(const struct io_walk *w, long nr, const uint64_t a[6], bool *any)
+{
+	*any = false;
+	for (size_t i = 0; i < LEN(io_calls); i++) {
+		if (io_calls[i].nr != nr)
+			continue;
+		for (int j = 0; j < 4 && io_calls[i].b[j].arg >= 0; j++) {
+			const struct buf_arg *b = &io_calls[i].b[j];
+			uint64_t p = a[b->arg], unit = b->unit ? b->unit : 1;
+			switch (b->kind) {
+			case B_FIX: *any |= walk_range(w, p, b->n); break;
+			case B_LEN: *any |= walk_range(w, p, a[b->n] * unit); break;
+			case B_LENP: *any |= walk_range(w, p, a[b->n] + b->unit); break;
+			case B_SEL: *any |= walk_range(w, p, (a[0] + 63) / 64 * 8); break;
+			case B_IOV: *any |= walk_iov(w, p, a[b->n]); break;
+			case B_MSG: *any |= walk_msg(w, p); break;
+			case B_MMSG:
+				for (uint64_t m = 0; m < a[b->n] && m < 1024; m++)
+					*any |= walk_msg(w, p + 64 * m);
+				*any |= walk_range(w, p, a[b->n] * 64);
+				break;
+			}
+		}
+		return true;
+	}
+	return false;
+}
+
+bool cts_fault_io_learn(struct cts_tracer *tr, const struct thread *th)
+{
+	struct cts_fault *f = tr->flt;
+	bool any;
+	if (!cts_fault_on(tr) || !f->mprot)
+		return false;
+	const struct io_walk w = { tr, (struct thread *)th, false };
+	return io_walk(&w, th->sys_nr, th->sys_arg, &any) && any;
+}
+
+/* The mprotect mechanism: a direct call opens its buffers only. */
+static bool direct_open(struct cts_tracer *tr, struct thread *th, long nr,
+			const struct user_regs_struct *r)
+{
+	const uint64_t a[6] = { r->rdi, r->rsi, r->rdx, r->r10, r->r8, r->r9 };
+	for (size_t i = 0; i < LEN(direct_calls); i++) {
+		if (direct_calls[i].nr != nr)
+			continue;
+		for (int j = 0; j < 2; j++) {
+			const struct ptr_arg *p = &direct_calls[i].p[j];
+			uint64_t len = p->kind == P_FIX ? p->n : p->kind == P_LEN ? a[p->n] : 4096;
+			if (p->arg >= 0 && reaches_tracked(tr->flt, a[p->arg], len))
+				cts_fault_open_at(tr, th, a[p->arg], len);
+		}
+		return true;
+	}
+	return false;
+}
+
 bool cts_fault_sys_enter(struct cts_tracer *tr, struct thread *th, long nr)
 {
 	if (!cts_fault_on(tr))
@@ -1119,9 +1666,14 @@ bool cts_fault_sys_enter(struct cts_tracer *tr, struct thread *th, long nr)
 	case SYS_mprotect:
 	case SYS_pkey_mprotect:
 		/* No memory read; the maps are read again at a later stop,
-		 * after the call (one thread runs at a time). */
+		 * after the call (one thread runs at a time). With the
+		 * mprotect mechanism the new protection is the program's: ours
+		 * go back on at its exit. */
 		cts_access_maps_changed(tr);
-		return false;
+		if (!tr->flt->mprot)
+			return false;
+		open = false;
+		break;
 	case SYS_mmap:
 		/* Only a mapping to tag, or one over tracked pages, needs the
 		 * result: the rest (stacks, files) just changes the maps. */
@@ -1142,6 +1694,19 @@ bool cts_fault_sys_enter(struct cts_tracer *tr, struct thread *th, long nr)
 			return false; /* nothing is denied */
 		if (direct_untracked(tr->flt, nr, r))
 			return false;
+		if (tr->flt->mprot && direct_open(tr, th, nr, r))
+			open = false; /* its buffers are open */
+		if (tr->flt->mprot && open) {
+			/* an io call opens its buffers only, or nothing: no stop */
+			const uint64_t a[6] = { r->rdi, r->rsi, r->rdx, r->r10, r->r8, r->r9 };
+			const struct io_walk w = { tr, th, true };
+			bool any;
+			if (io_walk(&w, nr, a, &any)) {
+				if (!any)
+					return false;
+				open = false;
+			}
+		}
 		break;
 	}
 	th->flt_nr = nr;
@@ -1206,15 +1771,83 @@ void cts_fault_sys_exit(struct cts_tracer *tr, struct thread *th)
 	case SYS_mprotect:
 	case SYS_pkey_mprotect:
 		cts_access_maps_changed(tr);
+		if (f->mprot && res == 0) {
+			reprotect(f, a[0], a[0] + page_up(a[1]), (int)a[2]);
+			f->applied_ok = false;
+		}
 		return;
 	default:
 		return;
 	}
 }
 
+static void set_perms(char *perms, int prot)
+{
+	perms[0] = prot & PROT_READ ? 'r' : '-';
+	perms[1] = prot & PROT_WRITE ? 'w' : '-';
+	perms[2] = prot & PROT_EXEC ? 'x' : '-';
+}
+
+void cts_fault_fix_maps(const struct cts_tracer *tr, struct cts_mapping **maps, size_t *n)
+{
+	const struct cts_fault *f = tr->flt;
+	if (!cts_fault_on(tr) || !f->mprot || !f->ntracked)
+		return;
+	struct range *r = cts_xmalloc(f->ntracked * sizeof(*r));
+	memcpy(r, f->tracked, f->ntracked * sizeof(*r));
+	qsort(r, f->ntracked, sizeof(*r), cmp_range);
+	struct cts_mapping *out = NULL;
+	size_t m = 0, cap = 0;
+	for (size_t i = 0; i < *n; i++) {
+		const struct cts_mapping *in = &(*maps)[i];
+		uint64_t at = in->lo;
+		while (at < in->hi) {
+			/* the piece from at: up to the next change of trackedness */
+			uint64_t end = in->hi;
+			int prot = -1;
+			for (size_t j = 0; j < f->ntracked; j++) {
+				if (r[j].hi <= at)
+					continue;
+				if (r[j].lo <= at) {
+					prot = r[j].prot;
+					end = r[j].hi < end ? r[j].hi : end;
+				} else if (r[j].lo < end) {
+					end = r[j].lo;
+				}
+				break;
+			}
+			if (m == cap) {
+				size_t c = cts_grow_cap(cap, m + 1);
+				out = cts_xgrow(out, cap, c, sizeof(*out));
+				cap = c;
+			}
+			out[m] = *in;
+			out[m].lo = at;
+			out[m].hi = end;
+			if (in->path[0] && in->path[0] != '[')
+				out[m].off = in->off + (at - in->lo);
+			if (prot >= 0)
+				set_perms(out[m].perms, prot);
+			m++;
+			at = end;
+		}
+	}
+	free(r);
+	free(*maps);
+	*maps = out;
+	*n = m;
+}
+
 void cts_fault_get_stats(const struct cts_tracer *tr, struct cts_fault_stats *s)
 {
 	memset(s, 0, sizeof(*s));
-	if (tr->flt)
+	if (tr->flt) {
 		*s = tr->flt->st;
+		s->mprot = tr->flt->mprot;
+	}
+}
+
+bool cts_fault_mprotect(const struct cts_tracer *tr)
+{
+	return tr->flt && tr->flt->mprot;
 }

@@ -33,7 +33,8 @@ struct cts_own;
 
 /* May fault mode run on this machine (protection keys)? why: the reason not. */
 bool cts_fault_possible(const char **why);
-struct cts_fault *cts_fault_new(struct cts_own *own);
+/* mprot: the mprotect mechanism (no keys needed: fault.c). */
+struct cts_fault *cts_fault_new(struct cts_own *own, bool mprot);
 void cts_fault_free(struct cts_fault *f);
 /* The seccomp rules fault mode adds: every call that takes a user pointer. */
 int cts_fault_seccomp_rules(void *scmp_ctx);
@@ -62,7 +63,8 @@ void cts_fault_release(struct cts_tracer *tr, struct thread *th);
  * that runs no program code: every key open meanwhile, as for a system
  * call (the mutex words it works on are the model's, not the program's
  * accesses: without it each one faulted). */
-void cts_fault_call(struct cts_tracer *tr, struct thread *th, bool open);
+void cts_fault_call(struct cts_tracer *tr, struct thread *th, bool open, uint64_t lo,
+		    uint64_t len);
 /* th is held at a visible event: revoke its grants (and close the above). */
 void cts_fault_held(struct cts_tracer *tr, struct thread *th);
 /* Is si one of ours (a key fault on a tracked page)? */
@@ -80,6 +82,9 @@ bool cts_fault_grant(struct cts_tracer *tr, struct thread *th, uint64_t addr, bo
 /* th's PKRU allows every key (a step the tracer decided, a system call)
  * until cts_fault_close. */
 int cts_fault_open(struct cts_tracer *tr, struct thread *th);
+/* ...where [lo, lo+len) is what it touches: all keys open with keys, those
+ * pages with the mprotect mechanism. */
+int cts_fault_open_at(struct cts_tracer *tr, struct thread *th, uint64_t lo, uint64_t len);
 int cts_fault_close(struct cts_tracer *tr, struct thread *th);
 /* th resumes from a seccomp stop into call nr: open if the call may touch
  * user memory (true: resume with PTRACE_SYSCALL; th->flt_sys set). */
@@ -87,9 +92,25 @@ bool cts_fault_sys_enter(struct cts_tracer *tr, struct thread *th, long nr);
 /* ...its exit stop: close, and track the memory mmap, brk or mremap made. */
 void cts_fault_sys_exit(struct cts_tracer *tr, struct thread *th);
 
+/* The mprotect mechanism: th is about to run (resumed or stepped): the
+ * pages' protections follow its rights first. 0, or -1 (the run failed). */
+int cts_fault_resume(struct cts_tracer *tr, struct thread *th);
+/* ...its /proc/PID/maps shows our protections: the program's in maps. */
+struct cts_mapping;
+void cts_fault_fix_maps(const struct cts_tracer *tr, struct cts_mapping **maps, size_t *n);
+/* ...th went to sleep outside the schedule (syscall.c) in a call whose
+ * buffers it opened, which no switch could leave open to the kernel alone:
+ * true if so, the pages then learned as decided per access when the run
+ * is voided (the next runs leave them to access breakpoints). */
+bool cts_fault_io_learn(struct cts_tracer *tr, const struct thread *th);
+/* Is the mechanism mprotect? */
+bool cts_fault_mprotect(const struct cts_tracer *tr);
+
 struct cts_fault_stats {
 	uint64_t faults, grants, revivals, opens, revokes, sweeps, retags, syscalls;
+	uint64_t protects;      /* mprotect calls injected (the mprotect mechanism) */
 	int keys;
+	bool mprot;
 };
 void cts_fault_get_stats(const struct cts_tracer *tr, struct cts_fault_stats *s);
 

@@ -215,6 +215,11 @@ char *cts_own_format(const struct cts_own *o)
 	return s;
 }
 
+void cts_own_pend_per_access(struct cts_own *o, uint64_t page)
+{
+	cts_pages_pend_per_access(o->lines, page);
+}
+
 size_t cts_own_per_access_pages(const struct cts_own *o, uint64_t *out, size_t max)
 {
 	return cts_pages_learned_per_access(o->lines, out, max);

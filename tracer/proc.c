@@ -11,6 +11,7 @@
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <sys/uio.h>
+#include <sys/syscall.h>
 #include <elf.h>
 #include <unistd.h>
 #include "models/error.h"
@@ -150,6 +151,62 @@ int cts_inject_syscall(pid_t pid, const struct user_regs_struct *regs, uint64_t 
 		cts_mem_write(pid, regs->rip, saved, 3);
 	ptrace(PTRACE_SETREGS, pid, 0, regs);
 	return rc;
+}
+
+int cts_syscall_leave_entry(pid_t pid, const struct user_regs_struct *regs,
+			    struct user_regs_struct *at)
+{
+	struct user_regs_struct r = *regs;
+	int status;
+	r.orig_rax = SYS_getpid;
+	if (ptrace(PTRACE_SETREGS, pid, 0, &r) != 0 || ptrace(PTRACE_SYSCALL, pid, 0, 0) != 0)
+		return -1;
+	for (;;) {
+		pid_t w = waitpid(pid, &status, __WALL);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w != pid || !WIFSTOPPED(status))
+			return -1;
+		/* signals are taken on the way back to user space, after this */
+		if (WSTOPSIG(status) == (SIGTRAP | 0x80))
+			return ptrace(PTRACE_GETREGS, pid, 0, at) == 0 ? 0 : -1;
+		if (ptrace(PTRACE_SYSCALL, pid, 0, 0) != 0)
+			return -1;
+	}
+}
+
+int cts_syscall_reenter(pid_t pid, const struct user_regs_struct *regs)
+{
+	struct user_regs_struct r = *regs;
+	int status, sig = 0;
+	if ((long long)regs->orig_rax < 0) /* the tracer skips the call: no entry to go back to */
+		return ptrace(PTRACE_SETREGS, pid, 0, regs) == 0 ? 0 : -1;
+	r.rip -= 2; /* syscall (0f 05) again */
+	r.rax = regs->orig_rax;
+	if (ptrace(PTRACE_SETREGS, pid, 0, &r) != 0 || ptrace(PTRACE_CONT, pid, 0, 0) != 0)
+		return -1;
+	for (;;) {
+		pid_t w = waitpid(pid, &status, __WALL);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w != pid || !WIFSTOPPED(status))
+			return -1;
+		if (status >> 8 == (SIGTRAP | (PTRACE_EVENT_SECCOMP << 8)))
+			break;
+		/* a signal delivered before the call: held back, sent again;
+		 * any other stop: the call did not come back (never so far) */
+		if (WSTOPSIG(status) == SIGTRAP || status >> 16)
+			return -1;
+		if (!sig)
+			sig = WSTOPSIG(status);
+		if (ptrace(PTRACE_CONT, pid, 0, 0) != 0)
+			return -1;
+	}
+	if (ptrace(PTRACE_SETREGS, pid, 0, regs) != 0)
+		return -1;
+	if (sig)
+		syscall(SYS_tgkill, (pid_t)cts_proc_status_field(pid, "Tgid", NULL, 0), pid, sig);
+	return 0;
 }
 
 int cts_mem_read_str(pid_t tid, uint64_t addr, char *buf, size_t len)

@@ -22,6 +22,17 @@ int cts_mem_write_data(pid_t tid, uint64_t addr, const void *buf, size_t len);
 struct user_regs_struct;
 int cts_inject_syscall(pid_t pid, const struct user_regs_struct *regs, uint64_t code, long nr,
 		       const uint64_t args[6], int64_t *ret);
+/* pid is at a seccomp stop (a call's entry), where an injected call would
+ * run the stopped one with other arguments: run getpid in its place up to
+ * its exit stop (*at gets the registers there, where cts_inject_syscall
+ * works), then cts_syscall_reenter puts the stopped call back, at its
+ * seccomp stop again with regs (one more pass through the filter). A
+ * signal that came meanwhile is sent again; a call the tracer skips
+ * (orig_rax -1) is not entered again: its registers are put back, for a
+ * resume to user space. 0, or -1 (lost the thread). */
+int cts_syscall_leave_entry(pid_t pid, const struct user_regs_struct *regs,
+			    struct user_regs_struct *at);
+int cts_syscall_reenter(pid_t pid, const struct user_regs_struct *regs);
 /* NUL-terminated string, truncated to len-1. */
 int cts_mem_read_str(pid_t tid, uint64_t addr, char *buf, size_t len);
 

@@ -224,7 +224,7 @@ void cts_tr_enter_call(struct cts_tracer *tr, struct thread *th)
 		th->ret_spec = -1;
 		arm_return(tr, th);
 		if (th->ret_pc)
-			cts_fault_call(tr, th, true);
+			cts_fault_call(tr, th, true, p->obj, f->objsize);
 	}
 	th->call_lo[0] = th->call_hi[0] = th->call_lo[1] = th->call_hi[1] = 0;
 	switch (p->op) {
@@ -1021,7 +1021,7 @@ void cts_tr_libcall_returned(struct cts_tracer *tr, struct thread *th)
 	if (th->regs.rsp != th->ret_sp)
 		return; /* the same call site, deeper in a callback */
 	th->ret_pc = 0;
-	cts_fault_call(tr, th, false);
+	cts_fault_call(tr, th, false, 0, 0);
 	if (th->ret_spec >= 0 && th->lc_i < th->lc_n) {
 		th->ret_start = th->lc_ev[th->lc_i].obj;
 		th->ret_len = th->lc_ev[th->lc_i].size;

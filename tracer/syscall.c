@@ -144,7 +144,7 @@ static int resume_into_call(struct cts_tracer *tr, struct thread *th)
 		if (th->regs_valid && (long)th->regs.orig_rax >= 0)
 			cts_fault_sys_enter(tr, th, (long)th->regs.orig_rax);
 	}
-	if (cts_tr_flush_regs(th) != 0)
+	if (cts_tr_flush_regs(th) != 0 || cts_fault_resume(tr, th) != 0)
 		return -1;
 	th->regs_valid = false;
 	th->in_kcall = true;
@@ -578,6 +578,11 @@ bool cts_tr_sys_went_outside(struct cts_tracer *tr, struct thread *th)
 		return false;
 	th->state = TH_OUTSIDE;
 	th->sys_blocked = true;
+	/* Asleep with pages the mprotect mechanism opened for its buffers:
+	 * they cannot stay open while others run (fault.h). The run is void,
+	 * the pages learned. */
+	if (th->pkru_open && cts_fault_io_learn(tr, th))
+		tr->st->relearn = true;
 	set_io_return(th);
 	cts_tr_publish(tr, th);
 	return true;

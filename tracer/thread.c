@@ -199,6 +199,8 @@ int cts_tr_resume(struct cts_tracer *tr, struct thread *th, int sig)
 		sys = th->regs_valid && (long)th->regs.orig_rax >= 0 &&
 		      cts_fault_sys_enter(tr, th, (long)th->regs.orig_rax);
 	}
+	if (cts_fault_resume(tr, th) != 0)
+		return -1;
 	th->regs_valid = false;
 	th->state = TH_RUNNING;
 	/* stepping_over: a key fault in a step the tracer decided reruns as
@@ -206,7 +208,8 @@ int cts_tr_resume(struct cts_tracer *tr, struct thread *th, int sig)
 	 * resumed with CONT, the thread ran on with every key open. */
 	bool step = th->stepping || th->stepping_bp || th->after_step || th->stepping_over;
 	int req = step ? PTRACE_SINGLESTEP :
-		  tr->trace_syscalls || sys || th->pf_installing ? PTRACE_SYSCALL : PTRACE_CONT;
+		  tr->trace_syscalls || sys || th->pf_installing || th->flt_exit_apply ? PTRACE_SYSCALL :
+		  PTRACE_CONT;
 	if (ptrace(req, th->tid, 0, (void *)(long)sig) != 0) {
 		if (errno == ESRCH)
 			return 0; /* gone: its exit status comes through wait */

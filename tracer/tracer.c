@@ -717,7 +717,9 @@ struct cts_tracer *cts_tracer_new(const struct cts_tracer_config *cfg, struct ct
 	}
 	bool keys = own_wanted && (cfg->hot_lines ? cts_own_spec_keys(cfg->hot_lines) : cfg->faults);
 	const char *no_keys = NULL;
-	if (keys && !cts_fault_possible(&no_keys)) {
+	/* mprotect: the same pages and events as keys, on any machine */
+	bool mprot = keys && cfg->faults_mprotect;
+	if (keys && !mprot && !cts_fault_possible(&no_keys)) {
 		if (cfg->hot_lines) {
 			snprintf(err, errlen, "the schedule was made with protection-key faults "
 				 "(hot-lines ownk:), which this machine cannot run: %s (a schedule made "
@@ -758,7 +760,7 @@ struct cts_tracer *cts_tracer_new(const struct cts_tracer_config *cfg, struct ct
 	if (cfg->cold_reads && cfg->mode != CTS_MODE_SYNC && !cfg->nwatch && own) {
 		tr->own = cts_own_new();
 		if (keys) {
-			tr->flt = cts_fault_new(tr->own);
+			tr->flt = cts_fault_new(tr->own, mprot);
 			cts_own_set_keys(tr->own, true);
 		}
 		if ((cfg->hot_lines && cts_own_parse(tr->own, cfg->hot_lines) != 0) ||
@@ -842,14 +844,16 @@ struct json_t *cts_tracer_stats_json(const struct cts_tracer *t)
 		struct cts_fault_stats f;
 		cts_fault_get_stats(t, &f);
 		json_object_set_new(j, "key_faults",
-				    json_pack("{sisIsIsIsIsIsIsIsI}", "keys", f.keys, "faults",
+				    json_pack("{sssisIsIsIsIsIsIsIsIsI}", "mechanism",
+					      f.mprot ? "mprotect" : "protection keys", "keys", f.keys, "faults",
 					      (json_int_t)f.faults, "grants", (json_int_t)f.grants,
 					      "revivals", (json_int_t)f.revivals,
 					      "opened_steps", (json_int_t)f.opens,
 					      "revokes", (json_int_t)f.revokes,
 					      "sweeps", (json_int_t)f.sweeps,
 					      "retags", (json_int_t)f.retags,
-					      "system_calls", (json_int_t)f.syscalls));
+					      "system_calls", (json_int_t)f.syscalls,
+					      "mprotect_calls", (json_int_t)f.protects));
 	}
 	return j;
 }
@@ -902,6 +906,14 @@ char *cts_tracer_ownership_str(const struct cts_tracer *t, char *buf, size_t len
 	}
 	struct cts_fault_stats f;
 	cts_fault_get_stats(t, &f);
+	if (f.mprot) {
+		snprintf(buf, len, "page faults, the mprotect mechanism (protections switched with the "
+			 "running thread, %d keys of its own): %" PRIu64 " faults, %" PRIu64 " grants of "
+			 "pages, %" PRIu64 " revocations, %" PRIu64 " mprotect calls, %" PRIu64
+			 " accesses performed by the tracer, %" PRIu64 " system calls let through",
+			 f.keys, f.faults, f.grants, f.revokes, f.protects, f.opens, f.syscalls);
+		return buf;
+	}
 	snprintf(buf, len, "protection-key faults (%d keys): %" PRIu64 " faults, %" PRIu64
 		 " grants of pages, %" PRIu64 " regrants by PKRU, %" PRIu64 " revocations, %" PRIu64
 		 " accesses performed by the tracer, %" PRIu64 " system calls let through",

@@ -57,6 +57,7 @@ struct cts_tracer_config {
 	                            * ownership of lines (tracer/own.h) */
 	bool faults;               /* with ownership: protection-key faults (tracer/fault.h)
 	                            * where the machine has keys */
+	bool faults_mprotect;      /* ...by the mprotect mechanism instead (any machine) */
 	const pid_t *guarded;      /* --jobs: the coordinator's and every worker's pid, which
 	                            * the program may not signal (besides this tracer's own);
 	                            * shared memory, an entry 0 once its process is gone */

@@ -124,6 +124,10 @@ struct thread {
 	uint64_t flt_arg[4];
 	uint64_t flt_addr;          /* the fault being decided (access.c) */
 	bool stepping_over;         /* single-stepping an instruction the tracer decided on */
+	int last_stop;              /* wait.h's kind of the stop it is at: where fault.c's
+	                             * mprotect mechanism can inject a call */
+	bool flt_exit_apply;        /* ...at this call's exit stop, before user code */
+	bool flt_ranged;            /* ...open on some pages only (fault.c's open) */
 	/* the program's own seccomp filters (pfilter.h): the newest of its
 	 * chain (-1: none); a filter read at the entry of the call that installs
 	 * it, kept at its exit stop if the call succeeded */
