@@ -3,11 +3,11 @@
 # by side (issue 26, stages 2 and 3): which accesses a run shows as
 # scheduling points, how the tracer learns them, and what that costs.
 #
-#   keys  CTS_FAULTS=1, where the machine has protection keys (stage 3,
+#   keys  the default where the machine has protection keys (stage 3,
 #         tracer/fault.h): ownership of lines as below, but an instruction
 #         that keeps to pages its thread was granted runs natively, and a key
 #         fault finds its accesses to anyone else's
-#   own   the default (stage 2): an access is an event only on a 64-byte
+#   own   CTS_FAULTS=0 (stage 2): an access is an event only on a 64-byte
 #         line that is shared (tracer/own.h): owned lines, lines only read so
 #         far and lines handed over by happens-before run on without one,
 #         but every access instruction stops at its int3
@@ -46,9 +46,9 @@ one() {
 	local env=
 	case $model in
 	keys) env=CTS_FAULTS=1 ;;
-	own) env= ;;
-	cold) env=CTS_NO_OWNERSHIP=1 ;;
-	all) env=CTS_NO_COLD=1 ;;
+	own) env=CTS_FAULTS=0 ;;
+	cold) env="CTS_FAULTS=0 CTS_NO_OWNERSHIP=1" ;;
+	all) env="CTS_FAULTS=0 CTS_NO_COLD=1" ;;
 	esac
 	rm -f "$SCRATCH/r.json"
 	local t0 t1 rc
@@ -113,7 +113,7 @@ done
 
 {
 	machine_header "Break mode's visibility models: protection-key faults, ownership of lines, cold reads, every access"
-	printf 'Per program and model: `cts-trace -m break -s random --seed 1 -n %s --max-steps 2000000 --timeout 120` (keys: `CTS_FAULTS=1`, on a machine with protection keys; own: the default; cold: `CTS_NO_OWNERSHIP=1`; all: `CTS_NO_COLD=1`), %s interleaved rounds with %s native runs of the same command. ' "$RUNS" "$REPS" "$RUNS"
+	printf 'Per program and model: `cts-trace -m break -s random --seed 1 -n %s --max-steps 2000000 --timeout 120` (keys: the default on a machine with protection keys; own: `CTS_FAULTS=0`; cold: `CTS_FAULTS=0 CTS_NO_OWNERSHIP=1`; all: `CTS_FAULTS=0 CTS_NO_COLD=1`), %s interleaved rounds with %s native runs of the same command. ' "$RUNS" "$REPS" "$RUNS"
 	printf '*steps*: scheduling points over all runs (exact); *stops*: ptrace stops of the tracer (exact for the build); *void*: runs thrown away and run again because they hid an access a later one conflicted with; *inc.*: runs inconclusive; *s*: median seconds of the invocation (start-up included); *× native*: that over the median of the native runs. '
 	printf 'own, cold and all stop at every access instruction: their stops barely move, what ownership removes there is scheduling points (steps), and with them the step budget, the strategy'"'"'s and the detectors'"'"' work; keys also removes the stops on pages the running thread holds.\n\n'
 	printf '| program | model | steps | stops | void | inc. | s | native s | × native | verdict |\n'

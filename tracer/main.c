@@ -1282,7 +1282,9 @@ int main(int argc, char **argv)
 		.cold_reads = cold, .hot_lines = cli.replay && sched ? sched->hot_lines : NULL,
 		.learned = learned_from,
 		.no_ownership = getenv("CTS_NO_OWNERSHIP") != NULL,
-		.faults = getenv("CTS_FAULTS") && *getenv("CTS_FAULTS") && strcmp(getenv("CTS_FAULTS"), "0") != 0,
+		/* faults where the machine has protection keys, unless CTS_FAULTS=0;
+		 * CTS_FAULTS=mprotect: by mprotect, on any machine */
+		.faults = !getenv("CTS_FAULTS") || strcmp(getenv("CTS_FAULTS"), "0") != 0,
 		.faults_mprotect = getenv("CTS_FAULTS") && strcmp(getenv("CTS_FAULTS"), "mprotect") == 0,
 		.path = path, .exec_path = exec_path, .argv = prog_argv, .mode = mode, .timeout = cli.timeout,
 		.show_output = cli.output, .trace_libs = cli.trace_libs,

@@ -723,7 +723,7 @@ struct cts_tracer *cts_tracer_new(const struct cts_tracer_config *cfg, struct ct
 		if (cfg->hot_lines) {
 			snprintf(err, errlen, "the schedule was made with protection-key faults "
 				 "(hot-lines ownk:), which this machine cannot run: %s (a schedule made "
-				 "without CTS_FAULTS=1 replays anywhere)", no_keys);
+				 "with CTS_FAULTS=0 replays anywhere)", no_keys);
 			free(tr);
 			return NULL;
 		}
@@ -734,7 +734,7 @@ struct cts_tracer *cts_tracer_new(const struct cts_tracer_config *cfg, struct ct
 		snprintf(err, errlen, "--hot-lines: the learned set was made %s protection-key faults "
 			 "(%s), this search runs %s them%s%s", keys ? "without" : "with",
 			 keys ? "own:" : "ownk:", keys ? "with" : "without",
-			 keys ? " (CTS_FAULTS=1)" : tr->fault_why ? ": " : " (they need CTS_FAULTS=1)",
+			 keys ? " (CTS_FAULTS=0 turns them off)" : tr->fault_why ? ": " : "",
 			 !keys && tr->fault_why ? tr->fault_why : "");
 		free(tr);
 		return NULL;
@@ -742,7 +742,7 @@ struct cts_tracer *cts_tracer_new(const struct cts_tracer_config *cfg, struct ct
 	tr->fault_rules = keys;
 	if (own_wanted && !keys && !tr->fault_why)
 		tr->fault_why = cfg->hot_lines ? "the schedule was made without them" :
-				"not asked for: CTS_FAULTS=1";
+				"turned off: CTS_FAULTS=0";
 	if (cts_tr_build_seccomp(tr) != 0) {
 		snprintf(err, errlen, "cannot build the seccomp filter (libseccomp)");
 		free(tr);
