@@ -327,8 +327,9 @@ static void track(struct cts_fault *f, uint64_t lo, uint64_t hi, int prot)
 	f->tracked[f->ntracked++] = (struct range){ lo, hi, prot };
 }
 
-/* [lo, hi) is no longer what it was: not tracked, no page in it granted. */
-static void untrack(struct cts_fault *f, uint64_t lo, uint64_t hi)
+/* The tracked ranges with [lo, hi) given the program's protection prot, or
+ * (prot -1) no longer tracked. */
+static void resplit(struct cts_fault *f, uint64_t lo, uint64_t hi, int prot)
 {
 	size_t n = f->ntracked;
 	struct range *old = cts_xmalloc((n ? n : 1) * sizeof(*old));
@@ -336,16 +337,25 @@ static void untrack(struct cts_fault *f, uint64_t lo, uint64_t hi)
 	f->ntracked = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct range r = old[i];
-		if (r.hi <= lo || r.lo >= hi) {
+		uint64_t a = r.lo > lo ? r.lo : lo, b = r.hi < hi ? r.hi : hi;
+		if (a >= b) {
 			track(f, r.lo, r.hi, r.prot);
 			continue;
 		}
-		if (r.lo < lo)
-			track(f, r.lo, lo, r.prot);
-		if (r.hi > hi)
-			track(f, hi, r.hi, r.prot);
+		if (r.lo < a)
+			track(f, r.lo, a, r.prot);
+		if (prot >= 0)
+			track(f, a, b, prot);
+		if (r.hi > b)
+			track(f, b, r.hi, r.prot);
 	}
 	free(old);
+}
+
+/* [lo, hi) is no longer what it was: not tracked, no page in it granted. */
+static void untrack(struct cts_fault *f, uint64_t lo, uint64_t hi)
+{
+	resplit(f, lo, hi, -1);
 	if ((hi - lo) / PAGE > WALK_PAGES) {
 		size_t pos = 0, k = 0, cap = 0;
 		const void *key;
@@ -363,29 +373,6 @@ static void untrack(struct cts_fault *f, uint64_t lo, uint64_t hi)
 		for (uint64_t p = lo / PAGE; p < (hi + PAGE - 1) / PAGE; p++)
 			cts_htab_del(f->pages, &p);
 	}
-}
-
-/* The program set [lo, hi)'s protection to prot: the tracked parts too. */
-static void reprotect(struct cts_fault *f, uint64_t lo, uint64_t hi, int prot)
-{
-	size_t n = f->ntracked;
-	struct range *old = cts_xmalloc((n ? n : 1) * sizeof(*old));
-	memcpy(old, f->tracked, n * sizeof(*old));
-	f->ntracked = 0;
-	for (size_t i = 0; i < n; i++) {
-		struct range r = old[i];
-		uint64_t a = r.lo > lo ? r.lo : lo, b = r.hi < hi ? r.hi : hi;
-		if (a >= b) {
-			track(f, r.lo, r.hi, r.prot);
-			continue;
-		}
-		if (r.lo < a)
-			track(f, r.lo, a, r.prot);
-		track(f, a, b, prot);
-		if (r.hi > b)
-			track(f, b, r.hi, r.prot);
-	}
-	free(old);
 }
 
 bool cts_fault_tracked(const struct cts_tracer *tr, uint64_t addr)
@@ -487,14 +474,14 @@ static int cmp_seg(const void *a, const void *b)
 	return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
-/* What must change for the pages to follow want: every page of a key whose
- * rights differ from the applied PKRU's (all of them when !applied_ok), and
- * the pages whose key changed; sorted, merged runs. */
 static bool is_open(const struct cts_fault *f, uint64_t page)
 {
 	return f->nopen && bsearch(&page, f->open, f->nopen, sizeof(*f->open), cmp_page);
 }
 
+/* What must change for the pages to follow want: every page of a key whose
+ * rights differ from the applied PKRU's (all of them when !applied_ok), the
+ * pages whose key changed, the open ones; sorted, merged runs. */
 static size_t plan(struct cts_fault *f, uint32_t want, struct seg **out)
 {
 	bool changed[CTS_PKEY_COUNT] = { false };
@@ -1351,13 +1338,17 @@ static void open_pages(struct cts_fault *f, struct thread *th, uint64_t lo, uint
 	for (size_t i = 0; i < f->ntracked; i++) {
 		uint64_t a = f->tracked[i].lo > lo ? f->tracked[i].lo : lo;
 		uint64_t b = f->tracked[i].hi < hi ? f->tracked[i].hi : hi;
-		for (uint64_t p = a / PAGE; a < b && p <= (b - 1) / PAGE; p++)
-			if (!is_open(f, p)) {
-				mark_dirty(f, p); /* set when th runs */
-				push_page(&f->open, &f->nopen, &f->ocap, p);
-				qsort(f->open, f->nopen, sizeof(*f->open), cmp_page);
-			}
+		for (uint64_t p = a / PAGE; a < b && p <= (b - 1) / PAGE; p++) {
+			mark_dirty(f, p); /* set when th runs */
+			push_page(&f->open, &f->nopen, &f->ocap, p);
+		}
 	}
+	qsort(f->open, f->nopen, sizeof(*f->open), cmp_page);
+	size_t m = 0;
+	for (size_t i = 0; i < f->nopen; i++)
+		if (!m || f->open[m - 1] != f->open[i])
+			f->open[m++] = f->open[i];
+	f->nopen = m;
 	th->flt_ranged = true;
 }
 
@@ -1469,23 +1460,28 @@ bool cts_fault_reaches(const struct cts_tracer *tr, uint64_t addr, uint64_t len)
 	return cts_fault_on(tr) && reaches_tracked(tr->flt, addr, len ? len : 1);
 }
 
-static bool direct_untracked(const struct cts_fault *f, long nr, const struct user_regs_struct *r)
+/* A direct call's buffers that reach tracked pages: how many (opened with
+ * open, fault.h's open_at), or -1 if nr is not one of direct_calls. */
+static int direct_walk(struct cts_tracer *tr, struct thread *th, long nr, bool open)
 {
+	const struct user_regs_struct *r = &th->regs;
 	const uint64_t a[6] = { r->rdi, r->rsi, r->rdx, r->r10, r->r8, r->r9 };
 	for (size_t i = 0; i < LEN(direct_calls); i++) {
 		if (direct_calls[i].nr != nr)
 			continue;
+		int n = 0;
 		for (int j = 0; j < 2; j++) {
 			const struct ptr_arg *p = &direct_calls[i].p[j];
-			if (p->arg < 0)
-				continue;
 			uint64_t len = p->kind == P_FIX ? p->n : p->kind == P_LEN ? a[p->n] : 4096;
-			if (reaches_tracked(f, a[p->arg], len))
-				return false;
+			if (p->arg < 0 || !reaches_tracked(tr->flt, a[p->arg], len))
+				continue;
+			n++;
+			if (open)
+				cts_fault_open_at(tr, th, a[p->arg], len);
 		}
-		return true;
+		return n;
 	}
-	return false;
+	return -1;
 }
 
 /* ---- calls that sleep outside the schedule (syscall.c) ------------------------ */
@@ -1632,24 +1628,6 @@ bool cts_fault_io_learn(struct cts_tracer *tr, const struct thread *th)
 	return io_walk(&w, th->sys_nr, th->sys_arg, &any) && any;
 }
 
-/* The mprotect mechanism: a direct call opens its buffers only. */
-static bool direct_open(struct cts_tracer *tr, struct thread *th, long nr,
-			const struct user_regs_struct *r)
-{
-	const uint64_t a[6] = { r->rdi, r->rsi, r->rdx, r->r10, r->r8, r->r9 };
-	for (size_t i = 0; i < LEN(direct_calls); i++) {
-		if (direct_calls[i].nr != nr)
-			continue;
-		for (int j = 0; j < 2; j++) {
-			const struct ptr_arg *p = &direct_calls[i].p[j];
-			uint64_t len = p->kind == P_FIX ? p->n : p->kind == P_LEN ? a[p->n] : 4096;
-			if (p->arg >= 0 && reaches_tracked(tr->flt, a[p->arg], len))
-				cts_fault_open_at(tr, th, a[p->arg], len);
-		}
-		return true;
-	}
-	return false;
-}
 
 bool cts_fault_sys_enter(struct cts_tracer *tr, struct thread *th, long nr)
 {
@@ -1692,10 +1670,13 @@ bool cts_fault_sys_enter(struct cts_tracer *tr, struct thread *th, long nr)
 	default:
 		if (!tr->flt->armed)
 			return false; /* nothing is denied */
-		if (direct_untracked(tr->flt, nr, r))
+		int direct = direct_walk(tr, th, nr, false);
+		if (direct == 0)
 			return false;
-		if (tr->flt->mprot && direct_open(tr, th, nr, r))
-			open = false; /* its buffers are open */
+		if (direct > 0 && tr->flt->mprot) {
+			direct_walk(tr, th, nr, true); /* its buffers only */
+			open = false;
+		}
 		if (tr->flt->mprot && open) {
 			/* an io call opens its buffers only, or nothing: no stop */
 			const uint64_t a[6] = { r->rdi, r->rsi, r->rdx, r->r10, r->r8, r->r9 };
@@ -1772,7 +1753,7 @@ void cts_fault_sys_exit(struct cts_tracer *tr, struct thread *th)
 	case SYS_pkey_mprotect:
 		cts_access_maps_changed(tr);
 		if (f->mprot && res == 0) {
-			reprotect(f, a[0], a[0] + page_up(a[1]), (int)a[2]);
+			resplit(f, a[0], a[0] + page_up(a[1]), (int)a[2]);
 			f->applied_ok = false;
 		}
 		return;

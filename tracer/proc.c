@@ -153,6 +153,17 @@ int cts_inject_syscall(pid_t pid, const struct user_regs_struct *regs, uint64_t 
 	return rc;
 }
 
+/* The next stop of pid (0), or -1: gone or not ours. */
+static int next_stop(pid_t pid, int *status)
+{
+	for (;;) {
+		pid_t w = waitpid(pid, status, __WALL);
+		if (w < 0 && errno == EINTR)
+			continue; /* the run's timer */
+		return w == pid && WIFSTOPPED(*status) ? 0 : -1;
+	}
+}
+
 int cts_syscall_leave_entry(pid_t pid, const struct user_regs_struct *regs,
 			    struct user_regs_struct *at)
 {
@@ -162,10 +173,7 @@ int cts_syscall_leave_entry(pid_t pid, const struct user_regs_struct *regs,
 	if (ptrace(PTRACE_SETREGS, pid, 0, &r) != 0 || ptrace(PTRACE_SYSCALL, pid, 0, 0) != 0)
 		return -1;
 	for (;;) {
-		pid_t w = waitpid(pid, &status, __WALL);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w != pid || !WIFSTOPPED(status))
+		if (next_stop(pid, &status) != 0)
 			return -1;
 		/* signals are taken on the way back to user space, after this */
 		if (WSTOPSIG(status) == (SIGTRAP | 0x80))
@@ -186,10 +194,7 @@ int cts_syscall_reenter(pid_t pid, const struct user_regs_struct *regs)
 	if (ptrace(PTRACE_SETREGS, pid, 0, &r) != 0 || ptrace(PTRACE_CONT, pid, 0, 0) != 0)
 		return -1;
 	for (;;) {
-		pid_t w = waitpid(pid, &status, __WALL);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w != pid || !WIFSTOPPED(status))
+		if (next_stop(pid, &status) != 0)
 			return -1;
 		if (status >> 8 == (SIGTRAP | (PTRACE_EVENT_SECCOMP << 8)))
 			break;

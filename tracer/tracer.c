@@ -722,8 +722,8 @@ struct cts_tracer *cts_tracer_new(const struct cts_tracer_config *cfg, struct ct
 	if (keys && !mprot && !cts_fault_possible(&no_keys)) {
 		if (cfg->hot_lines) {
 			snprintf(err, errlen, "the schedule was made with protection-key faults "
-				 "(hot-lines ownk:), which this machine cannot run: %s (a schedule made "
-				 "with CTS_FAULTS=0 replays anywhere)", no_keys);
+				 "(hot-lines ownk:), which this machine cannot run: %s (CTS_FAULTS=mprotect "
+				 "replays it with the same events, by mprotect)", no_keys);
 			free(tr);
 			return NULL;
 		}
