@@ -7,6 +7,9 @@
 #         tracer/fault.h): ownership of lines as below, but an instruction
 #         that keeps to pages its thread was granted runs natively, and a key
 #         fault finds its accesses to anyone else's
+#   mprot CTS_FAULTS=mprotect: the same faults by page protections the
+#         tracer switches with the running thread (injected mprotect), on
+#         any machine: the same steps as keys, other costs
 #   own   CTS_FAULTS=0 (stage 2): an access is an event only on a 64-byte
 #         line that is shared (tracer/own.h): owned lines, lines only read so
 #         far and lines handed over by happens-before run on without one,
@@ -46,6 +49,7 @@ one() {
 	local env=
 	case $model in
 	keys) env=CTS_FAULTS=1 ;;
+	mprot) env=CTS_FAULTS=mprotect ;;
 	own) env=CTS_FAULTS=0 ;;
 	cold) env="CTS_FAULTS=0 CTS_NO_OWNERSHIP=1" ;;
 	all) env="CTS_FAULTS=0 CTS_NO_COLD=1" ;;
@@ -96,7 +100,8 @@ measure() {
 	done
 }
 
-MODELS="keys own cold all"
+# VIS_MODELS: a subset, in this order (e.g. "keys mprot own")
+MODELS=${VIS_MODELS:-keys mprot own cold all}
 log "mode $BENCH_MODE: $RUNS runs per invocation, $REPS rounds"
 measure par_sum_200k_2 "$BIN/par_sum" 200000 2
 measure par_sum_20k_4 "$BIN/par_sum" 20000 4
@@ -113,9 +118,9 @@ done
 
 {
 	machine_header "Break mode's visibility models: protection-key faults, ownership of lines, cold reads, every access"
-	printf 'Per program and model: `cts-trace -m break -s random --seed 1 -n %s --max-steps 2000000 --timeout 120` (keys: the default on a machine with protection keys; own: `CTS_FAULTS=0`; cold: `CTS_FAULTS=0 CTS_NO_OWNERSHIP=1`; all: `CTS_FAULTS=0 CTS_NO_COLD=1`), %s interleaved rounds with %s native runs of the same command. ' "$RUNS" "$REPS" "$RUNS"
+	printf 'Per program and model: `cts-trace -m break -s random --seed 1 -n %s --max-steps 2000000 --timeout 120` (keys: the default on a machine with protection keys; mprot: `CTS_FAULTS=mprotect`; own: `CTS_FAULTS=0`; cold: `CTS_FAULTS=0 CTS_NO_OWNERSHIP=1`; all: `CTS_FAULTS=0 CTS_NO_COLD=1`), %s interleaved rounds with %s native runs of the same command. ' "$RUNS" "$REPS" "$RUNS"
 	printf '*steps*: scheduling points over all runs (exact); *stops*: ptrace stops of the tracer (exact for the build); *void*: runs thrown away and run again because they hid an access a later one conflicted with; *inc.*: runs inconclusive; *s*: median seconds of the invocation (start-up included); *× native*: that over the median of the native runs. '
-	printf 'own, cold and all stop at every access instruction: their stops barely move, what ownership removes there is scheduling points (steps), and with them the step budget, the strategy'"'"'s and the detectors'"'"' work; keys also removes the stops on pages the running thread holds.\n\n'
+	printf 'own, cold and all stop at every access instruction: their stops barely move, what ownership removes there is scheduling points (steps), and with them the step budget, the strategy'"'"'s and the detectors'"'"' work; keys and mprot also remove the stops on pages the running thread holds (mprot: at the cost of `mprotect` calls when threads switch).\n\n'
 	printf '| program | model | steps | stops | void | inc. | s | native s | × native | verdict |\n'
 	printf '|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n'
 	awk '{ x = ($8 + 0 > 0 && $7 != "-") ? sprintf("%.0f", $7 / $8) : "-";
