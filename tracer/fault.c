@@ -624,7 +624,7 @@ static int apply(struct cts_tracer *tr, struct thread *th, uint32_t want)
 
 int cts_fault_resume(struct cts_tracer *tr, struct thread *th)
 {
-	struct cts_fault *f = tr->flt;
+	struct cts_fault *f = tr ? tr->flt : NULL; /* (no tracer: test_wait) */
 	if (!f || !f->mprot || !cts_fault_on(tr))
 		return 0;
 	uint32_t want = pkru_want(f, th);
