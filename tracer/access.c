@@ -1952,7 +1952,7 @@ int cts_access_probe_step(struct cts_tracer *tr, struct thread *th)
 				return probe_end(tr, th);
 		}
 	}
-	if (cts_tr_flush_regs(th) != 0 || cts_fault_resume(tr, th) != 0)
+	if (cts_tr_flush_regs(th) != 0 || cts_fault_resume(tr, th, NULL) != 0)
 		return -1;
 	th->regs_valid = false;
 	if (ptrace(PTRACE_SINGLESTEP, th->tid, 0, 0) != 0 && errno != ESRCH)

@@ -165,7 +165,7 @@ int cts_tr_single_step_over(struct cts_tracer *tr, struct thread *th, struct bp 
 	/* The access was decided: a key fault in the step opens every key
 	 * for it (access.c, cts_access_fault; fault.h). */
 	th->stepping_over = true;
-	if (cts_fault_resume(tr, th) != 0)
+	if (cts_fault_resume(tr, th, NULL) != 0)
 		return -1;
 	th->regs_valid = false;
 	th->state = TH_RUNNING;

@@ -577,7 +577,7 @@ static int run_segs(struct cts_tracer *tr, struct target t, const struct seg *v,
 
 /* The pages' protections follow want, injected in th or, where th's stop
  * cannot take a call, in another held thread, or around th's call. */
-static int apply(struct cts_tracer *tr, struct thread *th, uint32_t want)
+static int apply(struct cts_tracer *tr, struct thread *th, uint32_t want, int *sig)
 {
 	struct cts_fault *f = tr->flt;
 	struct seg *v = NULL;
@@ -585,14 +585,37 @@ static int apply(struct cts_tracer *tr, struct thread *th, uint32_t want)
 	int rc = 0;
 	struct target t;
 	struct thread *o = NULL;
-	if (n && !safe_stop(th->last_stop))
+	/* A call injected at a signal-delivery stop would drop the signal. */
+	bool delivers = sig && *sig && th->last_stop == CTS_WEV_SIGNAL;
+	bool here = safe_stop(th->last_stop) && !delivers;
+	if (n && !here)
 		for (int i = 0; i < tr->nlive && !o; i++)
 			if (tr->live[i] != th && tr->live[i]->state == TH_HELD &&
 			    safe_stop(tr->live[i]->last_stop))
 				o = tr->live[i];
 	if (!n) {
-	} else if (safe_stop(th->last_stop) || o) {
+	} else if (here || o) {
 		rc = thread_target(o ? o : th, &t) != 0 ? -1 : run_segs(tr, t, v, n);
+	} else if (delivers) {
+		struct cts_sigstate ss;
+		uint64_t bit = 1ull << (*sig - 1);
+		bool caught = cts_proc_sigstate(th->tid, &ss) == 0 && (ss.cgt & bit);
+		bool ignored = !caught && ((ss.ign & bit) || *sig == SIGCHLD || *sig == SIGURG ||
+					   *sig == SIGWINCH);
+		if (!caught && !ignored) {
+			free(v);
+			return 0; /* it ends the process, or stops it: no code of its runs */
+		}
+		/* caught: delivered by a single step, which stops at the handler's
+		 * first instruction; ignored: dropped (the same to the program) */
+		if (caught && cts_step_into_handler(th->tid, *sig) != 0) {
+			rc = -1;
+		} else {
+			*sig = 0;
+			th->last_stop = CTS_WEV_SINGLESTEP;
+			th->regs_valid = false;
+			rc = thread_target(th, &t) != 0 ? -1 : run_segs(tr, t, v, n);
+		}
 	} else if (th->last_stop == CTS_WEV_SECCOMP) {
 		struct user_regs_struct at;
 		rc = cts_tr_flush_regs(th) != 0 || cts_tr_getregs(th) != 0 ||
@@ -622,7 +645,7 @@ static int apply(struct cts_tracer *tr, struct thread *th, uint32_t want)
 	return 0;
 }
 
-int cts_fault_resume(struct cts_tracer *tr, struct thread *th)
+int cts_fault_resume(struct cts_tracer *tr, struct thread *th, int *sig)
 {
 	struct cts_fault *f = tr ? tr->flt : NULL; /* (no tracer: test_wait) */
 	if (!f || !f->mprot || !cts_fault_on(tr))
@@ -632,7 +655,7 @@ int cts_fault_resume(struct cts_tracer *tr, struct thread *th)
 	th->pkru_set = true;
 	if (f->applied_ok && f->applied == want && !f->ndirty)
 		return 0;
-	return apply(tr, th, want);
+	return apply(tr, th, want, sig);
 }
 
 /* Pages whose key changed: set again when a thread next runs. */
@@ -1151,7 +1174,7 @@ void cts_fault_release(struct cts_tracer *tr, struct thread *th)
 	}
 	th->pkru_open = true; /* every page as the program made it, for good */
 	th->pkru = 0;
-	apply(tr, th, 0);
+	apply(tr, th, 0, NULL);
 }
 
 void cts_fault_held(struct cts_tracer *tr, struct thread *th)

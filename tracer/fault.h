@@ -92,9 +92,11 @@ bool cts_fault_sys_enter(struct cts_tracer *tr, struct thread *th, long nr);
 /* ...its exit stop: close, and track the memory mmap, brk or mremap made. */
 void cts_fault_sys_exit(struct cts_tracer *tr, struct thread *th);
 
-/* The mprotect mechanism: th is about to run (resumed or stepped): the
- * pages' protections follow its rights first. 0, or -1 (the run failed). */
-int cts_fault_resume(struct cts_tracer *tr, struct thread *th);
+/* The mprotect mechanism: th is about to run (resumed or stepped, with
+ * *sig delivered if sig): the pages' protections follow its rights first.
+ * *sig may come back 0: delivered already (th stopped at its handler's
+ * first instruction) or dropped (ignored). 0, or -1 (the run failed). */
+int cts_fault_resume(struct cts_tracer *tr, struct thread *th, int *sig);
 /* ...its /proc/PID/maps shows our protections: the program's in maps. */
 struct cts_mapping;
 void cts_fault_fix_maps(const struct cts_tracer *tr, struct cts_mapping **maps, size_t *n);

@@ -17,6 +17,8 @@
 #include "models/error.h"
 #include "tracer/proc.h"
 
+#define SIGBIT(s) (1ull << ((s) - 1))
+
 /* Probed once: -1 unknown, 0 missing, 1 works. */
 static int have_vm_readv = -1;
 
@@ -115,8 +117,15 @@ int cts_inject_syscall(pid_t pid, const struct user_regs_struct *regs, uint64_t 
 	static const uint8_t insn[3] = { 0x0f, 0x05, 0xcc }; /* syscall; int3 */
 	uint8_t saved[3];
 	struct user_regs_struct r = *regs;
-	int status, rc = -1;
+	int status, rc = -1, sig = 0;
 	bool patch = !code;
+	/* Signals that come meanwhile stay pending, with their siginfo: the
+	 * thread blocks all but the synchronous ones while the call runs (a
+	 * forced one that is blocked loses its handler). */
+	uint64_t mask, hold = ~(SIGBIT(SIGKILL) | SIGBIT(SIGSTOP) | SIGBIT(SIGTRAP) | SIGBIT(SIGSEGV) |
+				SIGBIT(SIGBUS) | SIGBIT(SIGILL) | SIGBIT(SIGFPE) | SIGBIT(SIGSYS));
+	bool held = ptrace(PTRACE_GETSIGMASK, pid, (void *)sizeof(mask), &mask) == 0 &&
+		    ptrace(PTRACE_SETSIGMASK, pid, (void *)sizeof(hold), &hold) == 0;
 
 	if (patch && (cts_mem_read(pid, regs->rip, saved, 3) != 0 ||
 		      cts_mem_write(pid, regs->rip, insn, 3) != 0))
@@ -143,13 +152,21 @@ int cts_inject_syscall(pid_t pid, const struct user_regs_struct *regs, uint64_t 
 				}
 				break;
 			}
-			if (ptrace(PTRACE_CONT, pid, 0, 0) != 0) /* a seccomp stop: let it run */
+			/* a seccomp stop: let it run; a signal that came meanwhile:
+			 * held back, sent again once the registers are back */
+			if (WSTOPSIG(status) != SIGTRAP && !(status >> 16) && !sig)
+				sig = WSTOPSIG(status);
+			if (ptrace(PTRACE_CONT, pid, 0, 0) != 0)
 				break;
 		}
 	}
 	if (patch)
 		cts_mem_write(pid, regs->rip, saved, 3);
 	ptrace(PTRACE_SETREGS, pid, 0, regs);
+	if (held)
+		ptrace(PTRACE_SETSIGMASK, pid, (void *)sizeof(mask), &mask);
+	if (sig)
+		syscall(SYS_tgkill, (pid_t)cts_proc_status_field(pid, "Tgid", NULL, 0), pid, sig);
 	return rc;
 }
 
@@ -212,6 +229,14 @@ int cts_syscall_reenter(pid_t pid, const struct user_regs_struct *regs)
 	if (sig)
 		syscall(SYS_tgkill, (pid_t)cts_proc_status_field(pid, "Tgid", NULL, 0), pid, sig);
 	return 0;
+}
+
+int cts_step_into_handler(pid_t pid, int sig)
+{
+	int status;
+	if (ptrace(PTRACE_SINGLESTEP, pid, 0, (void *)(long)sig) != 0 || next_stop(pid, &status) != 0)
+		return -1;
+	return WSTOPSIG(status) == SIGTRAP && !(status >> 16) ? 0 : -1;
 }
 
 int cts_mem_read_str(pid_t tid, uint64_t addr, char *buf, size_t len)

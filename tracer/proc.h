@@ -33,6 +33,10 @@ int cts_inject_syscall(pid_t pid, const struct user_regs_struct *regs, uint64_t 
 int cts_syscall_leave_entry(pid_t pid, const struct user_regs_struct *regs,
 			    struct user_regs_struct *at);
 int cts_syscall_reenter(pid_t pid, const struct user_regs_struct *regs);
+/* pid is at the signal-delivery stop of sig, which has a handler: deliver
+ * it with a single step, which stops before the handler's first
+ * instruction (the kernel builds the frame first). 0, or -1. */
+int cts_step_into_handler(pid_t pid, int sig);
 /* NUL-terminated string, truncated to len-1. */
 int cts_mem_read_str(pid_t tid, uint64_t addr, char *buf, size_t len);
 

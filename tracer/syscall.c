@@ -144,7 +144,7 @@ static int resume_into_call(struct cts_tracer *tr, struct thread *th)
 		if (th->regs_valid && (long)th->regs.orig_rax >= 0)
 			cts_fault_sys_enter(tr, th, (long)th->regs.orig_rax);
 	}
-	if (cts_tr_flush_regs(th) != 0 || cts_fault_resume(tr, th) != 0)
+	if (cts_tr_flush_regs(th) != 0 || cts_fault_resume(tr, th, NULL) != 0)
 		return -1;
 	th->regs_valid = false;
 	th->in_kcall = true;

@@ -199,7 +199,7 @@ int cts_tr_resume(struct cts_tracer *tr, struct thread *th, int sig)
 		sys = th->regs_valid && (long)th->regs.orig_rax >= 0 &&
 		      cts_fault_sys_enter(tr, th, (long)th->regs.orig_rax);
 	}
-	if (cts_fault_resume(tr, th) != 0)
+	if (cts_fault_resume(tr, th, &sig) != 0)
 		return -1;
 	th->regs_valid = false;
 	th->state = TH_RUNNING;
