@@ -623,9 +623,6 @@ static int apply(struct cts_tracer *tr, struct thread *th, uint32_t want, int *s
 		     run_segs(tr, (struct target){ th->tid, &at }, v, n);
 		if (cts_syscall_reenter(th->tid, &th->regs) != 0)
 			rc = -1;
-	} else if (th->last_stop == CTS_WEV_EXIT) {
-		free(v);
-		return 0; /* no more of its code: the next thread's resume applies */
 	} else if (th->last_stop == CTS_WEV_CLONE || th->last_stop == CTS_WEV_FORK) {
 		/* inside the call: at its exit stop, before any user code */
 		th->flt_exit_apply = true;
@@ -637,6 +634,10 @@ static int apply(struct cts_tracer *tr, struct thread *th, uint32_t want, int *s
 		rc = -1;
 	}
 	free(v);
+	if (rc != 0 && errno == ESRCH) {
+		f->applied_ok = false; /* a thread gone (the process ends): all again, if ever */
+		return 0;
+	}
 	if (rc != 0)
 		return -1;
 	f->applied = want;
@@ -649,6 +650,10 @@ int cts_fault_resume(struct cts_tracer *tr, struct thread *th, int *sig)
 {
 	struct cts_fault *f = tr ? tr->flt : NULL; /* (no tracer: test_wait) */
 	if (!f || !f->mprot || !cts_fault_on(tr))
+		return 0;
+	/* no more of its code (or of anyone's): the next thread's resume
+	 * applies, if any */
+	if (th->last_stop == CTS_WEV_EXIT || tr->proc_exiting)
 		return 0;
 	uint32_t want = pkru_want(f, th);
 	th->pkru = want;
@@ -1151,9 +1156,14 @@ void cts_fault_foreign(struct cts_tracer *tr, pid_t tid)
 		return;
 	}
 	/* A fork's copy of the pages has our protections: the program's back
-	 * (a vfork child's are ours too: set again at the next switch). */
+	 * (a vfork child's are ours too: set again at the next switch). Not
+	 * a thread of a program a child exec'd: its memory is its own, and
+	 * our stub is not there. */
 	struct user_regs_struct r;
-	if (ptrace(PTRACE_GETREGS, tid, 0, &r) == 0)
+	uint8_t insn[2];
+	if (cts_proc_status_field(tid, "Tgid", NULL, 0) == tid &&
+	    cts_mem_read(tid, tr->stub_syscall, insn, 2) == 0 && insn[0] == 0x0f && insn[1] == 0x05 &&
+	    ptrace(PTRACE_GETREGS, tid, 0, &r) == 0)
 		for (size_t i = 0; i < f->ntracked; i++) {
 			int64_t ret;
 			f->st.protects++;

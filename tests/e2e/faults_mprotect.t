@@ -19,7 +19,7 @@
 #     to access breakpoints (p0x... in the learned set); heap_pipe's lost
 #     update is found.
 . "$(dirname "$0")/lib.sh"
-plan 18
+plan 20
 
 run() { local s=$1; shift; CTS_FAULTS=mprotect timeout -k 2 "$(slow "$s")" "$CTS" "$@"; }
 keys() { local s=$1; shift; CTS_FAULTS=1 timeout -k 2 "$(slow "$s")" "$CTS" "$@"; }
@@ -70,6 +70,13 @@ is $? 0 "heap_io_ok: pipe reads, fstat, clock_gettime into heap buffers behave a
 # main asleep in sigsuspend for a SIGUSR1 lost in an injection).
 run 120 -m break -s random -n 20 --seed 1 -q -- "$PROG/sys_pause_ok" >/dev/null 2>&1
 is $? 0 "sys_pause_ok: no signal lost to the switches (random, 20 runs)"
+# A thread of a program a child exec'd is not a copy of ours (popen's helper
+# with threads: an injection there hung); a thread that execs ends the others
+# (a switch through one of them failed the run).
+run 120 -q -n 2 -o "$T/lc" -- "$PROG/leave_child" popen >/dev/null 2>&1
+is $? 0 "leave_child popen: the exec'd helper's threads run free"
+run 120 -q -s dfs -n 200 --timeout 10 -o "$T/ex" -- "$PROG/exec_thread" >/dev/null 2>&1
+is $? 0 "exec_thread: a thread's exec, clean on every schedule (dfs)"
 run 120 -m break -s random -n 3 --seed 1 -q -- "$PROG/sys_child_ok" >/dev/null 2>&1
 is $? 0 "sys_child_ok: a forked child runs free (its copy of the pages unprotected)"
 run 300 -m break -s random -n 100 --seed 1 -q -- "$PROG/user_stack" >/dev/null 2>&1
