@@ -24,7 +24,8 @@
 
 /* Probed once: the CPU has PKU, the kernel enabled it (OSPKE), pkey_alloc
  * works, and PKRU sits in the XSAVE layout ptrace gives. why gets the
- * reason when not (may be NULL). */
+ * reason when not (may be NULL). CTS_NO_PKEYS set: never (for testing the
+ * machines without keys). */
 bool cts_pkey_available(const char **why);
 
 /* A thread's PKRU, read or written through its XSAVE area. */

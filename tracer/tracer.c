@@ -716,20 +716,12 @@ struct cts_tracer *cts_tracer_new(const struct cts_tracer_config *cfg, struct ct
 		return NULL;
 	}
 	bool keys = own_wanted && (cfg->hot_lines ? cts_own_spec_keys(cfg->hot_lines) : cfg->faults);
+	/* mprotect: the same pages and events as keys, on any machine; where
+	 * the probe finds no keys, and with CTS_FAULTS=mprotect */
 	const char *no_keys = NULL;
-	/* mprotect: the same pages and events as keys, on any machine */
-	bool mprot = keys && cfg->faults_mprotect;
-	if (keys && !mprot && !cts_fault_possible(&no_keys)) {
-		if (cfg->hot_lines) {
-			snprintf(err, errlen, "the schedule was made with protection-key faults "
-				 "(hot-lines ownk:), which this machine cannot run: %s (CTS_FAULTS=mprotect "
-				 "replays it with the same events, by mprotect)", no_keys);
-			free(tr);
-			return NULL;
-		}
-		tr->fault_why = no_keys;
-		keys = false;
-	}
+	bool mprot = keys && (!cts_fault_possible(&no_keys) || cfg->faults_mprotect);
+	if (mprot)
+		tr->fault_why = no_keys ? no_keys : "CTS_FAULTS=mprotect";
 	if (from && own_wanted && cts_own_spec_keys(from) != keys) {
 		snprintf(err, errlen, "--hot-lines: the learned set was made %s protection-key faults "
 			 "(%s), this search runs %s them%s%s", keys ? "without" : "with",
@@ -907,11 +899,12 @@ char *cts_tracer_ownership_str(const struct cts_tracer *t, char *buf, size_t len
 	struct cts_fault_stats f;
 	cts_fault_get_stats(t, &f);
 	if (f.mprot) {
-		snprintf(buf, len, "page faults, the mprotect mechanism (protections switched with the "
-			 "running thread, %d keys of its own): %" PRIu64 " faults, %" PRIu64 " grants of "
+		snprintf(buf, len, "page faults, the mprotect mechanism (%s; protections switched with "
+			 "the running thread, %d keys of its own): %" PRIu64 " faults, %" PRIu64 " grants of "
 			 "pages, %" PRIu64 " revocations, %" PRIu64 " mprotect calls, %" PRIu64
 			 " accesses performed by the tracer, %" PRIu64 " system calls let through",
-			 f.keys, f.faults, f.grants, f.revokes, f.protects, f.opens, f.syscalls);
+			 t->fault_why ? t->fault_why : "no protection keys", f.keys, f.faults, f.grants,
+			 f.revokes, f.protects, f.opens, f.syscalls);
 		return buf;
 	}
 	snprintf(buf, len, "protection-key faults (%d keys): %" PRIu64 " faults, %" PRIu64
