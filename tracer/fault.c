@@ -1861,7 +1861,3 @@ void cts_fault_get_stats(const struct cts_tracer *tr, struct cts_fault_stats *s)
 	}
 }
 
-bool cts_fault_mprotect(const struct cts_tracer *tr)
-{
-	return tr->flt && tr->flt->mprot;
-}

@@ -105,8 +105,6 @@ void cts_fault_fix_maps(const struct cts_tracer *tr, struct cts_mapping **maps, 
  * true if so, the pages then learned as decided per access when the run
  * is voided (the next runs leave them to access breakpoints). */
 bool cts_fault_io_learn(struct cts_tracer *tr, const struct thread *th);
-/* Is the mechanism mprotect? */
-bool cts_fault_mprotect(const struct cts_tracer *tr);
 
 struct cts_fault_stats {
 	uint64_t faults, grants, revivals, opens, revokes, sweeps, retags, syscalls;

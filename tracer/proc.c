@@ -17,7 +17,6 @@
 #include "models/error.h"
 #include "tracer/proc.h"
 
-#define SIGBIT(s) (1ull << ((s) - 1))
 
 /* Probed once: -1 unknown, 0 missing, 1 works. */
 static int have_vm_readv = -1;
@@ -111,6 +110,24 @@ int cts_mem_write_data(pid_t tid, uint64_t addr, const void *buf, size_t len)
 	return cts_mem_write(tid, addr, buf, len);
 }
 
+/* The next stop of pid (0), or -1: gone or not ours. */
+static int next_stop(pid_t pid, int *status)
+{
+	for (;;) {
+		pid_t w = waitpid(pid, status, __WALL);
+		if (w < 0 && errno == EINTR)
+			continue; /* the run's timer */
+		return w == pid && WIFSTOPPED(*status) ? 0 : -1;
+	}
+}
+
+/* A signal taken out of the way while the tracer ran a call in pid: pending
+ * again. */
+static void resend(pid_t pid, int sig)
+{
+	syscall(SYS_tgkill, (pid_t)cts_proc_status_field(pid, "Tgid", NULL, 0), pid, sig);
+}
+
 int cts_inject_syscall(pid_t pid, const struct user_regs_struct *regs, uint64_t code, long nr,
 		       const uint64_t args[6], int64_t *ret)
 {
@@ -140,10 +157,7 @@ int cts_inject_syscall(pid_t pid, const struct user_regs_struct *regs, uint64_t 
 	r.r9 = args[5];
 	if (ptrace(PTRACE_SETREGS, pid, 0, &r) == 0 && ptrace(PTRACE_CONT, pid, 0, 0) == 0) {
 		for (;;) {
-			pid_t w = waitpid(pid, &status, __WALL);
-			if (w < 0 && errno == EINTR)
-				continue; /* the run's timer */
-			if (w != pid || !WIFSTOPPED(status))
+			if (next_stop(pid, &status) != 0)
 				break;
 			if (WSTOPSIG(status) == SIGTRAP && (status >> 16) == 0) {
 				if (ptrace(PTRACE_GETREGS, pid, 0, &r) == 0) {
@@ -166,19 +180,8 @@ int cts_inject_syscall(pid_t pid, const struct user_regs_struct *regs, uint64_t 
 	if (held)
 		ptrace(PTRACE_SETSIGMASK, pid, (void *)sizeof(mask), &mask);
 	if (sig)
-		syscall(SYS_tgkill, (pid_t)cts_proc_status_field(pid, "Tgid", NULL, 0), pid, sig);
+		resend(pid, sig);
 	return rc;
-}
-
-/* The next stop of pid (0), or -1: gone or not ours. */
-static int next_stop(pid_t pid, int *status)
-{
-	for (;;) {
-		pid_t w = waitpid(pid, status, __WALL);
-		if (w < 0 && errno == EINTR)
-			continue; /* the run's timer */
-		return w == pid && WIFSTOPPED(*status) ? 0 : -1;
-	}
 }
 
 int cts_syscall_leave_entry(pid_t pid, const struct user_regs_struct *regs,
@@ -227,7 +230,7 @@ int cts_syscall_reenter(pid_t pid, const struct user_regs_struct *regs)
 	if (ptrace(PTRACE_SETREGS, pid, 0, regs) != 0)
 		return -1;
 	if (sig)
-		syscall(SYS_tgkill, (pid_t)cts_proc_status_field(pid, "Tgid", NULL, 0), pid, sig);
+		resend(pid, sig);
 	return 0;
 }
 

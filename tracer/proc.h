@@ -81,6 +81,9 @@ long cts_proc_status_field(pid_t pid, const char *key, char *text, size_t len);
 pid_t cts_proc_fd_pid(pid_t tid, int fd);
 
 /* A thread's signal masks from /proc/TID/status; bit n-1 is signal n. */
+/* A signal's bit in a mask (struct cts_sigstate, PTRACE_SETSIGMASK). */
+#define SIGBIT(s) (1ull << ((s) - 1))
+
 struct cts_sigstate {
 	uint64_t pnd;   /* pending for the thread */
 	uint64_t shd;   /* pending for the process */

@@ -52,7 +52,6 @@
  * children arrive at no step of the program). */
 #define SIG_CHECK_STEPS 32
 
-#define SIGBIT(s) (1ull << ((s) - 1))
 /* glibc's own signals (cancellation, setxid): not the program's business. */
 #define GLIBC_SIGS (SIGBIT(32) | SIGBIT(33))
 
