@@ -128,6 +128,8 @@ struct cts_explore_result {
 	                           * events (cts_run_state.relearn): not in runs */
 	uint64_t discarded;       /* runs of a search that began again after one of them
 	                           * (with the bigger learned set): not in runs either */
+	bool relearn_ended;       /* a void run ended the search (cts_explorer_config.
+	                           * relearn_ends): its caller begins again */
 	uint64_t spin_restarts;   /* times a systematic search began again because a run
 	                           * learned a busy-wait load (cts_run_state.learned) */
 	uint64_t ncut;            /* runs the strategy cut short as redundant (a DPOR

@@ -2443,6 +2443,10 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 				      "search begins again", run, bug.steps, x.st->relearn ?
 				      "it hid an access another thread's conflicts with" :
 				      "inconclusive while it hid accesses: every access visible from now on");
+			if (cfg->relearn_ends) {
+				res->relearn_ended = true;
+				break;
+			}
 			if (cfg->split && !cts_split_restart(cfg->split)) {
 				/* --jobs: the workers share one queue, so they all
 				 * begin again, on the union of their learned sets:

@@ -76,6 +76,9 @@ struct cts_explorer_config {
 	bool relearn;             /* a run that ends with st->relearn is run again after
 	                           * backend->relearn, the strategy restarted (its
 	                           * restart op); false: such a run is a divergence */
+	bool relearn_ends;        /* ...or, after backend->relearn, the search ends there
+	                           * (res->relearn_ended): --instances, whose tiling counted
+	                           * the events of the smaller set, begins again whole */
 };
 
 /* Where a held run stopped (cts_explorer_config.hold), for the caller that

@@ -307,6 +307,21 @@ static void restart(struct ustrat *s)
 	s->ntarget = 0;
 }
 
+/* The explorer's restart (strategy.h): the tracer shows more events from
+ * now on (a learned shared line or busy-wait load), so the model of the
+ * runs so far is of another program. The search begins again, and counts
+ * from zero as the explorer's runs do. */
+static void u_restart(struct cts_strategy *base)
+{
+	struct ustrat *s = (struct ustrat *)base;
+	uint64_t restarts = s->st.restarts;
+	restart(s);
+	memset(&s->st, 0, sizeof(s->st));
+	s->st.restarts = restarts;
+	s->exhausted = false;
+	s->why[0] = 0;
+}
+
 static bool u_complete(const struct cts_strategy *base)
 {
 	const struct ustrat *s = (const struct ustrat *)base;
@@ -609,6 +624,7 @@ static struct ustrat *u_new(const struct cts_strategy_config *cfg, enum cts_petr
 		.end_run = u_end_run,
 		.complete = u_complete,
 		.diverged = u_diverged,
+		.restart = u_restart,
 		.destroy = u_destroy,
 	};
 	s->base.ops = &s->ops;

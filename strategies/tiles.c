@@ -515,6 +515,9 @@ static void merge(struct cts_explore_result *tot, struct cts_explore_result *par
 		b->trace = NULL; /* the total owns it now */
 	}
 	tot->ninconclusive += part->ninconclusive;
+	tot->relearned += part->relearned;
+	tot->discarded += part->discarded;
+	tot->spin_restarts += part->spin_restarts;
 	tot->ncut += part->ncut;
 	for (size_t op = 0; op < sizeof(tot->ops) / sizeof(tot->ops[0]); op++)
 		tot->ops[op] += part->ops[op];
@@ -579,6 +582,19 @@ static int search_one(const struct cts_instances_config *ic, uint64_t seed,
 	return rc;
 }
 
+/* The search so far counted the events of a smaller learned set (a void
+ * run taught the tracer shared lines, cts_run_state.relearn): its runs are
+ * discarded, as a one-process search's are when it begins again; what they
+ * found stays. */
+static void begin_again(struct cts_explore_result *res, struct cts_instances_stats *stats)
+{
+	res->discarded += res->runs;
+	res->runs = res->steps = res->ncut = 0;
+	memset(res->ops, 0, sizeof(res->ops));
+	stats->points = 0;
+	stats->searched = stats->exhausted = stats->nlist = 0;
+}
+
 int cts_explore_instances(const struct cts_instances_config *ic,
 			  const struct cts_explorer_config *cfg, struct cts_backend *backend,
 			  struct cts_objmodel *model, struct cts_explore_result *res,
@@ -599,9 +615,16 @@ int cts_explore_instances(const struct cts_instances_config *ic,
 	 * process finds a bug or another one did (a CTS_WORK_INSTANCE split
 	 * hands out no runs: an instance's search is whole). */
 	struct cts_split *split = cfg->split;
+	/* A void run ends its search here: the points and the tiling are of
+	 * the events the learned set shows, so the whole search begins again. */
+	c.relearn_ends = cfg->relearn;
+	uint64_t *points = NULL;
+	uint64_t **hot = NULL, *nhot = NULL;
+	int n = 0;
 	/* The first run, unrestricted, counts each thread's points. Under a
 	 * split every process makes it; one counts and judges it (the others
 	 * neither report nor stop the search at a bug in it). */
+again:;
 	bool judge = !split || cts_split_first(split);
 	struct cts_instance *learn = cts_instance_learner();
 	c.instance = learn;
@@ -610,6 +633,7 @@ int cts_explore_instances(const struct cts_instances_config *ic,
 		c.quiet = true, c.verbose = false, c.split = NULL, c.races = 0;
 	rc = search_one(ic, ic->scfg->seed, &c, backend, model, &part);
 	c.quiet = cfg->quiet, c.verbose = cfg->verbose, c.split = split, c.races = cfg->races;
+	bool relearned = part.relearn_ended;
 	bool stop = cts_explore_interrupted() || (part.nbugs && cfg->stop_on_bug) ||
 		    (split && cts_split_stopped(split));
 	if (judge) {
@@ -618,14 +642,20 @@ int cts_explore_instances(const struct cts_instances_config *ic,
 		stats->walk_runs += part.runs;
 		cts_explore_result_free(&part);
 	}
+	if (relearned && rc == 0 && !stop) {
+		/* every process learns the same from the same first run */
+		cts_instance_free(learn);
+		begin_again(res, stats);
+		goto again;
+	}
 	const uint64_t *pts;
-	int n = cts_instance_points(learn, &pts);
-	uint64_t *points = n ? cts_xcalloc((size_t)n, sizeof(*points)) : NULL;
+	n = cts_instance_points(learn, &pts);
+	points = n ? cts_xcalloc((size_t)n, sizeof(*points)) : NULL;
 	for (int j = 0; j < n; j++) {
 		points[j] = pts[j];
 		stats->points += pts[j];
 	}
-	uint64_t **hot = NULL, *nhot = NULL, nhot_all = 0;
+	uint64_t nhot_all = 0;
 	if (!ic->uniform && n)
 		cts_instance_hot(learn, ic->tile, &hot, &nhot);
 	for (int j = 0; j < n && hot; j++)
@@ -653,6 +683,7 @@ int cts_explore_instances(const struct cts_instances_config *ic,
 	}
 
 	c.runs = cfg->runs;
+	relearned = false;
 	for (uint64_t next = 0; rc == 0 && !res->internal_error && !stop; next++) {
 		if (res->nbugs && cfg->stop_on_bug)
 			break;
@@ -686,10 +717,13 @@ int cts_explore_instances(const struct cts_instances_config *ic,
 		c.run_base = res->runs;
 		uint64_t mix = ic->scfg->seed ^ (i + 1);
 		rc = search_one(ic, cts_splitmix64(&mix), &c, backend, model, &part);
-		stats->searched++;
-		stats->exhausted += part.exhausted;
-		stats->list = cts_xrealloc(stats->list, (stats->nlist + 1) * sizeof(*stats->list));
-		stats->list[stats->nlist++] = i;
+		relearned = part.relearn_ended;
+		if (!relearned) {
+			stats->searched++;
+			stats->exhausted += part.exhausted;
+			stats->list = cts_xrealloc(stats->list, (stats->nlist + 1) * sizeof(*stats->list));
+			stats->list[stats->nlist++] = i;
+		}
 		if (part.nbugs && !stats->found_in[0]) {
 			stats->found_index = i;
 			if (cts_instance_format(in, stats->found_in, sizeof(stats->found_in)) >=
@@ -698,13 +732,30 @@ int cts_explore_instances(const struct cts_instances_config *ic,
 		}
 		merge(res, &part);
 		cts_instance_free(in);
-		if (cts_explore_interrupted())
+		if (cts_explore_interrupted() || relearned)
 			break;
 	}
 	for (int j = 0; j < n && hot; j++)
 		free(hot[j]);
 	free(hot);
 	free(nhot);
+	hot = NULL;
+	nhot = NULL;
+	if (relearned && rc == 0 && !res->internal_error && !cts_explore_interrupted() &&
+	    !(res->nbugs && cfg->stop_on_bug)) {
+		if (split && !cts_split_restart(split)) {
+			/* --jobs: every worker begins again on the union of the
+			 * learned sets (tracer/jobs.h), as in a split search */
+			cts_split_learned(split);
+		} else {
+			free(points);
+			points = NULL;
+			begin_again(res, stats);
+			cts_debug_msg("instances: a run learned shared lines: the first run and "
+				      "the instances begin again");
+			goto again;
+		}
+	}
 	stats->thread_points = points;
 	res->elapsed = now_s() - start;
 	res->exhausted = res->complete = false;

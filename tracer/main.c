@@ -1167,28 +1167,33 @@ int main(int argc, char **argv)
 	 * tracer/cold.h) where a void run can simply be run again and the
 	 * search begin again: the plain samplers and searches, in one process
 	 * or split (--jobs, --shard: every counted run shows the learned set
-	 * the report records, docs/design.md), nothing that keeps state across
+	 * the report records, docs/design.md), the state-matching searches and
+	 * --instances (which begin again whole), nothing that keeps state across
 	 * runs beyond what restart resets, and not with --output (a void run's
 	 * output cannot be taken back). A replay sees the recorded hot lines,
 	 * or every read when the file has none. Not odpor: a cold read hides
 	 * the race that would wake a sleeping writer, whose run is then cut as
 	 * redundant before its write can void it (readers(3): 2 runs, not the
 	 * 8 traces). */
-	static const char *const cold_ok[] = { "random", "pct", "dfs", "dpor", "pcb", "idb" };
+	static const char *const cold_ok[] = { "random", "pct", "dfs", "dpor", "pcb", "idb",
+					       "unfold" };
+	bool state_matching = cli.replay ? sched && sched->strategy &&
+				(strstr(sched->strategy, "unfold") || strstr(sched->strategy, "state-match")) :
+				cli.state_match || strcmp(cli.strategy, "unfold") == 0;
 	bool cold = false;
 	for (size_t k = 0; k < sizeof(cold_ok) / sizeof(cold_ok[0]); k++)
 		cold |= strcmp(cli.strategy, cold_ok[k]) == 0;
 	cold = cli.replay ? sched && sched->hot_lines :
-	       cold && !cli.instances && !instance && !hapset_wanted && !coverage &&
-	       !catching && !cli.nbreaks && !cli.state_match && !cli.output && !getenv("CTS_NO_COLD");
+	       cold && !hapset_wanted && !coverage &&
+	       !catching && !cli.nbreaks && !cli.output && !getenv("CTS_NO_COLD");
 	/* --hot-lines: the set to start from (each --jobs round's start). */
 	if (cli.hot_lines) {
 		if (!cold || mode == CTS_MODE_SYNC || cli.nwatch) {
 			cts_error_msg("--hot-lines: this search learns no shared lines (%s)",
 				      mode == CTS_MODE_SYNC ? "sync mode shows no plain access" :
 				      cli.nwatch ? "--watch" :
-				      "--instance(s), --guide, --coverage, --races catch, --break, "
-				      "--state-match and --output keep every access visible");
+				      "--guide, --coverage, --races catch, --break and --output keep "
+				      "every access visible");
 			status = EXIT_USAGE;
 			goto out;
 		}
@@ -1348,7 +1353,12 @@ int main(int argc, char **argv)
 		.self = self_path(argv[0]), .options = options,
 		.check = cli.check, .check_timeout = cli.timeout, .instance = instance, .coverage = coverage, .split = split,
 		.relearn = cold && !cli.replay,
-		.clocks = cold && !getenv("CTS_NO_OWNERSHIP"),
+		/* State matching keys a marking by what the runs show: a value
+		 * handed from thread to thread unseen (a hand-off, models/pages.h)
+		 * would be state it cannot see. With no clocks there are no
+		 * hand-offs: a line two threads touch, one writing, is shared.
+		 * Replays of such a search's schedules too (same events). */
+		.clocks = cold && !getenv("CTS_NO_OWNERSHIP") && !state_matching,
 		.verify = cli.replay ? NULL : verify_replay, .verify_replays = verify_replays(),
 		.hold = to_gdb, .on_hold = hold_for_gdb, .hold_ctx = &hold,
 		.hold_step = cli.stop_at_given && sched && cli.stop_at < sched->n ? cli.stop_at :

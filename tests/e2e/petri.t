@@ -24,7 +24,7 @@ checks() {
 	done
 	echo $n
 }
-plan $(($(checks $DFS_CASES) + $(checks $UNFOLD_CASES) + 6))
+plan $(($(checks $DFS_CASES) + $(checks $UNFOLD_CASES) + 8))
 
 for pk in $DFS_CASES; do
 	p=${pk%%:*} sm=${pk#*:}
@@ -53,6 +53,16 @@ is "$(jf "$T/r.json" '.state_matching | has("markings") and has("places") and ha
 	true "report: state_matching counts"
 is "$(jf "$T/r.json" .state_matching.test_executions)" "$(jf "$T/r.json" .runs)" \
 	"report: test executions = runs"
+
+# Break mode on memory ownership, without hand-offs (docs/systematic.md
+# "State matching"): a line two threads use under a lock is learned shared,
+# so a marking sees every value that passes from thread to thread.
+for s in "dfs --state-match petri" unfold; do
+	"$CTS" -q -m break -s $s -o "$T/d" --report "$T/r.json" -- "$PROG/check_then_act_ok" \
+		>/dev/null 2>&1
+	like "$? $(jf "$T/r.json" .learned.lines) $(jf "$T/r.json" .complete)" "^0 ownk?:0x[0-9a-f]+ true$" \
+	     "check_then_act_ok ($s): ownership on, the balance's line learned, complete"
+done
 
 out=$("$CTS" -s dpor --state-match petri -- "$PROG/counter_ok" 2>&1)
 is $? 2 "--state-match with dpor: usage error"

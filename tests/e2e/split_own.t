@@ -10,7 +10,8 @@
 # begin again together) and 4 shards merged (run again from the merged
 # union while merge says their sets differ, exit 4) make as many runs, as
 # many steps, on one learned set, all complete; two_books' lost update is
-# the verdict of all three. --hot-lines starts a search from a set;
+# the verdict of all three; the same for --instances. --hot-lines starts a
+# search from a set;
 # scripts/cts-parallel.sh runs the shards again by itself.
 . "$(dirname "$0")/lib.sh"
 
@@ -48,7 +49,7 @@ three_ways() {
 }
 
 CLEAN="demo_ok:pcb demo_ok:dpor two_books_ok:dfs two_books_ok:dpor"
-plan $((5 * $(count $CLEAN) + 14))
+plan $((5 * $(count $CLEAN) + 18))
 
 for c in $CLEAN; do
 	p=${c%%:*} s=${c#*:}
@@ -75,6 +76,27 @@ read -r r1 r2 rm first passes <demo_ok-dpor.rc
 is "$first $passes" "4 2" "demo_ok dpor: the first merge finds the shards' sets differ (exit 4), one pass from their union agrees"
 like "$(cat demo_ok-dpor-merge1.err)" "different learned sets of shared lines .*--hot-lines" \
      "demo_ok dpor: the first merge says so, and what to do"
+
+# --instances: the first run counts points of the events the learned set
+# shows, so a line learned mid-search begins the whole search again (first
+# run and instances); one process, -j 2 and 4 merged shards make the same
+# runs on the same set (two_books_ok meets its line in instance 0's run 26).
+io=(-q -m break -s dfs --instances 4 -n 200 --timeout "$(slow 60)" -o out)
+"$CTS" "${io[@]}" --report inst-one.json -- "$PROG/two_books_ok" 2>/dev/null
+r1=$?
+"$CTS" "${io[@]}" -j 2 --report inst-two.json -- "$PROG/two_books_ok" 2>/dev/null
+r2=$?
+for i in 1 2 3 4; do
+	"$CTS" "${io[@]}" --shard $i/4 --report inst-s$i.json -- "$PROG/two_books_ok" 2>/dev/null
+done
+"$CTS" merge inst-s{1,2,3,4}.json --report inst-m.json 2>/dev/null
+is "$r1 $r2 $?" "0 0 0" "--instances: no bug in one process, with --jobs 2, in the merged shards"
+is "$(runs inst-two.json), $(runs inst-m.json)" "$(runs inst-one.json), $(runs inst-one.json)" \
+   "--instances: the same runs three ways ($(runs inst-one.json))"
+is "$(learned inst-two.json), $(learned inst-m.json)" \
+   "$(learned inst-one.json), $(learned inst-one.json)" "--instances: on one learned set ($(learned inst-one.json))"
+ok "$(jq -e '.summary.discarded > 0 and (.learned.lines | test("^ownk?:0x"))' inst-one.json >/dev/null; echo $?)" \
+   "--instances: the line learned mid-search, the search begun again ($(jq -c .summary.discarded inst-one.json) runs discarded)"
 
 # --hot-lines in one process: from the final set, nothing is void and the
 # runs are the same; from a report, a schedule or the set alone.
