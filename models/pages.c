@@ -7,10 +7,14 @@
 #include "models/htab.h"
 
 #define MAX_READERS 4
-/* A range of more units than this (4 MiB of lines: a big heap block, a
- * memset over it) is not walked unit by unit: the units the run touched in
- * it are, and every access is visible for the rest of the run. */
-#define BIG_RANGE ((uint64_t)1 << 16)
+/* A range of more units than this (256 MiB of lines, or a range that
+ * wraps: a string call's extent to the end of memory) is not walked: the
+ * units the run touched in it are, and every access is visible for the
+ * rest of the run. Below it a range is walked a page at a time where its
+ * units are in one state (struct summ): a 4 MiB memset is 1,024 records.
+ * (It was 4 MiB of lines: a program that cleared a 4 MiB block ran every
+ * later access visible, with faults each one a fault and a step.) */
+#define BIG_RANGE ((uint64_t)1 << 22)
 
 struct reader {
 	int tid;
@@ -529,9 +533,24 @@ void cts_pages_freed(struct cts_pages *p, uint64_t addr, uint64_t len)
 		p->run_all = true; /* a use after free of it must be seen */
 		return;
 	}
+	/* shared for this run only (not learned): a whole page in one record */
+	uint64_t k = p->sum ? units_per_page(p) : 0;
 	for (uint64_t u = first;; u++) {
+		if (k && u % k == 0 && last - u >= k - 1) {
+			struct summ *sm = cts_htab_get(p->sum, &(uint64_t){ u / k });
+			if (sm && !sm->uniform)
+				for (uint64_t i = 0; i < k; i++)
+					cts_htab_del(p->run, &(uint64_t){ u + i });
+			sm = cts_htab_put(p->sum, &(uint64_t){ u / k }, NULL);
+			sm->uniform = true;
+			sm->pg = (struct page){ .state = CTS_PAGE_SHARED };
+			if (last - u == k - 1)
+				break;
+			u += k - 1;
+			continue;
+		}
 		struct page *pg = unit_put(p, u, NULL);
-		pg->state = CTS_PAGE_SHARED; /* this run only: not learned */
+		pg->state = CTS_PAGE_SHARED;
 		if (u == last)
 			break;
 	}

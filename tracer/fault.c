@@ -41,6 +41,8 @@ struct key {
 	uint32_t epoch;
 	uint64_t *pages;        /* pages granted with it (some may have moved on since) */
 	size_t npages, cap;
+	uint64_t *claimed;      /* stale: its pages claimed since the revocation */
+	size_t nclaimed, ccap;
 };
 
 /* A page carrying a thread's key (absent: the deny key, or untracked). */
@@ -208,8 +210,10 @@ void cts_fault_free(struct cts_fault *f)
 	if (!f)
 		return;
 	cts_htab_free(f->pages);
-	for (int k = 0; k < CTS_PKEY_COUNT; k++)
+	for (int k = 0; k < CTS_PKEY_COUNT; k++) {
 		free(f->keys[k].pages);
+		free(f->keys[k].claimed);
+	}
 	free(f->tracked);
 	free(f->snap.tracked);
 	free(f->dirty);
@@ -763,11 +767,12 @@ static bool releases(cts_op op)
 
 static void claim_page(struct cts_fault *f, uint64_t page, struct pk *pk)
 {
-	const struct key *k = &f->keys[pk->key];
+	struct key *k = &f->keys[pk->key];
 	if (pk->claimed || k->state != K_STALE)
 		return;
 	cts_own_claim_at(f->own, k->owner, page * PAGE, PAGE, k->write, k->epoch);
 	pk->claimed = 1;
+	push_page(&k->claimed, &k->nclaimed, &k->ccap, page);
 }
 
 /* A page of another thread's live key (it is held at an event that
@@ -860,7 +865,7 @@ static int sweep(struct cts_tracer *tr, struct thread *th)
 	for (int k = 1; k < CTS_PKEY_COUNT; k++)
 		if (f->keys[k].state == K_STALE) {
 			f->keys[k].state = K_FREE;
-			f->keys[k].npages = 0;
+			f->keys[k].npages = f->keys[k].nclaimed = 0;
 		}
 	f->st.sweeps++;
 	return rc;
@@ -972,6 +977,7 @@ static void reset(struct cts_fault *f)
 	f->ndirty = 0;
 	for (int k = 0; k < CTS_PKEY_COUNT; k++) {
 		free(f->keys[k].pages);
+		free(f->keys[k].claimed);
 		memset(&f->keys[k], 0, sizeof(f->keys[k]));
 	}
 }
@@ -1245,29 +1251,32 @@ static bool page_ok(struct cts_fault *f, struct thread *th, uint64_t p, bool wri
 }
 
 /* th faulted on a page of its own revoked key k: when every page still
- * carrying k may be th's again (claimed, its lines th's), k is live again,
- * which costs a PKRU write instead of a call per page. */
+ * carrying k may be th's again, k is live again, which costs a PKRU write
+ * instead of a call per page. Only the pages claimed since the revocation
+ * can have lines of another thread's: any other access to a page of a
+ * stale key faults, and is asked about after its claim (claim_hook). The
+ * others are left unclaimed: a later claim takes them at a later epoch,
+ * which can only find more conflicts, and a claim now would be taken back
+ * by the next one before anyone asks (revoke_other claims a live key's
+ * pages at its owner's current epoch). So a revival costs the pages others
+ * touched, not every page the key was granted (a thread's 32 MiB block
+ * under a lock it takes 200 times: 8,192 page claims a lock). */
 static bool revive(struct cts_tracer *tr, struct thread *th, int k)
 {
 	struct cts_fault *f = tr->flt;
 	struct key *key = &f->keys[k];
-	for (size_t i = 0; i < key->npages; i++) {
-		struct pk *pk = cts_htab_get(f->pages, &key->pages[i]);
-		if (!pk || pk->key != k)
-			continue; /* moved on */
-		claim_page(f, key->pages[i], pk);
-		if (!cts_own_grantable(f->own, th->num, key->pages[i] * PAGE, PAGE, key->write))
+	for (size_t i = 0; i < key->nclaimed; i++) {
+		struct pk *pk = cts_htab_get(f->pages, &key->claimed[i]);
+		if (pk && pk->key == k &&
+		    !cts_own_grantable(f->own, th->num, key->claimed[i] * PAGE, PAGE, key->write))
 			return false;
 	}
-	size_t n = 0;
-	for (size_t i = 0; i < key->npages; i++) {
-		struct pk *pk = cts_htab_get(f->pages, &key->pages[i]);
-		if (!pk || pk->key != k)
-			continue;
-		pk->claimed = 0;
-		key->pages[n++] = key->pages[i];
+	for (size_t i = 0; i < key->nclaimed; i++) {
+		struct pk *pk = cts_htab_get(f->pages, &key->claimed[i]);
+		if (pk && pk->key == k)
+			pk->claimed = 0;
 	}
-	key->npages = n;
+	key->nclaimed = 0;
 	key->state = K_LIVE;
 	f->st.revivals++;
 	set_pkru(tr, th, false);
@@ -1314,21 +1323,23 @@ bool cts_fault_grant(struct cts_tracer *tr, struct thread *th, uint64_t addr, bo
 		nk->owner = th->num;
 		nk->write = write;
 		nk->epoch = 0;
-		nk->npages = 0;
+		nk->npages = nk->nclaimed = 0;
 	}
 	/* A read takes the pages after it too while every line of them was
 	 * handed over already (a scan of data another thread published): one
-	 * call for all. Never a page with a line nobody touched yet, nor for
-	 * a write: threads filling the slices of a fresh block would each
-	 * claim the other's first pages, and conflict there. */
+	 * call for all. A write takes them while every line is th's already
+	 * (a block th allocated: cts_own_allocated), never by a hand-off.
+	 * Never a page with a line nobody touched yet: threads filling the
+	 * slices of a fresh block would each claim the other's first pages,
+	 * and conflict there. */
 	uint64_t end = cts_access_mapping_end(tr, addr) / PAGE, n = 1;
-	while (!write && n < RUN_AHEAD && page + n < end) {
+	while (n < RUN_AHEAD && page + n < end) {
 		const struct pk *q = cts_htab_get(f->pages, &(uint64_t){ page + n });
 		if ((q && f->keys[q->key].state == K_LIVE) || !cts_fault_tracked(tr, (page + n) * PAGE))
 			break; /* an untracked page (the GOT's) keeps key 0 */
 		claim_hook(f, th->num, (page + n) * PAGE, PAGE);
 		if (!cts_own_all_touched(f->own, (page + n) * PAGE, PAGE) ||
-		    !page_ok(f, th, page + n, false, true))
+		    !page_ok(f, th, page + n, write, !write))
 			break;
 		n++;
 	}

@@ -362,5 +362,36 @@ int main(void)
 	       !cts_pages_per_access(g, (arr + 8192) >> 12),
 	       "...a real one: the line is learned, not the page");
 	cts_pages_free(g);
+
+	/* Big ranges on lines: a 4 MiB memset of a fresh block and its free
+	 * are walked a page at a time, not every later access made visible;
+	 * only a range past 256 MiB (or one that wraps) gives up. */
+	struct cts_pages *b = cts_pages_new_unit(ordered, NULL, 6);
+	const uint64_t bb = 0x7f0000000000ull, mib4 = 4ull << 20;
+	reset_clocks();
+	cts_pages_begin_run(b);
+	tap_is_int(cts_pages_allocated(b, 1, bb, mib4, 1), CTS_PAGE_NATIVE, "big: t1 allocates 4 MiB");
+	tap_is_int(cts_pages_access(b, 1, bb, mib4, true, 1), CTS_PAGE_NATIVE,
+		   "big: t1 clears it, natively");
+	tap_ok(cts_pages_grantable(b, 1, bb + mib4 - 4096, 4096, true) &&
+	       !cts_pages_grantable(b, 2, bb + 4096, 4096, false),
+	       "big: its pages are t1's to be granted, not t2's");
+	tap_is_int(cts_pages_access(b, 2, bb + 2 * 4096, 8, false, 1), CTS_PAGE_CONFLICT,
+		   "big: t2 reading it unordered is a conflict");
+	cts_pages_commit(b);
+	cts_pages_begin_run(b);
+	cts_pages_access(b, 1, bb + 8 * 4096, mib4 - 8 * 4096, true, 1);
+	cts_pages_freed(b, bb + 8 * 4096, mib4 - 8 * 4096);
+	tap_ok(cts_pages_info(b, bb + 100 * 4096).state == CTS_PAGE_SHARED &&
+	       !cts_pages_info(b, bb + 100 * 4096).learned &&
+	       cts_pages_grantable(b, 1, bb + 4 * 4096, 4096, true),
+	       "big: a freed 4 MiB block is shared for this run, not learned; the rest stays");
+	cts_pages_begin_run(b);
+	tap_ok(cts_pages_info(b, bb + 100 * 4096).state == CTS_PAGE_UNTOUCHED,
+	       "big: ...and untouched in the next run");
+	cts_pages_access(b, 1, bb, 512ull << 20, true, 1);
+	tap_ok(!cts_pages_grantable(b, 1, bb, 4096, true),
+	       "big: a 512 MiB range: every access visible for the rest of the run");
+	cts_pages_free(b);
 	return tap_done();
 }
