@@ -25,6 +25,8 @@
 #define WALK_PAGES 64
 /* Pages after a granted one given with it while they qualify. */
 #define RUN_AHEAD 16
+/* The mprotect mechanism: pages of one key opened by one lazy fault. */
+#define LAZY_SPAN 256
 
 enum key_state {
 	K_NONE,   /* not allocated in this run's process */
@@ -102,6 +104,12 @@ struct cts_fault {
 	 * a sync call's object; every key is open with keys): sorted */
 	uint64_t *open;
 	size_t nopen, ocap;
+	/* ...the pages opened beyond `applied` for the thread whose PKRU is
+	 * lazy_want (a fault on a page it may use: lazy_open): sorted */
+	uint64_t *lazy;
+	size_t nlazy;
+	uint32_t lazy_want;
+	bool lazy_off;          /* CTS_MPROTECT_EAGER: every switch opens too */
 };
 
 bool cts_fault_possible(const char **why)
@@ -201,6 +209,8 @@ struct cts_fault *cts_fault_new(struct cts_own *own, bool mprot)
 	struct cts_fault *f = cts_xcalloc(1, sizeof(*f));
 	f->own = own;
 	f->mprot = mprot;
+	const char *eager = getenv("CTS_MPROTECT_EAGER"); /* to measure the bound */
+	f->lazy_off = eager && *eager && strcmp(eager, "0") != 0;
 	f->pages = cts_htab_new(sizeof(uint64_t), sizeof(struct pk));
 	return f;
 }
@@ -218,6 +228,7 @@ void cts_fault_free(struct cts_fault *f)
 	free(f->snap.tracked);
 	free(f->dirty);
 	free(f->open);
+	free(f->lazy);
 	free(f);
 }
 
@@ -483,14 +494,66 @@ static bool is_open(const struct cts_fault *f, uint64_t page)
 	return f->nopen && bsearch(&page, f->open, f->nopen, sizeof(*f->open), cmp_page);
 }
 
-/* What must change for the pages to follow want: every page of a key whose
- * rights differ from the applied PKRU's (all of them when !applied_ok), the
- * pages whose key changed, the open ones; sorted, merged runs. */
-static size_t plan(struct cts_fault *f, uint32_t want, struct seg **out)
+/* Pages whose key changed: set again when a thread next runs. */
+static void mark_dirty(struct cts_fault *f, uint64_t page)
+{
+	push_page(&f->dirty, &f->ndirty, &f->dcap, page);
+}
+
+static bool is_dirty(const struct cts_fault *f, uint64_t page)
+{
+	return f->ndirty && bsearch(&page, f->dirty, f->ndirty, sizeof(*f->dirty), cmp_page);
+}
+
+static bool is_lazy(const struct cts_fault *f, uint64_t page)
+{
+	return f->nlazy && bsearch(&page, f->lazy, f->nlazy, sizeof(*f->lazy), cmp_page);
+}
+
+/* The protection tracked page `page` (the program's prot) has now. */
+static int phys_now(const struct cts_fault *f, uint64_t page, int prot)
+{
+	if (is_open(f, page))
+		return prot;
+	return phys_prot(is_lazy(f, page) ? f->lazy_want : f->applied, key_at(f, page), prot);
+}
+
+/* The switch is lazy where it would open (issue 26 item 5's bound): the
+ * PKRU the pages follow keeps, per key of a thread, the stricter of the
+ * applied rights and the wanted ones (the AD and WD bits or'ed), so a
+ * switch only closes; a page the running thread may use opens when it
+ * faults there (lazy_open), with the pages of its key around it, and
+ * closes at the next switch. A switch then costs what the last thread
+ * touched, not what the two threads own. The deny key (pages nobody holds)
+ * and key 0 follow want. */
+static uint32_t lazy_pkru(const struct cts_fault *f, uint32_t applied, uint32_t want)
+{
+	uint32_t keep = 3u | 3u << (2 * f->kx);
+	return ((applied | want) & ~keep) | (want & keep);
+}
+
+/* What must change for the pages to follow eff, the thread running having
+ * rights want: every page of a key whose rights differ from the applied
+ * PKRU's (all of them when !applied_ok), the lazily opened pages unless
+ * they are the same thread's (keep), the pages whose key changed (at want:
+ * lazily opened too), the open ones; sorted, merged runs. The pages opened
+ * at want are left in *nl (sorted). */
+static size_t plan(struct cts_fault *f, uint32_t eff, uint32_t want, bool keep, uint64_t **nl,
+		   size_t *nnl, struct seg **out)
 {
 	bool changed[CTS_PKEY_COUNT] = { false };
 	for (int k = 1; k < CTS_PKEY_COUNT; k++)
-		changed[k] = !f->applied_ok || ((f->applied >> (2 * k)) & 3) != ((want >> (2 * k)) & 3);
+		changed[k] = !f->applied_ok || ((f->applied >> (2 * k)) & 3) != ((eff >> (2 * k)) & 3);
+	size_t lcap = 0;
+	*nl = NULL;
+	*nnl = 0;
+	/* a page is set once: the dirty ones at want, before any key's */
+	qsort(f->dirty, f->ndirty, sizeof(*f->dirty), cmp_page);
+	size_t d = 0;
+	for (size_t i = 0; i < f->ndirty; i++)
+		if (!d || f->dirty[d - 1] != f->dirty[i])
+			f->dirty[d++] = f->dirty[i];
+	f->ndirty = d;
 	struct seg *v = NULL;
 	size_t n = 0, cap = 0;
 	if (changed[f->kx]) {
@@ -508,7 +571,7 @@ static size_t plan(struct cts_fault *f, uint32_t want, struct seg **out)
 		qsort(pp, np, sizeof(*pp), cmp_page);
 		for (size_t i = 0; i < f->ntracked; i++) {
 			const struct range *r = &f->tracked[i];
-			int prot = phys_prot(want, f->kx, r->prot);
+			int prot = phys_prot(eff, f->kx, r->prot);
 			uint64_t at = r->lo;
 			for (size_t j = 0; j < np; j++) {
 				uint64_t a = pp[j] * PAGE;
@@ -528,17 +591,40 @@ static size_t plan(struct cts_fault *f, uint32_t want, struct seg **out)
 		for (size_t i = 0; i < key->npages; i++) {
 			const struct pk *pk = cts_htab_get(f->pages, &key->pages[i]);
 			int prot = range_prot(f, key->pages[i] * PAGE);
-			if (pk && pk->key == k && prot >= 0 && !is_open(f, key->pages[i]))
+			if (pk && pk->key == k && prot >= 0 && !is_open(f, key->pages[i]) &&
+			    !is_dirty(f, key->pages[i]))
 				push_seg(&v, &n, &cap, key->pages[i] * PAGE, (key->pages[i] + 1) * PAGE,
-					 phys_prot(want, k, prot));
+					 phys_prot(eff, k, prot));
 		}
 	}
-	for (size_t i = 0; i < f->ndirty; i++) {
-		int prot = range_prot(f, f->dirty[i] * PAGE);
-		if (prot >= 0 && !is_open(f, f->dirty[i]))
-			push_seg(&v, &n, &cap, f->dirty[i] * PAGE, (f->dirty[i] + 1) * PAGE,
-				 phys_prot(want, key_at(f, f->dirty[i]), prot));
+	for (size_t i = 0; i < f->nlazy; i++) {
+		uint64_t p = f->lazy[i];
+		int prot = range_prot(f, p * PAGE);
+		if (prot < 0 || is_open(f, p) || is_dirty(f, p))
+			continue;
+		int key = key_at(f, p), at = phys_prot(keep ? want : eff, key, prot);
+		if (keep && at != phys_prot(eff, key, prot))
+			push_page(nl, nnl, &lcap, p); /* stays open */
+		if (!keep || changed[key])
+			push_seg(&v, &n, &cap, p * PAGE, (p + 1) * PAGE, at);
 	}
+	for (size_t i = 0; i < f->ndirty; i++) {
+		uint64_t p = f->dirty[i];
+		int prot = range_prot(f, p * PAGE);
+		if (prot < 0 || is_open(f, p))
+			continue;
+		/* a page just granted to the thread that runs: open now */
+		int key = key_at(f, p), at = phys_prot(want, key, prot);
+		if (at != phys_prot(eff, key, prot))
+			push_page(nl, nnl, &lcap, p);
+		push_seg(&v, &n, &cap, p * PAGE, (p + 1) * PAGE, at);
+	}
+	qsort(*nl, *nnl, sizeof(**nl), cmp_page);
+	size_t u = 0;
+	for (size_t i = 0; i < *nnl; i++)
+		if (!u || (*nl)[u - 1] != (*nl)[i])
+			(*nl)[u++] = (*nl)[i];
+	*nnl = u;
 	for (size_t i = 0; i < f->nopen; i++) {
 		int prot = range_prot(f, f->open[i] * PAGE);
 		if (prot >= 0)
@@ -581,11 +667,14 @@ static int run_segs(struct cts_tracer *tr, struct target t, const struct seg *v,
 
 /* The pages' protections follow want, injected in th or, where th's stop
  * cannot take a call, in another held thread, or around th's call. */
-static int apply(struct cts_tracer *tr, struct thread *th, uint32_t want, int *sig)
+static int apply(struct cts_tracer *tr, struct thread *th, uint32_t eff, uint32_t want, bool keep,
+		 int *sig)
 {
 	struct cts_fault *f = tr->flt;
 	struct seg *v = NULL;
-	size_t n = plan(f, want, &v);
+	uint64_t *nl;
+	size_t nnl;
+	size_t n = plan(f, eff, want, keep, &nl, &nnl, &v);
 	int rc = 0;
 	struct target t;
 	struct thread *o = NULL;
@@ -608,6 +697,7 @@ static int apply(struct cts_tracer *tr, struct thread *th, uint32_t want, int *s
 					   *sig == SIGWINCH);
 		if (!caught && !ignored) {
 			free(v);
+			free(nl);
 			return 0; /* it ends the process, or stops it: no code of its runs */
 		}
 		/* caught: delivered by a single step, which stops at the handler's
@@ -631,6 +721,7 @@ static int apply(struct cts_tracer *tr, struct thread *th, uint32_t want, int *s
 		/* inside the call: at its exit stop, before any user code */
 		th->flt_exit_apply = true;
 		free(v);
+		free(nl);
 		return 0;
 	} else {
 		cts_tr_set_error(tr, "thread %d: cannot switch page protections at its stop (%d)",
@@ -638,15 +729,20 @@ static int apply(struct cts_tracer *tr, struct thread *th, uint32_t want, int *s
 		rc = -1;
 	}
 	free(v);
-	if (rc != 0 && errno == ESRCH) {
+	if (rc != 0) {
+		free(nl);
+		if (errno != ESRCH)
+			return -1;
 		f->applied_ok = false; /* a thread gone (the process ends): all again, if ever */
 		return 0;
 	}
-	if (rc != 0)
-		return -1;
-	f->applied = want;
+	f->applied = eff;
 	f->applied_ok = true;
 	f->ndirty = 0;
+	free(f->lazy);
+	f->lazy = nl;
+	f->nlazy = nnl;
+	f->lazy_want = want;
 	return 0;
 }
 
@@ -662,16 +758,50 @@ int cts_fault_resume(struct cts_tracer *tr, struct thread *th, int *sig)
 	uint32_t want = pkru_want(f, th);
 	th->pkru = want;
 	th->pkru_set = true;
-	if (f->applied_ok && f->applied == want && !f->ndirty)
+	/* Opened now, not lazily: everything after an unknown change, a body
+	 * or system call run with every page open (the kernel's accesses do
+	 * not fault: they fail), a signal's delivery (its frame); else
+	 * lazy_pkru. Thread stacks and TCBs, which the kernel writes at any
+	 * return to user space, are untracked (untrack_thread_memory). */
+	bool eager = !f->applied_ok || f->lazy_off || ((th->pkru_open || th->pkru_call) && !th->flt_ranged) ||
+		     (sig && *sig);
+	uint32_t eff = eager ? want : lazy_pkru(f, f->applied, want);
+	bool keep = !eager && f->lazy_want == want;
+	if (f->applied_ok && f->applied == eff && !f->ndirty && (!f->nlazy || keep))
 		return 0;
-	return apply(tr, th, want, sig);
+	return apply(tr, th, eff, want, keep, sig);
 }
 
-/* Pages whose key changed: set again when a thread next runs. */
-static void mark_dirty(struct cts_fault *f, uint64_t page)
+/* A fault of th's on tracked page `page` that th's rights let through
+ * (lazy_pkru kept it closed): the pages of its key around it open when th
+ * resumes, at most LAZY_SPAN, and close at the next switch. */
+bool cts_fault_lazy_open(struct cts_tracer *tr, struct thread *th, uint64_t addr)
 {
-	push_page(&f->dirty, &f->ndirty, &f->dcap, page);
+	struct cts_fault *f = tr->flt;
+	if (!f || !f->mprot || !cts_fault_on(tr))
+		return false;
+	uint64_t page = addr / PAGE;
+	int prot = range_prot(f, addr);
+	if (prot < 0)
+		return false;
+	uint32_t want = pkru_want(f, th);
+	int key = key_at(f, page), may = phys_prot(want, key, prot), now = phys_now(f, page, prot);
+	if ((may & ~now) == 0)
+		return false; /* not th's to use this way: a real fault, or a key fault */
+	uint64_t lo = page, hi = page + 1;
+	while (hi - page < LAZY_SPAN && range_prot(f, hi * PAGE) == prot && key_at(f, hi) == key &&
+	       !is_open(f, hi))
+		hi++;
+	while (page - lo < LAZY_SPAN / 4 && lo > 0 && range_prot(f, (lo - 1) * PAGE) == prot &&
+	       key_at(f, lo - 1) == key && !is_open(f, lo - 1))
+		lo--;
+	for (uint64_t p = lo; p < hi; p++)
+		mark_dirty(f, p); /* opened at want when th resumes (plan) */
+	f->st.lazy++;
+	f->st.faults--; /* counted by cts_fault_ours: not a key fault's */
+	return true;
 }
+
 
 struct hole_ctx {
 	struct cts_fault *f;
@@ -975,6 +1105,7 @@ static void reset(struct cts_fault *f)
 	f->applied = 0; /* a new process: its pages have the program's protections */
 	f->applied_ok = true;
 	f->ndirty = 0;
+	f->nlazy = 0;
 	for (int k = 0; k < CTS_PKEY_COUNT; k++) {
 		free(f->keys[k].pages);
 		free(f->keys[k].claimed);
@@ -1190,7 +1321,7 @@ void cts_fault_release(struct cts_tracer *tr, struct thread *th)
 	}
 	th->pkru_open = true; /* every page as the program made it, for good */
 	th->pkru = 0;
-	apply(tr, th, 0, NULL);
+	apply(tr, th, 0, 0, false, NULL);
 }
 
 void cts_fault_held(struct cts_tracer *tr, struct thread *th)
@@ -1223,7 +1354,7 @@ bool cts_fault_ours(const struct cts_tracer *tr, const siginfo_t *si)
 		uint64_t a = (uint64_t)si->si_addr;
 		int prot = range_prot(f, a);
 		((struct cts_fault *)f)->st.faults += prot >= 0;
-		return prot >= 0 && phys_prot(f->applied, key_at(f, a / PAGE), prot) != prot;
+		return prot >= 0 && phys_now(f, a / PAGE, prot) != prot;
 	}
 	if (!cts_fault_on(tr) || si->si_signo != SIGSEGV || si->si_code != CTS_SEGV_PKUERR)
 		return false;

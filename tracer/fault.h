@@ -69,6 +69,10 @@ void cts_fault_call(struct cts_tracer *tr, struct thread *th, bool open, uint64_
 void cts_fault_held(struct cts_tracer *tr, struct thread *th);
 /* Is si one of ours (a key fault on a tracked page)? */
 bool cts_fault_ours(const struct cts_tracer *tr, const siginfo_t *si);
+/* The mprotect mechanism: th's fault at addr was on a page th may use that
+ * the last switch left closed (it opens lazily): true, and th is to be
+ * resumed to run the access again. */
+bool cts_fault_lazy_open(struct cts_tracer *tr, struct thread *th, uint64_t addr);
 /* Is addr in memory fault mode tracks? */
 bool cts_fault_tracked(const struct cts_tracer *tr, uint64_t addr);
 /* Would th's access of [addr, addr+len) run without a fault now (pages of
@@ -109,6 +113,7 @@ bool cts_fault_io_learn(struct cts_tracer *tr, const struct thread *th);
 struct cts_fault_stats {
 	uint64_t faults, grants, revivals, opens, revokes, sweeps, retags, syscalls;
 	uint64_t protects;      /* mprotect calls injected (the mprotect mechanism) */
+	uint64_t lazy;          /* ...faults that opened a page its switch left closed */
 	int keys;
 	bool mprot;
 };

@@ -836,7 +836,7 @@ struct json_t *cts_tracer_stats_json(const struct cts_tracer *t)
 		struct cts_fault_stats f;
 		cts_fault_get_stats(t, &f);
 		json_object_set_new(j, "key_faults",
-				    json_pack("{sssisIsIsIsIsIsIsIsIsI}", "mechanism",
+				    json_pack("{sssisIsIsIsIsIsIsIsIsIsI}", "mechanism",
 					      f.mprot ? "mprotect" : "protection keys", "keys", f.keys, "faults",
 					      (json_int_t)f.faults, "grants", (json_int_t)f.grants,
 					      "revivals", (json_int_t)f.revivals,
@@ -845,7 +845,8 @@ struct json_t *cts_tracer_stats_json(const struct cts_tracer *t)
 					      "sweeps", (json_int_t)f.sweeps,
 					      "retags", (json_int_t)f.retags,
 					      "system_calls", (json_int_t)f.syscalls,
-					      "mprotect_calls", (json_int_t)f.protects));
+					      "mprotect_calls", (json_int_t)f.protects,
+					      "lazy_opens", (json_int_t)f.lazy));
 	}
 	return j;
 }

@@ -19,7 +19,7 @@
 #     to access breakpoints (p0x... in the learned set); heap_pipe's lost
 #     update is found.
 . "$(dirname "$0")/lib.sh"
-plan 20
+plan 22
 
 run() { local s=$1; shift; CTS_FAULTS=mprotect timeout -k 2 "$(slow "$s")" "$CTS" "$@"; }
 keys() { local s=$1; shift; CTS_FAULTS=1 timeout -k 2 "$(slow "$s")" "$CTS" "$@"; }
@@ -92,5 +92,20 @@ run 300 -m break -s random -n 100 --seed 1 -q -- "$PROG/heap_pipe" >/dev/null 2>
 is $? 1 "heap_pipe: the lost update is found"
 run 300 -m break -s dpor -n 200 --seed 1 -q -- "$PROG/heap_pipe" >/dev/null 2>&1
 is $? 1 "heap_pipe: ...and by dpor"
+
+# The bound on a switch (docs/design.md, "a switch only closes"): the pages
+# the next thread may use open at its first fault there, not at the switch.
+# big_clear_ok's threads each own an 8 MiB block: the same events as with
+# every switch opening (CTS_MPROTECT_EAGER=1), fewer mprotect calls.
+run 120 -m break -s random -n 3 --seed 1 -q -o "$T/bc" --report "$T/lz.json" -- "$PROG/big_clear_ok"
+r1=$?
+CTS_MPROTECT_EAGER=1 run 120 -m break -s random -n 3 --seed 1 -q -o "$T/bc" --report "$T/ea.json" \
+	-- "$PROG/big_clear_ok"
+ev() { jq -c '[.runs, .steps, .tracer.key_faults.faults, .tracer.key_faults.grants, .learned.lines]' "$1"; }
+is "$r1 $? $(ev "$T/lz.json")" "0 0 $(ev "$T/ea.json")" \
+   "big_clear_ok: lazy opening, the same runs, steps, faults, grants and set as opening at each switch"
+jq -e '.tracer.key_faults.lazy_opens > 0 and .tracer.key_faults.mprotect_calls < input.tracer.key_faults.mprotect_calls' \
+	"$T/lz.json" "$T/ea.json" >/dev/null
+ok $? "big_clear_ok: ...with lazy opens and fewer mprotect calls ($(jq -c '.tracer.key_faults | [.lazy_opens, .mprotect_calls]' "$T/lz.json") against $(jq -c .tracer.key_faults.mprotect_calls "$T/ea.json"))"
 
 done_testing
