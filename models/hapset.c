@@ -106,6 +106,16 @@ void cts_hapset_free(struct cts_hapset *h)
 	free(h);
 }
 
+void cts_hapset_forget(struct cts_hapset *h)
+{
+	if (h->pcap)
+		memset(h->pairs, 0, h->pcap * sizeof(*h->pairs));
+	if (h->ntext)
+		memset(h->inpair, 0, h->ntext * sizeof(*h->inpair));
+	h->pn = h->nstmts = 0;
+	h->nfresh = h->on = h->nseries = 0;
+}
+
 /* ---- statements ---- */
 
 static uint32_t intern(struct cts_hapset *h, const char *text)

@@ -48,6 +48,10 @@ void cts_hapset_end_run(struct cts_hapset *h, uint64_t run, bool good);
  * a run that was never ended, such as a bug's minimizing replay. */
 void cts_hapset_drop_run(struct cts_hapset *h);
 
+/* Forget every pair and the series (statements keep their numbers): a
+ * search that begins again on more events (break mode learned lines). */
+void cts_hapset_forget(struct cts_hapset *h);
+
 /* Is pred in HaPSet(st)? */
 bool cts_hapset_has(const struct cts_hapset *h, uint32_t st, uint32_t pred);
 

@@ -195,6 +195,24 @@ static const char *hs_diverged(const struct cts_strategy *s)
 	return in->ops->diverged ? in->ops->diverged(in) : NULL;
 }
 
+/* Break mode learned shared lines (strategy.h's restart): the runs so far
+ * saw fewer events, so their pairs are of another event order. The pairs
+ * go (a --hapset-load file's come back), the learning runs and the search
+ * begin again. */
+static void hs_restart(struct cts_strategy *s)
+{
+	struct hstrat *x = (struct hstrat *)s;
+	char err[256];
+	cts_hapset_forget(x->h);
+	if (x->opt.load && cts_hapset_load(x->h, x->opt.load, err, sizeof(err)) != 0)
+		cts_debug_msg("hapset: %s", err);
+	if (x->search->ops->restart)
+		x->search->ops->restart(x->search);
+	x->pruned = 0;
+	for (int t = 0; t < x->npend; t++)
+		x->pend[t].run = 0; /* statements captured in a void run */
+}
+
 static void hs_destroy(struct cts_strategy *s)
 {
 	struct hstrat *x = (struct hstrat *)s;
@@ -214,6 +232,7 @@ static const struct cts_strategy_ops hapset_ops = {
 	.end_run = hs_end_run,
 	.complete = hs_complete,
 	.diverged = hs_diverged,
+	.restart = hs_restart,
 	.destroy = hs_destroy,
 };
 

@@ -1167,8 +1167,8 @@ int main(int argc, char **argv)
 	 * tracer/cold.h) where a void run can simply be run again and the
 	 * search begin again: the plain samplers and searches, in one process
 	 * or split (--jobs, --shard: every counted run shows the learned set
-	 * the report records, docs/design.md), the state-matching searches and
-	 * --instances (which begin again whole), nothing that keeps state across
+	 * the report records, docs/design.md), the state-matching searches,
+	 * HaPSet guidance and --instances (which begin again whole), nothing that keeps state across
 	 * runs beyond what restart resets, and not with --output (a void run's
 	 * output cannot be taken back). A replay sees the recorded hot lines,
 	 * or every read when the file has none. Not odpor: a cold read hides
@@ -1176,7 +1176,7 @@ int main(int argc, char **argv)
 	 * redundant before its write can void it (readers(3): 2 runs, not the
 	 * 8 traces). */
 	static const char *const cold_ok[] = { "random", "pct", "dfs", "dpor", "pcb", "idb",
-					       "unfold" };
+					       "unfold", "hapset" };
 	bool state_matching = cli.replay ? sched && sched->strategy &&
 				(strstr(sched->strategy, "unfold") || strstr(sched->strategy, "state-match")) :
 				cli.state_match || strcmp(cli.strategy, "unfold") == 0;
@@ -1184,7 +1184,7 @@ int main(int argc, char **argv)
 	for (size_t k = 0; k < sizeof(cold_ok) / sizeof(cold_ok[0]); k++)
 		cold |= strcmp(cli.strategy, cold_ok[k]) == 0;
 	cold = cli.replay ? sched && sched->hot_lines :
-	       cold && !hapset_wanted && !coverage &&
+	       cold && !coverage &&
 	       !catching && !cli.nbreaks && !cli.output && !getenv("CTS_NO_COLD");
 	/* --hot-lines: the set to start from (each --jobs round's start). */
 	if (cli.hot_lines) {
@@ -1192,8 +1192,8 @@ int main(int argc, char **argv)
 			cts_error_msg("--hot-lines: this search learns no shared lines (%s)",
 				      mode == CTS_MODE_SYNC ? "sync mode shows no plain access" :
 				      cli.nwatch ? "--watch" :
-				      "--guide, --coverage, --races catch, --break and --output keep "
-				      "every access visible");
+				      "--coverage, --races catch, --break and --output keep every "
+				      "access visible");
 			status = EXIT_USAGE;
 			goto out;
 		}

@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 
 # 17 checks in line, 4 in each of 4 hs calls.
-plan $((17 + 5 + 4 * 5))
+plan $((18 + 5 + 4 * 5))
 
 # hs NAME KIND ARGS...: the bug, its replay, its twin.
 hs() {
@@ -36,6 +36,10 @@ is "$(jq -r '.hapset.pairs > 0 and (.hapset.series | length) == .runs and
 is "$(jq -r '[.hapset.series[].pairs] | . == sort' "$T/hs_aget_ok.json")" true \
 	"report: the series never shrinks"
 like "$(jq -r .complete "$T/hs_aget_ok.json")" "true|false" "report: complete is stated"
+# break mode on memory ownership: the guided search learns shared lines
+# and begins again on them (its pairs forgotten), as the plain searches do
+like "$(jq -r .learned.lines "$T/hs_aget_ok.json")" "^ownk?:(0x|none)" \
+     "report: HaPSet guidance runs with ownership of lines (a learned set)"
 hs hs_aget assert -s dpor --guide hapset
 hs hs_aget assert -s pcb --bound 2 --guide hapset
 hs hs_pbzip2 deadlock -s hapset

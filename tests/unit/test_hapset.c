@@ -93,6 +93,19 @@ static void test_learning(void)
 	       "loaded back: the same pairs, found by statement");
 	cts_hapset_free(g);
 	unlink(path);
+	/* A search beginning again on more events forgets its pairs, keeps its
+	 * statements' numbers, and learns afresh. */
+	cts_hapset_forget(h);
+	rep = cts_hapset_report(h);
+	tap_ok(cts_hapset_pairs(h) == 0 && cts_hapset_statements(h) == 0 &&
+	       !cts_hapset_has(h, e2, e1) && json_array_size(json_object_get(rep, "series")) == 0,
+	       "forget: no pair, no statement in a pair, an empty series");
+	json_decref(rep);
+	for (int i = 0; i < 2; i++)
+		cts_hapset_learn(h, &r[i], st[i]);
+	cts_hapset_end_run(h, 0, true);
+	tap_ok(cts_hapset_has(h, e2, e1) && cts_hapset_pairs(h) == 1 && cts_hapset_statements(h) == 2,
+	       "...and learns again with the same statements");
 	cts_hapset_free(h);
 }
 
