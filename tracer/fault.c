@@ -597,16 +597,15 @@ static size_t plan(struct cts_fault *f, uint32_t eff, uint32_t want, bool keep, 
 					 phys_prot(eff, k, prot));
 		}
 	}
-	for (size_t i = 0; i < f->nlazy; i++) {
+	/* The same thread going on keeps its lazily opened pages as they are
+	 * (its rights, so eff's, did not change: apply merges the lists);
+	 * another one's close. */
+	for (size_t i = 0; !keep && i < f->nlazy; i++) {
 		uint64_t p = f->lazy[i];
 		int prot = range_prot(f, p * PAGE);
-		if (prot < 0 || is_open(f, p) || is_dirty(f, p))
-			continue;
-		int key = key_at(f, p), at = phys_prot(keep ? want : eff, key, prot);
-		if (keep && at != phys_prot(eff, key, prot))
-			push_page(nl, nnl, &lcap, p); /* stays open */
-		if (!keep || changed[key])
-			push_seg(&v, &n, &cap, p * PAGE, (p + 1) * PAGE, at);
+		if (prot >= 0 && !is_open(f, p) && !is_dirty(f, p))
+			push_seg(&v, &n, &cap, p * PAGE, (p + 1) * PAGE,
+				 phys_prot(eff, key_at(f, p), prot));
 	}
 	for (size_t i = 0; i < f->ndirty; i++) {
 		uint64_t p = f->dirty[i];
@@ -739,6 +738,21 @@ static int apply(struct cts_tracer *tr, struct thread *th, uint32_t eff, uint32_
 	f->applied = eff;
 	f->applied_ok = true;
 	f->ndirty = 0;
+	if (keep && f->nlazy) {
+		/* two sorted lists into one */
+		uint64_t *m = cts_xmalloc((f->nlazy + nnl) * sizeof(*m));
+		size_t i = 0, j = 0, k = 0;
+		while (i < f->nlazy || j < nnl) {
+			uint64_t a = i < f->nlazy ? f->lazy[i] : UINT64_MAX;
+			uint64_t b = j < nnl ? nl[j] : UINT64_MAX;
+			m[k++] = a < b ? a : b;
+			i += a <= b;
+			j += b <= a;
+		}
+		free(nl);
+		nl = m;
+		nnl = k;
+	}
 	free(f->lazy);
 	f->lazy = nl;
 	f->nlazy = nnl;
