@@ -348,7 +348,8 @@ static void resplit(struct cts_fault *f, uint64_t lo, uint64_t hi, int prot)
 {
 	size_t n = f->ntracked;
 	struct range *old = cts_xmalloc((n ? n : 1) * sizeof(*old));
-	memcpy(old, f->tracked, n * sizeof(*old));
+	if (n)
+		memcpy(old, f->tracked, n * sizeof(*old));
 	f->ntracked = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct range r = old[i];
@@ -548,7 +549,8 @@ static size_t plan(struct cts_fault *f, uint32_t eff, uint32_t want, bool keep, 
 	*nl = NULL;
 	*nnl = 0;
 	/* a page is set once: the dirty ones at want, before any key's */
-	qsort(f->dirty, f->ndirty, sizeof(*f->dirty), cmp_page);
+	if (f->ndirty)
+		qsort(f->dirty, f->ndirty, sizeof(*f->dirty), cmp_page);
 	size_t d = 0;
 	for (size_t i = 0; i < f->ndirty; i++)
 		if (!d || f->dirty[d - 1] != f->dirty[i])
@@ -568,7 +570,8 @@ static size_t plan(struct cts_fault *f, uint32_t eff, uint32_t want, bool keep, 
 		}
 		for (size_t i = 0; i < f->nopen; i++)
 			push_page(&pp, &np, &pcap, f->open[i]);
-		qsort(pp, np, sizeof(*pp), cmp_page);
+		if (np)
+			qsort(pp, np, sizeof(*pp), cmp_page);
 		for (size_t i = 0; i < f->ntracked; i++) {
 			const struct range *r = &f->tracked[i];
 			int prot = phys_prot(eff, f->kx, r->prot);
@@ -618,7 +621,8 @@ static size_t plan(struct cts_fault *f, uint32_t eff, uint32_t want, bool keep, 
 			push_page(nl, nnl, &lcap, p);
 		push_seg(&v, &n, &cap, p * PAGE, (p + 1) * PAGE, at);
 	}
-	qsort(*nl, *nnl, sizeof(**nl), cmp_page);
+	if (*nnl)
+		qsort(*nl, *nnl, sizeof(**nl), cmp_page);
 	size_t u = 0;
 	for (size_t i = 0; i < *nnl; i++)
 		if (!u || (*nl)[u - 1] != (*nl)[i])
@@ -629,7 +633,8 @@ static size_t plan(struct cts_fault *f, uint32_t eff, uint32_t want, bool keep, 
 		if (prot >= 0)
 			push_seg(&v, &n, &cap, f->open[i] * PAGE, (f->open[i] + 1) * PAGE, prot);
 	}
-	qsort(v, n, sizeof(*v), cmp_seg);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_seg);
 	size_t m = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct seg c = v[i];
@@ -1217,7 +1222,8 @@ void cts_fault_server_setup(struct cts_tracer *tr)
 	free(sn->tracked);
 	sn->ntracked = f->ntracked;
 	sn->tracked = cts_xmalloc((f->ntracked ? f->ntracked : 1) * sizeof(*sn->tracked));
-	memcpy(sn->tracked, f->tracked, f->ntracked * sizeof(*sn->tracked));
+	if (f->ntracked)
+		memcpy(sn->tracked, f->tracked, f->ntracked * sizeof(*sn->tracked));
 	f->on = false;
 }
 
