@@ -2325,16 +2325,20 @@ static int hold_run(struct explorer *x, const struct cts_bug *bug)
 	return rc;
 }
 
+void cts_explore_result_discard_runs(struct cts_explore_result *res)
+{
+	res->discarded += res->runs;
+	res->runs = res->steps = res->ncut = 0;
+	memset(res->ops, 0, sizeof(res->ops));
+}
+
 /* The search begins again (a void run taught it shared lines): what its
  * runs so far counted goes, they are discarded. What they found (bugs,
  * races, inconclusive runs) happened in runs that were not void, and
  * stays. */
 static void begin_again(struct explorer *x)
 {
-	struct cts_explore_result *res = x->res;
-	res->discarded += res->runs;
-	res->runs = res->steps = res->ncut = 0;
-	memset(res->ops, 0, sizeof(res->ops));
+	cts_explore_result_discard_runs(x->res);
 	x->unproven_holds = 0;
 }
 

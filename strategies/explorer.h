@@ -100,6 +100,10 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 		struct cts_objmodel *model, struct cts_strategy *strategy,
 		struct cts_explore_result *res);
 void cts_explore_result_free(struct cts_explore_result *res);
+/* The search begins again (a void run taught it shared lines): the runs
+ * so far move to res->discarded with their counts; what they found (bugs,
+ * races, inconclusive runs) stays. */
+void cts_explore_result_discard_runs(struct cts_explore_result *res);
 
 /* "lock 4, unlock 4, read 12": the visible operations executed, by kind,
  * most frequent first ("none" if none). Returns buf. */

@@ -588,9 +588,7 @@ static int search_one(const struct cts_instances_config *ic, uint64_t seed,
  * found stays. */
 static void begin_again(struct cts_explore_result *res, struct cts_instances_stats *stats)
 {
-	res->discarded += res->runs;
-	res->runs = res->steps = res->ncut = 0;
-	memset(res->ops, 0, sizeof(res->ops));
+	cts_explore_result_discard_runs(res);
 	stats->points = 0;
 	stats->searched = stats->exhausted = stats->nlist = 0;
 }

@@ -1729,7 +1729,7 @@ int cts_access_fault(struct cts_tracer *tr, struct thread *th, uint64_t addr)
 	if (cts_tr_getregs(th) != 0)
 		return errno == ESRCH ? 0 : -1;
 	th->probing = false; /* as any signal: the probe is over */
-	if (cts_fault_lazy_open(tr, th, addr))
+	if (cts_fault_taken(tr, th, addr))
 		return cts_tr_resume(tr, th, 0);
 	if (th->stepping_bp || th->after_step || th->stepping_over) {
 		/* A step the tracer decided on touches a denied page. */

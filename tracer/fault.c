@@ -332,6 +332,19 @@ static int cmp_page(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Sort page numbers and drop repeats. */
+static void sort_unique(uint64_t *v, size_t *n)
+{
+	if (!*n)
+		return;
+	qsort(v, *n, sizeof(*v), cmp_page);
+	size_t m = 0;
+	for (size_t i = 0; i < *n; i++)
+		if (!m || v[m - 1] != v[i])
+			v[m++] = v[i];
+	*n = m;
+}
+
 static void track(struct cts_fault *f, uint64_t lo, uint64_t hi, int prot)
 {
 	if (f->ntracked == f->tcap) {
@@ -434,13 +447,20 @@ static int phys_prot(uint32_t pkru, int key, int prot)
 	return bits & 1 ? PROT_NONE : bits & 2 ? prot & ~PROT_WRITE : prot;
 }
 
-/* The program's protection of tracked addr, or -1 (not tracked). */
-static int range_prot(const struct cts_fault *f, uint64_t addr)
+/* The tracked range holding addr, or NULL. */
+static const struct range *range_at(const struct cts_fault *f, uint64_t addr)
 {
 	for (size_t i = 0; i < f->ntracked; i++)
 		if (addr >= f->tracked[i].lo && addr < f->tracked[i].hi)
-			return f->tracked[i].prot;
-	return -1;
+			return &f->tracked[i];
+	return NULL;
+}
+
+/* The program's protection of tracked addr, or -1 (not tracked). */
+static int range_prot(const struct cts_fault *f, uint64_t addr)
+{
+	const struct range *r = range_at(f, addr);
+	return r ? r->prot : -1;
 }
 
 static int key_at(const struct cts_fault *f, uint64_t page)
@@ -549,13 +569,7 @@ static size_t plan(struct cts_fault *f, uint32_t eff, uint32_t want, bool keep, 
 	*nl = NULL;
 	*nnl = 0;
 	/* a page is set once: the dirty ones at want, before any key's */
-	if (f->ndirty)
-		qsort(f->dirty, f->ndirty, sizeof(*f->dirty), cmp_page);
-	size_t d = 0;
-	for (size_t i = 0; i < f->ndirty; i++)
-		if (!d || f->dirty[d - 1] != f->dirty[i])
-			f->dirty[d++] = f->dirty[i];
-	f->ndirty = d;
+	sort_unique(f->dirty, &f->ndirty);
 	struct seg *v = NULL;
 	size_t n = 0, cap = 0;
 	if (changed[f->kx]) {
@@ -618,16 +632,9 @@ static size_t plan(struct cts_fault *f, uint32_t eff, uint32_t want, bool keep, 
 		/* a page just granted to the thread that runs: open now */
 		int key = key_at(f, p), at = phys_prot(want, key, prot);
 		if (at != phys_prot(eff, key, prot))
-			push_page(nl, nnl, &lcap, p);
+			push_page(nl, nnl, &lcap, p); /* in dirty's order: sorted, unique */
 		push_seg(&v, &n, &cap, p * PAGE, (p + 1) * PAGE, at);
 	}
-	if (*nnl)
-		qsort(*nl, *nnl, sizeof(**nl), cmp_page);
-	size_t u = 0;
-	for (size_t i = 0; i < *nnl; i++)
-		if (!u || (*nl)[u - 1] != (*nl)[i])
-			(*nl)[u++] = (*nl)[i];
-	*nnl = u;
 	for (size_t i = 0; i < f->nopen; i++) {
 		int prot = range_prot(f, f->open[i] * PAGE);
 		if (prot >= 0)
@@ -791,34 +798,39 @@ int cts_fault_resume(struct cts_tracer *tr, struct thread *th, int *sig)
 	return apply(tr, th, eff, want, keep, sig);
 }
 
-/* A fault of th's on tracked page `page` that th's rights let through
- * (lazy_pkru kept it closed): the pages of its key around it open when th
- * resumes, at most LAZY_SPAN, and close at the next switch. */
-bool cts_fault_lazy_open(struct cts_tracer *tr, struct thread *th, uint64_t addr)
+/* The mprotect mechanism: a fault of th's at addr that th's rights let
+ * through (lazy_pkru kept the page closed)? Then the pages of its key
+ * around it, at most LAZY_SPAN, open when th resumes, and close at the
+ * next switch. */
+static bool lazy_open(struct cts_fault *f, struct thread *th, uint64_t addr)
 {
-	struct cts_fault *f = tr->flt;
-	if (!f || !f->mprot || !cts_fault_on(tr))
+	const struct range *r = range_at(f, addr);
+	if (!r)
 		return false;
-	uint64_t page = addr / PAGE;
-	int prot = range_prot(f, addr);
-	if (prot < 0)
-		return false;
-	uint32_t want = pkru_want(f, th);
-	int key = key_at(f, page), may = phys_prot(want, key, prot), now = phys_now(f, page, prot);
-	if ((may & ~now) == 0)
+	uint64_t page = addr / PAGE, first = r->lo / PAGE, end = (r->hi - 1) / PAGE + 1;
+	int key = key_at(f, page), may = phys_prot(pkru_want(f, th), key, r->prot);
+	if ((may & ~phys_now(f, page, r->prot)) == 0)
 		return false; /* not th's to use this way: a real fault, or a key fault */
 	uint64_t lo = page, hi = page + 1;
-	while (hi - page < LAZY_SPAN && range_prot(f, hi * PAGE) == prot && key_at(f, hi) == key &&
-	       !is_open(f, hi))
+	while (hi - page < LAZY_SPAN && hi < end && key_at(f, hi) == key && !is_open(f, hi))
 		hi++;
-	while (page - lo < LAZY_SPAN / 4 && lo > 0 && range_prot(f, (lo - 1) * PAGE) == prot &&
-	       key_at(f, lo - 1) == key && !is_open(f, lo - 1))
+	while (page - lo < LAZY_SPAN / 4 && lo > first && key_at(f, lo - 1) == key &&
+	       !is_open(f, lo - 1))
 		lo--;
 	for (uint64_t p = lo; p < hi; p++)
 		mark_dirty(f, p); /* opened at want when th resumes (plan) */
-	f->st.lazy++;
-	f->st.faults--; /* counted by cts_fault_ours: not a key fault's */
 	return true;
+}
+
+bool cts_fault_taken(struct cts_tracer *tr, struct thread *th, uint64_t addr)
+{
+	struct cts_fault *f = tr->flt;
+	if (f->mprot && lazy_open(f, th, addr)) {
+		f->st.lazy++;
+		return true;
+	}
+	f->st.faults++;
+	return false;
 }
 
 
@@ -1373,13 +1385,11 @@ bool cts_fault_ours(const struct cts_tracer *tr, const siginfo_t *si)
 		/* ours where the page's protection is not the program's */
 		uint64_t a = (uint64_t)si->si_addr;
 		int prot = range_prot(f, a);
-		((struct cts_fault *)f)->st.faults += prot >= 0;
 		return prot >= 0 && phys_now(f, a / PAGE, prot) != prot;
 	}
 	if (!cts_fault_on(tr) || si->si_signo != SIGSEGV || si->si_code != CTS_SEGV_PKUERR)
 		return false;
 	uint32_t pkey = si->si_pkey;
-	((struct cts_fault *)f)->st.faults++;
 	return pkey < CTS_PKEY_COUNT && f->keys[pkey].state != K_NONE &&
 	       f->keys[pkey].state != K_FREE;
 }
@@ -1538,12 +1548,7 @@ static void open_pages(struct cts_fault *f, struct thread *th, uint64_t lo, uint
 			push_page(&f->open, &f->nopen, &f->ocap, p);
 		}
 	}
-	qsort(f->open, f->nopen, sizeof(*f->open), cmp_page);
-	size_t m = 0;
-	for (size_t i = 0; i < f->nopen; i++)
-		if (!m || f->open[m - 1] != f->open[i])
-			f->open[m++] = f->open[i];
-	f->nopen = m;
+	sort_unique(f->open, &f->nopen);
 	th->flt_ranged = true;
 }
 

@@ -69,10 +69,11 @@ void cts_fault_call(struct cts_tracer *tr, struct thread *th, bool open, uint64_
 void cts_fault_held(struct cts_tracer *tr, struct thread *th);
 /* Is si one of ours (a key fault on a tracked page)? */
 bool cts_fault_ours(const struct cts_tracer *tr, const siginfo_t *si);
-/* The mprotect mechanism: th's fault at addr was on a page th may use that
- * the last switch left closed (it opens lazily): true, and th is to be
- * resumed to run the access again. */
-bool cts_fault_lazy_open(struct cts_tracer *tr, struct thread *th, uint64_t addr);
+/* th took a fault of ours (cts_fault_ours) at addr. True: with the
+ * mprotect mechanism, on a page th may use that the last switch left closed
+ * (it opens when th resumes, to run the access again); else it is a key
+ * fault, counted, for the caller to decide. */
+bool cts_fault_taken(struct cts_tracer *tr, struct thread *th, uint64_t addr);
 /* Is addr in memory fault mode tracks? */
 bool cts_fault_tracked(const struct cts_tracer *tr, uint64_t addr);
 /* Would th's access of [addr, addr+len) run without a fault now (pages of
