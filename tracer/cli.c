@@ -606,7 +606,7 @@ static const struct cli_rule {
 	{ "--no-cutoffs",         g_cutoffs,   CTX_ATTACH,                      NULL, NULL },
 	{ "--jobs, --shard and --split-depth", g_split, CTX_ATTACH | CTX_REPLAY,
 	  "random pct " SYSTEMATIC, NULL },
-	{ "--hot-lines",          g_hotlines,  CTX_ATTACH | CTX_REPLAY,         "random pct dfs dpor pcb idb",
+	{ "--hot-lines",          g_hotlines,  CTX_ATTACH | CTX_REPLAY,         "random pct dfs dpor pcb idb unfold hapset",
 	  "it starts a search's learning of shared lines; a replay shows its schedule's" },
 	{ "--instance",           g_inst1,     CTX_ATTACH | CTX_SPLIT | CTX_STATE,
 	  "random pct " SYSTEMATIC, NULL },
