@@ -24,7 +24,7 @@ checks() {
 	done
 	echo $n
 }
-plan $(($(checks $DFS_CASES) + $(checks $UNFOLD_CASES) + 8))
+plan $(($(checks $DFS_CASES) + $(checks $UNFOLD_CASES) + 9))
 
 for pk in $DFS_CASES; do
 	p=${pk%%:*} sm=${pk#*:}
@@ -63,6 +63,11 @@ for s in "dfs --state-match petri" unfold; do
 	like "$? $(jf "$T/r.json" .learned.lines) $(jf "$T/r.json" .complete)" "^0 ownk?:0x[0-9a-f]+ true$" \
 	     "check_then_act_ok ($s): ownership on, the balance's line learned, complete"
 done
+# ...and starts from a learned set: the same runs, none void
+"$CTS" -q -m break -s unfold --hot-lines "$T/r.json" -o "$T/d" --report "$T/h.json" \
+	-- "$PROG/check_then_act_ok" >/dev/null 2>&1
+is "$? $(jf "$T/h.json" .runs) $(jf "$T/h.json" .summary.relearned)" "0 $(jf "$T/r.json" .runs) 0" \
+   "check_then_act_ok (unfold --hot-lines): the same runs from the learned set, no void run"
 
 out=$("$CTS" -s dpor --state-match petri -- "$PROG/counter_ok" 2>&1)
 is $? 2 "--state-match with dpor: usage error"
