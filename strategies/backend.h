@@ -63,6 +63,7 @@ struct cts_run_state {
 	                      * tracer/cold.h); it is void: stop it, call
 	                      * backend->relearn, run the schedule again */
 	bool hid_reads;      /* some shared reads were no scheduling points (cold.h) */
+	double hid_at;       /* when the last of them was hidden (CLOCK_MONOTONIC s) */
 	/* Set by the explorer each run, NULL when it keeps no clocks: does event
 	 * number n (from 1) of thread `earlier` happen before the current point
 	 * of thread tid, as far as the events executed so far show? (Break

@@ -96,6 +96,10 @@ struct explorer {
 	 * kernel: the run loop waits for it before the next turn. */
 	bool spin_wait;
 	double start, last_progress;
+	/* The run's start; whether its time ran out inside one step that took
+	 * at least half of it (a thread looping on what it may use unseen). */
+	double run_t0;
+	bool step_stuck;
 	bool progress_shown;
 	/* The run's record, one per step, that the minimizer and a bug's
 	 * reports (JSON, SARIF, timeline) all read through rec_index: every
@@ -1624,6 +1628,16 @@ static int collect(struct explorer *x, bool *give_up, bool *livelock)
 		}
 	}
 	*give_up = n > 0;
+	/* Holding a spinner without proof is what let them give up; it has
+	 * done its work. A thread that keeps re-reading what others read
+	 * while it makes progress unseen (an interpreter holding its lock,
+	 * its stores on lines it owns) must run on now: held, it could never
+	 * reach the request to let go that the waiter just posted. */
+	for (int i = 0; *give_up && spinners && i < x->nlive; i++) {
+		int t = x->live[i];
+		if (x->spinning[t] && !cts_spin_proven(x->spin, t))
+			cts_spin_release(x->spin, t);
+	}
 	if (n || !spinners)
 		return n;
 	/* Threads that wait for each other in a cycle never move, whatever the
@@ -1780,6 +1794,8 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 		cts_instance_begin_run(cfg->instance);
 	x->preempts = 0;
 	x->norigins = 0;
+	x->run_t0 = now();
+	x->step_stuck = false;
 	if (x->backend->ops->start(x->backend->be, st) != 0)
 		return backend_failed(x);
 	while (st->status == CTS_RUN_ACTIVE) {
@@ -1926,8 +1942,17 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 				break;
 		}
 		x->told[c] = false;
+		double t_step = now();
 		if (x->backend->ops->step(x->backend->be, st, c, give_up, &done) != 0)
 			return backend_failed(x);
+		if (st->status == CTS_RUN_TIMEOUT) {
+			/* Half the run or more in this step, and nothing hidden in
+			 * its second half: a loop that shows nothing, not a slow
+			 * thread whose hidden accesses kept coming (GNU sort). */
+			double t = now();
+			x->step_stuck = t - t_step >= (t - x->run_t0) / 2 &&
+					st->hid_at < t_step + (t - t_step) / 2;
+		}
 		if (st->relearn) {
 			/* The run hid events it should have shown: void. */
 			*aborted = true;
@@ -2428,10 +2453,15 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 			memcpy(res->ops, ops_before, sizeof(ops_before));
 			break;
 		}
-		/* An inconclusive run that hid reads may be long only because
-		 * of what it hid (a waiter that never gets in between a
-		 * holder's reads): once, every read becomes visible. */
-		bool everything = inc.kind && !bug.kind && x.st->hid_reads;
+		/* A run whose time ran out inside one step that hid accesses,
+		 * nothing hidden in the step's second half, may loop on what it
+		 * does unseen (a flag polled on a line it owns, the thread that
+		 * would write it never scheduled): once, every access becomes
+		 * visible. Not for a run that ran out of steps, spent its time
+		 * across many, or kept hiding accesses: it was slow, and would
+		 * be slower with every access a step. */
+		bool everything = inc.kind == CTS_INC_TIMEOUT && x.step_stuck && !bug.kind &&
+				  x.st->hid_reads;
 		if ((x.st->relearn || everything) && cfg->relearn && backend->ops->relearn) {
 			/* Run it again seeing more: the search so far saw fewer
 			 * events than the program has, so it begins again, from

@@ -470,6 +470,16 @@ bool cts_spin_proven(const struct cts_spin *sp, int t)
 	return false;
 }
 
+void cts_spin_release(struct cts_spin *sp, int t)
+{
+	struct thr *h = t < 0 || (size_t)t >= sp->thcap ? NULL : sp->th[t];
+	if (!h)
+		return;
+	h->nloc = 0;
+	h->rereads = h->yields = 0;
+	h->stuck = h->proven = false;
+}
+
 const struct cts_spin_loc *cts_spin_locs(const struct cts_spin *sp, int t, int *n)
 {
 	const struct thr *h = t < 0 || (size_t)t >= sp->thcap ? NULL : sp->th[t];

@@ -53,6 +53,11 @@ bool cts_spin_stuck(struct cts_spin *sp, const struct cts_event *pending,
  * state and it spins on at least one location: it can never move on unless
  * another thread writes there (the condition for a livelock verdict). */
 bool cts_spin_proven(const struct cts_spin *sp, int t);
+/* Thread t's hold was a guess (not proven) and has done its work: a timed
+ * wait gave up while t was held. Its streak begins again, so it runs until
+ * it earns a new hold: while it was held, steps of its own that cts does
+ * not see (stores to lines it owns) may have been its progress. */
+void cts_spin_release(struct cts_spin *sp, int t);
 
 /* What an executed step meant for spinning. */
 struct cts_spin_step {

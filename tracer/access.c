@@ -36,6 +36,7 @@
 #include "models/symbolize.h"
 #include "tracer/access.h"
 #include "tracer/catch.h"
+#include "tracer/run_int.h"
 #include "tracer/cold.h"
 #include "tracer/own.h"
 #include "tracer/elf.h"
@@ -1506,6 +1507,7 @@ static bool cold_read(struct cts_tracer *tr, struct thread *th, const struct cts
 	th->cold_addr[th->cold_next++ % n] = ev->obj;
 	tr->stats.cold_reads++;
 	tr->st->hid_reads = true;
+	tr->st->hid_at = cts_tr_now_s();
 	return true;
 }
 
@@ -1534,6 +1536,7 @@ static void own_hid(struct cts_tracer *tr)
 {
 	tr->stats.owned_accesses++;
 	tr->st->hid_reads = true;
+	tr->st->hid_at = cts_tr_now_s();
 }
 
 static bool own_hidden(struct cts_tracer *tr, struct thread *th, const struct cts_event *ev,

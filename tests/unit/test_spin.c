@@ -81,5 +81,27 @@ int main(void)
 	tap_ok(!yield_stuck(sp, 1), "its own store between yields: not held");
 
 	cts_spin_free(sp);
+
+	/* A re-reader held by count (no state hash: no proof) and let go
+	 * (cts_spin_release: a timed wait gave up while it was held) runs
+	 * until it has earned the hold again. */
+	sp = cts_spin_new(NULL, NULL);
+	struct cts_event rd = { .tid = 1, .op = CTS_OP_READ, .obj = FLAG, .size = 4,
+				.pc = 0x400000 + CTS_OP_READ, .target = -1 };
+	struct cts_spin_loc *loc;
+	for (int i = 0; i < 3; i++)
+		run(sp, 1, CTS_OP_READ, FLAG, 0);
+	tap_ok(cts_spin_stuck(sp, &rd, &loc) && !cts_spin_proven(sp, 1),
+	       "three re-reads of an unchanged flag: held, without proof");
+	cts_spin_release(sp, 1);
+	tap_ok(!cts_spin_stuck(sp, &rd, &loc), "released: not held at the same read");
+	run(sp, 1, CTS_OP_READ, FLAG, 0);
+	run(sp, 1, CTS_OP_READ, FLAG, 0);
+	tap_ok(!cts_spin_stuck(sp, &rd, &loc), "two reads after the release: not held yet");
+	run(sp, 1, CTS_OP_READ, FLAG, 0);
+	tap_ok(cts_spin_stuck(sp, &rd, &loc), "a third: held again");
+	cts_spin_release(sp, 7);   /* a thread it never saw: nothing to do */
+	tap_ok(cts_spin_stuck(sp, &rd, &loc), "releasing another thread leaves it held");
+	cts_spin_free(sp);
 	return tap_done();
 }
