@@ -84,6 +84,7 @@ void cts_schedule_copy_options(struct cts_schedule *dst, const struct cts_schedu
 	cts_schedule_set(&dst->cwd, src->cwd);
 	cts_schedule_set(&dst->binary, src->binary);
 	cts_schedule_set(&dst->env, src->env);
+	cts_schedule_set(&dst->stdio, src->stdio);
 }
 
 void cts_schedule_free(struct cts_schedule *s)
@@ -106,6 +107,7 @@ void cts_schedule_free(struct cts_schedule *s)
 	free(s->cwd);
 	free(s->binary);
 	free(s->env);
+	free(s->stdio);
 	free(s->steps);
 	free(s);
 }
@@ -206,6 +208,7 @@ int cts_schedule_write(const struct cts_schedule *s, FILE *f)
 	put_key(f, "cwd", s->cwd);
 	put_key(f, "binary", s->binary);
 	put_key(f, "env", s->env);
+	put_key(f, "stdio", s->stdio);
 	put_key(f, "mode", s->mode);
 	put_key(f, "races", s->races);
 	put_key(f, "catch", s->catch_opts);
@@ -574,6 +577,9 @@ int cts_schedule_parse(const char *text, const char *name, struct cts_schedule *
 		} else if (strcmp(key, "env") == 0) {
 			free(s->env);
 			s->env = v;
+		} else if (strcmp(key, "stdio") == 0) {
+			free(s->stdio);
+			s->stdio = v;
 		} else if (strcmp(key, "bug") == 0) {
 			free(s->bug);
 			s->bug = v;

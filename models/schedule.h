@@ -51,6 +51,8 @@ struct cts_schedule {
 	char *cwd;            /* the working directory */
 	char *binary;         /* the program file: "size=N fnv1a=HEX" */
 	char *env;            /* the environment: "count=N bytes=N fnv1a=HEX" */
+	char *stdio;          /* what the program's stdout and stderr were, "null null"
+	                       * (tracer/native.h cts_native_fd_kind) */
 	size_t n, cap;
 	struct cts_sched_step *steps;
 };

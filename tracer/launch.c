@@ -164,6 +164,10 @@ static void child_exec(struct cts_tracer *tr, pid_t parent, volatile int *child_
 		if (fd > 2)
 			close(fd);
 	}
+	if (tr->cfg.show_output && tr->cfg.stdout_fd > 0)
+		dup2(tr->cfg.stdout_fd, 1);
+	if (tr->cfg.show_output && tr->cfg.stderr_fd > 0)
+		dup2(tr->cfg.stderr_fd, 2);
 	/* Its own process group: a terminal's ^C or a supervisor's group-wide
 	 * SIGTERM reaches cts-trace, which kills and reaps the program itself
 	 * instead of reporting its death as a crash. */

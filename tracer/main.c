@@ -397,6 +397,72 @@ static void compare_start(const struct cts_schedule *s, const char *path)
 	free(now);
 }
 
+/* An unlinked file in TMPDIR for a replay's output; -1 if none can be made. */
+static int stdio_file(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s", tmp && *tmp ? tmp : "/tmp");
+	int fd = open(path, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		return fd;
+	snprintf(path, sizeof(path), "%s/cts-output-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd >= 0)
+		unlink(path);
+	return fd;
+}
+
+/* --replay: the program's stdout and stderr are cts-trace's own, unless
+ * their kind differs from the recorded one (a search's runs write to
+ * /dev/null; its schedule replayed into a pipe or on a terminal) in a way a
+ * program can see (native.h). Where a file answers like the recorded kind,
+ * the program writes to one (sub[i], the same file for both when cts-trace's
+ * stdout and stderr are one), shown after the run (tracer.c); elsewhere a
+ * warning. sub[i] = -1: cts-trace's own. */
+static const char *kind_words(const char *kind)
+{
+	static const char *const words[][2] = {
+		{ "tty", "a terminal" }, { "pipe", "a pipe" }, { "null", "/dev/null" },
+		{ "file", "a file" }, { "char", "a character device" }, { "closed", "closed" },
+	};
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strcmp(kind, words[i][0]) == 0)
+			return words[i][1];
+	return "another kind of file";
+}
+
+static void replay_stdio(const char *recorded, int sub[2])
+{
+	char was[2][16] = { "", "" };
+	sub[0] = sub[1] = -1;
+	if (!recorded || sscanf(recorded, "%15s %15s", was[0], was[1]) != 2)
+		return;
+	struct stat st[2];
+	bool same = fstat(1, &st[0]) == 0 && fstat(2, &st[1]) == 0 &&
+		    st[0].st_dev == st[1].st_dev && st[0].st_ino == st[1].st_ino;
+	const char *now[2] = { cts_native_fd_kind(1), cts_native_fd_kind(2) };
+	bool differs[2] = { false, false };
+	for (int i = 0; i < 2; i++) {
+		if (cts_native_kinds_alike(now[i], was[i]))
+			continue;
+		if (cts_native_kinds_alike("file", was[i])) {
+			sub[i] = i == 1 && same && sub[0] >= 0 ? sub[0] : stdio_file();
+			if (sub[i] >= 0)
+				continue;
+		}
+		differs[i] = true;
+	}
+	bool both = differs[0] && differs[1] && strcmp(was[0], was[1]) == 0 &&
+		    strcmp(now[0], now[1]) == 0;
+	for (int i = both ? 1 : 0; i < 2; i++)
+		if (differs[i])
+			cts_error_msg("warning: the program's %s %s %s when the schedule was recorded "
+				      "and %s %s now; the replay may diverge", both ? "stdout and stderr" :
+				      i ? "stderr" : "stdout", both ? "were" : "was", kind_words(was[i]),
+				      both ? "are" : "is", kind_words(now[i]));
+}
+
 static const char *self_path(const char *argv0)
 {
 	static char buf[PATH_MAX];
@@ -853,6 +919,7 @@ int main(int argc, char **argv)
 	struct cts_objmodel *model = NULL;
 	struct cts_tracer *tracer = NULL;
 	struct cts_iso *iso = NULL;
+	int stdio_sub[2] = { -1, -1 }; /* a replay's stand-ins for stdout, stderr */
 	struct cts_report_out *report = NULL, *sarif = NULL;
 	struct out_dir od = { .ncreated = 0 };
 	struct cts_suspects *suspects = NULL, *breaks = NULL;
@@ -1284,6 +1351,8 @@ int main(int argc, char **argv)
 		}
 	}
 	model = cts_objmodel_new(true);
+	if (cli.replay)
+		replay_stdio(sched->stdio, stdio_sub);
 	struct cts_tracer_config tcfg = {
 		.cold_reads = cold, .hot_lines = cli.replay && sched ? sched->hot_lines : NULL,
 		.learned = learned_from,
@@ -1294,6 +1363,8 @@ int main(int argc, char **argv)
 		.faults_mprotect = getenv("CTS_FAULTS") && strcmp(getenv("CTS_FAULTS"), "mprotect") == 0,
 		.path = path, .exec_path = exec_path, .argv = prog_argv, .mode = mode, .timeout = cli.timeout,
 		.show_output = cli.output, .trace_libs = cli.trace_libs,
+		.stdout_fd = stdio_sub[0] >= 0 ? stdio_sub[0] : 0,
+		.stderr_fd = stdio_sub[1] >= 0 ? stdio_sub[1] : 0,
 		.ntrace_libs = cli.ntrace_libs, .watch = watch, .nwatch = cli.nwatch,
 		/* the program handed to gdb is cts-trace's child: it dies with it */
 		.symbolize = true, .no_fork_server = cli.no_fork_server || to_gdb, .iso = iso,
@@ -1332,6 +1403,11 @@ int main(int argc, char **argv)
 	cts_schedule_set(&options->cwd, getcwd(cwd, sizeof(cwd)));
 	options->binary = binary_fingerprint(path);
 	options->env = env_fingerprint();
+	char kinds[40];
+	snprintf(kinds, sizeof(kinds), "%s %s",
+		 stdio_sub[0] >= 0 ? "file" : cli.output ? cts_native_fd_kind(1) : "null",
+		 stdio_sub[1] >= 0 ? "file" : cli.output ? cts_native_fd_kind(2) : "null");
+	cts_schedule_set(&options->stdio, kinds);
 	options->isolate = iso != NULL;
 	for (int i = 0; i < cli.nwatch; i++)
 		cts_schedule_add_watch(options, watch[i]);
@@ -1383,6 +1459,9 @@ int main(int argc, char **argv)
 	char *start_set = cli.replay ? NULL : cts_tracer_learned(tracer);
 	int rc = cli.instances ? cts_explore_instances(&icfg, &ecfg, &backend, model, &res, &istats) :
 				 cts_explore(&ecfg, &backend, model, strat, &res);
+	for (int i = 0; i < 2; i++) /* shown after the run (tracer.c) */
+		if (stdio_sub[i] >= 0 && (i == 0 || stdio_sub[1] != stdio_sub[0]))
+			close(stdio_sub[i]);
 	/* The learned set every counted run showed, and the one the search
 	 * began from: a merge checks the shards' are one (tracer/merge.h). */
 	char *end_set = start_set ? cts_tracer_learned(tracer) : NULL;

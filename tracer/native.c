@@ -11,7 +11,9 @@
 #include <string.h>
 #include <sys/personality.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include "models/error.h"
 #include "tracer/native.h"
@@ -65,6 +67,33 @@ int cts_native_exec_prepare(void)
 			sigaction(sig, &ign, NULL);
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &native_sigmask, NULL, sizeof(native_sigmask));
 	return personality((unsigned long)native_persona | ADDR_NO_RANDOMIZE) == -1 ? -1 : 0;
+}
+
+const char *cts_native_fd_kind(int fd)
+{
+	struct stat st;
+	if (fstat(fd, &st) != 0)
+		return "closed";
+	if (isatty(fd))
+		return "tty";
+	if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))
+		return "pipe";
+	if (S_ISREG(st.st_mode))
+		return "file";
+	if (S_ISCHR(st.st_mode))
+		return st.st_rdev == makedev(1, 3) ? "null" : "char";
+	return "other";
+}
+
+/* null and file: seekable, not a terminal */
+static bool seekable_kind(const char *k)
+{
+	return strcmp(k, "null") == 0 || strcmp(k, "file") == 0;
+}
+
+bool cts_native_kinds_alike(const char *a, const char *b)
+{
+	return strcmp(a, b) == 0 || (seekable_kind(a) && seekable_kind(b));
 }
 
 int cts_native_seccomp_rules(void *scmp_ctx)

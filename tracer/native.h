@@ -26,6 +26,16 @@ const cpu_set_t *cts_native_cpus(void);
  * ADDR_NO_RANDOMIZE added. -1 with errno if the personality cannot be set. */
 int cts_native_exec_prepare(void);
 
+/* What a program that asks (isatty, lseek, fstat) finds at descriptor fd:
+ * "tty", "pipe" (a pipe, FIFO or socket: lseek fails), "null" (/dev/null),
+ * "file" (a regular file), "char" (another character device), "other" or
+ * "closed". Python's start-up, for one, seeks its standard streams only
+ * where it can: a pipe for a run recorded on /dev/null changes its steps. */
+const char *cts_native_fd_kind(int fd);
+/* Do isatty and lseek answer alike on the two kinds? /dev/null and a
+ * file do. */
+bool cts_native_kinds_alike(const char *a, const char *b);
+
 /* The seccomp rules that stop the calls cts_view_call answers. */
 int cts_native_seccomp_rules(void *scmp_ctx);
 

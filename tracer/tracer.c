@@ -383,6 +383,30 @@ static int step_one(void *be, struct cts_run_state *st, int tid, bool give_up,
 	return 0;
 }
 
+/* What the run wrote to the stand-in files of its stdout and stderr
+ * (cfg.stdout_fd, stderr_fd: a replay's), shown on cts-trace's own after
+ * the run and before its verdict. One file for both is shown once. */
+static void show_standins(struct cts_tracer *tr)
+{
+	const int fds[2] = { tr->cfg.stdout_fd, tr->cfg.stderr_fd };
+	for (int i = 0; i < 2; i++) {
+		if (fds[i] <= 0 || (i == 1 && fds[1] == fds[0]))
+			continue;
+		char buf[65536];
+		ssize_t n, w;
+		fflush(i ? stderr : stdout);
+		while ((n = pread(fds[i], buf, sizeof(buf), (off_t)tr->standin_off[i])) > 0) {
+			tr->standin_off[i] += (uint64_t)n;
+			for (ssize_t off = 0; off < n; off += w)
+				if ((w = write(i + 1, buf + off, (size_t)(n - off))) < 0) {
+					if (errno != EINTR)
+						return;
+					w = 0;
+				}
+		}
+	}
+}
+
 static void tr_stop(void *be, struct cts_run_state *st)
 {
 	struct cts_tracer *tr = be;
@@ -393,6 +417,7 @@ static void tr_stop(void *be, struct cts_run_state *st)
 	cts_tr_kill_and_reap(tr);
 	cts_tr_kill_foreign(tr, group);
 	tr->pid_reaped = false;
+	show_standins(tr);
 }
 
 static int tr_wait(void *be, struct cts_run_state *st, double limit_s)

@@ -28,6 +28,9 @@ struct cts_tracer_config {
 	enum cts_mode mode;
 	double timeout;            /* per-run wall clock, seconds (0 = none) */
 	bool show_output;          /* let the program's stdout/stderr through */
+	int stdout_fd, stderr_fd;  /* with show_output, where they go instead of
+	                            * cts-trace's own (a replay's stand-in files,
+	                            * tracer/main.c); 0: cts-trace's own */
 	const char *const *trace_libs; /* extra libraries to instrument (break/step), NULL-terminated */
 	int ntrace_libs;
 	const char *const *watch;  /* --watch SYMBOL|ADDR[:LEN] specs */

@@ -201,6 +201,7 @@ struct cts_tracer {
 	int self_sig;               /* last signal the program sent itself */
 	bool cancel_seen;           /* a pthread_cancel ran in this run */
 	bool mute;                  /* a report's re-run: no --watch lines (tr_mute) */
+	uint64_t standin_off[2];    /* of cfg.stdout_fd, stderr_fd: shown so far */
 	/* Control blocks of the threads not yet reaped, in creation order (so
 	 * by number): loops over threads walk these. A reaped thread's block
 	 * is freed before the next step (cts_tr_free_reaped): the tracer's

@@ -45,7 +45,7 @@ static int same_schedule(const struct cts_schedule *a, const struct cts_schedule
 	    !same_str(a->strategy, b->strategy) || !same_str(a->bug, b->bug) ||
 	    !same_str(a->hot_lines, b->hot_lines) || !same_str(a->exec_path, b->exec_path) ||
 	    !same_str(a->argv0, b->argv0) || !same_str(a->cwd, b->cwd) ||
-	    !same_str(a->binary, b->binary) || !same_str(a->env, b->env) ||
+	    !same_str(a->binary, b->binary) || !same_str(a->env, b->env) || !same_str(a->stdio, b->stdio) ||
 	    a->argc != b->argc || a->n != b->n)
 		return 0;
 	for (int i = 0; i < a->argc; i++)
@@ -92,6 +92,7 @@ static void test_round_trip(void)
 	cts_schedule_set(&s->cwd, "/tmp/dir with space");
 	cts_schedule_set(&s->binary, "size=18512 fnv1a=2d5160497d807946");
 	cts_schedule_set(&s->env, "count=37 bytes=1375 fnv1a=f12a42ab6a263ddb");
+	cts_schedule_set(&s->stdio, "null pipe");
 	cts_schedule_add(s, 0, CTS_OP_START, 0);
 	cts_schedule_add(s, 0, CTS_OP_CREATE, 0);
 	cts_schedule_add(s, 1, CTS_OP_LOCK, 0x404080);
@@ -108,7 +109,7 @@ static void test_round_trip(void)
 	tap_is_int(rc, 0, "load it back");
 	if (rc)
 		tap_diag("%s", ERR);
-	tap_ok(l && same_schedule(s, l), "round trip is identical (program, exec, argv0, args, cwd, binary, env, mode, strategy, bug, hot lines, steps)");
+	tap_ok(l && same_schedule(s, l), "round trip is identical (program, exec, argv0, args, cwd, binary, env, stdio, mode, strategy, bug, hot lines, steps)");
 	if (l) {
 		tap_is_int(l->argc, nargs, "all %d args back", nargs);
 		tap_ok(l->argc == nargs && l->argv[nargs] == NULL, "argv is NULL-terminated");
