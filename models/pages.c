@@ -145,6 +145,16 @@ bool cts_pages_all(const struct cts_pages *p)
 	return p->all;
 }
 
+bool cts_pages_learned_in(const struct cts_pages *p, uint64_t addr, uint64_t len)
+{
+	if (p->all)
+		return true;
+	for (uint64_t u = addr >> p->shift; u <= (addr + (len ? len : 1) - 1) >> p->shift; u++)
+		if (cts_htab_get(p->learned, &u))
+			return true;
+	return false;
+}
+
 static uint64_t page_of(const struct cts_pages *p, uint64_t u)
 {
 	return u >> (CTS_PAGE_SHIFT - p->shift);

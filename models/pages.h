@@ -80,6 +80,8 @@ enum cts_page_verdict cts_pages_access(struct cts_pages *p, int tid, uint64_t ad
  * cts_pages_learned gives them in ascending order. */
 void cts_pages_learn(struct cts_pages *p, uint64_t page);
 size_t cts_pages_learned(const struct cts_pages *p, uint64_t *out, size_t max);
+/* Is a unit of [addr, addr+len) learned (or every one)? */
+bool cts_pages_learned_in(const struct cts_pages *p, uint64_t addr, uint64_t len);
 /* Pages learned since the last call (the run that taught them is void). */
 size_t cts_pages_take_new(struct cts_pages *p);
 

@@ -1668,16 +1668,23 @@ static int on_access(struct cts_tracer *tr, struct thread *th, uint64_t pc, stru
 		b->run_hits++;
 	}
 	bool tracked = shared && cts_fault_tracked(tr, ev.obj);
+	/* The program writes a page every thread reads unseen (fault.h's read
+	 * key): the run is void, held here (tr_step returns at once). */
+	bool ro_write = tracked && visible && cts_op_is_write(ev.op) &&
+			cts_fault_ro_write(tr, ev.obj, ev.size);
+	if (ro_write)
+		tr->st->relearn = true;
 	/* On a page th's PKRU lets this access through, the CPU would not
 	 * have stopped: no question to the states (the busy-wait rule asks
 	 * at every hit), or what a run shows would depend on retirement. */
-	bool passes = b && tracked && ev.op != CTS_OP_ATOMIC && !b->learned &&
+	bool passes = b && tracked && ev.op != CTS_OP_ATOMIC && !b->learned && !ro_write &&
 		      cts_fault_allows(tr, th, ev.obj, ev.size, cts_op_is_write(ev.op));
 	if (passes)
 		visible = false;
-	if (visible && ev.op == CTS_OP_READ && tr->cold && !(b && b->learned) && cold_read(tr, th, &ev))
+	if (visible && !ro_write && ev.op == CTS_OP_READ && tr->cold && !(b && b->learned) &&
+	    cold_read(tr, th, &ev))
 		visible = false;
-	if (visible && tr->own && own_hidden(tr, th, &ev, b && b->learned))
+	if (visible && !ro_write && tr->own && own_hidden(tr, th, &ev, b && b->learned))
 		visible = false;
 	if (b && tracked && ++b->tracked_hits >= RETIRE_AFTER && b->tracked_hits == b->run_hits &&
 	    !b->local_hits && !b->learned && !a->nwatch && ev.op != CTS_OP_ATOMIC) {

@@ -34,6 +34,7 @@ enum key_state {
 	K_FREE,
 	K_LIVE,   /* granted: its owner's PKRU allows it */
 	K_STALE,  /* revoked at the owner's event `epoch`: denied to all */
+	K_RO,     /* the read key: every thread reads its pages, none writes them */
 };
 
 struct key {
@@ -62,12 +63,15 @@ struct range {
  * inherit keys and tags, so a run starts from this, nothing injected. */
 struct fault_snap {
 	pid_t server;           /* 0: none */
+	int ro;                 /* the read key and its pages */
 	enum key_state state[CTS_PKEY_COUNT];
 	int kx;
 	uint32_t deny;
 	uint64_t brk_end;
 	struct range *tracked;
 	size_t ntracked;
+	uint64_t *ro_pages;
+	size_t nro;
 };
 
 struct cts_fault {
@@ -89,6 +93,17 @@ struct cts_fault {
 	int nholes;
 	bool holes_read;
 	uint64_t exe_base;
+	/* The read key (keys only): the pages of the program's writable data
+	 * that hold its GOT. The dynamic linker writes the GOT and PLT stubs
+	 * read it, so the deny key cannot be theirs; on key 0 every access to
+	 * the program's globals beside it stopped at its int3 (GNU sort's
+	 * comparison function: three a call). With the read key every thread
+	 * reads them natively; a write by the program while two threads live
+	 * voids the run (who read what is unknown) and the page is decided per
+	 * access from then on, on key 0 as before. ro_pages: sorted. */
+	int ro;
+	uint64_t *ro_pages;
+	size_t nro, rocap;
 	struct fault_snap snap;
 	struct cts_fault_stats st;
 	/* The mprotect mechanism (no keys, or CTS_FAULTS=mprotect): the keys
@@ -226,6 +241,8 @@ void cts_fault_free(struct cts_fault *f)
 	}
 	free(f->tracked);
 	free(f->snap.tracked);
+	free(f->ro_pages);
+	free(f->snap.ro_pages);
 	free(f->dirty);
 	free(f->open);
 	free(f->lazy);
@@ -270,7 +287,7 @@ static uint32_t pkru_of(const struct cts_fault *f, int num)
 	for (int k = 1; k < CTS_PKEY_COUNT; k++)
 		if (f->keys[k].state == K_LIVE && f->keys[k].owner == num)
 			v = f->keys[k].write ? cts_pkru_allow(v, k) : cts_pkru_readonly(v, k);
-	return v;
+	return f->ro ? cts_pkru_readonly(v, f->ro) : v;
 }
 
 /* th's PKRU as it must be now (force: write it even if it seems so: a
@@ -1125,6 +1142,111 @@ static void untag_per_access(struct cts_tracer *tr, struct thread *th)
 	free(pa);
 }
 
+/* ---- the read key ------------------------------------------------------------- */
+
+/* May page carry the read key? Not with a learned line (its reads must be
+ * seen) or decided per access (a write there voided a run). */
+static bool ro_may(const struct cts_fault *f, uint64_t page)
+{
+	return !cts_own_learned_in(f->own, page * PAGE, PAGE) &&
+	       !cts_own_is_per_access(f->own, page);
+}
+
+static void ro_add(struct cts_fault *f, uint64_t page)
+{
+	struct pk *pk = cts_htab_put(f->pages, &page, NULL);
+	pk->key = (uint8_t)f->ro;
+	pk->claimed = 0;
+	push_page(&f->ro_pages, &f->nro, &f->rocap, page);
+	/* the mprotect mechanism sets a key's pages when its rights change */
+	struct key *k = &f->keys[f->ro];
+	push_page(&k->pages, &k->npages, &k->cap, page);
+}
+
+/* The process t (at main, keys allocated, the rest tagged): a free key
+ * becomes the read key of the writable pages holding the GOT, if a free
+ * one is left for grants. (The mprotect mechanism: those pages read-only
+ * while two threads live, as the key's rights say.) */
+static void tag_ro(struct cts_tracer *tr, struct target t, const struct cts_mapping *maps,
+		   size_t n, const char *exe)
+{
+	struct cts_fault *f = tr->flt;
+	int k = 0, nfree = 0;
+	for (int i = 1; i < CTS_PKEY_COUNT; i++)
+		if (f->keys[i].state == K_FREE) {
+			k = i;
+			nfree++;
+		}
+	if (nfree < 2 || !f->nholes || getenv("CTS_NO_READ_KEY"))
+		return;
+	f->ro = k;
+	for (int h = 0; h < f->nholes; h++) {
+		uint64_t lo = (f->exe_base + f->holes[h].lo) / PAGE;
+		uint64_t hi = page_up(f->exe_base + f->holes[h].hi) / PAGE;
+		for (uint64_t p = lo; p < hi; p++) {
+			const struct cts_mapping *m = NULL;
+			for (size_t i = 0; i < n && !m; i++)
+				if (p * PAGE >= maps[i].lo && p * PAGE < maps[i].hi)
+					m = &maps[i];
+			if (!m || m->perms[1] != 'w' || m->perms[3] != 'p' || strcmp(m->path, exe) != 0 ||
+			    cts_htab_get(f->pages, &p) || !ro_may(f, p))
+				continue;
+			int prot = prot_of(m->perms);
+			if (set_key(tr, t, p * PAGE, PAGE, prot, k) != 0)
+				continue; /* stays on key 0 */
+			track(f, p * PAGE, (p + 1) * PAGE, prot);
+			ro_add(f, p);
+		}
+	}
+	if (!f->nro) {
+		f->ro = 0;
+		return;
+	}
+	sort_unique(f->ro_pages, &f->nro);
+	f->keys[k].state = K_RO;
+	f->st.keys--;
+}
+
+/* A run forked from the server: the read key's pages, but those learned
+ * since the server was given them back to key 0 and access breakpoints. */
+static void ro_restore(struct cts_tracer *tr, struct thread *th)
+{
+	struct cts_fault *f = tr->flt;
+	const struct fault_snap *sn = &f->snap;
+	struct target t;
+	f->ro = sn->ro;
+	for (size_t i = 0; f->ro && i < sn->nro; i++) {
+		uint64_t p = sn->ro_pages[i];
+		int prot = range_prot(f, p * PAGE);
+		if (prot < 0)
+			continue;
+		if (ro_may(f, p))
+			ro_add(f, p);
+		else if (thread_target(th, &t) == 0 && set_key(tr, t, p * PAGE, PAGE, prot, 0) == 0)
+			untrack(f, p * PAGE, (p + 1) * PAGE);
+		else
+			f->on = false; /* its reads would go unseen: no fault mode this run */
+	}
+}
+
+bool cts_fault_ro_write(struct cts_tracer *tr, uint64_t addr, uint64_t len)
+{
+	struct cts_fault *f = tr->flt;
+	if (!cts_fault_on(tr) || !f->armed || !f->ro)
+		return false;
+	bool hit = false;
+	for (uint64_t p = addr / PAGE; p <= (addr + (len ? len : 1) - 1) / PAGE; p++) {
+		const struct pk *pk = cts_htab_get(f->pages, &p);
+		if (pk && pk->key == f->ro) {
+			cts_own_pend_per_access(f->own, p);
+			hit = true;
+		}
+	}
+	if (hit)
+		f->st.ro_writes++;
+	return hit;
+}
+
 /* Forget the last run: no key, no page tagged, nothing tracked. */
 static void reset(struct cts_fault *f)
 {
@@ -1137,6 +1259,8 @@ static void reset(struct cts_fault *f)
 	f->applied_ok = true;
 	f->ndirty = 0;
 	f->nlazy = 0;
+	f->ro = 0;
+	f->nro = 0;
 	for (int k = 0; k < CTS_PKEY_COUNT; k++) {
 		free(f->keys[k].pages);
 		free(f->keys[k].claimed);
@@ -1211,6 +1335,8 @@ static void prepare(struct cts_tracer *tr, struct target t)
 			f->broken = true;
 		}
 	}
+	if (f->on && exe[0])
+		tag_ro(tr, t, maps, n, exe);
 	free(maps);
 }
 
@@ -1236,6 +1362,12 @@ void cts_fault_server_setup(struct cts_tracer *tr)
 	sn->tracked = cts_xmalloc((f->ntracked ? f->ntracked : 1) * sizeof(*sn->tracked));
 	if (f->ntracked)
 		memcpy(sn->tracked, f->tracked, f->ntracked * sizeof(*sn->tracked));
+	sn->ro = f->ro;
+	free(sn->ro_pages);
+	sn->nro = f->nro;
+	sn->ro_pages = cts_xmalloc((f->nro ? f->nro : 1) * sizeof(*sn->ro_pages));
+	if (f->nro)
+		memcpy(sn->ro_pages, f->ro_pages, f->nro * sizeof(*sn->ro_pages));
 	f->on = false;
 }
 
@@ -1257,6 +1389,7 @@ int cts_fault_setup(struct cts_tracer *tr, struct thread *th)
 		for (size_t i = 0; i < sn->ntracked; i++)
 			track(f, sn->tracked[i].lo, sn->tracked[i].hi, sn->tracked[i].prot);
 		f->on = true;
+		ro_restore(tr, th);
 	} else {
 		struct target t;
 		if (thread_target(th, &t) != 0)
@@ -1457,6 +1590,8 @@ bool cts_fault_grant(struct cts_tracer *tr, struct thread *th, uint64_t addr, bo
 	}
 	uint64_t page = addr / PAGE;
 	struct pk *pk = cts_htab_get(f->pages, &page);
+	if (pk && f->ro && pk->key == f->ro)
+		return false; /* read by all, written by none unseen */
 	if (pk) {
 		claim_page(f, page, pk);
 		const struct key *k = &f->keys[pk->key];
@@ -1496,8 +1631,9 @@ bool cts_fault_grant(struct cts_tracer *tr, struct thread *th, uint64_t addr, bo
 	uint64_t end = cts_access_mapping_end(tr, addr) / PAGE, n = 1;
 	while (n < RUN_AHEAD && page + n < end) {
 		const struct pk *q = cts_htab_get(f->pages, &(uint64_t){ page + n });
-		if ((q && f->keys[q->key].state == K_LIVE) || !cts_fault_tracked(tr, (page + n) * PAGE))
-			break; /* an untracked page (the GOT's) keeps key 0 */
+		if ((q && (f->keys[q->key].state == K_LIVE || f->keys[q->key].state == K_RO)) ||
+		    !cts_fault_tracked(tr, (page + n) * PAGE))
+			break; /* an untracked page keeps key 0, the GOT's its read key */
 		claim_hook(f, th->num, (page + n) * PAGE, PAGE);
 		if (!cts_own_all_touched(f->own, (page + n) * PAGE, PAGE) ||
 		    !page_ok(f, th, page + n, write, !write))
@@ -2025,6 +2161,7 @@ void cts_fault_get_stats(const struct cts_tracer *tr, struct cts_fault_stats *s)
 	if (tr->flt) {
 		*s = tr->flt->st;
 		s->mprot = tr->flt->mprot;
+		s->ro_pages = tr->flt->nro;
 	}
 }
 

@@ -74,6 +74,11 @@ bool cts_fault_ours(const struct cts_tracer *tr, const siginfo_t *si);
  * (it opens when th resumes, to run the access again); else it is a key
  * fault, counted, for the caller to decide. */
 bool cts_fault_taken(struct cts_tracer *tr, struct thread *th, uint64_t addr);
+/* Does the program's write of [addr, addr+len) land on a page of the
+ * read key (the writable pages holding the GOT, which every thread reads
+ * unseen) while two threads live? Then who read it is unknown: the page is
+ * learned as decided per access when the run is voided, as it must be. */
+bool cts_fault_ro_write(struct cts_tracer *tr, uint64_t addr, uint64_t len);
 /* Is addr in memory fault mode tracks? */
 bool cts_fault_tracked(const struct cts_tracer *tr, uint64_t addr);
 /* Would th's access of [addr, addr+len) run without a fault now (pages of
@@ -115,6 +120,8 @@ struct cts_fault_stats {
 	uint64_t faults, grants, revivals, opens, revokes, sweeps, retags, syscalls;
 	uint64_t protects;      /* mprotect calls injected (the mprotect mechanism) */
 	uint64_t lazy;          /* ...faults that opened a page its switch left closed */
+	uint64_t ro_pages;      /* pages of the read key (the GOT's) in the last run */
+	uint64_t ro_writes;     /* writes there while two threads lived: runs voided */
 	int keys;
 	bool mprot;
 };

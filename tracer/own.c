@@ -215,6 +215,16 @@ char *cts_own_format(const struct cts_own *o)
 	return s;
 }
 
+bool cts_own_is_per_access(const struct cts_own *o, uint64_t page)
+{
+	return cts_pages_per_access(o->lines, page);
+}
+
+bool cts_own_learned_in(const struct cts_own *o, uint64_t addr, uint64_t len)
+{
+	return cts_pages_learned_in(o->lines, addr, len);
+}
+
 void cts_own_pend_per_access(struct cts_own *o, uint64_t page)
 {
 	cts_pages_pend_per_access(o->lines, page);

@@ -62,6 +62,10 @@ bool cts_own_all_touched(struct cts_own *o, uint64_t addr, uint64_t len);
 /* The pages learned as decided per access (page numbers, ascending: the
  * fault mechanism leaves them to access breakpoints); how many. */
 size_t cts_own_per_access_pages(const struct cts_own *o, uint64_t *out, size_t max);
+/* Is a line of [addr, addr+len) learned, or every line? */
+bool cts_own_learned_in(const struct cts_own *o, uint64_t addr, uint64_t len);
+/* Is page (a page number) learned as decided per access? */
+bool cts_own_is_per_access(const struct cts_own *o, uint64_t page);
 /* Learn page as decided per access when this run is voided. */
 void cts_own_pend_per_access(struct cts_own *o, uint64_t page);
 /* The learned set as a spec (a new string): line addresses, and pages

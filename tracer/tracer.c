@@ -861,7 +861,7 @@ struct json_t *cts_tracer_stats_json(const struct cts_tracer *t)
 		struct cts_fault_stats f;
 		cts_fault_get_stats(t, &f);
 		json_object_set_new(j, "key_faults",
-				    json_pack("{sssisIsIsIsIsIsIsIsIsIsI}", "mechanism",
+				    json_pack("{sssisIsIsIsIsIsIsIsIsIsIsIsI}", "mechanism",
 					      f.mprot ? "mprotect" : "protection keys", "keys", f.keys, "faults",
 					      (json_int_t)f.faults, "grants", (json_int_t)f.grants,
 					      "revivals", (json_int_t)f.revivals,
@@ -871,7 +871,9 @@ struct json_t *cts_tracer_stats_json(const struct cts_tracer *t)
 					      "retags", (json_int_t)f.retags,
 					      "system_calls", (json_int_t)f.syscalls,
 					      "mprotect_calls", (json_int_t)f.protects,
-					      "lazy_opens", (json_int_t)f.lazy));
+					      "lazy_opens", (json_int_t)f.lazy,
+					      "read_key_pages", (json_int_t)f.ro_pages,
+					      "read_key_writes", (json_int_t)f.ro_writes));
 	}
 	return j;
 }
@@ -933,10 +935,14 @@ char *cts_tracer_ownership_str(const struct cts_tracer *t, char *buf, size_t len
 			 f.revokes, f.protects, f.opens, f.syscalls);
 		return buf;
 	}
-	snprintf(buf, len, "protection-key faults (%d keys): %" PRIu64 " faults, %" PRIu64
-		 " grants of pages, %" PRIu64 " regrants by PKRU, %" PRIu64 " revocations, %" PRIu64
-		 " accesses performed by the tracer, %" PRIu64 " system calls let through",
-		 f.keys, f.faults, f.grants, f.revivals, f.revokes, f.opens, f.syscalls);
+	int off = snprintf(buf, len, "protection-key faults (%d keys): %" PRIu64 " faults, %" PRIu64
+			   " grants of pages, %" PRIu64 " regrants by PKRU, %" PRIu64 " revocations, %"
+			   PRIu64 " accesses performed by the tracer, %" PRIu64 " system calls let "
+			   "through", f.keys, f.faults, f.grants, f.revivals, f.revokes, f.opens,
+			   f.syscalls);
+	if (f.ro_pages && off > 0 && (size_t)off < len)
+		snprintf(buf + off, len - (size_t)off, "; %" PRIu64 " page%s beside the GOT read by "
+			 "every thread natively (a read key)", f.ro_pages, f.ro_pages == 1 ? "" : "s");
 	return buf;
 }
 
