@@ -1762,10 +1762,18 @@ int cts_access_fault(struct cts_tracer *tr, struct thread *th, uint64_t addr)
 		/* Libraries' code, the stub page: no event, as without faults;
 		 * the page is the thread's while its lines are. */
 		const struct cts_insn *in = decode_at(tr, th, pc, NULL);
-		if (cts_fault_grant(tr, th, addr, !in || in->writes, cts_access_prot(tr, addr)))
-			rc = cts_tr_resume(tr, th, 0);
-		else
+		bool write = !in || in->writes;
+		if (write && cts_fault_ro_write(tr, addr, in && in->size ? in->size : 1)) {
+			/* the program's data beside the GOT, written by library
+			 * code (a memset on a global) while two threads live:
+			 * void, as a write of its own would be */
+			tr->st->relearn = true;
 			rc = cts_access_step_over(tr, th, NULL, false);
+		} else if (cts_fault_grant(tr, th, addr, write, cts_access_prot(tr, addr))) {
+			rc = cts_tr_resume(tr, th, 0);
+		} else {
+			rc = cts_access_step_over(tr, th, NULL, false);
+		}
 	}
 	th->flt_addr = 0;
 	return rc;

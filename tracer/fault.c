@@ -1234,6 +1234,12 @@ bool cts_fault_ro_write(struct cts_tracer *tr, uint64_t addr, uint64_t len)
 	struct cts_fault *f = tr->flt;
 	if (!cts_fault_on(tr) || !f->armed || !f->ro)
 		return false;
+	/* The GOT's own slots: the dynamic linker's lazy binding, not the
+	 * program's data. */
+	for (int i = 0; i < f->nholes; i++)
+		if (addr >= f->exe_base + f->holes[i].lo &&
+		    addr + (len ? len : 1) <= f->exe_base + f->holes[i].hi)
+			return false;
 	bool hit = false;
 	for (uint64_t p = addr / PAGE; p <= (addr + (len ? len : 1) - 1) / PAGE; p++) {
 		const struct pk *pk = cts_htab_get(f->pages, &p);

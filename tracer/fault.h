@@ -77,7 +77,10 @@ bool cts_fault_taken(struct cts_tracer *tr, struct thread *th, uint64_t addr);
 /* Does the program's write of [addr, addr+len) land on a page of the
  * read key (the writable pages holding the GOT, which every thread reads
  * unseen) while two threads live? Then who read it is unknown: the page is
- * learned as decided per access when the run is voided, as it must be. */
+ * learned as decided per access when the run is voided, as it must be.
+ * Traced code's writes, a modeled library call's write range, and library
+ * code's faulting writes are asked (not the GOT's slots themselves: lazy
+ * binding). */
 bool cts_fault_ro_write(struct cts_tracer *tr, uint64_t addr, uint64_t len);
 /* Is addr in memory fault mode tracks? */
 bool cts_fault_tracked(const struct cts_tracer *tr, uint64_t addr);

@@ -970,6 +970,10 @@ int cts_tr_on_libcall_bp(struct cts_tracer *tr, struct thread *th, struct bp *b)
 					      [A_FMT] = CTS_OP_LIB_READ };
 		uint64_t start = 0, len = 0;
 		range_at_call(tr, th, rg, &start, &len);
+		/* A write on the pages beside the GOT that every thread reads
+		 * unseen (fault.h's read key): the run is void. */
+		if (rg->acc == A_W && start && len && cts_fault_ro_write(tr, start, len))
+			tr->st->relearn = true;
 		/* A range known at the call on lines the thread may use unseen is
 		 * no event, as a plain access there would not be (own.h). */
 		bool plain = rg->acc == A_R || rg->acc == A_W || rg->acc == A_FMT;

@@ -25,7 +25,8 @@ left() { (cd "$W" && ls -A | grep -v -e '^o$' -e '\.json$'; ls -A "$TMPDIR"; ls 
 # (including a void one: break mode's cold reads throw one away) fails it.
 "$CTS" -q -n 60 -o o --report r.json -- "$P"
 is $? 0 "files_ok: 60 isolated runs, each starts from the real directories"
-is "$(jq '.summary.relearned' r.json)" 1 "files_ok: one run was void and ran again"
+[ "$(jq '.summary.relearned' r.json)" -ge 1 ]
+ok $? "files_ok: a run was void and ran again ($(jq '.summary.relearned' r.json))"
 is "$(left)" "" "nothing a run wrote is left in the working directory, TMPDIR or /dev/shm"
 "$CTS" -q -n 5 -m sync -o o -- "$P"
 is $? 0 "a second invocation in the same directory: clean"
