@@ -25,7 +25,14 @@ for t in $TARGETS; do
 	rc=$?
 	is "$rc" 0 "fuzz_$t: ${SECONDS_EACH} s of libFuzzer, no crash, leak or failed check"
 	if [ "$rc" -ne 0 ]; then
-		grep -E "ERROR|SUMMARY|Base64|#[0-9]+ 0x" "$T/$t.log" | head -n 20 | sed 's/^/#   /'
+		# On stderr, which prove shows without -v (CI's log), and the
+		# input kept where the next session can find it.
+		grep -E "ERROR|SUMMARY|Base64|#[0-9]+ 0x|Test unit written" "$T/$t.log" | head -n 20 |
+			sed 's/^/#   /' >&2
+		keep=${TMPDIR:-/tmp}/cts-fuzz-failures
+		mkdir -p "$keep" && cp "$T/$t.log" "$T"/crash-* "$T"/leak-* "$T"/timeout-* "$T"/oom-* \
+			"$keep/" 2>/dev/null
+		printf '#   log and input kept in %s\n' "$keep" >&2
 	fi
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$T/$t.log")
 	like "${runs:-0}" '^[0-9]{3,}$' "fuzz_$t: ran (${runs:-0} inputs)"
