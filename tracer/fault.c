@@ -1088,19 +1088,23 @@ static bool tracked_mapping(const struct cts_mapping *m, const struct cts_mappin
 
 /* Tag [lo, hi) but the pages holding the GOT (lazy binding's PLT stubs
  * read it at every call, a fault each on a page of shared globals) and the
- * pages learned as decided per access (own.h): those stay on access
- * breakpoints, as without faults. */
+ * pages learned as decided per access for a sleeping system call's buffer
+ * (own.h's io pages, the mprotect mechanism): the kernel writes those while
+ * others run, so they stay open, on access breakpoints. Other pages decided
+ * per access keep the deny key: every thread's access there is a fault,
+ * decided on its lines (an access breakpoint retired for the run, access.c,
+ * would miss it on key 0). */
 static int tag_except(struct cts_tracer *tr, struct target t, uint64_t lo, uint64_t hi, int prot)
 {
 	struct cts_fault *f = tr->flt;
-	size_t np = cts_own_per_access_pages(f->own, NULL, 0), n = 0;
+	size_t np = cts_own_io_pages(f->own, NULL, 0), n = 0;
 	struct range *ex = cts_xcalloc((size_t)f->nholes + np + 1, sizeof(*ex));
 	for (int i = 0; i < f->nholes; i++)
 		ex[n++] = (struct range){ (f->exe_base + f->holes[i].lo) & ~(PAGE - 1),
 					  page_up(f->exe_base + f->holes[i].hi), 0 };
 	if (np) {
 		uint64_t *pa = cts_xcalloc(np, sizeof(*pa));
-		cts_own_per_access_pages(f->own, pa, np);
+		cts_own_io_pages(f->own, pa, np);
 		for (size_t i = 0; i < np; i++)
 			ex[n++] = (struct range){ pa[i] * PAGE, (pa[i] + 1) * PAGE, 0 };
 		free(pa);
@@ -1121,16 +1125,16 @@ static int tag_except(struct cts_tracer *tr, struct target t, uint64_t lo, uint6
 	return rc;
 }
 
-/* Pages learned as decided per access after the tags were set (the fork
+/* io pages (tag_except) learned after the tags were set (the fork
  * server's): back to key 0 and access breakpoints. */
-static void untag_per_access(struct cts_tracer *tr, struct thread *th)
+static void untag_io(struct cts_tracer *tr, struct thread *th)
 {
 	struct cts_fault *f = tr->flt;
-	size_t np = cts_own_per_access_pages(f->own, NULL, 0);
+	size_t np = cts_own_io_pages(f->own, NULL, 0);
 	if (!np)
 		return;
 	uint64_t *pa = cts_xcalloc(np, sizeof(*pa));
-	cts_own_per_access_pages(f->own, pa, np);
+	cts_own_io_pages(f->own, pa, np);
 	struct target t;
 	for (size_t i = 0; i < np; i++) {
 		int prot = range_prot(f, pa[i] * PAGE);
@@ -1403,7 +1407,7 @@ int cts_fault_setup(struct cts_tracer *tr, struct thread *th)
 		prepare(tr, t);
 	}
 	if (f->on) {
-		untag_per_access(tr, th);
+		untag_io(tr, th);
 		set_pkru(tr, th, true);
 	}
 	return 0;
@@ -1598,6 +1602,8 @@ bool cts_fault_grant(struct cts_tracer *tr, struct thread *th, uint64_t addr, bo
 	struct pk *pk = cts_htab_get(f->pages, &page);
 	if (pk && f->ro && pk->key == f->ro)
 		return false; /* read by all, written by none unseen */
+	if (!pk && cts_own_is_per_access(f->own, page))
+		return false; /* every access a fault, decided on its lines */
 	if (pk) {
 		claim_page(f, page, pk);
 		const struct key *k = &f->keys[pk->key];
@@ -1638,7 +1644,8 @@ bool cts_fault_grant(struct cts_tracer *tr, struct thread *th, uint64_t addr, bo
 	while (n < RUN_AHEAD && page + n < end) {
 		const struct pk *q = cts_htab_get(f->pages, &(uint64_t){ page + n });
 		if ((q && (f->keys[q->key].state == K_LIVE || f->keys[q->key].state == K_RO)) ||
-		    !cts_fault_tracked(tr, (page + n) * PAGE))
+		    !cts_fault_tracked(tr, (page + n) * PAGE) ||
+		    cts_own_is_per_access(f->own, page + n))
 			break; /* an untracked page keeps key 0, the GOT's its read key */
 		claim_hook(f, th->num, (page + n) * PAGE, PAGE);
 		if (!cts_own_all_touched(f->own, (page + n) * PAGE, PAGE) ||
@@ -1903,7 +1910,7 @@ static bool walk_range(const struct io_walk *w, uint64_t lo, uint64_t len)
 		uint64_t a = f->tracked[i].lo > lo ? f->tracked[i].lo : lo;
 		uint64_t b = f->tracked[i].hi < hi ? f->tracked[i].hi : hi;
 		for (uint64_t p = a / PAGE; a < b && p <= (b - 1) / PAGE; p++)
-			cts_own_pend_per_access(f->own, p);
+			cts_own_pend_io(f->own, p);
 	}
 	return true;
 }

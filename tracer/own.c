@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "models/error.h"
+#include "models/htab.h"
 
 #define OWN_PREFIX "own:"
 #define KEYS_PREFIX "ownk:" /* learned with protection-key faults (fault.h) */
@@ -18,6 +19,10 @@ struct cts_own {
 	size_t nevents;
 	unsigned commits;
 	bool keys;                  /* fault mode: a different event model */
+	/* Pages decided per access because a system call that may sleep had
+	 * a buffer there (fault.c, the mprotect mechanism): learned "i0x...",
+	 * the others "p0x...". Page numbers; io_pend: this run's. */
+	struct cts_htab *io, *io_pend;
 	cts_own_hook_fn hook;       /* fault.c: claim granted pages first */
 	void *hook_arg;
 };
@@ -33,6 +38,8 @@ struct cts_own *cts_own_new(void)
 	struct cts_own *o = cts_xcalloc(1, sizeof(*o));
 	o->lines = cts_pages_new_unit(own_ordered, o, 6);
 	cts_pages_defer(o->lines);
+	o->io = cts_htab_new(sizeof(uint64_t), 0);
+	o->io_pend = cts_htab_new(sizeof(uint64_t), 0);
 	return o;
 }
 
@@ -41,6 +48,8 @@ void cts_own_free(struct cts_own *o)
 	if (!o)
 		return;
 	cts_pages_free(o->lines);
+	cts_htab_free(o->io);
+	cts_htab_free(o->io_pend);
 	free(o->events);
 	free(o);
 }
@@ -75,12 +84,15 @@ int cts_own_parse(struct cts_own *o, const char *spec)
 	}
 	while (*s) {
 		char *end;
-		bool page = *s == 'p'; /* a page decided per access */
+		bool io = *s == 'i';            /* ...for a system call's buffer */
+		bool page = *s == 'p' || io;    /* a page decided per access */
 		if (page)
 			s++;
 		unsigned long long a = strtoull(s, &end, 16);
 		if (end == s || (*end && *end != ',') || a % (page ? CTS_PAGE_SIZE : CTS_OWN_LINE))
 			return -1;
+		if (io)
+			cts_htab_put(o->io, &(uint64_t){ a / CTS_PAGE_SIZE }, NULL);
 		if (page)
 			cts_pages_learn_per_access(o->lines, a / CTS_PAGE_SIZE);
 		else
@@ -95,6 +107,7 @@ void cts_own_begin_run(struct cts_own *o, struct cts_run_state *st)
 {
 	o->st = st;
 	cts_pages_begin_run(o->lines);
+	cts_htab_clear(o->io_pend);
 	if (o->events)
 		memset(o->events, 0, o->nevents * sizeof(*o->events));
 }
@@ -187,6 +200,12 @@ enum cts_page_verdict cts_own_allocated(struct cts_own *o, int tid, uint64_t add
 void cts_own_commit(struct cts_own *o, bool everything)
 {
 	cts_pages_commit(o->lines);
+	size_t pos = 0;
+	const void *k;
+	void *v;
+	while (cts_htab_next(o->io_pend, &pos, &k, &v))
+		cts_htab_put(o->io, k, NULL);
+	cts_htab_clear(o->io_pend);
 
 	if (everything || ++o->commits >= MAX_COMMITS)
 		cts_pages_learn_all(o->lines);
@@ -209,7 +228,7 @@ char *cts_own_format(const struct cts_own *o)
 	off += (size_t)snprintf(s, cap, "%s", prefix);
 	for (size_t i = 0; i < n + np; i++)
 		off += (size_t)snprintf(s + off, cap - off, "%s%s0x%" PRIx64, i ? "," : "",
-					i < n ? "" : "p",
+					i < n ? "" : cts_htab_get(o->io, &u[i]) ? "i" : "p",
 					i < n ? u[i] * CTS_OWN_LINE : u[i] * CTS_PAGE_SIZE);
 	free(u);
 	return s;
@@ -228,6 +247,34 @@ bool cts_own_learned_in(const struct cts_own *o, uint64_t addr, uint64_t len)
 void cts_own_pend_per_access(struct cts_own *o, uint64_t page)
 {
 	cts_pages_pend_per_access(o->lines, page);
+}
+
+void cts_own_pend_io(struct cts_own *o, uint64_t page)
+{
+	cts_pages_pend_per_access(o->lines, page);
+	cts_htab_put(o->io_pend, &page, NULL);
+}
+
+bool cts_own_is_io(const struct cts_own *o, uint64_t page)
+{
+	return cts_htab_get(o->io, &page) && cts_pages_per_access(o->lines, page);
+}
+
+size_t cts_own_io_pages(const struct cts_own *o, uint64_t *out, size_t max)
+{
+	size_t np = cts_pages_learned_per_access(o->lines, NULL, 0), n = 0;
+	if (!np || !cts_htab_count(o->io))
+		return 0;
+	uint64_t *pa = cts_xcalloc(np, sizeof(*pa));
+	cts_pages_learned_per_access(o->lines, pa, np);
+	for (size_t i = 0; i < np; i++)
+		if (cts_htab_get(o->io, &pa[i])) {
+			if (n < max)
+				out[n] = pa[i];
+			n++;
+		}
+	free(pa);
+	return n;
 }
 
 size_t cts_own_per_access_pages(const struct cts_own *o, uint64_t *out, size_t max)

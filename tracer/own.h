@@ -59,8 +59,8 @@ void cts_own_claim_at(struct cts_own *o, int tid, uint64_t addr, uint64_t len, b
 /* tid's current epoch: its accesses now come before this event of its own. */
 uint32_t cts_own_epoch(struct cts_own *o, int tid);
 bool cts_own_all_touched(struct cts_own *o, uint64_t addr, uint64_t len);
-/* The pages learned as decided per access (page numbers, ascending: the
- * fault mechanism leaves them to access breakpoints); how many. */
+/* The pages learned as decided per access (page numbers, ascending; the
+ * fault mechanism denies them to every thread but io pages); how many. */
 size_t cts_own_per_access_pages(const struct cts_own *o, uint64_t *out, size_t max);
 /* Is a line of [addr, addr+len) learned, or every line? */
 bool cts_own_learned_in(const struct cts_own *o, uint64_t addr, uint64_t len);
@@ -68,6 +68,12 @@ bool cts_own_learned_in(const struct cts_own *o, uint64_t addr, uint64_t len);
 bool cts_own_is_per_access(const struct cts_own *o, uint64_t page);
 /* Learn page as decided per access when this run is voided. */
 void cts_own_pend_per_access(struct cts_own *o, uint64_t page);
+/* The same for a page holding a buffer of a system call that may sleep
+ * (the mprotect mechanism: fault.c keeps such a page open to the kernel,
+ * on no key); learned as "i0x...". io_pages: those learned, sorted. */
+void cts_own_pend_io(struct cts_own *o, uint64_t page);
+bool cts_own_is_io(const struct cts_own *o, uint64_t page);
+size_t cts_own_io_pages(const struct cts_own *o, uint64_t *out, size_t max);
 /* The learned set as a spec (a new string): line addresses, and pages
  * decided per access as p<address>. */
 char *cts_own_format(const struct cts_own *o);

@@ -16,7 +16,7 @@
 #     stacks, a free racing with a write (dpor) behave as with keys;
 #   - heap_pipe_ok: a thread asleep in read() into a heap page cannot keep
 #     the page open while others run: the run is void and the page is left
-#     to access breakpoints (p0x... in the learned set); heap_pipe's lost
+#     to access breakpoints (i0x... in the learned set); heap_pipe's lost
 #     update is found.
 . "$(dirname "$0")/lib.sh"
 plan 22
@@ -86,7 +86,7 @@ like "$out" "BUG \\(race\\).* write at worker .* free at main" "big_alloc_race: 
 
 run 300 -m break -s random -n 100 --seed 1 -q --report "$T/hp.json" -o "$T/hp" -- "$PROG/heap_pipe_ok" >/dev/null 2>&1
 r=$?
-[ $r = 0 ] && jq -e '.summary.relearned >= 1 and (.learned.lines | test("p0x"))' "$T/hp.json" >/dev/null
+[ $r = 0 ] && jq -e '.summary.relearned >= 1 and (.learned.lines | test("i0x"))' "$T/hp.json" >/dev/null
 ok $? "heap_pipe_ok: clean; the reader's buffer page, open while it slept, is learned as decided per access (exit $r, $(jq -c '[.summary.relearned, .learned.lines]' "$T/hp.json" 2>/dev/null))"
 run 300 -m break -s random -n 100 --seed 1 -q -- "$PROG/heap_pipe" >/dev/null 2>&1
 is $? 1 "heap_pipe: the lost update is found"
