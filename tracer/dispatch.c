@@ -13,6 +13,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "disasm/disasm.h"
 #include "models/error.h"
 #include "models/objmodel.h"
 #include "models/symbolize.h"
@@ -99,6 +100,14 @@ static int on_breakpoint(struct cts_tracer *tr, struct thread *th, struct cts_wa
 		return cts_access_hit(tr, th, b);
 	}
 	return -1;
+}
+
+/* Is th, just stepped over b, still inside b's rep string instruction? */
+static bool rep_unfinished(struct thread *th, const struct bp *b)
+{
+	return b->kind == BP_ACCESS && b->insn && b->insn->rep &&
+	       b->insn->access == CTS_ACC_STRING && cts_tr_getregs(th) == 0 &&
+	       th->regs.rip == b->addr && th->regs.rcx != 0;
 }
 
 /* ---- the event pump ------------------------------------------------------- */
@@ -472,6 +481,15 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 			return cts_access_probe_step(tr, th);
 		if (th->stepping_bp) {
 			struct bp *b = cts_tr_bp_find(tr, th->stepping_bp);
+			/* A rep string instruction does one element per step. Its
+			 * access was decided at its int3 for every element left
+			 * (disasm.h's string ranges), as a library call's range
+			 * is: the rest run in the same step, not one scheduling
+			 * point per element (an inlined 4 KiB memset on a freed
+			 * block's lines was 512 steps). --watch reports each
+			 * element that touches its bytes: those come back. */
+			if (b && !tr->cfg.nwatch && !tr->ct && rep_unfinished(th, b))
+				return cts_tr_single_step_over(tr, th, b, th->after_step);
 			th->stepping_bp = 0;
 			if (b && cts_tr_bp_in_text(tr, b, false))
 				cts_tr_bp_plant(tr, b);
