@@ -156,7 +156,9 @@ void cts_tr_bp_sync_server(struct cts_tracer *tr)
  * cts_access_step_over tries emulating the instruction first. */
 int cts_tr_single_step_over(struct cts_tracer *tr, struct thread *th, struct bp *b, bool after)
 {
-	if (b && b->active && cts_tr_bp_unplant(tr, b) != 0)
+	/* still out of the text when th steps on inside it (dispatch.c: a
+	 * rep string instruction's next element) */
+	if (b && b->active && th->stepping_bp != b->addr && cts_tr_bp_unplant(tr, b) != 0)
 		return -1;
 	if (cts_tr_flush_regs(th) != 0)
 		return -1;

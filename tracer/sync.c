@@ -470,8 +470,8 @@ static bool leaf_fn(int fn)
  * (own.h; not an io page, which is on no key)? */
 static bool reaches_per_access(const struct cts_tracer *tr, uint64_t start, uint64_t len)
 {
-	if (!tr->own || !len)
-		return false;
+	if (!tr->own || !len || !cts_own_per_access_pages(tr->own, NULL, 0))
+		return false; /* at every library call: none learned, no lookup */
 	uint64_t last = (start + len - 1) / CTS_PAGE_SIZE;
 	for (uint64_t p = start / CTS_PAGE_SIZE; p <= last && p < start / CTS_PAGE_SIZE + 64; p++)
 		if (cts_own_is_per_access(tr->own, p) && !cts_own_is_io(tr->own, p))
