@@ -132,6 +132,7 @@ struct cts_explore_result {
 	                           * relearn_ends): its caller begins again */
 	uint64_t spin_restarts;   /* times a systematic search began again because a run
 	                           * learned a busy-wait load (cts_run_state.learned) */
+	uint64_t quiet_repeats;   /* accesses run without a step (repeats made alone) */
 	uint64_t ncut;            /* runs the strategy cut short as redundant (a DPOR
 	                           * sleep set, a bound): the program did not finish */
 	int nlisted;              /* the first of them (at most CTS_INCONCLUSIVE_LISTED) */

@@ -316,6 +316,7 @@ static json_t *report_json(const struct cts_report_info *info, const struct cts_
 	json_object_set_new(sum, "relearned", jint(res->relearned));
 	json_object_set_new(sum, "discarded", jint(res->discarded));
 	json_object_set_new(sum, "spin_restarts", jint(res->spin_restarts));
+	json_object_set_new(sum, "quiet_repeats", jint(res->quiet_repeats));
 	json_object_set_new(sum, "complete", json_boolean(res->complete));
 	json_object_set_new(sum, "operations", ops);
 	json_object_set_new(root, "summary", sum);

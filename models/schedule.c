@@ -73,6 +73,7 @@ void cts_schedule_copy_options(struct cts_schedule *dst, const struct cts_schedu
 	dst->timeout = src->timeout;
 	dst->fail_on_exit = src->fail_on_exit;
 	dst->isolate = src->isolate;
+	dst->quiet_repeats = src->quiet_repeats;
 	free_list(&dst->watch, &dst->nwatch);
 	for (int i = 0; i < src->nwatch; i++)
 		list_add(&dst->watch, &dst->nwatch, src->watch[i]);
@@ -226,6 +227,8 @@ int cts_schedule_write(const struct cts_schedule *s, FILE *f)
 		put_key(f, "trace-lib", s->trace_libs[i]);
 	put_key(f, "instance", s->instance);
 	put_key(f, "hot-lines", s->hot_lines);
+	if (s->quiet_repeats)
+		fprintf(f, "repeats quiet\n");
 	put_key(f, "strategy", s->strategy);
 	put_key(f, "bug", s->bug);
 	fprintf(f, "steps %zu\n", s->n);
@@ -515,6 +518,14 @@ int cts_schedule_parse(const char *text, const char *name, struct cts_schedule *
 				goto out;
 			}
 			s->fail_on_exit = strcmp(val, "yes") == 0;
+			continue;
+		}
+		if (strcmp(key, "repeats") == 0) {
+			if (strcmp(val, "quiet") != 0) {
+				fail(err, errlen, name, line, "repeats wants quiet, not '%.40s'", val);
+				goto out;
+			}
+			s->quiet_repeats = true;
 			continue;
 		}
 		if (strcmp(key, "isolate") == 0) {

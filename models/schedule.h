@@ -43,6 +43,10 @@ struct cts_schedule {
 	 * from the start, "0x4040,0x4080" ("none": no line); NULL: an older
 	 * file, or cold reads off: every shared read was visible */
 	char *hot_lines;
+	/* The run made a plain access a thread repeated while it alone could
+	 * move no step (strategies/explorer.h quiet_repeats); false in older
+	 * files, which replay with every such access a step. */
+	bool quiet_repeats;
 	/* How the program was started, so --replay starts it the same way (a
 	 * symlink's name, argv[0] and the environment move main's stack). Absent
 	 * from older files: NULL. */

@@ -136,6 +136,20 @@ struct explorer {
 	bool cut_by_signal; /* an interrupt cut the run or its --check: unjudged */
 	bool held_early;  /* cfg->hold: the run stopped at hold_step */
 	bool inc_hidden_said;
+	/* Repeats made alone (cfg->quiet_repeats, docs/design.md): the plain
+	 * accesses alone_tid executed since its last other event while every
+	 * other live thread waited on something only it can end, each with
+	 * alone_writes as it was then; a repeat runs without a step. */
+	struct cts_htab *alone_seen;
+	int alone_tid;
+	uint64_t alone_writes;
+	uint64_t run_quiet;        /* this run's repeats made without a step */
+};
+
+/* A repeat is the same instruction on the same bytes, the same kind. */
+struct alone_key {
+	uint64_t pc, addr;
+	uint32_t size, op;
 };
 
 struct probe {
@@ -1758,6 +1772,136 @@ static void own_estimate(struct explorer *x, const struct cts_event *e)
 	}
 }
 
+/* ---- repeats made alone ---------------------------------------------------- */
+
+/* Can t alone move until it makes an event other than a plain access? Every
+ * other live thread waits, untimed, on what only a step can end (a lock
+ * held, a join, a condition variable, a semaphore, a parked futex wait):
+ * none spins, none is in the kernel, none stepped aside. Then whatever the
+ * others do next is ordered after t's next release (docs/design.md,
+ * "Repeats made alone"). */
+static bool alone(const struct explorer *x, int t)
+{
+	if (!x->alone_seen || t < 0 || !x->enabled[t] || x->noutside)
+		return false;
+	for (int i = 0; i < x->nlive; i++) {
+		int u = x->live[i];
+		if (u != t && x->alive[u] &&
+		    (x->enabled[u] || x->spinning[u] || x->outside[u] || x->pending[u].timed ||
+		     x->st->t[u].deferred))
+			return false;
+	}
+	return true;
+}
+
+/* A plain load or store, not on what the detectors take for a sync variable. */
+static bool plain_access(const struct explorer *x, const struct cts_event *e)
+{
+	return (e->op == CTS_OP_READ || e->op == CTS_OP_WRITE) && e->obj &&
+	       !cts_race_is_sync(x->clocks, e->obj, e->size) &&
+	       !cts_race_is_sync(x->races, e->obj, e->size);
+}
+
+static struct alone_key alone_key(const struct cts_event *e)
+{
+	struct alone_key k = { .pc = e->pc, .addr = e->obj, .size = e->size,
+			       .op = (uint32_t)e->op };
+	return k;
+}
+
+static void alone_reset(struct explorer *x, int t)
+{
+	if (cts_htab_count(x->alone_seen) > 4096) { /* clear costs its capacity */
+		cts_htab_free(x->alone_seen);
+		x->alone_seen = cts_htab_new(sizeof(struct alone_key), sizeof(uint64_t));
+	} else {
+		cts_htab_clear(x->alone_seen);
+	}
+	x->alone_tid = t;
+	x->alone_writes = 0;
+}
+
+/* A run makes at most this many repeats without a step per step of its
+ * budget: then they are steps again, so that a loop no other thread can end
+ * still meets --max-steps (with --timeout 0 nothing else would end it). */
+#define QUIET_PER_STEP 64
+
+/* May t's pending access run without a step? t has been alone since it made
+ * the same access, and, for a load, stored something since: a load repeated
+ * with no store between may be a busy-wait, which spin.c must see. */
+static bool quiet_repeat(const struct explorer *x, int t)
+{
+	if (t != x->alone_tid || !alone(x, t) || !plain_access(x, &x->pending[t]) ||
+	    x->run_quiet / QUIET_PER_STEP >= x->cfg->max_steps)
+		return false;
+	struct alone_key k = alone_key(&x->pending[t]);
+	const uint64_t *w = cts_htab_get(x->alone_seen, &k);
+	return w && (x->pending[t].op == CTS_OP_WRITE || *w != x->alone_writes);
+}
+
+/* t executed e (its pending event before the step), alone (al) or not. */
+static void alone_note(struct explorer *x, int t, const struct cts_event *e, bool al)
+{
+	if (!x->alone_seen)
+		return;
+	bool plain = al && plain_access(x, e);
+	if (!plain || t != x->alone_tid)
+		alone_reset(x, al ? t : -1);
+	if (!plain)
+		return;
+	x->alone_writes += e->op == CTS_OP_WRITE;
+	struct alone_key k = alone_key(e);
+	*(uint64_t *)cts_htab_put(x->alone_seen, &k, NULL) = x->alone_writes;
+}
+
+/* The run's time ran out in a step that began at t_step: half the run or
+ * more in it, and nothing hidden in its second half, is a loop that shows
+ * nothing, not a slow thread whose hidden accesses kept coming (GNU sort). */
+static void timed_out_in(struct explorer *x, double t_step)
+{
+	double t = now();
+	x->step_stuck = t - t_step >= (t - x->run_t0) / 2 &&
+			x->st->hid_at < t_step + (t - t_step) / 2;
+}
+
+/* Thread t's pending repeat, run without a step: no decision, nothing for
+ * the strategy or the detectors (the first of it showed them all it can);
+ * the clocks count it, as the backend's epochs do. */
+static int quiet_step(struct explorer *x, int t, uint64_t step)
+{
+	struct cts_run_state *st = x->st;
+	struct cts_event was = x->pending[t], done = was;
+	x->told[t] = false;
+	double t_step = now();
+	if (x->backend->ops->step(x->backend->be, st, t, false, &done) != 0)
+		return -1;
+	if (st->status == CTS_RUN_TIMEOUT)
+		timed_out_in(x, t_step);
+	if (st->relearn)
+		return 0;
+	x->run_quiet++;
+	if (!x->minimizing)
+		x->res->quiet_repeats++;
+	if (x->clocks) {
+		note_epoch(x, t);
+		cts_race_observe(x->clocks, &done, step);
+	}
+	alone_note(x, t, &was, true);
+	return 0;
+}
+
+/* The run hid events it should have shown: void. */
+static void run_void(struct explorer *x, struct cts_bug *bug, uint64_t step, bool *aborted)
+{
+	*aborted = true;
+	if (!x->cfg->relearn && !x->minimizing) {
+		bug->kind = CTS_BUG_DIVERGED;
+		snprintf(bug->message, sizeof(bug->message), "replay diverged: step %" PRIu64
+			 ": a write to memory the recorded run read without a scheduling point "
+			 "(its hot lines differ)", step);
+	}
+}
+
 static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 		   struct cts_inconclusive *inc, bool *aborted)
 {
@@ -1796,6 +1940,9 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 	x->norigins = 0;
 	x->run_t0 = now();
 	x->step_stuck = false;
+	if (x->alone_seen)
+		alone_reset(x, -1);
+	x->run_quiet = 0;
 	if (x->backend->ops->start(x->backend->be, st) != 0)
 		return backend_failed(x);
 	while (st->status == CTS_RUN_ACTIVE) {
@@ -1807,7 +1954,7 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 		}
 		/* --time bounds the session, a long run too (a clock read every
 		 * 64 steps); a minimization's replays are bounded by count. */
-		if (cfg->time_limit > 0 && !x->minimizing && !(step & 63) &&
+		if (cfg->time_limit > 0 && !x->minimizing && !((step + x->run_quiet) & 63) &&
 		    now() - x->start >= cfg->time_limit) {
 			x->out_of_time = true;
 			*aborted = true;
@@ -1832,6 +1979,15 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 			}
 			if (w > 0 || st->status != CTS_RUN_ACTIVE)
 				continue;
+		}
+		if (n == 1 && quiet_repeat(x, last)) {
+			if (quiet_step(x, last, step) != 0)
+				return backend_failed(x);
+			if (st->relearn) {
+				run_void(x, bug, step, aborted);
+				break;
+			}
+			continue;
 		}
 		if (n == 0) {
 			bug->kind = livelock ? CTS_BUG_LIVELOCK : CTS_BUG_DEADLOCK;
@@ -1868,6 +2024,7 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 			.restricted = cfg->instance &&
 				      cts_instance_restrict(cfg->instance, last, x->enabled, x->live,
 							    x->nlive, st->nthreads),
+			.quiet = x->run_quiet,
 		};
 		if (cts_verbosity >= 3)
 			debug_point(x, run, step);
@@ -1942,28 +2099,17 @@ static int one_run(struct explorer *x, uint64_t run, struct cts_bug *bug,
 				break;
 		}
 		x->told[c] = false;
+		bool al = alone(x, c);
 		double t_step = now();
 		if (x->backend->ops->step(x->backend->be, st, c, give_up, &done) != 0)
 			return backend_failed(x);
-		if (st->status == CTS_RUN_TIMEOUT) {
-			/* Half the run or more in this step, and nothing hidden in
-			 * its second half: a loop that shows nothing, not a slow
-			 * thread whose hidden accesses kept coming (GNU sort). */
-			double t = now();
-			x->step_stuck = t - t_step >= (t - x->run_t0) / 2 &&
-					st->hid_at < t_step + (t - t_step) / 2;
-		}
+		if (st->status == CTS_RUN_TIMEOUT)
+			timed_out_in(x, t_step);
 		if (st->relearn) {
-			/* The run hid events it should have shown: void. */
-			*aborted = true;
-			if (!cfg->relearn && !x->minimizing) {
-				bug->kind = CTS_BUG_DIVERGED;
-				snprintf(bug->message, sizeof(bug->message), "replay diverged: step %"
-					 PRIu64 ": a write to memory the recorded run read without a "
-					 "scheduling point (its hot lines differ)", step);
-			}
+			run_void(x, bug, step, aborted);
 			break;
 		}
+		alone_note(x, c, &x->pending[c], al);
 		cts_objmodel_apply(x->model, &done);
 		struct cts_spin_step sp;
 		cts_spin_executed(x->spin, &done, step, &sp);
@@ -2391,6 +2537,8 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 		x.races = cfg->race_detector ? cfg->race_detector : cts_race_new();
 	if (cfg->clocks)
 		x.clocks = cts_race_new();
+	if (cfg->quiet_repeats)
+		x.alone_seen = cts_htab_new(sizeof(struct alone_key), sizeof(uint64_t));
 	if (x.races && !cfg->races_catch) {
 		x.pages = cts_pages_new(own_ordered, x.races);
 		x.lines = cts_pages_new_unit(own_ordered, x.races, 6);
@@ -2527,7 +2675,7 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 			active_run(&x, run, &bug);
 		struct cts_run_summary sum = {
 			.run = run, .steps = bug.steps, .bug = bug.kind != CTS_BUG_NONE,
-			.aborted = aborted || run_inc,
+			.aborted = aborted || run_inc, .quiet = x.run_quiet,
 		};
 		strategy->ops->end_run(strategy, &sum);
 		/* The run learned a busy-wait load mid-way: from now on every run
@@ -2630,6 +2778,7 @@ int cts_explore(const struct cts_explorer_config *cfg, struct cts_backend *backe
 		free(x.evep[i].ep);
 	free(x.evep);
 	cts_race_free(x.clocks);
+	cts_htab_free(x.alone_seen);
 	free(x.origins);
 	free(x.race_steps);
 	cts_schedule_free(x.sched);

@@ -76,6 +76,9 @@ struct cts_explorer_config {
 	bool relearn;             /* a run that ends with st->relearn is run again after
 	                           * backend->relearn, the strategy restarted (its
 	                           * restart op); false: such a run is a divergence */
+	bool quiet_repeats;       /* a plain access a thread repeats while it alone can
+	                           * move is no step (docs/design.md, "Repeats made
+	                           * alone"; recorded in schedules: cts_schedule) */
 	bool relearn_ends;        /* ...or, after backend->relearn, the search ends there
 	                           * (res->relearn_ended): --instances, whose tiling counted
 	                           * the events of the smaller set, begins again whole */

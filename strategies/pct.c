@@ -47,6 +47,8 @@ struct pct_strategy {
 	int d;
 	uint64_t k;                      /* estimated steps per run */
 	uint64_t change[PCT_MAX_DEPTH];  /* change[i] = step of change point i (1..d-1) */
+	uint64_t next;                   /* the clock of the next decision if no access
+	                                  * runs without a step before it */
 	uint64_t yield_floor;            /* the last yielder's priority this run */
 	struct pct_thread *th;           /* [nknown]: threads 0..nknown-1 have one */
 	int nknown;
@@ -58,6 +60,7 @@ static bool pct_begin(struct cts_strategy *s, uint64_t run)
 	struct pct_strategy *p = (struct pct_strategy *)s;
 	cts_rng_seed(&p->rng, s->cfg.seed * 0x100000001B3ull + run);
 	p->nknown = 0;
+	p->next = 0;
 	p->yield_floor = YIELD_BAND;
 	for (int i = 1; i < p->d; i++)
 		p->change[i] = p->k ? cts_rng_below(&p->rng, p->k) : UINT64_MAX;
@@ -89,13 +92,20 @@ again:
 			best = t;
 	if (best < 0)
 		return -1;
+	/* Change points count every access, those run without a step too (a
+	 * thread's repeats while it alone can move): one that falls among
+	 * them takes effect at the next decision, as it did when each was a
+	 * step whose only choice was that thread. */
+	uint64_t clock = pt->step + pt->quiet, from = p->next < clock ? p->next : clock;
 	for (int i = 1; i < p->d; i++) {
-		if (p->change[i] == pt->step && p->th[best].prio > CHANGE_BAND + (uint64_t)i) {
+		if (p->change[i] >= from && p->change[i] <= clock &&
+		    p->th[best].prio > CHANGE_BAND + (uint64_t)i) {
 			p->th[best].prio = CHANGE_BAND + (uint64_t)i;
 			p->change[i] = UINT64_MAX; /* fire once */
 			goto again;
 		}
 	}
+	p->next = clock + 1;
 	return best;
 }
 
@@ -140,8 +150,8 @@ static void pct_executed(struct cts_strategy *s, const struct cts_sched_point *p
 static void pct_end(struct cts_strategy *s, const struct cts_run_summary *sum)
 {
 	struct pct_strategy *p = (struct pct_strategy *)s;
-	if (!sum->aborted && sum->steps > p->k)
-		p->k = sum->steps;
+	if (!sum->aborted && sum->steps + sum->quiet > p->k)
+		p->k = sum->steps + sum->quiet;
 }
 
 static bool pct_complete(const struct cts_strategy *s)

@@ -37,6 +37,10 @@ struct cts_sched_point {
 	 * here: the thread that ran last may not be preempted at this point. */
 	bool restricted;
 	bool instance;   /* every run is restricted to an instance */
+	/* Accesses this run made without a step so far (repeats made alone,
+	 * strategies/explorer.h): step + quiet counts every access, as the
+	 * steps did without them. */
+	uint64_t quiet;
 };
 
 /* Loop over the threads that may be alive at pt (see live above). */
@@ -50,6 +54,7 @@ struct cts_run_summary {
 	uint64_t steps;     /* decisions made */
 	bool bug;           /* an oracle fired */
 	bool aborted;       /* run cut short (step budget, timeout, divergence) */
+	uint64_t quiet;     /* accesses run without a step (cts_sched_point.quiet) */
 };
 
 /* Calling contexts (--context K): fills ret[0..k) with the return addresses

@@ -518,6 +518,7 @@ static void merge(struct cts_explore_result *tot, struct cts_explore_result *par
 	tot->relearned += part->relearned;
 	tot->discarded += part->discarded;
 	tot->spin_restarts += part->spin_restarts;
+	tot->quiet_repeats += part->quiet_repeats;
 	tot->ncut += part->ncut;
 	for (size_t op = 0; op < sizeof(tot->ops) / sizeof(tot->ops[0]); op++)
 		tot->ops[op] += part->ops[op];

@@ -1409,6 +1409,11 @@ int main(int argc, char **argv)
 		 stdio_sub[1] >= 0 ? "file" : cli.output ? cts_native_fd_kind(2) : "null");
 	cts_schedule_set(&options->stdio, kinds);
 	options->isolate = iso != NULL;
+	/* Repeats made alone run without a step where a void run can be run
+	 * again (the same searches as cold reads); a replay does as its
+	 * schedule says. CTS_NO_QUIET_REPEATS=1: every one a step. */
+	options->quiet_repeats = cli.replay ? sched && sched->quiet_repeats :
+				 cold && !getenv("CTS_NO_QUIET_REPEATS");
 	for (int i = 0; i < cli.nwatch; i++)
 		cts_schedule_add_watch(options, watch[i]);
 	for (int i = 0; i < cli.ntrace_libs; i++)
@@ -1429,7 +1434,7 @@ int main(int argc, char **argv)
 		.races = catching ? races - CTS_RACES_FAIL : races, .races_catch = catching,
 		.self = self_path(argv[0]), .options = options,
 		.check = cli.check, .check_timeout = cli.timeout, .instance = instance, .coverage = coverage, .split = split,
-		.relearn = cold && !cli.replay,
+		.relearn = cold && !cli.replay, .quiet_repeats = options->quiet_repeats,
 		/* State matching keys a marking by what the runs show: a value
 		 * handed from thread to thread unseen (a hand-off, models/pages.h)
 		 * would be state it cannot see. With no clocks there are no

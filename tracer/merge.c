@@ -657,6 +657,7 @@ void cts_merge_carry(json_t *into, const json_t *from)
 	if (json_is_object(sum)) {
 		add_int(sum, "relearned", fs);
 		add_int(sum, "spin_restarts", fs);
+		add_int(sum, "quiet_repeats", fs);
 		add_int(sum, "discarded", fs);
 		json_object_set_new(sum, "discarded", json_integer(sat_add(geti(sum, "discarded"),
 									   geti(from, "runs"))));

@@ -314,8 +314,9 @@ static void test_options(void)
 	struct cts_schedule *s = cts_schedule_new(), *l = NULL, *c = cts_schedule_new();
 	const char *p = path_of("options.sched");
 
-	tap_ok(s->timeout < 0 && s->fail_on_exit < 0 && !s->races && !s->max_steps,
-	       "a new schedule records no options");
+	tap_ok(s->timeout < 0 && s->fail_on_exit < 0 && !s->races && !s->max_steps &&
+	       !s->quiet_repeats, "a new schedule records no options");
+	s->quiet_repeats = true;
 	cts_schedule_set(&s->races, "fail");
 	s->max_steps = 1234;
 	s->timeout = 0.25;
@@ -333,11 +334,12 @@ static void test_options(void)
 		tap_diag("%s", ERR);
 	tap_ok(l && strcmp(l->races, "fail") == 0 && l->max_steps == 1234 && l->timeout == 0.25 &&
 	       l->fail_on_exit == 1 && l->nwatch == 4 && strcmp(l->watch[1], "0x601040:8") == 0 &&
-	       l->ntrace_libs == 1 && strcmp(l->trace_libs[0], "lib with space%") == 0,
-	       "races, max-steps, timeout, fail-on-exit, watch and trace-lib round-trip");
+	       l->ntrace_libs == 1 && strcmp(l->trace_libs[0], "lib with space%") == 0 &&
+	       l->quiet_repeats,
+	       "races, max-steps, timeout, fail-on-exit, watch, trace-lib and repeats round-trip");
 	cts_schedule_copy_options(c, s);
 	tap_ok(strcmp(c->races, "fail") == 0 && c->max_steps == 1234 && c->nwatch == 4 &&
-	       c->ntrace_libs == 1 && c->fail_on_exit == 1 && !c->program,
+	       c->ntrace_libs == 1 && c->fail_on_exit == 1 && c->quiet_repeats && !c->program,
 	       "copy_options copies the options and nothing else");
 	cts_schedule_free(l);
 	cts_schedule_free(c);

@@ -27,6 +27,7 @@ struct outcome {
 	char message[1024];
 	struct cts_search_stats stats;
 	int rc;
+	uint64_t steps, quiet;
 };
 
 /* Final states seen (memory of a few variables, and whether a bug ended the
@@ -58,6 +59,7 @@ static void finals_end(void *ctx, const struct cts_run_summary *sum)
 }
 
 static uint64_t run_limit;   /* runs per exploration, 0 = until complete */
+static bool quiet_on;        /* cts_explorer_config.quiet_repeats */
 
 static struct outcome run(struct cts_sim *sim, enum cts_search_kind kind, int bound, bool stop_on_bug,
 			  uint64_t max_steps, struct finals *fin)
@@ -71,7 +73,8 @@ static struct outcome run(struct cts_sim *sim, enum cts_search_kind kind, int bo
 	}
 	struct cts_strategy *s = cts_search_create(kind, &sc, fin ? &hooks : NULL);
 	struct cts_explorer_config cfg = { .runs = run_limit, .max_steps = max_steps,
-					   .stop_on_bug = stop_on_bug, .quiet = true, .log = tap_quiet_log() };
+					   .stop_on_bug = stop_on_bug, .quiet = true, .log = tap_quiet_log(),
+					   .quiet_repeats = quiet_on };
 	struct cts_explore_result res;
 	o.rc = cts_sim_explore(sim, &cfg, s, &res);
 	if (o.rc)
@@ -80,6 +83,8 @@ static struct outcome run(struct cts_sim *sim, enum cts_search_kind kind, int bo
 	o.complete = res.complete;
 	o.nbugs = res.nbugs;
 	o.inconclusive = res.ninconclusive;
+	o.steps = res.steps;
+	o.quiet = res.quiet_repeats;
 	if (res.nbugs) {
 		o.kind = res.bugs[0].kind;
 		snprintf(o.message, sizeof(o.message), "%s", res.bugs[0].message);
@@ -342,23 +347,48 @@ static void test_bugs(void)
 }
 
 /* DPOR must reach every final state DFS reaches and never run more. */
+/* The next script of dir, loaded (NULL when none is left), its file name
+ * in *name. */
+static struct cts_sim *next_script(DIR *dir, const char **name)
+{
+	struct dirent *de;
+	while ((de = readdir(dir))) {
+		size_t n = strlen(de->d_name);
+		struct cts_sim *sim = n >= 5 && strcmp(de->d_name + n - 4, ".sim") == 0 ?
+				      load(de->d_name) : NULL;
+		if (sim) {
+			*name = de->d_name;
+			return sim;
+		}
+	}
+	return NULL;
+}
+
+/* The same final states, in any order. */
+static bool same_finals(const struct finals *a, const struct finals *b)
+{
+	bool same = a->n == b->n;
+	for (int i = 0; same && i < a->n; i++) {
+		bool found = false;
+		for (int j = 0; j < b->n; j++)
+			found |= strcmp(a->seen[i], b->seen[j]) == 0;
+		same = found;
+	}
+	return same;
+}
+
 static void test_dpor_vs_dfs(void)
 {
 	static const char *const vars[] = { "x", "y", "a", "miss", "got", "ready", "p", "q", NULL };
 	static struct finals fd = { .vars = vars }, fp = { .vars = vars };
 	DIR *dir = opendir(simdir);
-	struct dirent *de;
+	struct cts_sim *sim;
+	const char *name;
 	int checked = 0;
 
 	if (!tap_ok(dir != NULL, "open %s", simdir))
 		return;
-	while ((de = readdir(dir))) {
-		size_t n = strlen(de->d_name);
-		if (n < 5 || strcmp(de->d_name + n - 4, ".sim"))
-			continue;
-		struct cts_sim *sim = load(de->d_name);
-		if (!sim)
-			continue;
+	while ((sim = next_script(dir, &name))) {
 		/* benchmarks: two workers, or one where dfs would take too long */
 		cts_sim_set_const(sim, "N", 2);
 		run_limit = 100000;
@@ -367,21 +397,57 @@ static void test_dpor_vs_dfs(void)
 		if (!a.complete && cts_sim_set_const(sim, "N", 1))
 			a = run(sim, CTS_SEARCH_DFS, 0, false, 10000, &fd);
 		struct outcome b = run(sim, CTS_SEARCH_DPOR, 0, false, 10000, &fp);
-		bool same = fd.n == fp.n;
-		for (int i = 0; same && i < fd.n; i++) {
-			bool found = false;
-			for (int j = 0; j < fp.n; j++)
-				found |= strcmp(fd.seen[i], fp.seen[j]) == 0;
-			same = found;
-		}
+		bool same = same_finals(&fd, &fp);
 		tap_ok(a.complete && b.complete && b.runs <= a.runs && same,
 		       "%s: dpor %" PRIu64 " <= dfs %" PRIu64 " runs, same %d final states",
-		       de->d_name, b.runs, a.runs, fd.n);
+		       name, b.runs, a.runs, fd.n);
 		cts_sim_free(sim);
 		checked++;
 	}
 	closedir(dir);
 	tap_ok(checked >= 10, "checked %d scripts", checked);
+}
+
+/* Repeats made alone (strategies/explorer.h quiet_repeats: a plain access a
+ * thread repeats while it alone can move is no step) change no outcome:
+ * for every script dpor reaches the same final states in the same runs,
+ * as complete, as without them; alone_loop.sim, made for them, in fewer
+ * steps. */
+static void test_quiet_repeats(void)
+{
+	static const char *const vars[] = { "x", "y", "a", "lo", "hi", "got", "ready", "p", NULL };
+	static struct finals fa = { .vars = vars }, fb = { .vars = vars };
+	DIR *dir = opendir(simdir);
+	struct cts_sim *sim;
+	const char *name;
+	int checked = 0;
+	uint64_t quiet = 0;
+
+	if (!tap_ok(dir != NULL, "open %s", simdir))
+		return;
+	while ((sim = next_script(dir, &name))) {
+		cts_sim_set_const(sim, "N", 2);
+		run_limit = 20000;
+		quiet_on = false;
+		struct outcome a = run(sim, CTS_SEARCH_DPOR, 0, false, 10000, &fa);
+		quiet_on = true;
+		struct outcome b = run(sim, CTS_SEARCH_DPOR, 0, false, 10000, &fb);
+		quiet_on = false;
+		run_limit = 0;
+		bool same = same_finals(&fa, &fb);
+		tap_ok(same && a.runs == b.runs && a.complete == b.complete && a.nbugs == b.nbugs &&
+		       b.steps + b.quiet == a.steps,
+		       "%s: dpor with repeats made alone: %" PRIu64 " runs, %d final states, "
+		       "complete %d, %" PRIu64 " of %" PRIu64 " steps quiet",
+		       name, b.runs, fb.n, b.complete, b.quiet, a.steps);
+		if (strcmp(name, "alone_loop.sim") == 0)
+			quiet = b.quiet;
+		cts_sim_free(sim);
+		checked++;
+	}
+	closedir(dir);
+	tap_ok(checked >= 10 && quiet > 0, "checked %d scripts; alone_loop.sim: %" PRIu64
+	       " accesses without a step", checked, quiet);
 }
 
 /* dpor runs every Mazurkiewicz trace: the traces of its uncut runs (as
@@ -901,6 +967,7 @@ int main(int argc, char **argv)
 	test_bounded_counts();
 	test_bugs();
 	test_dpor_vs_dfs();
+	test_quiet_repeats();
 	test_dpor_traces();
 	test_random_traces();
 	test_benchmarks();
