@@ -1615,13 +1615,18 @@ int main(int argc, char **argv)
 				snprintf(disc, sizeof(disc), "; %" PRIu64 " run%s discarded when the "
 					 "search began again on more shared lines", res.discarded,
 					 res.discarded == 1 ? "" : "s");
+			char quiet[128] = "";
+			if (res.quiet_repeats) /* not steps, not in the operations */
+				snprintf(quiet, sizeof(quiet), "; %" PRIu64 " repeated access%s made "
+					 "no step (only its thread could move)", res.quiet_repeats,
+					 res.quiet_repeats == 1 ? "" : "es");
 			fprintf(stderr, "cts-trace: covered: %" PRIu64 " %s, %d distinct bug%s, %d race%s, "
-				"%s, %s; visible operations: %s%s%s\n", res.runs,
+				"%s, %s; visible operations: %s%s%s%s\n", res.runs,
 				systematic ? "schedules" : "runs", nreal, nreal == 1 ? "" : "s", nraces,
 				nraces == 1 ? "" : "s", incs,
 				!systematic ? "sampled (not a complete search)" :
 				res.complete ? "search complete" : "search not complete",
-				cts_explore_ops_str(&res, ops, sizeof(ops)), cut, disc);
+				cts_explore_ops_str(&res, ops, sizeof(ops)), cut, disc, quiet);
 		}
 		status = nreal ? EXIT_BUG :
 			 cli.fail_on_inconclusive && (res.ninconclusive || div) ? EXIT_INCONCLUSIVE :

@@ -15,7 +15,7 @@
 #     every repeat a step (no key: an older file) replays as it was made;
 #     a bad value is refused.
 . "$(dirname "$0")/lib.sh"
-plan 10
+plan 11
 
 run() { local q=$1 s=$2; shift 2; env ${q:+CTS_NO_QUIET_REPEATS=1} timeout -k 2 "$(slow "$s")" "$CTS" "$@"; }
 sig() { jq -c '[.summary.runs, .steps, .summary.quiet_repeats, .summary.cut, .complete]' "$1"; }
@@ -39,8 +39,10 @@ run 1 300 -q --no-minimize -m break -s random -n 5 --seed 1 --report "$T/r5s.jso
 [ $r = 0 ] && [ $(( $(jq .steps "$T/r5.json") * 10 )) -lt "$(jq .steps "$T/r5s.json")" ] &&
 	[ "$(jq .summary.races "$T/r5.json")" = "$(jq .summary.races "$T/r5s.json")" ]
 ok $? "alone_race_ok (random, 5 runs): clean, the same races, a tenth of the steps or less ($(sig "$T/r5.json") against $(sig "$T/r5s.json"))"
-run "" 300 -q -m break -s pct -n 5 --seed 1 -- "$PROG/alone_race_ok" >/dev/null 2>&1
+out=$(run "" 300 -m break -s pct -n 5 --seed 1 -- "$PROG/alone_race_ok" 2>&1 >/dev/null)
 is $? 0 "alone_race_ok: clean (pct, 5 runs)"
+like "$out" "covered: 5 runs, .*; [0-9]+ repeated accesses made no step \\(only its thread could move\\)$" \
+	"the summary counts the repeats that made no step"
 
 run "" 300 -q -m break -s dpor -n 0 --seed 1 --report "$T/dq.json" -- "$PROG/alone_race_ok" 2 10 >/dev/null 2>&1
 rq=$?
