@@ -6,6 +6,7 @@
 #include <string.h>
 #include "models/error.h"
 #include "models/hapset.h"
+#include "models/htab.h"
 #include "models/report.h"
 
 #define HS_CTX 4          /* longest context (= CTS_CTX_MAX) */
@@ -14,10 +15,8 @@
 
 enum kind { K_READ, K_WRITE, K_ACQ, K_WAIT, K_NOTIFY };
 
-struct skey {             /* (pc, context) -> statement */
+struct skey {             /* (pc, context), the key of a statement's id */
 	uint64_t pc, ctx[HS_CTX];
-	uint32_t id;
-	bool used;
 };
 
 struct strent {           /* interned statement text -> id */
@@ -32,8 +31,7 @@ struct last {
 	uint32_t seq;         /* position in the object's history this run */
 };
 
-struct obj {
-	uint64_t key;         /* 0 = empty */
+struct obj {              /* the value of an object's key */
 	int n;
 	uint32_t seq;
 	struct last l[HS_LAST];
@@ -46,32 +44,20 @@ struct point {
 struct cts_hapset {
 	cts_hapset_describe_fn describe;
 	void *dctx;
-	struct skey *keys;
-	size_t kcap, kn;
+	struct cts_htab *keys;  /* struct skey -> uint32_t statement id */
 	struct strent *strs;  /* open addressing by text */
 	size_t scap, sn;
 	char **text;          /* id -> text */
 	uint32_t *inpair;     /* id -> pairs it is part of */
 	size_t ntext, textcap;
-	uint64_t *pairs;      /* ((st + 1) << 32 | (pred + 1)), open addressing */
-	size_t pcap, pn;
+	struct cts_htab *pairs; /* the set of ((st + 1) << 32 | (pred + 1)) */
 	uint64_t nstmts;      /* statements in some pair */
 	uint64_t *fresh;      /* this run's new pairs, committed if it ends well */
 	size_t nfresh, freshcap;
-	struct obj *objs;     /* this run's last events per object */
-	size_t ocap, on;
+	struct cts_htab *objs;  /* this run's last events per object: key -> struct obj */
 	struct point *series;
 	size_t nseries, seriescap;
 };
-
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ull;
-	return x ^ (x >> 33);
-}
 
 static uint64_t str_hash(const char *p)
 {
@@ -84,6 +70,9 @@ static uint64_t str_hash(const char *p)
 struct cts_hapset *cts_hapset_new(cts_hapset_describe_fn describe, void *describe_ctx)
 {
 	struct cts_hapset *h = cts_xcalloc(1, sizeof(*h));
+	h->keys = cts_htab_new(sizeof(struct skey), sizeof(uint32_t));
+	h->pairs = cts_htab_new(sizeof(uint64_t), 0);
+	h->objs = cts_htab_new(sizeof(uint64_t), sizeof(struct obj));
 	h->describe = describe;
 	h->dctx = describe_ctx;
 	return h;
@@ -98,22 +87,22 @@ void cts_hapset_free(struct cts_hapset *h)
 	free(h->text);
 	free(h->inpair);
 	free(h->strs);
-	free(h->keys);
-	free(h->pairs);
+	cts_htab_free(h->keys);
+	cts_htab_free(h->pairs);
 	free(h->fresh);
-	free(h->objs);
+	cts_htab_free(h->objs);
 	free(h->series);
 	free(h);
 }
 
 void cts_hapset_forget(struct cts_hapset *h)
 {
-	if (h->pcap)
-		memset(h->pairs, 0, h->pcap * sizeof(*h->pairs));
+	cts_htab_clear(h->pairs);
+	cts_htab_clear(h->objs);
 	if (h->ntext)
 		memset(h->inpair, 0, h->ntext * sizeof(*h->inpair));
-	h->pn = h->nstmts = 0;
-	h->nfresh = h->on = h->nseries = 0;
+	h->nstmts = 0;
+	h->nfresh = h->nseries = 0;
 }
 
 /* ---- statements ---- */
@@ -166,50 +155,25 @@ static void position(struct cts_hapset *h, uint64_t pc, char *buf, size_t len)
 	snprintf(buf, len, "0x%" PRIx64, pc);
 }
 
-static uint64_t key_hash(uint64_t pc, const uint64_t *ctx)
-{
-	uint64_t x = mix(pc);
-	for (int i = 0; i < HS_CTX; i++)
-		x = mix(x ^ ctx[i]);
-	return x;
-}
-
 uint32_t cts_hapset_stmt(struct cts_hapset *h, uint64_t pc, const uint64_t *ctx, int k)
 {
-	uint64_t c[HS_CTX] = { 0 };
+	struct skey key = { .pc = pc };
 	for (int i = 0; ctx && i < k && i < HS_CTX; i++)
-		c[i] = ctx[i];
-	if (2 * (h->kn + 1) > h->kcap) {
-		size_t ocap = h->kcap, ncap = ocap ? 2 * ocap : 1024;
-		struct skey *old = h->keys;
-		h->keys = cts_xcalloc(ncap, sizeof(*h->keys));
-		h->kcap = ncap;
-		for (size_t i = 0; i < ocap; i++) {
-			if (!old[i].used)
-				continue;
-			size_t j = key_hash(old[i].pc, old[i].ctx) & (ncap - 1);
-			while (h->keys[j].used)
-				j = (j + 1) & (ncap - 1);
-			h->keys[j] = old[i];
-		}
-		free(old);
-	}
-	size_t j = key_hash(pc, c) & (h->kcap - 1);
-	for (; h->keys[j].used; j = (j + 1) & (h->kcap - 1))
-		if (h->keys[j].pc == pc && memcmp(h->keys[j].ctx, c, sizeof(c)) == 0)
-			return h->keys[j].id;
+		key.ctx[i] = ctx[i];
+	const uint32_t *known = cts_htab_get(h->keys, &key);
+	if (known)
+		return *known;
 	/* A new (pc, context): its text names it across runs and builds. */
 	char text[1024], pos[300];
 	position(h, pc, text, sizeof(text));
-	for (int i = 0; i < HS_CTX && c[i]; i++) {
-		position(h, c[i] - 1, pos, sizeof(pos));
+	for (int i = 0; i < HS_CTX && key.ctx[i]; i++) {
+		position(h, key.ctx[i] - 1, pos, sizeof(pos));
 		size_t n = strlen(text);
 		snprintf(text + n, sizeof(text) - n, "|%s", pos);
 	}
-	h->keys[j] = (struct skey){ .pc = pc, .id = intern(h, text), .used = true };
-	memcpy(h->keys[j].ctx, c, sizeof(c));
-	h->kn++;
-	return h->keys[j].id;
+	uint32_t id = intern(h, text);
+	*(uint32_t *)cts_htab_put(h->keys, &key, NULL) = id;
+	return id;
 }
 
 /* ---- pairs ---- */
@@ -219,36 +183,18 @@ static uint64_t pair_key(uint32_t st, uint32_t pred)
 	return ((uint64_t)st + 1) << 32 | ((uint64_t)pred + 1);
 }
 
-static size_t pair_slot(const struct cts_hapset *h, uint64_t key)
-{
-	size_t j = mix(key) & (h->pcap - 1);
-	while (h->pairs[j] && h->pairs[j] != key)
-		j = (j + 1) & (h->pcap - 1);
-	return j;
-}
-
 bool cts_hapset_has(const struct cts_hapset *h, uint32_t st, uint32_t pred)
 {
-	return h->pcap && h->pairs[pair_slot(h, pair_key(st, pred))] != 0;
+	uint64_t key = pair_key(st, pred);
+	return cts_htab_get(h->pairs, &key) != NULL;
 }
 
 static void add_pair(struct cts_hapset *h, uint64_t key)
 {
-	if (2 * (h->pn + 1) > h->pcap) {
-		size_t ocap = h->pcap, ncap = ocap ? 2 * ocap : 1024;
-		uint64_t *old = h->pairs;
-		h->pairs = cts_xcalloc(ncap, sizeof(*h->pairs));
-		h->pcap = ncap;
-		for (size_t i = 0; i < ocap; i++)
-			if (old[i])
-				h->pairs[pair_slot(h, old[i])] = old[i];
-		free(old);
-	}
-	size_t j = pair_slot(h, key);
-	if (h->pairs[j])
+	bool added;
+	cts_htab_put(h->pairs, &key, &added);
+	if (!added)
 		return;
-	h->pairs[j] = key;
-	h->pn++;
 	uint32_t ids[2] = { (uint32_t)(key >> 32) - 1, (uint32_t)key - 1 };
 	for (int i = 0; i < 2; i++)
 		if (h->inpair[ids[i]]++ == 0)
@@ -262,38 +208,14 @@ uint64_t cts_hapset_statements(const struct cts_hapset *h)
 
 uint64_t cts_hapset_pairs(const struct cts_hapset *h)
 {
-	return h->pn;
+	return cts_htab_count(h->pairs);
 }
 
 /* ---- learnHapsets ---- */
 
 static struct obj *obj_at(struct cts_hapset *h, uint64_t key)
 {
-	if (2 * (h->on + 1) > h->ocap) {
-		size_t ocap = h->ocap, ncap = ocap ? 2 * ocap : 1024;
-		struct obj *old = h->objs;
-		h->objs = cts_xcalloc(ncap, sizeof(*h->objs));
-		h->ocap = ncap;
-		for (size_t i = 0; i < ocap; i++) {
-			if (!old[i].key)
-				continue;
-			size_t j = mix(old[i].key) & (ncap - 1);
-			while (h->objs[j].key)
-				j = (j + 1) & (ncap - 1);
-			h->objs[j] = old[i];
-		}
-		free(old);
-	}
-	size_t j = mix(key) & (h->ocap - 1);
-	while (h->objs[j].key && h->objs[j].key != key)
-		j = (j + 1) & (h->ocap - 1);
-	if (!h->objs[j].key) {
-		h->objs[j].key = key;
-		h->objs[j].n = 0;
-		h->objs[j].seq = 0;
-		h->on++;
-	}
-	return &h->objs[j];
+	return cts_htab_put(h->objs, &key, NULL); /* a new one zeroed */
 }
 
 static bool conflict(uint8_t a, uint8_t b)
@@ -394,9 +316,7 @@ void cts_hapset_learn(struct cts_hapset *h, const struct cts_event *ev, uint32_t
 void cts_hapset_drop_run(struct cts_hapset *h)
 {
 	h->nfresh = 0;
-	if (h->objs)
-		memset(h->objs, 0, h->ocap * sizeof(*h->objs));
-	h->on = 0;
+	cts_htab_clear(h->objs);
 }
 
 void cts_hapset_end_run(struct cts_hapset *h, uint64_t run, bool good)
@@ -409,7 +329,7 @@ void cts_hapset_end_run(struct cts_hapset *h, uint64_t run, bool good)
 		h->series = cts_xgrow(h->series, h->seriescap, ncap, sizeof(*h->series));
 		h->seriescap = ncap;
 	}
-	h->series[h->nseries++] = (struct point){ run, h->nstmts, h->pn };
+	h->series[h->nseries++] = (struct point){ run, h->nstmts, cts_htab_count(h->pairs) };
 }
 
 /* ---- JSON ---- */
@@ -418,7 +338,7 @@ json_t *cts_hapset_report(const struct cts_hapset *h)
 {
 	json_t *o = json_object(), *a = json_array();
 	json_object_set_new(o, "statements", json_integer((json_int_t)h->nstmts));
-	json_object_set_new(o, "pairs", json_integer((json_int_t)h->pn));
+	json_object_set_new(o, "pairs", json_integer((json_int_t)cts_htab_count(h->pairs)));
 	for (size_t i = 0; i < h->nseries; i++) {
 		json_t *p = json_object();
 		json_object_set_new(p, "run", json_integer((json_int_t)h->series[i].run));
@@ -466,12 +386,14 @@ int cts_hapset_save(const struct cts_hapset *h, const char *path, char *err, siz
 {
 	json_t *o = json_object(), *a = json_array();
 	json_object_set_new(o, "hapset", json_integer(1));
-	for (size_t i = 0; i < h->pcap; i++) {
-		if (!h->pairs[i])
-			continue;
+	size_t pos = 0;
+	const void *k;
+	void *v;
+	while (cts_htab_next(h->pairs, &pos, &k, &v)) {
+		uint64_t pair = *(const uint64_t *)k;
 		json_t *p = json_object();
-		json_object_set_new(p, "stmt", stmt_json(h->text[(h->pairs[i] >> 32) - 1]));
-		json_object_set_new(p, "pred", stmt_json(h->text[(uint32_t)h->pairs[i] - 1]));
+		json_object_set_new(p, "stmt", stmt_json(h->text[(pair >> 32) - 1]));
+		json_object_set_new(p, "pred", stmt_json(h->text[(uint32_t)pair - 1]));
 		json_array_append_new(a, p);
 	}
 	json_object_set_new(o, "pairs", a);
