@@ -1258,9 +1258,18 @@ static bool own_stack(struct cts_tracer *tr, struct thread *th, uint64_t addr)
 	/* Its static TLS (below the thread pointer) and its TCB (above): in
 	 * its stack mapping for threads libc creates, elsewhere for the main
 	 * thread, whose errno every failing libc call writes and much code
-	 * reads after a call (GNU sort after each strcoll). */
+	 * reads after a call (GNU sort after each strcoll). Never past the
+	 * mapping that holds them: a libc thread's TCB is near the top of its
+	 * stack, and the next mapping up (a block main allocated before it
+	 * created the thread) is not the thread's (above_stack_race). */
 	uint64_t fs = th->regs.fs_base;
-	if (fs > TLS_BELOW && addr >= fs - TLS_BELOW && addr < fs + TCB_ABOVE)
+	if (fs != th->tls_fs) {
+		const struct cts_mapping *m = fs > TLS_BELOW ? mapping_of(tr, fs) : NULL;
+		th->tls_fs = fs;
+		th->tls_lo = m ? (fs - TLS_BELOW > m->lo ? fs - TLS_BELOW : m->lo) : 0;
+		th->tls_hi = m ? (fs + TCB_ABOVE < m->hi ? fs + TCB_ABOVE : m->hi) : 0;
+	}
+	if (addr >= th->tls_lo && addr < th->tls_hi)
 		return true;
 	return addr >= th->stack_lo && addr < th->stack_hi;
 }

@@ -84,6 +84,9 @@ struct thread {
 	bool stepping;             /* step mode: single-stepping traced code */
 	bool last_was_call;
 	uint64_t stack_lo, stack_hi; /* its own stack mapping */
+	/* Its static TLS and TCB around the thread pointer tls_fs, within the
+	 * mapping that holds it (access.c own_stack) */
+	uint64_t tls_fs, tls_lo, tls_hi;
 	uint64_t acc_addr;         /* the access being executed */
 	uint32_t acc_size;
 	bool acc_capture;          /* read the written value after the step */
@@ -156,8 +159,9 @@ struct bp {
 	bool active;
 	uint32_t local_hits, shared_hits;
 	/* Fault mode, the run numbered run_gen (older: all zero): shared
-	 * hits, those on tracked pages, out of its text after enough of them. */
-	uint32_t run_gen, run_hits, tracked_hits;
+	 * hits, those on tracked pages, out of its text after enough of them;
+	 * and thread-local hits, which keep it in. */
+	uint32_t run_gen, run_hits, tracked_hits, run_local;
 	bool run_off;
 	struct cts_insn *insn;  /* BP_ACCESS: decoded once (access.c) */
 	bool learned;           /* a spin loop's load: visible in every mode */
