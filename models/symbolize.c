@@ -7,6 +7,7 @@
 #include "models/symbolize.h"
 
 #include "models/fde.h"
+#include "models/htab.h"
 
 #include <elfutils/libdwfl.h>
 #include <errno.h>
@@ -33,9 +34,8 @@ struct mod_index {
 	uint64_t lo, hi;    /* extent of its PT_LOAD segments in memory, .bss included */
 };
 
-struct loc_slot {
-	uint64_t pc;
-	bool used, found;
+struct loc_slot {          /* the cache's value for a pc */
+	bool found;
 	struct cts_srcloc loc;
 };
 
@@ -44,8 +44,7 @@ struct cts_sym {
 	Dwfl *dwfl;
 	bool attached;           /* dwfl_linux_proc_attach done (lazily, for stacks) */
 	char exe[PATH_MAX];      /* /proc/PID/exe target: searched first by name */
-	struct loc_slot *cache;  /* open addressing, power-of-two size */
-	size_t cache_cap, cache_n;
+	struct cts_htab *cache;  /* pc -> struct loc_slot, made at the first lookup */
 	char **strs;             /* interned strings, open addressing */
 	size_t strs_cap, strs_n;
 };
@@ -439,8 +438,7 @@ struct cts_sym *cts_sym_new(pid_t pid)
 static void cache_clear(struct cts_sym *s)
 {
 	if (s->cache)
-		memset(s->cache, 0, s->cache_cap * sizeof *s->cache);
-	s->cache_n = 0;
+		cts_htab_clear(s->cache);
 }
 
 void cts_sym_free(struct cts_sym *s)
@@ -454,7 +452,7 @@ void cts_sym_free(struct cts_sym *s)
 	for (size_t i = 0; i < s->strs_cap; i++)
 		free(s->strs[i]);
 	free(s->strs);
-	free(s->cache);
+	cts_htab_free(s->cache);
 	free(s);
 }
 
@@ -500,52 +498,18 @@ static int resolve(struct cts_sym *s, uint64_t pc, struct cts_srcloc *out)
 	return 0;
 }
 
-static uint64_t pc_hash(uint64_t pc)
-{
-	return (pc * 0x9e3779b97f4a7c15ULL) >> 20;
-}
-
-static struct loc_slot *cache_slot(struct cts_sym *s, uint64_t pc)
-{
-	size_t mask = s->cache_cap - 1;
-	size_t j = pc_hash(pc) & mask;
-	while (s->cache[j].used && s->cache[j].pc != pc)
-		j = (j + 1) & mask;
-	return &s->cache[j];
-}
-
-static int cache_grow(struct cts_sym *s)
-{
-	size_t ncap = s->cache_cap ? 2 * s->cache_cap : 1024;
-	struct loc_slot *old = s->cache, *nv = calloc(ncap, sizeof *nv);
-	size_t ocap = s->cache_cap;
-
-	if (!nv)
-		return -1;
-	s->cache = nv;
-	s->cache_cap = ncap;
-	for (size_t i = 0; i < ocap; i++)
-		if (old[i].used)
-			*cache_slot(s, old[i].pc) = old[i];
-	free(old);
-	return 0;
-}
-
 int cts_sym_pc(struct cts_sym *s, uint64_t pc, struct cts_srcloc *out)
 {
-	if (s->cache_cap) {
-		struct loc_slot *c = cache_slot(s, pc);
-		if (c->used) {
-			*out = c->loc;
-			return c->found ? 0 : -1;
-		}
+	if (!s->cache)
+		s->cache = cts_htab_new(sizeof(pc), sizeof(struct loc_slot));
+	const struct loc_slot *c = cts_htab_get(s->cache, &pc);
+	if (c) {
+		*out = c->loc;
+		return c->found ? 0 : -1;
 	}
 	int r = resolve(s, pc, out);
-	if (2 * (s->cache_n + 1) > s->cache_cap && cache_grow(s) < 0)
-		return r;   /* no memory for the cache: still answer */
-	struct loc_slot *c = cache_slot(s, pc);
-	*c = (struct loc_slot){ .pc = pc, .used = true, .found = r == 0, .loc = *out };
-	s->cache_n++;
+	*(struct loc_slot *)cts_htab_put(s->cache, &pc, NULL) =
+		(struct loc_slot){ .found = r == 0, .loc = *out };
 	return r;
 }
 
