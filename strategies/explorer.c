@@ -1809,12 +1809,15 @@ static struct alone_key alone_key(const struct cts_event *e)
 	return k;
 }
 
+/* At almost every step while no thread is alone: an empty table costs
+ * nothing, a clear costs the table's capacity, so a big one goes. */
 static void alone_reset(struct explorer *x, int t)
 {
-	if (cts_htab_count(x->alone_seen) > 4096) { /* clear costs its capacity */
+	size_t n = cts_htab_count(x->alone_seen);
+	if (n > 256) {
 		cts_htab_free(x->alone_seen);
 		x->alone_seen = cts_htab_new(sizeof(struct alone_key), sizeof(uint64_t));
-	} else {
+	} else if (n) {
 		cts_htab_clear(x->alone_seen);
 	}
 	x->alone_tid = t;
