@@ -826,6 +826,8 @@ static void classify_body(const cs_insn *ci, struct cts_insn *o)
 		if (det->groups[i] == X86_GRP_JUMP)
 			o->is_branch = true;
 	o->is_call = id == X86_INS_CALL || id == X86_INS_LCALL;
+	if ((o->is_branch || o->is_call) && x->op_count == 1 && x->operands[0].type == X86_OP_IMM)
+		o->target = (uint64_t)x->operands[0].imm;
 	o->is_ret = id == X86_INS_RET || id == X86_INS_RETF || id == X86_INS_RETFQ ||
 		    id == X86_INS_IRET || id == X86_INS_IRETD || id == X86_INS_IRETQ;
 	o->is_syscall = id == X86_INS_SYSCALL || id == X86_INS_SYSENTER ||
@@ -985,6 +987,45 @@ static size_t vex_length(const uint8_t *b, size_t n, bool *has_mem, bool *masked
 	if (len > X86_MAX_INSN || len > n)
 		return 0;
 	return len;
+}
+
+bool cts_disasm_vex_mem(const uint8_t *b, size_t n, unsigned *vlen, bool *reads_only)
+{
+	bool has_mem = false, masked = false;
+	size_t len = vex_length(b, n, &has_mem, &masked), i = 0, op;
+	if (!len || !has_mem)
+		return false;
+	while (is_legacy_prefix(b[i]))
+		i++;
+	unsigned map, l;
+	if (b[i] == 0xc5) {
+		map = 1;
+		l = (b[i + 1] >> 2) & 1;
+		op = i + 2;
+	} else if (b[i] == 0xc4) {
+		map = b[i + 1] & 0x1f;
+		l = (b[i + 2] >> 2) & 1;
+		op = i + 3;
+	} else {
+		map = b[i + 1] & 0x07;
+		l = (b[i + 3] >> 5) & 3;
+		op = i + 4;
+	}
+	*vlen = l == 0 ? 16 : l == 1 ? 32 : 64;
+	/* Loads, compares, tests, logic, min/max, add/sub, broadcasts: what
+	 * glibc's string and memory functions do to memory besides storing. */
+	static const uint8_t map1[] = { 0x10, 0x28, 0x6f, 0x74, 0x75, 0x76, 0x64, 0x65, 0x66, 0x90,
+					0xda, 0xde, 0xdb, 0xdf, 0xeb, 0xef, 0xf8, 0xf9, 0xfa, 0xfb,
+					0xfc, 0xfd, 0xfe, 0xd4, 0xea, 0xee };
+	static const uint8_t map2[] = { 0x26, 0x27, 0x78, 0x79, 0x58, 0x59, 0x38, 0x39, 0x3a, 0x3b,
+					0x3c, 0x3d, 0x3e, 0x3f, 0x29, 0x37, 0x00 };
+	static const uint8_t map3[] = { 0x3e, 0x3f, 0x1e, 0x1f, 0x25, 0x0f };
+	const uint8_t *t = map == 1 ? map1 : map == 2 ? map2 : map == 3 ? map3 : NULL;
+	size_t nt = map == 1 ? sizeof(map1) : map == 2 ? sizeof(map2) : map == 3 ? sizeof(map3) : 0;
+	*reads_only = false;
+	for (size_t k = 0; t && k < nt; k++)
+		*reads_only |= t[k] == b[op];
+	return true;
 }
 
 /* Decode one instruction without the cache. */

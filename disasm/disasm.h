@@ -65,6 +65,7 @@ struct cts_insn {
 
 	bool is_branch;          /* jmp, jcc, loop, jrcxz (not call/ret) */
 	bool is_call, is_ret;    /* is_ret also for iret */
+	uint64_t target;         /* a direct jmp, jcc or call: its destination; else 0 */
 	bool is_syscall;         /* syscall, sysenter, int 0x80 */
 	/* A plain move the tracer can perform itself instead of single-stepping
 	 * the instruction (see cts_disasm_emulate). */
@@ -210,6 +211,13 @@ int cts_disasm_scan(struct cts_disasm *d, uint64_t base, const uint8_t *code, si
  * operand out of 32-bit reach, or an unconditional jump before min bytes. */
 int cts_disasm_relocate(struct cts_disasm *d, uint64_t pc, const uint8_t *bytes, size_t len,
 			size_t min, uint64_t to, uint8_t *out, size_t cap, size_t *used);
+
+/* Bytes capstone cannot decode (some AVX-512 ones with capstone 4): true
+ * when they are a VEX/EVEX instruction with a memory operand; *vlen: the
+ * most bytes it touches (its vector length); *reads_only: one of the loads,
+ * compares, tests and logic operations that only read memory (a store, a
+ * scatter or one not known: false). */
+bool cts_disasm_vex_mem(const uint8_t *bytes, size_t len, unsigned *vlen, bool *reads_only);
 
 const char *cts_access_name(enum cts_access a);
 

@@ -39,6 +39,7 @@
 #include "tracer/run_int.h"
 #include "tracer/cold.h"
 #include "tracer/own.h"
+#include "tracer/lcret.h"
 #include "tracer/elf.h"
 #include "tracer/fault.h"
 #include "tracer/libsync.h"
@@ -1743,6 +1744,86 @@ int cts_access_hit(struct cts_tracer *tr, struct thread *th, struct bp *b)
 	return on_access(tr, th, b->addr, b);
 }
 
+/* What instruction in (at pc) does at addr: the range of its operand
+ * holding addr, and its kind. False when unknown. */
+static bool access_at(struct cts_tracer *tr, struct thread *th, const struct cts_insn *in,
+		      uint64_t pc, uint64_t addr, uint64_t *lo, uint64_t *len, bool *write)
+{
+	struct cts_event ev;
+	uint8_t bytes[16];
+	unsigned vlen;
+	bool reads_only;
+	if ((!in || !in->decoded) && cts_mem_read(th->tid, pc, bytes, sizeof(bytes)) == 0 &&
+	    cts_disasm_vex_mem(bytes, sizeof(bytes), &vlen, &reads_only)) {
+		/* capstone cannot decode it (AVX-512 compares in glibc's string
+		 * functions): every byte it may touch on the faulting page */
+		uint64_t page = addr & ~(CTS_PAGE_SIZE - 1);
+		*lo = addr - page >= vlen ? addr - vlen + 1 : page;
+		*len = (addr + vlen < page + CTS_PAGE_SIZE ? addr + vlen : page + CTS_PAGE_SIZE) - *lo;
+		*write = !reads_only;
+		return true;
+	}
+	if (!in || !cts_disasm_may_share(in) || in->access == CTS_ACC_ATOMIC)
+		return false;
+	if (in->access == CTS_ACC_STRING) {
+		uint64_t slo, shi, dlo, dhi;
+		cts_disasm_string_ranges(in, &th->regs, &slo, &shi, &dlo, &dhi);
+		bool dst = addr >= dlo && addr < dhi;
+		if (!dst && !(addr >= slo && addr < shi))
+			return false;
+		*lo = dst ? dlo : slo;
+		*len = dst ? dhi - dlo : shi - slo;
+		*write = dst && in->str_writes_dst;
+		return true;
+	}
+	if (!classify(tr, th, in, pc, &ev) || addr < ev.obj || addr - ev.obj >= (ev.size ? ev.size : 1))
+		return false;
+	*lo = ev.obj;
+	*len = ev.size ? ev.size : 1;
+	*write = cts_op_is_write(ev.op);
+	return true;
+}
+
+/* A fault of the body of a library call whose breakpoint is out of the
+ * text (lcret.h): its access is decided on its lines as the call's range
+ * was at the breakpoint. The thread's to make unseen: the page granted, or
+ * the access performed and recorded as its own. Else the run is void and
+ * the call's breakpoint learned to stay (its ranges are events again). */
+static int retired_body(struct cts_tracer *tr, struct thread *th, const struct cts_insn *in,
+			uint64_t pc, uint64_t addr)
+{
+	uint64_t lo = 0, len = 0;
+	bool write = true;
+	tr->stats.lc_faults++;
+	bool known = access_at(tr, th, in, pc, addr, &lo, &len, &write) && len <= UINT32_MAX;
+	enum cts_page_verdict v =
+		known ? cts_own_check(tr->own, th->num, lo, len, write) : CTS_PAGE_VISIBLE;
+	if (v != CTS_PAGE_NATIVE) {
+		/* A conflict: its line (or page) is learned, and the next run
+		 * asks again, on the learned line (a line learned shared: the
+		 * call must show its range, so its breakpoint stays). */
+		bool stays = !known || cts_own_learned_in(tr->own, lo, len);
+		if (v == CTS_PAGE_CONFLICT)
+			cts_own_access(tr->own, th->num, lo, len, write);
+		else if (stays) /* not a line that turned shared in this run */
+			cts_lcret_stays(tr, pc);
+		cts_debug_msg("thread %d: a retired library call's access of 0x%" PRIx64 " at 0x%"
+			      PRIx64 " (%s: 0x%" PRIx64 "+%" PRIu64 ", %s) is no native one: the run "
+			      "is void%s", th->num, addr, pc, in ? in->mnemonic : "?", lo, len,
+			      known ? "known" : "unknown",
+			      v != CTS_PAGE_CONFLICT && stays ? ", its breakpoint stays" : "");
+		tr->st->relearn = true;
+		return cts_access_step_over(tr, th, NULL, false);
+	}
+	if (cts_own_is_per_access(tr->own, addr / CTS_PAGE_SIZE))
+		cts_lcret_keep(tr, pc); /* a fault per access there: its breakpoint back */
+	else if (cts_fault_grant(tr, th, addr, write, cts_access_prot(tr, addr)))
+		return cts_tr_resume(tr, th, 0);
+	cts_own_access(tr->own, th->num, lo, len, write);
+	own_hid(tr);
+	return cts_access_step_over(tr, th, NULL, false);
+}
+
 int cts_access_fault(struct cts_tracer *tr, struct thread *th, uint64_t addr)
 {
 	if (cts_tr_getregs(th) != 0)
@@ -1758,7 +1839,19 @@ int cts_access_fault(struct cts_tracer *tr, struct thread *th, uint64_t addr)
 	uint64_t pc = th->regs.rip;
 	int rc;
 	th->flt_addr = addr;
-	if (th->in_call && !traced_pc(tr->acc, pc)) {
+	if (tr->own && !traced_pc(tr->acc, pc) && cts_lcret_in_body(tr, pc)) {
+		/* First: in_call lasts to the thread's next event, past the
+		 * return of the sync call it was set for (a retired memcpy
+		 * right after a lock is no lock's own word). */
+		const struct cts_insn *in = decode_at(tr, th, pc, NULL);
+		bool write = !in || in->writes;
+		if (write && cts_fault_ro_write(tr, addr, in && in->size ? in->size : 1)) {
+			tr->st->relearn = true;
+			rc = cts_access_step_over(tr, th, NULL, false);
+		} else {
+			rc = retired_body(tr, th, in, pc, addr);
+		}
+	} else if (th->in_call && !traced_pc(tr->acc, pc)) {
 		/* A modeled pthread call's own words (the mutex a lock event
 		 * stands for): the access is performed, as without faults.
 		 * Granting the page would make the thread's later work on it

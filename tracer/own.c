@@ -23,6 +23,9 @@ struct cts_own {
 	 * a buffer there (fault.c, the mprotect mechanism): learned "i0x...",
 	 * the others "p0x...". Page numbers; io_pend: this run's. */
 	struct cts_htab *io, *io_pend;
+	/* Library-call breakpoints that stay in every run (lcret.h): learned
+	 * "c0x..." (the breakpoint's address); stays_pend: this run's. */
+	struct cts_htab *stays, *stays_pend;
 	cts_own_hook_fn hook;       /* fault.c: claim granted pages first */
 	void *hook_arg;
 };
@@ -40,6 +43,8 @@ struct cts_own *cts_own_new(void)
 	cts_pages_defer(o->lines);
 	o->io = cts_htab_new(sizeof(uint64_t), 0);
 	o->io_pend = cts_htab_new(sizeof(uint64_t), 0);
+	o->stays = cts_htab_new(sizeof(uint64_t), 0);
+	o->stays_pend = cts_htab_new(sizeof(uint64_t), 0);
 	return o;
 }
 
@@ -50,6 +55,8 @@ void cts_own_free(struct cts_own *o)
 	cts_pages_free(o->lines);
 	cts_htab_free(o->io);
 	cts_htab_free(o->io_pend);
+	cts_htab_free(o->stays);
+	cts_htab_free(o->stays_pend);
 	free(o->events);
 	free(o);
 }
@@ -84,6 +91,14 @@ int cts_own_parse(struct cts_own *o, const char *spec)
 	}
 	while (*s) {
 		char *end;
+		if (*s == 'c') { /* a library call's breakpoint that stays */
+			unsigned long long a = strtoull(s + 1, &end, 16);
+			if (end == s + 1 || (*end && *end != ','))
+				return -1;
+			cts_htab_put(o->stays, &(uint64_t){ a }, NULL);
+			s = *end ? end + 1 : end;
+			continue;
+		}
 		bool io = *s == 'i';            /* ...for a system call's buffer */
 		bool page = *s == 'p' || io;    /* a page decided per access */
 		if (page)
@@ -108,6 +123,7 @@ void cts_own_begin_run(struct cts_own *o, struct cts_run_state *st)
 	o->st = st;
 	cts_pages_begin_run(o->lines);
 	cts_htab_clear(o->io_pend);
+	cts_htab_clear(o->stays_pend);
 	if (o->events)
 		memset(o->events, 0, o->nevents * sizeof(*o->events));
 }
@@ -206,9 +222,19 @@ void cts_own_commit(struct cts_own *o, bool everything)
 	while (cts_htab_next(o->io_pend, &pos, &k, &v))
 		cts_htab_put(o->io, k, NULL);
 	cts_htab_clear(o->io_pend);
+	pos = 0;
+	while (cts_htab_next(o->stays_pend, &pos, &k, &v))
+		cts_htab_put(o->stays, k, NULL);
+	cts_htab_clear(o->stays_pend);
 
 	if (everything || ++o->commits >= MAX_COMMITS)
 		cts_pages_learn_all(o->lines);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
 }
 
 char *cts_own_format(const struct cts_own *o)
@@ -218,18 +244,25 @@ char *cts_own_format(const struct cts_own *o)
 		return cts_xstrdup(o->keys ? KEYS_PREFIX "all" : OWN_PREFIX "all");
 	size_t n = cts_pages_learned(o->lines, NULL, 0);
 	size_t np = cts_pages_learned_per_access(o->lines, NULL, 0);
-	if (!n && !np)
+	size_t nc = cts_htab_count(o->stays);
+	if (!n && !np && !nc)
 		return cts_xstrdup(o->keys ? KEYS_PREFIX "none" : OWN_PREFIX "none");
-	uint64_t *u = cts_xcalloc(n + np, sizeof(*u));
+	uint64_t *u = cts_xcalloc(n + np + nc + 1, sizeof(*u));
 	cts_pages_learned(o->lines, u, n);
 	cts_pages_learned_per_access(o->lines, u + n, np);
-	size_t cap = strlen(prefix) + (n + np) * 20 + 1, off = 0;
+	size_t pos = 0, j = n + np;
+	const void *k;
+	void *v;
+	while (cts_htab_next(o->stays, &pos, &k, &v))
+		u[j++] = *(const uint64_t *)k;
+	qsort(u + n + np, nc, sizeof(*u), cmp_u64); /* the same text for the same set */
+	size_t cap = strlen(prefix) + (n + np + nc) * 21 + 1, off = 0;
 	char *s = cts_xcalloc(cap, 1);
 	off += (size_t)snprintf(s, cap, "%s", prefix);
-	for (size_t i = 0; i < n + np; i++)
+	for (size_t i = 0; i < n + np + nc; i++)
 		off += (size_t)snprintf(s + off, cap - off, "%s%s0x%" PRIx64, i ? "," : "",
-					i < n ? "" : cts_htab_get(o->io, &u[i]) ? "i" : "p",
-					i < n ? u[i] * CTS_OWN_LINE : u[i] * CTS_PAGE_SIZE);
+					i < n ? "" : i >= n + np ? "c" : cts_htab_get(o->io, &u[i]) ? "i" : "p",
+					i < n ? u[i] * CTS_OWN_LINE : i < n + np ? u[i] * CTS_PAGE_SIZE : u[i]);
 	free(u);
 	return s;
 }
@@ -290,4 +323,14 @@ uint64_t cts_own_learned(const struct cts_own *o)
 bool cts_own_all(const struct cts_own *o)
 {
 	return cts_pages_all(o->lines);
+}
+
+void cts_own_pend_stays(struct cts_own *o, uint64_t bp)
+{
+	cts_htab_put(o->stays_pend, &bp, NULL);
+}
+
+bool cts_own_stays(const struct cts_own *o, uint64_t bp)
+{
+	return cts_htab_get(o->stays, &bp) != NULL;
 }

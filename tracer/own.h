@@ -6,7 +6,9 @@
  * models/pages.h's on lines; this module adds the epochs (each thread's
  * count of executed events), the run's clocks (cts_run_state.ordered), the
  * learning from void runs and the learned set's text in schedule files
- * ("own:0x...,0x...": line addresses; "p0x...": a page decided per access). Internal to the live backend. */
+ * ("own:0x...,0x...": line addresses; "p0x...": a page decided per access;
+ * "c0x...": a library call's breakpoint that stays, lcret.h). Internal to
+ * the live backend. */
 #ifndef CTS_OWN_H
 #define CTS_OWN_H
 
@@ -74,6 +76,10 @@ void cts_own_pend_per_access(struct cts_own *o, uint64_t page);
 void cts_own_pend_io(struct cts_own *o, uint64_t page);
 bool cts_own_is_io(const struct cts_own *o, uint64_t page);
 size_t cts_own_io_pages(const struct cts_own *o, uint64_t *out, size_t max);
+/* A library call's breakpoint at bp (tracer/lcret.h) stays in every run
+ * from the next one on, when this run is voided; learned "c0x...". */
+void cts_own_pend_stays(struct cts_own *o, uint64_t bp);
+bool cts_own_stays(const struct cts_own *o, uint64_t bp);
 /* The learned set as a spec (a new string): line addresses, and pages
  * decided per access as p<address>. */
 char *cts_own_format(const struct cts_own *o);

@@ -11,6 +11,7 @@
 #include "tracer/access.h"
 #include "tracer/fault.h"
 #include "tracer/own.h"
+#include "tracer/lcret.h"
 #include "tracer/elf.h"
 #include "tracer/proc.h"
 #include "tracer/run_int.h"
@@ -995,6 +996,8 @@ int cts_tr_on_libcall_bp(struct cts_tracer *tr, struct thread *th, struct bp *b)
 	th->lc_fn = b->fn;
 	th->pending.pc = ret - 1;
 	bool per_access = false;
+	/* may its breakpoint leave the text (lcret.h)? */
+	bool qualifies = may_hide;
 	uint64_t lo = UINT64_MAX, hi = 0;
 	for (int i = 0; i < 3 && f->r[i].acc != A_NONE; i++) {
 		const struct lc_range *rg = &f->r[i];
@@ -1015,9 +1018,12 @@ int cts_tr_on_libcall_bp(struct cts_tracer *tr, struct thread *th, struct bp *b)
 		/* A range known at the call on lines the thread may use unseen is
 		 * no event, as a plain access there would not be (own.h). */
 		bool plain = rg->acc == A_R || rg->acc == A_W || rg->acc == A_FMT;
+		qualifies = qualifies && (rg->acc == A_R || rg->acc == A_W);
 		if (rg->acc == A_ALLOC)
 			add_range(th, CTS_OP_ALLOC, f->name, 0, 0, i);
 		else if (start && len && cts_access_shared(tr, th, start)) {
+			qualifies = qualifies && len < UINT64_MAX - start &&
+				    cts_fault_allows(tr, th, start, len, rg->acc == A_W);
 			if (may_hide && plain && !needs_return(rg) &&
 			    cts_access_range_hidden(tr, th, rg->acc == A_W, ret - 1, start, len))
 				th->lc_hidden_sig = sig;
@@ -1027,6 +1033,7 @@ int cts_tr_on_libcall_bp(struct cts_tracer *tr, struct thread *th, struct bp *b)
 		if (rg->acc == A_FMT)
 			format_ranges(tr, th, f->name, start, rg->a);
 	}
+	cts_lcret_call(tr, th, b, qualifies && !per_access && !th->lc_n);
 	if (!th->lc_n) {
 		/* A hidden call of a leaf function on a page decided per
 		 * access: each access of its body there would be a fault of

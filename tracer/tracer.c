@@ -29,6 +29,7 @@
 #include "tracer/cold.h"
 #include "tracer/fault.h"
 #include "tracer/own.h"
+#include "tracer/lcret.h"
 #include "tracer/elf.h"
 #include "tracer/isolate.h"
 #include "tracer/proc.h"
@@ -821,6 +822,7 @@ void cts_tracer_free(struct cts_tracer *tr)
 	cts_cold_free(tr->cold);
 	cts_fault_free(tr->flt);
 	cts_own_free(tr->own);
+	cts_lcret_free(tr->lcret);
 	cts_tr_libcalls_free(tr);
 	cts_tr_stubs_free(tr);
 	if (tr->sym)
@@ -847,7 +849,7 @@ void cts_tracer_get_stats(const struct cts_tracer *t, struct cts_tracer_stats *o
 struct json_t *cts_tracer_stats_json(const struct cts_tracer *t)
 {
 	const struct cts_tracer_stats *s = &t->stats;
-	json_t *j = json_pack("{sIsIsIsIsIsIsIsIsIsI}", "stops", (json_int_t)s->stops,
+	json_t *j = json_pack("{sIsIsIsIsIsIsIsIsIsIsIsI}", "stops", (json_int_t)s->stops,
 			 "breakpoint_hits", (json_int_t)s->bp_hits, "emulated", (json_int_t)s->emulated,
 			 "internal_lock_calls", (json_int_t)s->internal_skips,
 			 "futex_calls", (json_int_t)s->futex_calls,
@@ -855,7 +857,9 @@ struct json_t *cts_tracer_stats_json(const struct cts_tracer *t)
 			 "local_accesses", (json_int_t)s->local_accesses,
 			 "retired_breakpoints", (json_int_t)s->retired,
 			 "cold_reads", (json_int_t)s->cold_reads,
-			 "owned_accesses", (json_int_t)s->owned_accesses);
+			 "owned_accesses", (json_int_t)s->owned_accesses,
+			 "library_calls_retired", (json_int_t)s->lc_retired,
+			 "library_call_faults", (json_int_t)s->lc_faults);
 	if (j && t->flt) {
 		/* Protection-key faults (fault.h): which mechanism ran, and its work. */
 		struct cts_fault_stats f;

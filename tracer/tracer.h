@@ -90,6 +90,8 @@ struct cts_tracer_stats {
 	uint64_t emulated;         /* displaced instructions performed by the tracer */
 	uint64_t cold_reads;       /* shared reads left invisible on cold lines (cold.h) */
 	uint64_t owned_accesses;   /* shared accesses left invisible on owned lines (own.h) */
+	uint64_t lc_retired;       /* library-call breakpoints out of the text for a run (lcret.h) */
+	uint64_t lc_faults;        /* faults of those calls' bodies decided on their lines */
 };
 void cts_tracer_get_stats(const struct cts_tracer *t, struct cts_tracer_stats *out);
 

@@ -281,6 +281,7 @@ struct cts_tracer {
 	bool fault_rules;               /* ...so the seccomp filter stops at pointer calls */
 	const char *fault_why;          /* ...or why not (a static string) */
 	struct cts_catch *ct;           /* --races catch (catch.c), NULL otherwise */
+	struct cts_lcret *lcret;        /* library calls out of the text (lcret.h) */
 	struct cts_libcalls *lc;        /* sync.c: imported functions, what was unseen */
 	/* sync.c: the traced files' GOT slots of watched imported functions,
 	 * sorted by address; access.c puts a BP_LIBCALL on each call or jmp
