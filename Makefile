@@ -134,7 +134,7 @@ tests/programs/attach_datarace tests/programs/attach_datarace_ok: tests/programs
 tests/programs/heap_pipe: tests/programs/heap_pipe_ok.c
 tests/programs/alone_race_ok: tests/programs/alone_race.c
 tests/programs/above_stack_race_ok: tests/programs/above_stack_race.c
-tests/programs/lib_retired_ok: tests/programs/lib_retired.c
+tests/programs/lib_retired_ok tests/programs/lib_retired_tail: tests/programs/lib_retired.c
 
 # A lock inside a stripped shared library (libsync.c's test).
 tests/programs/lib/libspeclock.so: tests/programs/lib/speclock.c

@@ -1756,9 +1756,13 @@ static bool access_at(struct cts_tracer *tr, struct thread *th, const struct cts
 	if ((!in || !in->decoded) && cts_mem_read(th->tid, pc, bytes, sizeof(bytes)) == 0 &&
 	    cts_disasm_vex_mem(bytes, sizeof(bytes), &vlen, &reads_only)) {
 		/* capstone cannot decode it (AVX-512 compares in glibc's string
-		 * functions): every byte it may touch on the faulting page */
+		 * functions): every byte it may touch on the faulting page from
+		 * the fault's address on, which is the lowest address it touches
+		 * there (the access's start, the page's first byte for one that
+		 * runs into it, the first element a masked access touches:
+		 * elements fault in order) */
 		uint64_t page = addr & ~(CTS_PAGE_SIZE - 1);
-		*lo = addr - page >= vlen ? addr - vlen + 1 : page;
+		*lo = addr;
 		*len = (addr + vlen < page + CTS_PAGE_SIZE ? addr + vlen : page + CTS_PAGE_SIZE) - *lo;
 		*write = !reads_only;
 		return true;
@@ -1780,8 +1784,21 @@ static bool access_at(struct cts_tracer *tr, struct thread *th, const struct cts
 		return false;
 	*lo = ev.obj;
 	*len = ev.size ? ev.size : 1;
+	if (in->masked && addr > ev.obj) { /* masked-off bytes below addr: not touched */
+		*len -= addr - ev.obj;
+		*lo = addr;
+	}
 	*write = cts_op_is_write(ev.op);
 	return true;
+}
+
+/* Perform library code's access at a fault unseen: one step, or a rep
+ * string instruction run whole with its range open (cts_tr_rep_open). */
+static int perform(struct cts_tracer *tr, struct thread *th, const struct cts_insn *in)
+{
+	if (cts_tr_rep_open(tr, th, in) > 0)
+		return cts_tr_resume(tr, th, 0);
+	return cts_access_step_over(tr, th, NULL, false);
 }
 
 /* A fault of the body of a library call whose breakpoint is out of the
@@ -1798,6 +1815,15 @@ static int retired_body(struct cts_tracer *tr, struct thread *th, const struct c
 	bool known = access_at(tr, th, in, pc, addr, &lo, &len, &write) && len <= UINT32_MAX;
 	enum cts_page_verdict v =
 		known ? cts_own_check(tr->own, th->num, lo, len, write) : CTS_PAGE_VISIBLE;
+	uint64_t site = 0;
+	if (v != CTS_PAGE_NATIVE && cts_lcret_origin(tr, th, pc, &site) == CTS_LC_DECIDED) {
+		/* A breakpoint's stop decided its call's ranges (a learned
+		 * site's, or a stub's sharing the implementation): library code
+		 * after it, no event (cts_access_fault). */
+		if (cts_fault_grant(tr, th, addr, write, cts_access_prot(tr, addr)))
+			return cts_tr_resume(tr, th, 0);
+		return perform(tr, th, in);
+	}
 	if (v != CTS_PAGE_NATIVE) {
 		/* A conflict: its line (or page) is learned, and the next run
 		 * asks again, on the learned line (a line learned shared: the
@@ -1806,14 +1832,14 @@ static int retired_body(struct cts_tracer *tr, struct thread *th, const struct c
 		if (v == CTS_PAGE_CONFLICT)
 			cts_own_access(tr->own, th->num, lo, len, write);
 		else if (stays) /* not a line that turned shared in this run */
-			cts_lcret_stays(tr, pc);
+			cts_lcret_stays(tr, pc, site);
 		cts_debug_msg("thread %d: a retired library call's access of 0x%" PRIx64 " at 0x%"
 			      PRIx64 " (%s: 0x%" PRIx64 "+%" PRIu64 ", %s) is no native one: the run "
 			      "is void%s", th->num, addr, pc, in ? in->mnemonic : "?", lo, len,
 			      known ? "known" : "unknown",
 			      v != CTS_PAGE_CONFLICT && stays ? ", its breakpoint stays" : "");
 		tr->st->relearn = true;
-		return cts_access_step_over(tr, th, NULL, false);
+		return perform(tr, th, in);
 	}
 	if (cts_own_is_per_access(tr->own, addr / CTS_PAGE_SIZE))
 		cts_lcret_keep(tr, pc); /* a fault per access there: its breakpoint back */
@@ -1821,7 +1847,7 @@ static int retired_body(struct cts_tracer *tr, struct thread *th, const struct c
 		return cts_tr_resume(tr, th, 0);
 	cts_own_access(tr->own, th->num, lo, len, write);
 	own_hid(tr);
-	return cts_access_step_over(tr, th, NULL, false);
+	return perform(tr, th, in);
 }
 
 int cts_access_fault(struct cts_tracer *tr, struct thread *th, uint64_t addr)
@@ -1847,7 +1873,7 @@ int cts_access_fault(struct cts_tracer *tr, struct thread *th, uint64_t addr)
 		bool write = !in || in->writes;
 		if (write && cts_fault_ro_write(tr, addr, in && in->size ? in->size : 1)) {
 			tr->st->relearn = true;
-			rc = cts_access_step_over(tr, th, NULL, false);
+			rc = perform(tr, th, in);
 		} else {
 			rc = retired_body(tr, th, in, pc, addr);
 		}
@@ -1857,7 +1883,7 @@ int cts_access_fault(struct cts_tracer *tr, struct thread *th, uint64_t addr)
 		 * Granting the page would make the thread's later work on it
 		 * count at a later epoch than the call's. (The GOT's pages are
 		 * never tagged: fault.c's tag_except.) */
-		rc = cts_access_step_over(tr, th, NULL, false);
+		rc = perform(tr, th, decode_at(tr, th, pc, NULL));
 	} else if (traced_pc(tr->acc, pc)) {
 		rc = on_access(tr, th, pc, NULL);
 	} else {
@@ -1870,11 +1896,11 @@ int cts_access_fault(struct cts_tracer *tr, struct thread *th, uint64_t addr)
 			 * code (a memset on a global) while two threads live:
 			 * void, as a write of its own would be */
 			tr->st->relearn = true;
-			rc = cts_access_step_over(tr, th, NULL, false);
+			rc = perform(tr, th, in);
 		} else if (cts_fault_grant(tr, th, addr, write, cts_access_prot(tr, addr))) {
 			rc = cts_tr_resume(tr, th, 0);
 		} else {
-			rc = cts_access_step_over(tr, th, NULL, false);
+			rc = perform(tr, th, in);
 		}
 	}
 	th->flt_addr = 0;

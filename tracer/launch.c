@@ -20,6 +20,7 @@
 #include "models/error.h"
 #include "models/symbolize.h"
 #include "tracer/access.h"
+#include "tracer/lcret.h"
 #include "tracer/catch.h"
 #include "tracer/native.h"
 #include "tracer/fault.h"
@@ -411,6 +412,7 @@ int cts_tr_launch(struct cts_tracer *tr, struct user_regs_struct *entry_regs)
 	cts_tr_free_threads(tr);
 	if (cts_tr_stubs_setup(tr, entry_regs) != 0)
 		return -1;
+	cts_lcret_plant_sites(tr, pid);
 	if (cts_tr_bp_plant_all(tr) != 0) {
 		cts_tr_set_error(tr, "cannot plant breakpoints: %s", strerror(errno));
 		return -1;

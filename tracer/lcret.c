@@ -245,7 +245,8 @@ void cts_lcret_call(struct cts_tracer *tr, struct thread *th, struct bp *b, bool
 		b->run_gen = tr->run_gen;
 		b->run_off = false;
 		b->run_hits = 0;
-		b->tracked_hits = cts_own_stays(tr->own, b->addr) ? NEVER : 0;
+		b->tracked_hits = cts_own_stays(tr->own, b->addr) || cts_own_site(tr->own, b->addr)
+					  ? NEVER : 0;
 	}
 	if (b->tracked_hits == NEVER)
 		return;
@@ -309,12 +310,115 @@ bool cts_lcret_in_body(struct cts_tracer *tr, uint64_t pc)
 	return false;
 }
 
-void cts_lcret_stays(struct cts_tracer *tr, uint64_t pc)
+static bool out_now(const struct cts_tracer *tr, const struct bp *b)
+{
+	return b->run_off && b->run_gen == tr->run_gen;
+}
+
+enum cts_lc_origin cts_lcret_origin(struct cts_tracer *tr, struct thread *th, uint64_t pc,
+				    uint64_t *site)
 {
 	struct cts_lcret *l = tr->lcret;
+	uint64_t w[64];
+	size_t nw = sizeof(w) / sizeof(w[0]);
+	*site = 0;
+	if (!l || l->gen != tr->run_gen)
+		return CTS_LC_UNKNOWN;
+	while (nw && cts_mem_read(th->tid, th->regs.rsp, w, nw * sizeof(w[0])) != 0)
+		nw /= 4; /* near the top of its stack */
+	/* the innermost return address on th's stack after a call of a
+	 * library call's breakpoint: its stub's `call rel32`, or a `call
+	 * *slot(%rip)` that is a breakpoint itself */
+	for (size_t i = 0; i < nw; i++) {
+		uint8_t c[6];
+		int32_t rel;
+		if (w[i] < 6 || !cts_access_traced_pc(tr, w[i]) ||
+		    cts_mem_read(th->tid, w[i] - 6, c, sizeof(c)) != 0)
+			continue;
+		const struct bp *at = cts_tr_bp_find(tr, w[i] - 6);
+		if (at && at->kind == BP_LIBCALL && at->call_len == 6) {
+			if (!out_now(tr, at))
+				return CTS_LC_DECIDED;
+			for (size_t k = 0; k < l->nouts; k++)
+				if (l->outs[k].bp == at->addr && out_has(l, &l->outs[k], pc))
+					return CTS_LC_RETIRED; /* the breakpoint is its site's own */
+			continue;
+		}
+		const struct bp *sb = cts_tr_bp_find(tr, w[i] - 5);
+		if (sb && sb->kind == BP_LIBCALL && sb->call_len == 5)
+			return CTS_LC_DECIDED; /* a learned site's stop */
+		if (c[1] != 0xe8)
+			continue;
+		memcpy(&rel, c + 2, sizeof(rel));
+		const struct bp *stub = cts_tr_bp_find(tr, w[i] + (uint64_t)(int64_t)rel);
+		if (!stub || stub->kind != BP_LIBCALL || stub->call_len)
+			continue; /* a call of the program's own, or of an unwatched function */
+		if (!out_now(tr, stub))
+			return CTS_LC_DECIDED; /* its stub stopped it: an impl shared with a retired one */
+		for (size_t k = 0; k < l->nouts; k++)
+			if (l->outs[k].bp == stub->addr && out_has(l, &l->outs[k], pc)) {
+				*site = w[i] - 5;
+				return CTS_LC_RETIRED;
+			}
+	}
+	return CTS_LC_UNKNOWN;
+}
+
+void cts_lcret_stays(struct cts_tracer *tr, uint64_t pc, uint64_t site)
+{
+	struct cts_lcret *l = tr->lcret;
+	if (site) {
+		cts_own_pend_site(tr->own, site);
+		return;
+	}
 	for (size_t i = 0; l && l->gen == tr->run_gen && i < l->nouts; i++)
 		if (out_has(l, &l->outs[i], pc))
 			cts_own_pend_stays(tr->own, l->outs[i].bp);
+}
+
+uint64_t cts_lcret_site_entry(struct cts_tracer *tr, pid_t tid, struct bp *site)
+{
+	int32_t rel;
+	if (site->site_to)
+		return site->site_to;
+	if (site->call_len != 5 || site->orig != 0xe8 ||
+	    cts_mem_read(tid, site->addr + 1, &rel, sizeof(rel)) != 0)
+		return 0;
+	const struct bp *stub = cts_tr_bp_find(tr, site->addr + 5 + (uint64_t)(int64_t)rel);
+	if (!stub || stub->kind != BP_LIBCALL || stub->call_len)
+		return 0;
+	/* resolved (not lazy binding's way back into the PLT): it stays */
+	site->site_to = entry_of(lcret_of(tr), tr, tid, stub);
+	return site->site_to;
+}
+
+void cts_lcret_plant_sites(struct cts_tracer *tr, pid_t pid)
+{
+	size_t n = tr->own ? cts_own_sites(tr->own, NULL, 0) : 0;
+	if (!n || pid <= 0)
+		return;
+	uint64_t *v = cts_xcalloc(n, sizeof(*v));
+	cts_own_sites(tr->own, v, n);
+	for (size_t i = 0; i < n; i++) {
+		uint8_t c[5];
+		int32_t rel;
+		if (cts_tr_bp_find(tr, v[i]) || cts_mem_read(pid, v[i], c, sizeof(c)) != 0 ||
+		    c[0] != 0xe8)
+			continue;
+		memcpy(&rel, c + 1, sizeof(rel));
+		const struct bp *stub = cts_tr_bp_find(tr, v[i] + 5 + (uint64_t)(int64_t)rel);
+		if (!stub || stub->kind != BP_LIBCALL || stub->call_len)
+			continue;
+		int fn = stub->fn;
+		bool early = stub->early;
+		struct bp *b = cts_tr_bp_add(tr, v[i], BP_LIBCALL, fn); /* may move stub */
+		b->early = early;
+		b->call_len = 5;
+		b->orig = 0xe8;
+		b->active = true;
+		tr->bps_dirty = true;
+	}
+	free(v);
 }
 
 void cts_lcret_keep(struct cts_tracer *tr, uint64_t pc)

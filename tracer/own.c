@@ -24,8 +24,9 @@ struct cts_own {
 	 * the others "p0x...". Page numbers; io_pend: this run's. */
 	struct cts_htab *io, *io_pend;
 	/* Library-call breakpoints that stay in every run (lcret.h): learned
-	 * "c0x..." (the breakpoint's address); stays_pend: this run's. */
-	struct cts_htab *stays, *stays_pend;
+	 * "c0x..." (the breakpoint's address), or "s0x..." (a call site whose
+	 * calls stop there); *_pend: this run's. */
+	struct cts_htab *stays, *stays_pend, *sites, *sites_pend;
 	cts_own_hook_fn hook;       /* fault.c: claim granted pages first */
 	void *hook_arg;
 };
@@ -45,6 +46,8 @@ struct cts_own *cts_own_new(void)
 	o->io_pend = cts_htab_new(sizeof(uint64_t), 0);
 	o->stays = cts_htab_new(sizeof(uint64_t), 0);
 	o->stays_pend = cts_htab_new(sizeof(uint64_t), 0);
+	o->sites = cts_htab_new(sizeof(uint64_t), 0);
+	o->sites_pend = cts_htab_new(sizeof(uint64_t), 0);
 	return o;
 }
 
@@ -57,6 +60,8 @@ void cts_own_free(struct cts_own *o)
 	cts_htab_free(o->io_pend);
 	cts_htab_free(o->stays);
 	cts_htab_free(o->stays_pend);
+	cts_htab_free(o->sites);
+	cts_htab_free(o->sites_pend);
 	free(o->events);
 	free(o);
 }
@@ -91,11 +96,11 @@ int cts_own_parse(struct cts_own *o, const char *spec)
 	}
 	while (*s) {
 		char *end;
-		if (*s == 'c') { /* a library call's breakpoint that stays */
+		if (*s == 'c' || *s == 's') { /* a library call's breakpoint that stays */
 			unsigned long long a = strtoull(s + 1, &end, 16);
 			if (end == s + 1 || (*end && *end != ','))
 				return -1;
-			cts_htab_put(o->stays, &(uint64_t){ a }, NULL);
+			cts_htab_put(*s == 'c' ? o->stays : o->sites, &(uint64_t){ a }, NULL);
 			s = *end ? end + 1 : end;
 			continue;
 		}
@@ -124,6 +129,7 @@ void cts_own_begin_run(struct cts_own *o, struct cts_run_state *st)
 	cts_pages_begin_run(o->lines);
 	cts_htab_clear(o->io_pend);
 	cts_htab_clear(o->stays_pend);
+	cts_htab_clear(o->sites_pend);
 	if (o->events)
 		memset(o->events, 0, o->nevents * sizeof(*o->events));
 }
@@ -226,6 +232,10 @@ void cts_own_commit(struct cts_own *o, bool everything)
 	while (cts_htab_next(o->stays_pend, &pos, &k, &v))
 		cts_htab_put(o->stays, k, NULL);
 	cts_htab_clear(o->stays_pend);
+	pos = 0;
+	while (cts_htab_next(o->sites_pend, &pos, &k, &v))
+		cts_htab_put(o->sites, k, NULL);
+	cts_htab_clear(o->sites_pend);
 
 	if (everything || ++o->commits >= MAX_COMMITS)
 		cts_pages_learn_all(o->lines);
@@ -244,10 +254,10 @@ char *cts_own_format(const struct cts_own *o)
 		return cts_xstrdup(o->keys ? KEYS_PREFIX "all" : OWN_PREFIX "all");
 	size_t n = cts_pages_learned(o->lines, NULL, 0);
 	size_t np = cts_pages_learned_per_access(o->lines, NULL, 0);
-	size_t nc = cts_htab_count(o->stays);
-	if (!n && !np && !nc)
+	size_t nc = cts_htab_count(o->stays), ns = cts_htab_count(o->sites);
+	if (!n && !np && !nc && !ns)
 		return cts_xstrdup(o->keys ? KEYS_PREFIX "none" : OWN_PREFIX "none");
-	uint64_t *u = cts_xcalloc(n + np + nc + 1, sizeof(*u));
+	uint64_t *u = cts_xcalloc(n + np + nc + ns + 1, sizeof(*u));
 	cts_pages_learned(o->lines, u, n);
 	cts_pages_learned_per_access(o->lines, u + n, np);
 	size_t pos = 0, j = n + np;
@@ -255,13 +265,19 @@ char *cts_own_format(const struct cts_own *o)
 	void *v;
 	while (cts_htab_next(o->stays, &pos, &k, &v))
 		u[j++] = *(const uint64_t *)k;
-	qsort(u + n + np, nc, sizeof(*u), cmp_u64); /* the same text for the same set */
-	size_t cap = strlen(prefix) + (n + np + nc) * 21 + 1, off = 0;
+	pos = 0;
+	while (cts_htab_next(o->sites, &pos, &k, &v))
+		u[j++] = *(const uint64_t *)k;
+	/* the same text for the same set */
+	qsort(u + n + np, nc, sizeof(*u), cmp_u64);
+	qsort(u + n + np + nc, ns, sizeof(*u), cmp_u64);
+	size_t all = n + np + nc + ns, cap = strlen(prefix) + all * 21 + 1, off = 0;
 	char *s = cts_xcalloc(cap, 1);
 	off += (size_t)snprintf(s, cap, "%s", prefix);
-	for (size_t i = 0; i < n + np + nc; i++)
+	for (size_t i = 0; i < all; i++)
 		off += (size_t)snprintf(s + off, cap - off, "%s%s0x%" PRIx64, i ? "," : "",
-					i < n ? "" : i >= n + np ? "c" : cts_htab_get(o->io, &u[i]) ? "i" : "p",
+					i < n ? "" : i >= n + np + nc ? "s" : i >= n + np ? "c" :
+					cts_htab_get(o->io, &u[i]) ? "i" : "p",
 					i < n ? u[i] * CTS_OWN_LINE : i < n + np ? u[i] * CTS_PAGE_SIZE : u[i]);
 	free(u);
 	return s;
@@ -333,4 +349,27 @@ void cts_own_pend_stays(struct cts_own *o, uint64_t bp)
 bool cts_own_stays(const struct cts_own *o, uint64_t bp)
 {
 	return cts_htab_get(o->stays, &bp) != NULL;
+}
+
+void cts_own_pend_site(struct cts_own *o, uint64_t site)
+{
+	cts_htab_put(o->sites_pend, &site, NULL);
+}
+
+bool cts_own_site(const struct cts_own *o, uint64_t site)
+{
+	return cts_htab_get(o->sites, &site) != NULL;
+}
+
+size_t cts_own_sites(const struct cts_own *o, uint64_t *out, size_t max)
+{
+	size_t pos = 0, n = 0;
+	const void *k;
+	void *v;
+	while (cts_htab_next(o->sites, &pos, &k, &v)) {
+		if (n < max)
+			out[n] = *(const uint64_t *)k;
+		n++;
+	}
+	return n;
 }

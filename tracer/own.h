@@ -7,7 +7,8 @@
  * count of executed events), the run's clocks (cts_run_state.ordered), the
  * learning from void runs and the learned set's text in schedule files
  * ("own:0x...,0x...": line addresses; "p0x...": a page decided per access;
- * "c0x...": a library call's breakpoint that stays, lcret.h). Internal to
+ * "c0x...": a library call's breakpoint that stays, "s0x...": a call site
+ * whose calls stop, lcret.h). Internal to
  * the live backend. */
 #ifndef CTS_OWN_H
 #define CTS_OWN_H
@@ -80,6 +81,13 @@ size_t cts_own_io_pages(const struct cts_own *o, uint64_t *out, size_t max);
  * from the next one on, when this run is voided; learned "c0x...". */
 void cts_own_pend_stays(struct cts_own *o, uint64_t bp);
 bool cts_own_stays(const struct cts_own *o, uint64_t bp);
+/* The same for one call site (the address of a `call` to a library
+ * function's PLT stub): its calls stop there, the stub may leave the text
+ * for the others; learned "s0x...". site: learned before this run; sites:
+ * those (as many as fit in out), how many. */
+void cts_own_pend_site(struct cts_own *o, uint64_t site);
+bool cts_own_site(const struct cts_own *o, uint64_t site);
+size_t cts_own_sites(const struct cts_own *o, uint64_t *out, size_t max);
 /* The learned set as a spec (a new string): line addresses, and pages
  * decided per access as p<address>. */
 char *cts_own_format(const struct cts_own *o);

@@ -71,6 +71,12 @@ void cts_tr_enter_call(struct cts_tracer *tr, struct thread *th);
 int cts_tr_on_libcall_bp(struct cts_tracer *tr, struct thread *th, struct bp *b);
 int cts_tr_libcall_execute(struct cts_tracer *tr, struct thread *th);
 void cts_tr_libcall_returned(struct cts_tracer *tr, struct thread *th);
+/* th faulted at a rep string instruction in (library code) on a page the
+ * tracer cannot grant it, the access to be performed unseen: its whole
+ * range opened up to the next instruction (a return breakpoint there), so
+ * it runs natively instead of a single step per element. 1 done (resume
+ * th), 0 not possible (step it). */
+int cts_tr_rep_open(struct cts_tracer *tr, struct thread *th, const struct cts_insn *in);
 int cts_tr_on_libret_bp(struct cts_tracer *tr, struct thread *th, struct bp *b);
 void cts_tr_libcall_done(struct thread *th, struct cts_event *done);
 int cts_tr_libcalls_unseen(struct cts_tracer *tr, char *buf, size_t len);

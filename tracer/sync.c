@@ -11,6 +11,7 @@
 #include "tracer/access.h"
 #include "tracer/fault.h"
 #include "tracer/own.h"
+#include "disasm/disasm.h"
 #include "tracer/lcret.h"
 #include "tracer/elf.h"
 #include "tracer/proc.h"
@@ -944,11 +945,29 @@ static void arm_return(struct cts_tracer *tr, struct thread *th)
 		th->ret_pc = 0;
 }
 
+/* At a learned call site (lcret.h): the call made by the tracer, straight
+ * to where its stub's GOT slot sends it (the stub's jump, done): no step,
+ * no second stop at the stub. */
+static bool site_call(struct cts_tracer *tr, struct thread *th, struct bp *b)
+{
+	uint64_t ret = b->addr + 5, to;
+	if (b->call_len != 5 || b->orig != 0xe8 || tr->cfg.mode != CTS_MODE_BREAK ||
+	    !(to = cts_lcret_site_entry(tr, th->tid, b)) || cts_tr_getregs(th) != 0 ||
+	    th->regs.rip != b->addr || cts_mem_write_data(th->tid, th->regs.rsp - 8, &ret, 8) != 0)
+		return false;
+	th->regs.rsp -= 8;
+	th->regs.rip = to;
+	th->regs_dirty = true;
+	return true;
+}
+
 static int let_through(struct cts_tracer *tr, struct thread *th, struct bp *b)
 {
 	th->ret_spec = -1;
 	if (th->ret_pc)
 		arm_return(tr, th); /* step mode: stepping resumes there */
+	if (site_call(tr, th, b))
+		return cts_tr_resume(tr, th, 0);
 	if (!b->active) {
 		th->regs_dirty = true;
 		return cts_tr_resume(tr, th, 0);
@@ -971,6 +990,10 @@ int cts_tr_on_libcall_bp(struct cts_tracer *tr, struct thread *th, struct bp *b)
 	th->ret_pc = 0;
 	if (!cts_access_traced_pc(tr, ret))
 		return let_through(tr, th, b); /* a library calling through a traced PLT */
+	/* a call its learned call site's breakpoint stopped already (lcret.h) */
+	const struct bp *site = b->call_len || ret < 5 ? NULL : cts_tr_bp_find(tr, ret - 5);
+	if (site && site != b && site->kind == BP_LIBCALL && site->call_len == 5)
+		return let_through(tr, th, b);
 	th->lc_sp = sp;
 	th->lc_ret = ret;
 	th->lc_args[0] = r->rdi, th->lc_args[1] = r->rsi, th->lc_args[2] = r->rdx;
@@ -1072,6 +1095,9 @@ int cts_tr_libcall_execute(struct cts_tracer *tr, struct thread *th)
 		th->ret_pc = th->lc_ret;
 	if (th->ret_pc)
 		arm_return(tr, th);
+	struct bp *b = cts_tr_bp_find(tr, th->bp_addr);
+	if (b && site_call(tr, th, b))
+		return cts_tr_resume(tr, th, 0) != 0 ? -1 : 0;
 	return cts_tr_step_over_at(tr, th, th->bp_addr) != 0 ? -1 : 0;
 }
 
@@ -1102,6 +1128,36 @@ int cts_tr_on_libret_bp(struct cts_tracer *tr, struct thread *th, struct bp *b)
 		return cts_tr_step_over_at(tr, th, b->addr); /* a deeper call: still waiting */
 	cts_tr_bp_retire(tr, b);
 	return cts_tr_resume(tr, th, 0);
+}
+
+/* The pages the tracer opens for one rep instruction at most (its two
+ * ranges may lie in different mappings: never the span between them). */
+#define REP_OPEN_MAX (64u << 20)
+
+int cts_tr_rep_open(struct cts_tracer *tr, struct thread *th, const struct cts_insn *in)
+{
+	uint64_t slo, shi, dlo, dhi;
+	if (!in || !in->rep || in->access != CTS_ACC_STRING || !in->len || th->ret_pc ||
+	    th->pkru_call || !cts_fault_on(tr) || cts_tr_getregs(th) != 0 || th->regs.rip != in->pc)
+		return 0;
+	cts_disasm_string_ranges(in, &th->regs, &slo, &shi, &dlo, &dhi);
+	uint64_t lo = UINT64_MAX, hi = 0;
+	if (shi > slo)
+		lo = slo, hi = shi;
+	if (dhi > dlo) {
+		lo = dlo < lo ? dlo : lo;
+		hi = dhi > hi ? dhi : hi;
+	}
+	if (hi <= lo || hi - lo > REP_OPEN_MAX)
+		return 0;
+	th->lc_sp = th->regs.rsp - 8; /* the return breakpoint's stack check: rsp as now */
+	th->ret_pc = in->pc + in->len;
+	th->ret_spec = -1;
+	arm_return(tr, th);
+	if (!th->ret_pc)
+		return 0;
+	cts_fault_call(tr, th, true, lo, hi - lo);
+	return 1;
 }
 
 /* The step that ran th's last range event is over: make its range exact. */

@@ -121,6 +121,7 @@ static int start_run(void *be, struct cts_run_state *st)
 	cts_access_run_start(tr);
 
 	if (tr->server) {
+		cts_lcret_plant_sites(tr, tr->server); /* learned in the last run */
 		cts_tr_bp_sync_server(tr);
 		pid_t child = fork_run(tr);
 		if (child > 0) {

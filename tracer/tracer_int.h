@@ -178,6 +178,9 @@ struct bp {
 	 * call's length; the return address is not pushed yet. 0 on a stub or
 	 * a `jmp *slot(%rip)`, where [rsp] holds it. */
 	uint8_t call_len;
+	/* A learned call site (lcret.h): where its stub's GOT slot sends the
+	 * call, once known (0: not yet). */
+	uint64_t site_to;
 };
 
 struct cts_got_slot {
