@@ -27,7 +27,7 @@ static void check(const struct cts_cli *c)
 	if (!(c->timeout >= 0 && c->timeout <= CTS_CLI_MAX_SECONDS) ||
 	    !(c->time_limit >= 0 && c->time_limit <= CTS_CLI_MAX_SECONDS))
 		abort();
-	if (c->races < -1 || c->races > 2 || c->nwatch > CTS_CLI_MAX_WATCH ||
+	if (c->races < -1 || c->races > CTS_RACES_CATCH_FAIL || c->nwatch > CTS_CLI_MAX_WATCH ||
 	    c->ntrace_libs > CTS_CLI_MAX_TRACE_LIBS || !c->out_dir[0] || !c->strategy[0])
 		abort();
 	if (c->mode && strcmp(c->mode, "sync") && strcmp(c->mode, "break") && strcmp(c->mode, "step"))
