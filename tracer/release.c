@@ -155,12 +155,12 @@ int cts_tr_release(struct cts_tracer *tr, struct cts_run_state *st, pid_t *tids)
 		free(sigs);
 		return -1;
 	}
-	/* Queued for the process while every thread is in a ptrace-stop: the
-	 * first one detached takes it and the group-stop holds the others as
-	 * they are detached (the kernel puts a detached thread into a
-	 * group-stop in effect). */
-	kill(tr->pid, SIGSTOP);
 	int rc = 0;
+	/* Every thread's pages and registers as the program's first: the
+	 * mprotect mechanism's release runs calls in the thread, which must
+	 * not meet the SIGSTOP below (a thread that took it there went on
+	 * from another kind of stop and ran on in user space before the
+	 * group-stop held it: gdb.t saw its step done, under load). */
 	for (int i = 0; i < tr->nlive; i++) {
 		struct thread *th = tr->live[i];
 		if (th->state == TH_DEAD)
@@ -170,6 +170,16 @@ int cts_tr_release(struct cts_tracer *tr, struct cts_run_state *st, pid_t *tids)
 		cts_fault_release(tr, th); /* every key allowed: the debugger's program faults on none */
 		if (cts_tr_flush_regs(th) != 0 && errno != ESRCH)
 			rc = -1;
+	}
+	/* Queued for the process while every thread is in a ptrace-stop: the
+	 * first one detached takes it and the group-stop holds the others as
+	 * they are detached (the kernel puts a detached thread into a
+	 * group-stop in effect). */
+	kill(tr->pid, SIGSTOP);
+	for (int i = 0; i < tr->nlive; i++) {
+		struct thread *th = tr->live[i];
+		if (th->state == TH_DEAD)
+			continue;
 		if (ptrace(PTRACE_DETACH, th->tid, 0, (void *)(long)sigs[i]) != 0 && errno != ESRCH)
 			rc = -1;
 		if (th->num < st->nthreads)
