@@ -1877,7 +1877,7 @@ int cts_access_fault(struct cts_tracer *tr, struct thread *th, uint64_t addr)
 		} else {
 			rc = retired_body(tr, th, in, pc, addr);
 		}
-	} else if (th->in_call && !traced_pc(tr->acc, pc)) {
+	} else if (!traced_pc(tr->acc, pc) && cts_tr_in_call(tr, th)) {
 		/* A modeled pthread call's own words (the mutex a lock event
 		 * stands for): the access is performed, as without faults.
 		 * Granting the page would make the thread's later work on it

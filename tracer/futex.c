@@ -69,9 +69,9 @@ static int futex_requeue(struct cts_tracer *tr, uint64_t from, uint64_t to, int 
 	return moved;
 }
 
-static bool internal_addr(const struct thread *th, uint64_t a)
+static bool internal_addr(const struct cts_tracer *tr, struct thread *th, uint64_t a)
 {
-	if (!th->in_call)
+	if (!cts_tr_in_call(tr, th))
 		return false;
 	for (int i = 0; i < 2; i++)
 		if (a >= th->call_lo[i] && a < th->call_hi[i])
@@ -96,7 +96,7 @@ static int on_futex(struct cts_tracer *tr, struct thread *th)
 	int cmd = (int)(th->regs.rsi & FUTEX_CMD_MASK);
 	uint32_t val = (uint32_t)th->regs.rdx;
 	bool timed = th->regs.r10 != 0;
-	bool internal = internal_addr(th, uaddr);
+	bool internal = internal_addr(tr, th, uaddr);
 
 	tr->stats.futex_calls++;
 	switch (cmd) {

@@ -67,6 +67,7 @@ int cts_tr_step_over_at(struct cts_tracer *tr, struct thread *th, uint64_t addr)
 /* Is th held at pthread_spin_lock (a lock that never calls futex)? */
 bool cts_tr_call_spins(const struct thread *th);
 void cts_tr_enter_call(struct cts_tracer *tr, struct thread *th);
+bool cts_tr_in_call(const struct cts_tracer *tr, struct thread *th);
 /* sync.c: library calls as range events (break/step mode) */
 int cts_tr_on_libcall_bp(struct cts_tracer *tr, struct thread *th, struct bp *b);
 int cts_tr_libcall_execute(struct cts_tracer *tr, struct thread *th);

@@ -219,6 +219,9 @@ void cts_tr_enter_call(struct cts_tracer *tr, struct thread *th)
 	const struct syncfn *f = &syncfns[th->call_fn];
 	uint64_t ret = 0;
 	th->in_call = true;
+	th->call_sp = cts_tr_getregs(th) == 0 ? th->regs.rsp : 0;
+	if (cts_mem_read(th->tid, th->call_sp, &th->call_ret, 8) != 0)
+		th->call_ret = 0;
 	if (cts_fault_on(tr) && plain_sync_call(p->op) && !th->ret_pc &&
 	    cts_fault_reaches(tr, p->obj, f->objsize) &&
 	    cts_mem_read(th->tid, th->regs.rsp, &ret, 8) == 0 && cts_access_traced_pc(tr, ret)) {
@@ -246,6 +249,25 @@ void cts_tr_enter_call(struct cts_tracer *tr, struct thread *th)
 		th->call_hi[0] = p->obj + f->objsize;
 		break;
 	}
+}
+
+/* Is th (its registers read) still inside the modeled call it entered?
+ * Not once its pc left libc (glibc's pthread code calls back into no other
+ * library; the stub page runs libc's first instructions), nor once its stack pointer is above the entry's or the return
+ * address there was overwritten. (Until its next event otherwise, a
+ * thread's work after an unlock counted as the call's own: liblzma's
+ * encoder under xz, each access faulting and performed by the tracer,
+ * 750,000 a run. A slot left as it was under a deeper frame that never
+ * wrote it keeps libc code in the call: performed, as before.) */
+bool cts_tr_in_call(const struct cts_tracer *tr, struct thread *th)
+{
+	uint64_t ret = 0;
+	if (th->in_call &&
+	    ((!cts_tr_in_libc(tr, th->regs.rip) && !cts_tr_stub_orig_pc(tr, th->regs.rip)) ||
+	     th->regs.rsp > th->call_sp ||
+	     cts_mem_read(th->tid, th->call_sp, &ret, 8) != 0 || ret != th->call_ret))
+		th->in_call = false;
+	return th->in_call;
 }
 
 bool cts_tr_sync_stubbable(int fn)

@@ -49,8 +49,11 @@ struct thread {
 	uint64_t bp_addr;          /* breakpoint it is held on */
 	uint64_t stepping_bp;      /* stepping over this breakpoint */
 	bool after_step;           /* access.c wants to see the step's result */
-	/* inside a modeled pthread call: its futex words are internal */
+	/* inside a modeled pthread call: its futex words are internal;
+	 * call_sp its stack pointer at the entry, call_ret the return
+	 * address there (cts_tr_in_call) */
 	bool in_call;
+	uint64_t call_sp, call_ret;
 	int call_fn;
 	uint64_t call_lo[2], call_hi[2];
 	bool in_proc_exit;
