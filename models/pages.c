@@ -22,13 +22,20 @@ struct reader {
 	bool claimed;           /* ...known only from a claim (a granted page's) */
 };
 
-/* One page's state in the current run (absent from the table: untouched). */
+/* One page's state in the current run (absent from the table: untouched).
+ * A read that takes over a written unit (ordered after the write) keeps
+ * the write as lw: a reader not ordered after it conflicts with it, as
+ * with the writer (FastTrack's last write). Forgetting it hid a race: main
+ * creates t2, writes x, creates t1; t1 reads x, then t2 does, unordered
+ * with the write, and saw an unwritten unit. */
 struct page {
 	uint8_t state;          /* enum cts_page_state */
 	bool written;           /* owned: the owner wrote it */
 	bool overflow;          /* read-shared: more readers than fit; any write conflicts */
+	bool has_lw;            /* lw: the last write, by a thread no longer in r */
 	uint8_t nreaders;
 	struct reader r[MAX_READERS]; /* owned: r[0] is the owner */
+	struct reader lw;
 };
 
 /* With units smaller than a page (lines), a 4 KiB page whose units are all
@@ -265,6 +272,13 @@ static struct page *unit_put(struct cts_pages *p, uint64_t u, bool *added)
 	return pg;
 }
 
+/* Is the unit's last write, if it is another thread's, ordered before
+ * tid's current point? */
+static bool lw_ordered(const struct cts_pages *p, const struct page *pg, int tid)
+{
+	return !pg->has_lw || pg->lw.tid == tid || p->ordered(p->arg, pg->lw.tid, pg->lw.epoch, tid);
+}
+
 /* Has every access of the page's threads other than tid happened before
  * tid's current point? Drops the readers that have (tid's own entry too). */
 static bool others_ordered(struct cts_pages *p, struct page *pg, int tid)
@@ -280,8 +294,15 @@ static bool others_ordered(struct cts_pages *p, struct page *pg, int tid)
 	return k == 0 && !pg->overflow;
 }
 
+/* tid owns pg now. A read keeps the last write (a written owner's is it). */
 static void own(struct page *pg, int tid, bool write, uint32_t epoch, bool claimed)
 {
+	if (write) {
+		pg->has_lw = false;
+	} else if (pg->state == CTS_PAGE_OWNED && pg->written && pg->r[0].tid != tid) {
+		pg->lw = pg->r[0];
+		pg->has_lw = true;
+	}
 	pg->state = CTS_PAGE_OWNED;
 	pg->written = write;
 	pg->overflow = false;
@@ -323,6 +344,8 @@ static enum cts_page_verdict verdict_of(struct cts_pages *p, struct page *pg, in
 		return CTS_PAGE_NATIVE;
 	if (pg->state == CTS_PAGE_SHARED)
 		return CTS_PAGE_VISIBLE;
+	if (!lw_ordered(p, pg, tid))
+		return CTS_PAGE_CONFLICT;
 	if (pg->state == CTS_PAGE_OWNED)
 		return pg->r[0].tid == tid || p->ordered(p->arg, pg->r[0].tid, pg->r[0].epoch, tid) ||
 		       (!pg->written && !write) ? CTS_PAGE_NATIVE : CTS_PAGE_CONFLICT;
@@ -340,8 +363,11 @@ static enum cts_page_verdict transition(struct cts_pages *p, struct page *pg, bo
 		own(pg, tid, write, epoch, cl);
 		return CTS_PAGE_NATIVE;
 	}
+	bool lw_ok = lw_ordered(p, pg, tid);
 	switch ((enum cts_page_state)pg->state) {
 	case CTS_PAGE_OWNED:
+		if (!lw_ok)
+			break;
 		if (pg->r[0].tid == tid) {
 			pg->written |= write;
 			reader_at(&pg->r[0], epoch, cl);
@@ -359,6 +385,8 @@ static enum cts_page_verdict transition(struct cts_pages *p, struct page *pg, bo
 		}
 		break;
 	case CTS_PAGE_READ_SHARED:
+		if (!lw_ok)
+			break;
 		if (others_ordered(p, pg, tid)) {
 			p->st.handoffs++;
 			own(pg, tid, write, epoch, cl);
@@ -379,7 +407,7 @@ static enum cts_page_verdict transition(struct cts_pages *p, struct page *pg, bo
 	 * this access or every earlier one it meets is only a claim (what a
 	 * granted page's holder may have done), the conflict may be the
 	 * page's, not the line's: others_ordered left the unordered ones. */
-	bool by_claim = cl || !pg->overflow;
+	bool by_claim = cl || (!pg->overflow && (lw_ok || pg->lw.claimed));
 	for (uint8_t i = 0; i < pg->nreaders && !cl; i++)
 		by_claim &= pg->r[i].tid == tid || pg->r[i].claimed;
 	p->conflict_by_claim = by_claim;
@@ -651,6 +679,8 @@ bool cts_pages_grantable(const struct cts_pages *p, int tid, uint64_t addr, uint
 		bool readable = pg && ((pg->state == CTS_PAGE_OWNED && !pg->written) ||
 				       (pg->state == CTS_PAGE_READ_SHARED && !pg->overflow));
 		if (!mine && (write || !readable))
+			return false;
+		if (pg && !lw_ordered(p, pg, tid))
 			return false;
 		if (whole) {
 			if (last - u == k - 1)

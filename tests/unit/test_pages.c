@@ -72,9 +72,63 @@ static void test_htab(void)
 	cts_htab_free(h);
 }
 
+/* A read that takes over a written unit keeps the write: a later reader
+ * not ordered after the write conflicts with it (the hole this closes:
+ * main creates t2, writes x, creates t1; t1 reads x, then t2, and the
+ * race of main's write and t2's read was hidden). On pages and lines. */
+static void test_last_write(unsigned shift)
+{
+	const char *u = shift == 6 ? "lines" : "pages";
+	struct cts_pages *p = cts_pages_new_unit(ordered, NULL, shift);
+	uint64_t x = 0x555555558010;
+	reset_clocks();
+	cts_pages_begin_run(p);
+	sync_to(0, 1, 2);					/* event 1: create t2 */
+	cts_pages_access(p, 0, x, 8, true, 2);			/* main writes x */
+	sync_to(0, 2, 1);					/* event 2: create t1 */
+	tap_is_int(cts_pages_access(p, 1, x, 8, false, 1), CTS_PAGE_NATIVE,
+		   "last write (%s): t1, created after main's write, reads x: a hand-off", u);
+	tap_ok(!cts_pages_grantable(p, 2, x, 8, false),
+	       "last write (%s): x is not t2's to read unseen (the write is not before it)", u);
+	tap_is_int(cts_pages_check(p, 2, x, 8, false, 1), CTS_PAGE_CONFLICT,
+		   "last write (%s): t2 reading x, unordered with main's write: a conflict", u);
+	tap_is_int(cts_pages_access(p, 2, x, 8, false, 1), CTS_PAGE_CONFLICT,
+		   "last write (%s): ...made: the run is void", u);
+
+	/* Configuration written before both threads exist: no conflict.
+	 * (Another page: x is learned.) */
+	x += 4096;
+	reset_clocks();
+	cts_pages_begin_run(p);
+	cts_pages_access(p, 0, x, 8, true, 1);
+	sync_to(0, 1, 1);
+	sync_to(0, 2, 2);
+	tap_is_int(cts_pages_access(p, 1, x, 8, false, 1), CTS_PAGE_NATIVE,
+		   "last write (%s): config written before the creates, t1 reads", u);
+	tap_is_int(cts_pages_access(p, 2, x, 8, false, 1), CTS_PAGE_NATIVE,
+		   "last write (%s): ...and t2: read-shared, no conflict", u);
+	tap_ok(cts_pages_grantable(p, 2, x, 8, false) && !cts_pages_grantable(p, 2, x, 8, true),
+	       "last write (%s): readable by t2, not writable", u);
+
+	/* t2 ordered after the write by a later event of main's. */
+	x += 4096;
+	reset_clocks();
+	cts_pages_begin_run(p);
+	sync_to(0, 1, 2);
+	cts_pages_access(p, 0, x, 8, true, 2);
+	sync_to(0, 2, 1);
+	cts_pages_access(p, 1, x, 8, false, 1);
+	sync_to(0, 3, 2);					/* main signals t2 after the write */
+	tap_is_int(cts_pages_access(p, 2, x, 8, false, 2), CTS_PAGE_NATIVE,
+		   "last write (%s): t2 ordered after the write (a later sync) reads: no conflict", u);
+	cts_pages_free(p);
+}
+
 int main(void)
 {
 	test_htab();
+	test_last_write(6);
+	test_last_write(CTS_PAGE_SHIFT);
 
 	struct cts_pages *p = cts_pages_new(ordered, NULL);
 	const uint64_t counter = 0x55555555802c, heap = 0x5555555a0000;
