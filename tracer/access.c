@@ -1217,21 +1217,33 @@ json_t *cts_access_watch_json(const struct cts_tracer *tr)
 
 /* ---- hits ---------------------------------------------------------------------- */
 
-static const struct cts_insn *decode_at(struct cts_tracer *tr, struct thread *th, uint64_t pc,
-					struct bp *b)
+/* Decode at pc with b's original byte in place of our int3 (always, or
+ * only where the int3 is in the text). */
+static int decode_with(struct cts_tracer *tr, pid_t tid, uint64_t pc, const struct bp *b,
+		       bool always, struct cts_insn *in)
 {
-	struct cts_access_state *a = tr->acc;
-	static struct cts_insn tmp;
-	if (b && b->insn)
-		return b->insn;
 	uint8_t bytes[16];
-	if (cts_mem_read(th->tid, pc, bytes, sizeof(bytes)) != 0)
-		return NULL;
-	if (b)
+	if (cts_mem_read(tid, pc, bytes, sizeof(bytes)) != 0)
+		return -1;
+	if (b && (always || bytes[0] == 0xCC))
 		bytes[0] = b->orig;
 	/* Later bytes may hold our int3s only at other instruction starts,
 	 * past this instruction's end, so they do not change the decoding. */
-	if (cts_disasm_decode(a->dis, pc, bytes, sizeof(bytes), &tmp) != 0)
+	return cts_disasm_decode(tr->acc->dis, pc, bytes, sizeof(bytes), in);
+}
+
+int cts_access_decode(struct cts_tracer *tr, pid_t tid, uint64_t pc, struct cts_insn *in)
+{
+	return decode_with(tr, tid, pc, cts_tr_bp_find(tr, pc), false, in);
+}
+
+static const struct cts_insn *decode_at(struct cts_tracer *tr, struct thread *th, uint64_t pc,
+					struct bp *b)
+{
+	static struct cts_insn tmp;
+	if (b && b->insn)
+		return b->insn;
+	if (decode_with(tr, th->tid, pc, b, true, &tmp) != 0)
 		return NULL;
 	if (b) {
 		b->insn = cts_xmalloc(sizeof(*b->insn));

@@ -54,6 +54,9 @@ int cts_access_threads_changed(struct cts_tracer *tr);
  * whatever it held (mov r32/r64, [mem]; movzx/movsx r32/r64, [mem]): a
  * capstone register id, or -1 for any other instruction. */
 int cts_access_load_dest(struct cts_tracer *tr, struct thread *th, uint64_t pc);
+/* Decode the instruction at pc of tid's process, our int3 there undone
+ * (cts_disasm_decode's result). */
+int cts_access_decode(struct cts_tracer *tr, pid_t tid, uint64_t pc, struct cts_insn *in);
 /* Learn a load at pc ahead of time (replaying a schedule that used one). */
 void cts_access_learn(struct cts_tracer *tr, uint64_t pc);
 

@@ -39,7 +39,6 @@ struct out {
 };
 
 struct cts_lcret {
-	struct cts_disasm *dis;
 	uint64_t noreturn[8];   /* libc's functions that never return (a path's end) */
 	int nnoreturn;
 	struct cts_htab *impls; /* entry -> struct impl, for every run (same addresses) */
@@ -58,7 +57,6 @@ void cts_lcret_free(struct cts_lcret *l)
 	while (cts_htab_next(l->impls, &pos, &k, &v))
 		free(((struct impl *)v)->iv);
 	cts_htab_free(l->impls);
-	cts_disasm_free(l->dis);
 	free(l->outs);
 	free(l);
 }
@@ -68,7 +66,6 @@ static struct cts_lcret *lcret_of(struct cts_tracer *tr)
 	struct cts_lcret *l = tr->lcret;
 	if (!l) {
 		l = tr->lcret = cts_xcalloc(1, sizeof(*l));
-		l->dis = cts_disasm_new();
 		l->impls = cts_htab_new(sizeof(uint64_t), sizeof(struct impl));
 		static const char *const names[] = { "__assert_fail", "__assert_perror_fail",
 						     "abort", "__stack_chk_fail", "__chk_fail",
@@ -87,20 +84,28 @@ static struct cts_lcret *lcret_of(struct cts_tracer *tr)
 	return l;
 }
 
-/* Decode the instruction at pc of th's process (our int3 there undone). */
-static bool decode(struct cts_lcret *l, struct cts_tracer *tr, pid_t tid, uint64_t pc,
-		   struct cts_insn *in)
+/* Decode the instruction at pc of th's process (our int3 there undone).
+ * capstone 4 misses some AVX-512 ones (kmovd): their length is known from
+ * the VEX/EVEX layout, and none of them is a jump. */
+static bool decode(struct cts_tracer *tr, pid_t tid, uint64_t pc, struct cts_insn *in)
 {
-	uint8_t bytes[16];
-	if (cts_mem_read(tid, pc, bytes, sizeof(bytes)) != 0)
-		return false;
-	const struct bp *b = cts_tr_bp_find(tr, pc);
-	if (b && bytes[0] == 0xCC)
-		bytes[0] = b->orig;
-	/* capstone 4 misses some AVX-512 ones (kmovd): their length is known
-	 * from the VEX/EVEX layout, and none of them is a jump */
-	return (cts_disasm_decode(l->dis, pc, bytes, sizeof(bytes), in) == 0 || !in->decoded) &&
-	       in->len;
+	return (cts_access_decode(tr, tid, pc, in) == 0 || !in->decoded) && in->len;
+}
+
+/* The PLT stub's library call breakpoint that the `call rel32` at addr in
+ * pid's text calls (our int3 on it: a learned site's), or NULL. */
+static struct bp *called_stub(struct cts_tracer *tr, pid_t pid, uint64_t addr)
+{
+	uint8_t c[5];
+	int32_t rel;
+	if (cts_mem_read(pid, addr, c, sizeof(c)) != 0)
+		return NULL;
+	const struct bp *at = cts_tr_bp_find(tr, addr);
+	if (c[0] != 0xe8 && !(c[0] == 0xCC && at && at->orig == 0xe8))
+		return NULL;
+	memcpy(&rel, c + 1, sizeof(rel));
+	struct bp *stub = cts_tr_bp_find(tr, addr + 5 + (uint64_t)(int64_t)rel);
+	return stub && stub->kind == BP_LIBCALL && !stub->call_len ? stub : NULL;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -150,7 +155,7 @@ static void walk(struct cts_lcret *l, struct cts_tracer *tr, pid_t tid, uint64_t
 		while (leaf && !cts_htab_get(seen, &pc)) {
 			uint64_t to = 0;
 			if (cts_htab_count(seen) >= WALK_MAX || cts_access_traced_pc(tr, pc) ||
-			    !decode(l, tr, tid, pc, &in) || in.is_syscall || in.lock ||
+			    !decode(tr, tid, pc, &in) || in.is_syscall || in.lock ||
 			    in.access == CTS_ACC_ATOMIC ||
 			    ((in.is_branch || in.is_call) && !(to = target(tr, tid, &in)))) {
 				cts_debug_msg("library call at 0x%" PRIx64 ": 0x%" PRIx64 " (%s %s) ends the walk",
@@ -200,14 +205,13 @@ static void walk(struct cts_lcret *l, struct cts_tracer *tr, pid_t tid, uint64_t
 
 /* Where the call at b goes: its GOT slot's value (the PLT stub's or the
  * call's `jmp/call *slot(%rip)`), 0 when unknown. */
-static uint64_t entry_of(struct cts_lcret *l, struct cts_tracer *tr, pid_t tid,
-			 const struct bp *b)
+static uint64_t entry_of(struct cts_tracer *tr, pid_t tid, const struct bp *b)
 {
 	struct cts_insn in;
 	uint64_t pc = b->addr, to = 0;
-	if (!decode(l, tr, tid, pc, &in))
+	if (!decode(tr, tid, pc, &in))
 		return 0;
-	if (strcmp(in.mnemonic, "endbr64") == 0 && !decode(l, tr, tid, pc + in.len, &in))
+	if (strcmp(in.mnemonic, "endbr64") == 0 && !decode(tr, tid, pc + in.len, &in))
 		return 0;
 	if (!cts_disasm_rip_call(&in) ||
 	    cts_mem_read(tid, in.pc + in.len + (uint64_t)in.disp, &to, sizeof(to)) != 0)
@@ -256,7 +260,7 @@ void cts_lcret_call(struct cts_tracer *tr, struct thread *th, struct bp *b, bool
 	}
 	if (++b->tracked_hits < RETIRE_CALLS)
 		return;
-	uint64_t entry = entry_of(l, tr, th->tid, b);
+	uint64_t entry = entry_of(tr, th->tid, b);
 	if (!entry)
 		return; /* not resolved yet: asked again at the next call */
 	const struct impl *im = impl_of(l, tr, th->tid, entry);
@@ -330,10 +334,7 @@ enum cts_lc_origin cts_lcret_origin(struct cts_tracer *tr, struct thread *th, ui
 	 * library call's breakpoint: its stub's `call rel32`, or a `call
 	 * *slot(%rip)` that is a breakpoint itself */
 	for (size_t i = 0; i < nw; i++) {
-		uint8_t c[6];
-		int32_t rel;
-		if (w[i] < 6 || !cts_access_traced_pc(tr, w[i]) ||
-		    cts_mem_read(th->tid, w[i] - 6, c, sizeof(c)) != 0)
+		if (w[i] < 6 || !cts_access_traced_pc(tr, w[i]))
 			continue;
 		const struct bp *at = cts_tr_bp_find(tr, w[i] - 6);
 		if (at && at->kind == BP_LIBCALL && at->call_len == 6) {
@@ -347,11 +348,8 @@ enum cts_lc_origin cts_lcret_origin(struct cts_tracer *tr, struct thread *th, ui
 		const struct bp *sb = cts_tr_bp_find(tr, w[i] - 5);
 		if (sb && sb->kind == BP_LIBCALL && sb->call_len == 5)
 			return CTS_LC_DECIDED; /* a learned site's stop */
-		if (c[1] != 0xe8)
-			continue;
-		memcpy(&rel, c + 2, sizeof(rel));
-		const struct bp *stub = cts_tr_bp_find(tr, w[i] + (uint64_t)(int64_t)rel);
-		if (!stub || stub->kind != BP_LIBCALL || stub->call_len)
+		const struct bp *stub = called_stub(tr, th->tid, w[i] - 5);
+		if (!stub)
 			continue; /* a call of the program's own, or of an unwatched function */
 		if (!out_now(tr, stub))
 			return CTS_LC_DECIDED; /* its stub stopped it: an impl shared with a retired one */
@@ -378,17 +376,13 @@ void cts_lcret_stays(struct cts_tracer *tr, uint64_t pc, uint64_t site)
 
 uint64_t cts_lcret_site_entry(struct cts_tracer *tr, pid_t tid, struct bp *site)
 {
-	int32_t rel;
 	if (site->site_to)
 		return site->site_to;
-	if (site->call_len != 5 || site->orig != 0xe8 ||
-	    cts_mem_read(tid, site->addr + 1, &rel, sizeof(rel)) != 0)
-		return 0;
-	const struct bp *stub = cts_tr_bp_find(tr, site->addr + 5 + (uint64_t)(int64_t)rel);
-	if (!stub || stub->kind != BP_LIBCALL || stub->call_len)
+	const struct bp *stub = site->call_len == 5 ? called_stub(tr, tid, site->addr) : NULL;
+	if (!stub)
 		return 0;
 	/* resolved (not lazy binding's way back into the PLT): it stays */
-	site->site_to = entry_of(lcret_of(tr), tr, tid, stub);
+	site->site_to = entry_of(tr, tid, stub);
 	return site->site_to;
 }
 
@@ -400,14 +394,8 @@ void cts_lcret_plant_sites(struct cts_tracer *tr, pid_t pid)
 	uint64_t *v = cts_xcalloc(n, sizeof(*v));
 	cts_own_sites(tr->own, v, n);
 	for (size_t i = 0; i < n; i++) {
-		uint8_t c[5];
-		int32_t rel;
-		if (cts_tr_bp_find(tr, v[i]) || cts_mem_read(pid, v[i], c, sizeof(c)) != 0 ||
-		    c[0] != 0xe8)
-			continue;
-		memcpy(&rel, c + 1, sizeof(rel));
-		const struct bp *stub = cts_tr_bp_find(tr, v[i] + 5 + (uint64_t)(int64_t)rel);
-		if (!stub || stub->kind != BP_LIBCALL || stub->call_len)
+		const struct bp *stub = cts_tr_bp_find(tr, v[i]) ? NULL : called_stub(tr, pid, v[i]);
+		if (!stub)
 			continue;
 		int fn = stub->fn;
 		bool early = stub->early;
