@@ -280,7 +280,18 @@ static bool lw_ordered(const struct cts_pages *p, const struct page *pg, int tid
 }
 
 /* Has every access of the page's threads other than tid happened before
- * tid's current point? Drops the readers that have (tid's own entry too). */
+ * tid's current point? (Nothing changes: a question only.) */
+static bool others_before(const struct cts_pages *p, const struct page *pg, int tid)
+{
+	for (uint8_t i = 0; i < pg->nreaders; i++)
+		if (pg->r[i].tid != tid && !p->ordered(p->arg, pg->r[i].tid, pg->r[i].epoch, tid))
+			return false;
+	return !pg->overflow;
+}
+
+/* The same, for the access tid makes now: drops the readers ordered before
+ * it (tid's own entry too), which the access recorded after this stands
+ * for: a later access ordered after tid's is ordered after theirs. */
 static bool others_ordered(struct cts_pages *p, struct page *pg, int tid)
 {
 	uint8_t k = 0;
@@ -336,9 +347,11 @@ static void add_reader(struct page *pg, int tid, uint32_t epoch, bool claimed)
 }
 
 /* The verdict of an access to a unit in state pg (NULL: untouched),
- * changing nothing but the readers others_ordered drops (ordered before
- * tid: every later verdict would drop them too). */
-static enum cts_page_verdict verdict_of(struct cts_pages *p, struct page *pg, int tid, bool write)
+ * changing nothing. (It dropped the readers ordered before tid, as the
+ * access does: when no access followed the question, a later writer
+ * ordered after tid but not after a dropped reader went on unseen.) */
+static enum cts_page_verdict verdict_of(const struct cts_pages *p, const struct page *pg, int tid,
+					bool write)
 {
 	if (!pg || pg->state == CTS_PAGE_UNTOUCHED)
 		return CTS_PAGE_NATIVE;
@@ -349,7 +362,7 @@ static enum cts_page_verdict verdict_of(struct cts_pages *p, struct page *pg, in
 	if (pg->state == CTS_PAGE_OWNED)
 		return pg->r[0].tid == tid || p->ordered(p->arg, pg->r[0].tid, pg->r[0].epoch, tid) ||
 		       (!pg->written && !write) ? CTS_PAGE_NATIVE : CTS_PAGE_CONFLICT;
-	return others_ordered(p, pg, tid) || !write ? CTS_PAGE_NATIVE : CTS_PAGE_CONFLICT;
+	return others_before(p, pg, tid) || !write ? CTS_PAGE_NATIVE : CTS_PAGE_CONFLICT;
 }
 
 /* The access, made: pg's new state (added: pg was untouched). A conflict

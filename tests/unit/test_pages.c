@@ -124,9 +124,33 @@ static void test_last_write(unsigned shift)
 	cts_pages_free(p);
 }
 
+/* A question changes nothing: a dry check that found some readers ordered
+ * before the asking thread dropped them, and a later writer not ordered
+ * after a dropped reader went on unseen. Threads 1..4 (vc is 4 wide:
+ * t1-t3 only, t0 as the fourth). */
+static void test_dry_check(unsigned shift)
+{
+	const char *u = shift == 6 ? "lines" : "pages";
+	struct cts_pages *p = cts_pages_new_unit(ordered, NULL, shift);
+	const uint64_t x = 0x55555555c008;
+	reset_clocks();
+	cts_pages_begin_run(p);
+	cts_pages_access(p, 1, x, 8, false, 1);		/* t1 reads x */
+	cts_pages_access(p, 2, x, 8, false, 1);		/* t2 reads x: read-shared */
+	sync_to(1, 1, 3);				/* t1's event 1 before t3's point */
+	sync_to(2, 1, 0);				/* t2's event 1 before t0's point */
+	tap_is_int(cts_pages_check(p, 3, x, 8, true, 1), CTS_PAGE_CONFLICT,
+		   "dry check (%s): t3's write would meet t2's read, unordered", u);
+	tap_is_int(cts_pages_access(p, 0, x, 8, true, 1), CTS_PAGE_CONFLICT,
+		   "dry check (%s): ...and changed nothing: t0's write meets t1's read, unordered", u);
+	cts_pages_free(p);
+}
+
 int main(void)
 {
 	test_htab();
+	test_dry_check(6);
+	test_dry_check(CTS_PAGE_SHIFT);
 	test_last_write(6);
 	test_last_write(CTS_PAGE_SHIFT);
 
