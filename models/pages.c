@@ -16,18 +16,29 @@
  * later access visible, with faults each one a fault and a step.) */
 #define BIG_RANGE ((uint64_t)1 << 22)
 
+/* A thread's accesses to a unit: which bytes it read and wrote (a bit a
+ * byte of a 64-byte line; every bit for a page, a claim or a summary). */
 struct reader {
 	int tid;
 	uint32_t epoch;         /* the reader's last access was before this event of its own */
 	bool claimed;           /* ...known only from a claim (a granted page's) */
+	uint64_t rm, wm;        /* the bytes it read, wrote */
 };
 
-/* One page's state in the current run (absent from the table: untouched).
- * A read that takes over a written unit (ordered after the write) keeps
- * the write as lw: a reader not ordered after it conflicts with it, as
- * with the writer (FastTrack's last write). Forgetting it hid a race: main
- * creates t2, writes x, creates t1; t1 reads x, then t2 does, unordered
- * with the write, and saw an unwritten unit. */
+#define ALL_BYTES UINT64_MAX
+
+/* One page's state in the current run (absent from the table: untouched):
+ * an entry per thread whose accesses no later access stands for. Two
+ * accesses conflict when they meet (a byte in common, one a write) and
+ * neither is ordered before the other; on lines that is decided by bytes,
+ * so threads writing neighbouring bytes of a line (a line terminator
+ * beside the text another thread sorts) leave it split, not shared.
+ * Entries ordered before an access are folded into it: their reads into
+ * the accessing thread's entry (a later writer must come after it, hence
+ * after them), their writes the access does not cover kept as lw, the
+ * last write, with its thread and epoch (FastTrack's W): forgetting the
+ * write a read took over hid a race (main creates t2, writes x, creates
+ * t1; t1 reads x, then t2 did, unordered with the write). */
 struct page {
 	uint8_t state;          /* enum cts_page_state */
 	bool written;           /* owned: the owner wrote it */
@@ -35,7 +46,7 @@ struct page {
 	bool has_lw;            /* lw: the last write, by a thread no longer in r */
 	uint8_t nreaders;
 	struct reader r[MAX_READERS]; /* owned: r[0] is the owner */
-	struct reader lw;
+	struct reader lw;       /* rm unused */
 };
 
 /* With units smaller than a page (lines), a 4 KiB page whose units are all
@@ -279,71 +290,74 @@ static bool lw_ordered(const struct cts_pages *p, const struct page *pg, int tid
 	return !pg->has_lw || pg->lw.tid == tid || p->ordered(p->arg, pg->lw.tid, pg->lw.epoch, tid);
 }
 
-/* Has every access of the page's threads other than tid happened before
- * tid's current point? (Nothing changes: a question only.) */
-static bool others_before(const struct cts_pages *p, const struct page *pg, int tid)
+/* Do tid's access of bytes m (a write or not) and e's meet? */
+static bool meets(const struct reader *e, uint64_t m, bool write)
 {
-	for (uint8_t i = 0; i < pg->nreaders; i++)
-		if (pg->r[i].tid != tid && !p->ordered(p->arg, pg->r[i].tid, pg->r[i].epoch, tid))
-			return false;
-	return !pg->overflow;
+	return (m & e->wm) || (write && (m & e->rm));
 }
 
-/* The same, for the access tid makes now: drops the readers ordered before
- * it (tid's own entry too), which the access recorded after this stands
- * for: a later access ordered after tid's is ordered after theirs. */
-static bool others_ordered(struct cts_pages *p, struct page *pg, int tid)
+static bool before(const struct cts_pages *p, const struct reader *e, int tid)
 {
-	uint8_t k = 0;
-	for (uint8_t i = 0; i < pg->nreaders; i++) {
-		struct reader r = pg->r[i];
-		if (r.tid == tid || p->ordered(p->arg, r.tid, r.epoch, tid))
-			continue;
-		pg->r[k++] = r;
-	}
-	pg->nreaders = k;
-	return k == 0 && !pg->overflow;
+	return p->ordered(p->arg, e->tid, e->epoch, tid);
 }
 
-/* tid owns pg now. A read keeps the last write (a written owner's is it). */
-static void own(struct page *pg, int tid, bool write, uint32_t epoch, bool claimed)
+/* Does tid's access meet one of another thread that is not ordered before
+ * tid's current point? by_claim: each such one is known from claims only. */
+static bool races(const struct cts_pages *p, const struct page *pg, int tid, uint64_t m,
+		  bool write, bool *by_claim)
 {
-	if (write) {
-		pg->has_lw = false;
-	} else if (pg->state == CTS_PAGE_OWNED && pg->written && pg->r[0].tid != tid) {
-		pg->lw = pg->r[0];
-		pg->has_lw = true;
-	}
-	pg->state = CTS_PAGE_OWNED;
-	pg->written = write;
-	pg->overflow = false;
-	pg->nreaders = 1;
-	pg->r[0] = (struct reader){ tid, epoch, claimed };
-}
-
-/* r's latest access is now at epoch (if later): seen, or claimed. */
-static void reader_at(struct reader *r, uint32_t epoch, bool claimed)
-{
-	if (epoch > r->epoch) {
-		r->epoch = epoch;
-		r->claimed = claimed;
-	} else if (epoch == r->epoch) {
-		r->claimed &= claimed;
-	}
-}
-
-static void add_reader(struct page *pg, int tid, uint32_t epoch, bool claimed)
-{
-	for (uint8_t i = 0; i < pg->nreaders; i++) {
-		if (pg->r[i].tid == tid) {
-			reader_at(&pg->r[i], epoch, claimed);
-			return;
+	bool race = false;
+	*by_claim = true;
+	for (uint8_t i = 0; i <= pg->nreaders; i++) {
+		const struct reader *e = i < pg->nreaders ? &pg->r[i] : pg->has_lw ? &pg->lw : NULL;
+		if (e && e->tid != tid && meets(e, m, write) && !before(p, e, tid)) {
+			race = true;
+			*by_claim &= e->claimed;
 		}
 	}
-	if (pg->nreaders < MAX_READERS)
-		pg->r[pg->nreaders++] = (struct reader){ tid, epoch, claimed };
-	else
-		pg->overflow = true; /* kept conservative: a later write conflicts */
+	if (write && pg->overflow) {
+		race = true;
+		*by_claim = false;
+	}
+	return race;
+}
+
+/* pg's state from its entries. */
+static void settle(struct page *pg)
+{
+	bool wrote = false;
+	for (uint8_t i = 0; i < pg->nreaders; i++)
+		wrote |= pg->r[i].wm != 0;
+	pg->written = pg->nreaders == 1 && pg->r[0].wm;
+	pg->state = pg->nreaders == 1 && !pg->overflow ? CTS_PAGE_OWNED :
+		    wrote ? CTS_PAGE_SPLIT : CTS_PAGE_READ_SHARED;
+}
+
+/* tid alone owns pg now (a fresh unit, an allocated block). */
+static void own(struct page *pg, int tid, bool write, uint32_t epoch, bool claimed, uint64_t m)
+{
+	pg->has_lw = false;
+	pg->overflow = false;
+	pg->nreaders = 1;
+	pg->r[0] = (struct reader){ tid, epoch, claimed, write ? 0 : m, write ? m : 0 };
+	settle(pg);
+}
+
+/* Keep bytes wm that e wrote (ordered before the access) as the last
+ * write; false when lw holds another thread's (one entry keeps one). */
+static bool keep_write(struct page *pg, const struct reader *e, uint64_t wm)
+{
+	if (pg->has_lw && pg->lw.tid != e->tid)
+		return false;
+	if (pg->has_lw) {
+		pg->lw.wm |= wm;
+		pg->lw.epoch = e->epoch > pg->lw.epoch ? e->epoch : pg->lw.epoch;
+		pg->lw.claimed &= e->claimed;
+		return true;
+	}
+	pg->lw = (struct reader){ e->tid, e->epoch, e->claimed, 0, wm };
+	pg->has_lw = true;
+	return true;
 }
 
 /* The verdict of an access to a unit in state pg (NULL: untouched),
@@ -351,94 +365,111 @@ static void add_reader(struct page *pg, int tid, uint32_t epoch, bool claimed)
  * access does: when no access followed the question, a later writer
  * ordered after tid but not after a dropped reader went on unseen.) */
 static enum cts_page_verdict verdict_of(const struct cts_pages *p, const struct page *pg, int tid,
-					bool write)
+					bool write, uint64_t m)
 {
+	bool by_claim;
 	if (!pg || pg->state == CTS_PAGE_UNTOUCHED)
 		return CTS_PAGE_NATIVE;
 	if (pg->state == CTS_PAGE_SHARED)
 		return CTS_PAGE_VISIBLE;
-	if (!lw_ordered(p, pg, tid))
-		return CTS_PAGE_CONFLICT;
-	if (pg->state == CTS_PAGE_OWNED)
-		return pg->r[0].tid == tid || p->ordered(p->arg, pg->r[0].tid, pg->r[0].epoch, tid) ||
-		       (!pg->written && !write) ? CTS_PAGE_NATIVE : CTS_PAGE_CONFLICT;
-	return others_before(p, pg, tid) || !write ? CTS_PAGE_NATIVE : CTS_PAGE_CONFLICT;
+	return races(p, pg, tid, m, write, &by_claim) ? CTS_PAGE_CONFLICT : CTS_PAGE_NATIVE;
 }
 
 /* The access, made: pg's new state (added: pg was untouched). A conflict
  * leaves pg shared; the caller learns the unit. */
 static enum cts_page_verdict transition(struct cts_pages *p, struct page *pg, bool added, int tid,
-					bool write, uint32_t epoch)
+					bool write, uint32_t epoch, uint64_t m)
 {
-	bool cl = p->claiming;
-	if (added) {
-		p->st.pages_touched++;
-		own(pg, tid, write, epoch, cl);
+	bool cl = p->claiming, by_claim;
+	if (added || pg->state == CTS_PAGE_UNTOUCHED) {
+		p->st.pages_touched += added;
+		own(pg, tid, write, epoch, cl, m);
 		return CTS_PAGE_NATIVE;
 	}
-	bool lw_ok = lw_ordered(p, pg, tid);
-	switch ((enum cts_page_state)pg->state) {
-	case CTS_PAGE_OWNED:
-		if (!lw_ok)
-			break;
-		if (pg->r[0].tid == tid) {
-			pg->written |= write;
-			reader_at(&pg->r[0], epoch, cl);
-			return CTS_PAGE_NATIVE;
-		}
-		if (p->ordered(p->arg, pg->r[0].tid, pg->r[0].epoch, tid)) {
-			p->st.handoffs++;
-			own(pg, tid, write, epoch, cl);
-			return CTS_PAGE_NATIVE;
-		}
-		if (!pg->written && !write) {
-			pg->state = CTS_PAGE_READ_SHARED;
-			add_reader(pg, tid, epoch, cl);
-			return CTS_PAGE_NATIVE;
-		}
-		break;
-	case CTS_PAGE_READ_SHARED:
-		if (!lw_ok)
-			break;
-		if (others_ordered(p, pg, tid)) {
-			p->st.handoffs++;
-			own(pg, tid, write, epoch, cl);
-			return CTS_PAGE_NATIVE;
-		}
-		if (!write) {
-			add_reader(pg, tid, epoch, cl);
-			return CTS_PAGE_NATIVE;
-		}
-		break;
-	case CTS_PAGE_SHARED:
+	if (pg->state == CTS_PAGE_SHARED)
 		return CTS_PAGE_VISIBLE;
-	case CTS_PAGE_UNTOUCHED:
-		own(pg, tid, write, epoch, cl);
-		return CTS_PAGE_NATIVE;
+	if (races(p, pg, tid, m, write, &by_claim)) {
+		/* A foreign access the earlier, invisible ones may race with.
+		 * When this access or every earlier one it meets is only a
+		 * claim (what a granted page's holder may have done), the
+		 * conflict may be the page's, not the line's. */
+		p->conflict_by_claim = cl || by_claim;
+		pg->state = CTS_PAGE_SHARED;
+		return CTS_PAGE_CONFLICT;
 	}
-	/* A foreign access the earlier, invisible ones may race with. When
-	 * this access or every earlier one it meets is only a claim (what a
-	 * granted page's holder may have done), the conflict may be the
-	 * page's, not the line's: others_ordered left the unordered ones. */
-	bool by_claim = cl || (!pg->overflow && (lw_ok || pg->lw.claimed));
-	for (uint8_t i = 0; i < pg->nreaders && !cl; i++)
-		by_claim &= pg->r[i].tid == tid || pg->r[i].claimed;
-	p->conflict_by_claim = by_claim;
-	pg->state = CTS_PAGE_SHARED;
-	return CTS_PAGE_CONFLICT;
+	/* No race: the entries of other threads ordered before the access
+	 * fold into it; a write covers the last write's bytes it writes. */
+	struct reader me = { tid, epoch, cl, write ? 0 : m, write ? m : 0 };
+	bool folded = false;
+	uint8_t k = 0;
+	if (pg->has_lw && (pg->lw.tid == tid || (write && before(p, &pg->lw, tid)))) {
+		uint64_t rest = pg->lw.tid == tid ? 0 : pg->lw.wm & ~m;
+		if (pg->lw.tid == tid)
+			me.wm |= pg->lw.wm;
+		pg->lw.wm = rest;
+		pg->has_lw = rest != 0;
+	}
+	for (uint8_t i = 0; i < pg->nreaders; i++) {
+		struct reader e = pg->r[i];
+		if (e.tid == tid) {
+			/* its latest access now (epochs of a thread only grow) */
+			me.rm |= e.rm;
+			me.wm |= e.wm;
+			me.claimed = epoch > e.epoch ? cl : cl && e.claimed;
+			continue;
+		}
+		if (!before(p, &e, tid)) {
+			pg->r[k++] = e; /* unordered: it meets nothing of this access */
+			continue;
+		}
+		folded = true;
+		me.rm |= e.rm;
+		uint64_t wm = write ? e.wm & ~m : e.wm;
+		if (wm && !keep_write(pg, &e, wm))
+			me.wm |= wm; /* kept as tid's own: stricter, never looser */
+	}
+	p->st.handoffs += folded;
+	if (k == MAX_READERS) {
+		if (me.wm) {
+			/* no room for a writer's entry: taken as a conflict */
+			p->conflict_by_claim = false;
+			pg->state = CTS_PAGE_SHARED;
+			return CTS_PAGE_CONFLICT;
+		}
+		pg->overflow = true; /* kept conservative: a later write conflicts */
+	} else {
+		pg->r[k++] = me;
+	}
+	pg->nreaders = k;
+	settle(pg);
+	return CTS_PAGE_NATIVE;
 }
 
-/* dry: the verdict only (cts_pages_check). */
+/* The bytes of unit u that [addr, addr+len) covers: every one for a page
+ * and for a claim (what a grantee may have done). */
+static uint64_t unit_mask(const struct cts_pages *p, uint64_t u, uint64_t addr, uint64_t len)
+{
+	if (p->shift != 6 || p->claiming)
+		return ALL_BYTES;
+	uint64_t base = u << 6, end = addr + (len ? len : 1);
+	uint64_t lo = addr > base ? addr - base : 0;
+	uint64_t hi = end < addr || end - base >= 64 ? 64 : end - base; /* wrapped: to the end */
+	if (hi <= lo)
+		return ALL_BYTES;
+	return hi - lo == 64 ? ALL_BYTES : ((((uint64_t)1 << (hi - lo)) - 1) << lo);
+}
+
+/* dry: the verdict only (cts_pages_check). m: the bytes of the unit. */
 static enum cts_page_verdict access_page(struct cts_pages *p, uint64_t page, int tid, bool write,
-					 uint32_t epoch, bool dry)
+					 uint32_t epoch, bool dry, uint64_t m)
 {
 	if (p->all || p->run_all || cts_htab_get(p->learned, &page))
 		return CTS_PAGE_VISIBLE;
 	if (dry)
-		return verdict_of(p, unit_get(p, page), tid, write);
+		return verdict_of(p, unit_get(p, page), tid, write, m);
 	bool added;
 	struct page *pg = unit_put(p, page, &added);
-	enum cts_page_verdict v = transition(p, pg, added, tid, write, epoch);
+	enum cts_page_verdict v = transition(p, pg, added, tid, write, epoch, m);
 	if (v == CTS_PAGE_CONFLICT && p->sum && p->conflict_by_claim) {
 		/* Lines: decide the page per access from now on (never grant
 		 * it), which tells the line's real conflicts from the page's. */
@@ -468,10 +499,10 @@ static int page_at_once(struct cts_pages *p, uint64_t pn, int tid, bool write, u
 	if (s && !s->uniform)
 		return -1;
 	if (dry)
-		return (int)verdict_of(p, s ? &s->pg : NULL, tid, write);
+		return (int)verdict_of(p, s ? &s->pg : NULL, tid, write, ALL_BYTES);
 	struct page pg = s ? s->pg : (struct page){ .state = CTS_PAGE_UNTOUCHED };
 	uint64_t before = p->st.pages_touched;
-	enum cts_page_verdict v = transition(p, &pg, !s, tid, write, epoch);
+	enum cts_page_verdict v = transition(p, &pg, !s, tid, write, epoch, ALL_BYTES);
 	if (v == CTS_PAGE_CONFLICT)
 		return -1;
 	if (!s)
@@ -541,7 +572,8 @@ static enum cts_page_verdict access_range(struct cts_pages *p, int tid, uint64_t
 		uint64_t *u;
 		size_t n = touched_in(p, first, last, &u);
 		for (size_t i = 0; i < n; i++) {
-			enum cts_page_verdict v = access_page(p, u[i], tid, write, epoch, dry);
+			enum cts_page_verdict v =
+				access_page(p, u[i], tid, write, epoch, dry, ALL_BYTES);
 			worst = v > worst ? v : worst;
 		}
 		free(u);
@@ -561,7 +593,8 @@ static enum cts_page_verdict access_range(struct cts_pages *p, int tid, uint64_t
 				continue;
 			}
 		}
-		enum cts_page_verdict v = access_page(p, u, tid, write, epoch, dry);
+		enum cts_page_verdict v =
+			access_page(p, u, tid, write, epoch, dry, unit_mask(p, u, addr, len));
 		if (v > worst)
 			worst = v;
 		if (u == last)
@@ -627,24 +660,26 @@ enum cts_page_verdict cts_pages_allocated(struct cts_pages *p, int tid, uint64_t
 			if (!sm || sm->uniform) {
 				sm = cts_htab_put(p->sum, &(uint64_t){ u / k }, NULL);
 				sm->uniform = true;
-				own(&sm->pg, tid, true, epoch, false);
+				own(&sm->pg, tid, true, epoch, false, ALL_BYTES);
 				u += k - 1;
 				continue;
 			}
 		}
 		if (cts_htab_get(p->learned, &u))
 			continue;
-		own(unit_put(p, u, NULL), tid, true, epoch, false);
+		own(unit_put(p, u, NULL), tid, true, epoch, false, ALL_BYTES);
 	}
 	/* the edges, shared with the neighbouring blocks */
 	uint64_t first, last;
 	unit_range(p, addr, len, &first, &last);
 	if (first < in_lo || in_lo >= in_hi) {
-		enum cts_page_verdict v = access_page(p, first, tid, true, epoch, false);
+		enum cts_page_verdict v = access_page(p, first, tid, true, epoch, false,
+						      unit_mask(p, first, addr, len));
 		worst = v > worst ? v : worst;
 	}
 	if (last >= in_hi && last != first) {
-		enum cts_page_verdict v = access_page(p, last, tid, true, epoch, false);
+		enum cts_page_verdict v = access_page(p, last, tid, true, epoch, false,
+						      unit_mask(p, last, addr, len));
 		worst = v > worst ? v : worst;
 	}
 	return worst;

@@ -43,6 +43,7 @@ enum cts_page_state {
 	CTS_PAGE_OWNED,         /* one thread: cts_page_info.owner */
 	CTS_PAGE_READ_SHARED,   /* read by several, written by none since */
 	CTS_PAGE_SHARED,        /* learned, or turned shared in this run */
+	CTS_PAGE_SPLIT,         /* lines: bytes of several threads, one writing, that do not meet */
 };
 
 /* What an access means for the run. */

@@ -27,8 +27,11 @@
 # listed here is a TAP TODO: it runs and shows, but does not fail the suite.
 # When the tool is fixed, prove reports it as "unexpectedly succeeded": delete
 # its line and it becomes a real check.
+# (ticker_ok/break/dpor was one, inconclusive at the step budget: a line
+# of its globals was learned shared, by words that do not meet. Lines are
+# decided by bytes since session 18; nothing is learned, its 10 dpor runs
+# take 555 steps.)
 KNOWN_FAILING=$(cat <<'EOF'
-ticker_ok/break/dpor | inconclusive at the step budget: dpor's first run keeps the running thread, and the ticker, which makes progress and sleeps, runs alone; pct now drops a sleeper's priority (issue 31 item 3), the systematic strategies do not
 EOF
 )
 

@@ -71,11 +71,11 @@ done
 # critical sections: one process met it after runs it then discarded.
 ok "$(jq -e '.summary.relearned >= 1 and .summary.discarded > 0' two_books_ok-dfs-one.json >/dev/null; echo $?)" \
    "two_books_ok dfs: the line is learned mid-search ($(jq -c '[.summary.relearned, .summary.discarded]' two_books_ok-dfs-one.json): void runs, runs discarded)"
-# dpor's shards 3 and 4 of demo_ok never meet its second line.
-read -r r1 r2 rm first passes <demo_ok-dpor.rc
-is "$first $passes" "4 2" "demo_ok dpor: the first merge finds the shards' sets differ (exit 4), one pass from their union agrees"
-like "$(cat demo_ok-dpor-merge1.err)" "different learned sets of shared lines .*--hot-lines" \
-     "demo_ok dpor: the first merge says so, and what to do"
+# dpor's shards 3 and 4 of two_books_ok never meet its line.
+read -r r1 r2 rm first passes <two_books_ok-dpor.rc
+is "$first $passes" "4 2" "two_books_ok dpor: the first merge finds the shards' sets differ (exit 4), one pass from their union agrees"
+like "$(cat two_books_ok-dpor-merge1.err)" "different learned sets of shared lines .*--hot-lines" \
+     "two_books_ok dpor: the first merge says so, and what to do"
 
 # --instances: the first run counts points of the events the learned set
 # shows, so a line learned mid-search begins the whole search again (first
@@ -133,12 +133,12 @@ like "$? $out" "^2 .*not a learned set" "--hot-lines with a malformed set: exit 
 
 # GNU parallel: the driver runs the shards again from the union by itself.
 if command -v parallel >/dev/null; then
-	CTS="$CTS" "$TOP/scripts/cts-parallel.sh" 4 par -m break -s dpor -n 0 -- \
-		"$PROG/demo_ok" 2>/dev/null
-	is "$? $(learned par/report.json)" "0 $(learned demo_ok-dpor-one.json)" \
+	CTS="$CTS" "$TOP/scripts/cts-parallel.sh" 4 par -m break -s dpor -n 0 --split-depth 4 -- \
+		"$PROG/two_books_ok" 2>/dev/null
+	is "$? $(learned par/report.json)" "0 $(learned two_books_ok-dpor-one.json)" \
 	   "cts-parallel.sh: exit 0 on one learned set"
 	is "$(runs par/report.json) $([ -f par/learned-1.json ] && echo again)" \
-	   "$(runs demo_ok-dpor-m.json) again" "cts-parallel.sh: the shards ran again from the union"
+	   "$(runs two_books_ok-dpor-m.json) again" "cts-parallel.sh: the shards ran again from the union"
 else
 	ok 0 "GNU parallel is not installed (make deps installs it)"
 	skip 1 "no GNU parallel"
