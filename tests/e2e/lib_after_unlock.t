@@ -7,7 +7,7 @@
 # faults of that library code grant the thread its pages (a few faults a
 # page); while the unlock's "inside the call" lasted to the thread's next
 # event, each of qsort's accesses faulted and the tracer performed it
-# (about 330,000 faults a run before). Counts, not times: the same schedule
+# (about 150,000 faults a run before). Counts, not times: the same schedule
 # makes the same faults on any machine.
 . "$(dirname "$0")/lib.sh"
 plan 5
