@@ -168,3 +168,24 @@ bool cts_htab_next(const struct cts_htab *h, size_t *pos, const void **key, void
 	}
 	return false;
 }
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+size_t cts_htab_u64_keys(const struct cts_htab *h, uint64_t *out, size_t max)
+{
+	size_t n = cts_htab_count(h), k = 0, pos = 0;
+	if (!out)
+		return n;
+	uint64_t *all = cts_xcalloc(n ? n : 1, sizeof(*all));
+	const void *key;
+	while (cts_htab_next(h, &pos, &key, NULL))
+		memcpy(&all[k++], key, sizeof(uint64_t));
+	qsort(all, k, sizeof(*all), cmp_u64);
+	memcpy(out, all, (k < max ? k : max) * sizeof(*all));
+	free(all);
+	return k;
+}

@@ -31,6 +31,10 @@ bool cts_htab_del(struct cts_htab *h, const void *key);
  * while iterating. */
 bool cts_htab_next(const struct cts_htab *h, size_t *pos, const void **key, void **val);
 
+/* The keys of a table keyed by uint64_t, ascending: up to max in out
+ * (NULL: only counted); how many there are. */
+size_t cts_htab_u64_keys(const struct cts_htab *h, uint64_t *out, size_t max);
+
 /* The hash of n bytes (also for callers that hash keys of their own). */
 uint64_t cts_htab_hash(const void *p, size_t n);
 

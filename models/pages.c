@@ -41,7 +41,6 @@ struct reader {
  * t1; t1 reads x, then t2 did, unordered with the write). */
 struct page {
 	uint8_t state;          /* enum cts_page_state */
-	bool written;           /* owned: the owner wrote it */
 	bool overflow;          /* read-shared: more readers than fit; any write conflicts */
 	bool has_lw;            /* lw: the last write, by a thread no longer in r */
 	uint8_t nreaders;
@@ -192,12 +191,6 @@ void cts_pages_learn(struct cts_pages *p, uint64_t page)
 	p->fresh += added;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 void cts_pages_learn_per_access(struct cts_pages *p, uint64_t page)
 {
 	bool added;
@@ -216,26 +209,9 @@ bool cts_pages_per_access(const struct cts_pages *p, uint64_t page)
 	return cts_htab_get(p->per_access, &page) != NULL;
 }
 
-/* The keys of a set of unit or page numbers, ascending: up to max in out
- * (NULL: only counted); how many there are. */
-static size_t sorted_keys(const struct cts_htab *h, uint64_t *out, size_t max)
-{
-	size_t n = cts_htab_count(h), k = 0, pos = 0;
-	if (!out)
-		return n;
-	uint64_t *all = cts_xcalloc(n ? n : 1, sizeof(*all));
-	const void *key;
-	while (cts_htab_next(h, &pos, &key, NULL))
-		memcpy(&all[k++], key, sizeof(uint64_t));
-	qsort(all, k, sizeof(*all), cmp_u64);
-	memcpy(out, all, (k < max ? k : max) * sizeof(*all));
-	free(all);
-	return k;
-}
-
 size_t cts_pages_learned_per_access(const struct cts_pages *p, uint64_t *out, size_t max)
 {
-	return sorted_keys(p->per_access, out, max);
+	return cts_htab_u64_keys(p->per_access, out, max);
 }
 
 size_t cts_pages_take_new(struct cts_pages *p)
@@ -247,7 +223,7 @@ size_t cts_pages_take_new(struct cts_pages *p)
 
 size_t cts_pages_learned(const struct cts_pages *p, uint64_t *out, size_t max)
 {
-	return sorted_keys(p->learned, out, max);
+	return cts_htab_u64_keys(p->learned, out, max);
 }
 
 /* Unit u's state: its record, its page's uniform one, or NULL (untouched). */
@@ -283,22 +259,23 @@ static struct page *unit_put(struct cts_pages *p, uint64_t u, bool *added)
 	return pg;
 }
 
-/* Is the unit's last write, if it is another thread's, ordered before
- * tid's current point? */
-static bool lw_ordered(const struct cts_pages *p, const struct page *pg, int tid)
-{
-	return !pg->has_lw || pg->lw.tid == tid || p->ordered(p->arg, pg->lw.tid, pg->lw.epoch, tid);
-}
-
 /* Do tid's access of bytes m (a write or not) and e's meet? */
 static bool meets(const struct reader *e, uint64_t m, bool write)
 {
 	return (m & e->wm) || (write && (m & e->rm));
 }
 
+/* Is e's last access ordered before tid's current point? */
 static bool before(const struct cts_pages *p, const struct reader *e, int tid)
 {
 	return p->ordered(p->arg, e->tid, e->epoch, tid);
+}
+
+/* Is the unit's last write, if it is another thread's, ordered before
+ * tid's current point? */
+static bool lw_ordered(const struct cts_pages *p, const struct page *pg, int tid)
+{
+	return !pg->has_lw || pg->lw.tid == tid || before(p, &pg->lw, tid);
 }
 
 /* Does tid's access meet one of another thread that is not ordered before
@@ -328,7 +305,6 @@ static void settle(struct page *pg)
 	bool wrote = false;
 	for (uint8_t i = 0; i < pg->nreaders; i++)
 		wrote |= pg->r[i].wm != 0;
-	pg->written = pg->nreaders == 1 && pg->r[0].wm;
 	pg->state = pg->nreaders == 1 && !pg->overflow ? CTS_PAGE_OWNED :
 		    wrote ? CTS_PAGE_SPLIT : CTS_PAGE_READ_SHARED;
 }
@@ -724,7 +700,7 @@ bool cts_pages_grantable(const struct cts_pages *p, int tid, uint64_t addr, uint
 		bool mine = !pg || pg->state == CTS_PAGE_UNTOUCHED ||
 			    (pg->state == CTS_PAGE_OWNED && pg->r[0].tid == tid);
 		/* reads: also units only read so far, whoever read them */
-		bool readable = pg && ((pg->state == CTS_PAGE_OWNED && !pg->written) ||
+		bool readable = pg && ((pg->state == CTS_PAGE_OWNED && !pg->r[0].wm) ||
 				       (pg->state == CTS_PAGE_READ_SHARED && !pg->overflow));
 		if (!mine && (write || !readable))
 			return false;
@@ -789,7 +765,7 @@ struct cts_page_info cts_pages_info(const struct cts_pages *p, uint64_t addr)
 		in.state = (enum cts_page_state)pg->state;
 	if (pg && in.state == CTS_PAGE_OWNED) {
 		in.owner = pg->r[0].tid;
-		in.written = pg->written;
+		in.written = pg->r[0].wm != 0;
 	}
 	return in;
 }

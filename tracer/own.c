@@ -219,32 +219,25 @@ enum cts_page_verdict cts_own_allocated(struct cts_own *o, int tid, uint64_t add
 	return cts_pages_allocated(o->lines, tid, addr, len, epoch_now(o, tid));
 }
 
+/* Move this run's pending entries into the learned set. */
+static void drain(struct cts_htab *set, struct cts_htab *pend)
+{
+	size_t pos = 0;
+	const void *k;
+	while (cts_htab_next(pend, &pos, &k, NULL))
+		cts_htab_put(set, k, NULL);
+	cts_htab_clear(pend);
+}
+
 void cts_own_commit(struct cts_own *o, bool everything)
 {
 	cts_pages_commit(o->lines);
-	size_t pos = 0;
-	const void *k;
-	void *v;
-	while (cts_htab_next(o->io_pend, &pos, &k, &v))
-		cts_htab_put(o->io, k, NULL);
-	cts_htab_clear(o->io_pend);
-	pos = 0;
-	while (cts_htab_next(o->stays_pend, &pos, &k, &v))
-		cts_htab_put(o->stays, k, NULL);
-	cts_htab_clear(o->stays_pend);
-	pos = 0;
-	while (cts_htab_next(o->sites_pend, &pos, &k, &v))
-		cts_htab_put(o->sites, k, NULL);
-	cts_htab_clear(o->sites_pend);
+	drain(o->io, o->io_pend);
+	drain(o->stays, o->stays_pend);
+	drain(o->sites, o->sites_pend);
 
 	if (everything || ++o->commits >= MAX_COMMITS)
 		cts_pages_learn_all(o->lines);
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
 }
 
 char *cts_own_format(const struct cts_own *o)
@@ -258,19 +251,11 @@ char *cts_own_format(const struct cts_own *o)
 	if (!n && !np && !nc && !ns)
 		return cts_xstrdup(o->keys ? KEYS_PREFIX "none" : OWN_PREFIX "none");
 	uint64_t *u = cts_xcalloc(n + np + nc + ns + 1, sizeof(*u));
+	/* each part ascending: the same text for the same set */
 	cts_pages_learned(o->lines, u, n);
 	cts_pages_learned_per_access(o->lines, u + n, np);
-	size_t pos = 0, j = n + np;
-	const void *k;
-	void *v;
-	while (cts_htab_next(o->stays, &pos, &k, &v))
-		u[j++] = *(const uint64_t *)k;
-	pos = 0;
-	while (cts_htab_next(o->sites, &pos, &k, &v))
-		u[j++] = *(const uint64_t *)k;
-	/* the same text for the same set */
-	qsort(u + n + np, nc, sizeof(*u), cmp_u64);
-	qsort(u + n + np + nc, ns, sizeof(*u), cmp_u64);
+	cts_htab_u64_keys(o->stays, u + n + np, nc);
+	cts_htab_u64_keys(o->sites, u + n + np + nc, ns);
 	size_t all = n + np + nc + ns, cap = strlen(prefix) + all * 21 + 1, off = 0;
 	char *s = cts_xcalloc(cap, 1);
 	off += (size_t)snprintf(s, cap, "%s", prefix);
@@ -363,13 +348,5 @@ bool cts_own_site(const struct cts_own *o, uint64_t site)
 
 size_t cts_own_sites(const struct cts_own *o, uint64_t *out, size_t max)
 {
-	size_t pos = 0, n = 0;
-	const void *k;
-	void *v;
-	while (cts_htab_next(o->sites, &pos, &k, &v)) {
-		if (n < max)
-			out[n] = *(const uint64_t *)k;
-		n++;
-	}
-	return n;
+	return cts_htab_u64_keys(o->sites, out, max);
 }

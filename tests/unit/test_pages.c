@@ -56,6 +56,14 @@ static void test_htab(void)
 		ok &= (k % 2) ? (v && *v == k + 1) : !v;
 	}
 	tap_ok(ok, "htab: the others found with their values after the deletions (backward shift)");
+	{
+		uint64_t few[4] = { 0 };
+		size_t all = cts_htab_u64_keys(h, NULL, 0);
+		size_t got = cts_htab_u64_keys(h, few, 4);
+		tap_ok(all == N / 2 && got == N / 2 && few[0] == 4096 && few[1] == 3 * 4096 &&
+			       few[3] == 7 * 4096,
+		       "htab: u64_keys counts every key and gives the smallest ascending (%zu)", all);
+	}
 	size_t pos = 0, n = 0;
 	const void *key;
 	void *val;
