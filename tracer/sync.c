@@ -474,7 +474,9 @@ static int find_libfn(const char *name)
 }
 
 /* Library functions whose body runs no program code and makes no system
- * call: the string and memory functions. */
+ * call: the string and memory functions, and the comparisons that read
+ * the locale's tables besides their strings (glibc's strcoll allocates
+ * nothing since 2.22; in a locale without rules it is strcmp). */
 static bool leaf_fn(int fn)
 {
 	static const char *const leaf[] = {
@@ -482,7 +484,8 @@ static bool leaf_fn(int fn)
 		"memset", "__memset_chk", "bzero", "explicit_bzero", "memcmp", "bcmp", "memchr",
 		"memrchr", "strlen", "strnlen", "strcpy", "stpcpy", "__strcpy_chk", "__stpcpy_chk",
 		"strncpy", "stpncpy", "__strncpy_chk", "strcat", "__strcat_chk", "strncat", "strcmp",
-		"strncmp", "strchr", "strrchr", "strstr", "strspn", "strcspn",
+		"strncmp", "strchr", "strrchr", "strstr", "strspn", "strcspn", "strcasecmp",
+		"strncasecmp", "strcoll",
 	};
 	for (size_t i = 0; fn >= 0 && fn < NLIBFN && i < sizeof(leaf) / sizeof(leaf[0]); i++)
 		if (strcmp(libfns[fn].name, leaf[i]) == 0)
