@@ -764,11 +764,48 @@ static bool set_emu_alu(unsigned id, const cs_x86 *x, int m, struct cts_insn *o)
 	return true;
 }
 
+int cts_disasm_xmm_index(int reg)
+{
+	return reg >= X86_REG_XMM0 && reg <= X86_REG_XMM15 ? reg - X86_REG_XMM0 : -1;
+}
+
+/* SSE moves between an xmm register and memory (disasm.h CTS_EMU_XMM_*). */
+static bool set_emu_xmm(unsigned id, const cs_x86 *x, int m, struct cts_insn *o)
+{
+	unsigned size;
+	switch (id) {
+	case X86_INS_MOVDQA: case X86_INS_MOVAPS: case X86_INS_MOVAPD:
+	case X86_INS_MOVDQU: case X86_INS_MOVUPS: case X86_INS_MOVUPD:
+		size = 16;
+		break;
+	case X86_INS_MOVQ: case X86_INS_MOVSD:
+		size = 8;
+		break;
+	case X86_INS_MOVD: case X86_INS_MOVSS:
+		size = 4;
+		break;
+	default:
+		return false;
+	}
+	if (x->op_count != 2 || m < 0 || o->lock || o->rep || o->seg != CTS_SEG_NONE ||
+	    !o->ea_valid || o->size != size || o->access == CTS_ACC_STRING)
+		return false;
+	const cs_x86_op *r = &x->operands[1 - m];
+	if (r->type != X86_OP_REG || cts_disasm_xmm_index(r->reg) < 0)
+		return false; /* an mmx register, or no register */
+	o->emu = m == 1 ? CTS_EMU_XMM_LOAD : CTS_EMU_XMM_STORE;
+	o->emu_reg = (int16_t)r->reg;
+	o->emu_aligned = id == X86_INS_MOVDQA || id == X86_INS_MOVAPS || id == X86_INS_MOVAPD;
+	return true;
+}
+
 /* Plain moves between a general register (or an immediate) and memory:
  * the tracer can do these itself and save a single-step. */
 static void set_emu(unsigned id, const cs_x86 *x, int m, struct cts_insn *o)
 {
 	unsigned w;
+	if (set_emu_xmm(id, x, m, o))
+		return;
 	if (id == X86_INS_PUSH && x->op_count == 1 && x->operands[0].type == X86_OP_REG &&
 	    gpr_width(x->operands[0].reg, &w) && w == 8) {
 		o->emu = CTS_EMU_PUSH;

@@ -75,6 +75,7 @@ struct cts_insn {
 	bool emu_has_imm;        /* CTS_EMU_ALU: the other operand is emu_imm */
 	bool emu_reg_dst;        /* CTS_EMU_ALU: the register is the destination
 	                          * (op r, [mem]; movzx/movsx) */
+	bool emu_aligned;        /* CTS_EMU_XMM_*: movdqa, movaps, movapd */
 	char mnemonic[24];       /* capstone text, prefixes included ("lock add") */
 	char op_str[64];         /* truncated if longer */
 };
@@ -94,6 +95,15 @@ enum cts_emu {
 	 * The result and the arithmetic flags come from running the same
 	 * operation on the tracer's own CPU, so even undefined flags match. */
 	CTS_EMU_ALU,
+	/* SSE moves in their legacy encoding between xmm0-15 and memory:
+	 * movdqu/movdqa/movups/movaps/movupd/movapd (16 bytes), movq/movsd
+	 * (8), movd/movss (4); a load of fewer than 16 bytes clears the rest of
+	 * the register, and neither touches the ymm upper half (VEX forms do:
+	 * those are stepped). emu_reg: the xmm register; emu_aligned: it
+	 * faults unless 16-byte aligned. The register is the caller's to move
+	 * (cts_disasm_xmm_index); cts_disasm_emulate does not. */
+	CTS_EMU_XMM_LOAD,
+	CTS_EMU_XMM_STORE,
 };
 
 /* Opaque: one capstone handle, its cs_malloc'ed instruction buffer and the
@@ -135,6 +145,9 @@ int cts_disasm_reg_value(int reg, const struct user_regs_struct *regs, uint64_t 
 /* Where in struct user_regs_struct the 64-bit register holding reg is (its
  * byte offset, for PTRACE_PEEKUSER), -1 if reg is none (riz included). */
 long cts_disasm_reg_slot(int reg);
+
+/* 0-15 for xmm0-xmm15 (a capstone register id), else -1. */
+int cts_disasm_xmm_index(int reg);
 
 /* Set a 64- or 32-bit general register (32-bit writes zero-extend, as the
  * CPU does). 0, or -1 for any other register. */

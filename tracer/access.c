@@ -1422,6 +1422,42 @@ static bool held_value_valid(const struct cts_tracer *tr, const struct thread *t
 	       size == th->acc_size && others_stopped(tr, th);
 }
 
+/* An SSE move (disasm.h CTS_EMU_XMM_*) through the thread's FXSAVE image,
+ * whose xmm slots are all a legacy SSE move touches: 1 done, 0 not (step
+ * it: an unaligned movdqa, memory the program itself may not use so). */
+static int emulate_xmm(struct cts_tracer *tr, struct thread *th, const struct cts_insn *in)
+{
+	struct user_regs_struct r = th->regs;
+	uint64_t addr = cts_disasm_ea(in, &r);
+	int x = cts_disasm_xmm_index(in->emu_reg);
+	const struct cts_mapping *m = mapping_of(tr, addr);
+	const struct cts_mapping *last = mapping_of(tr, addr + in->size - 1);
+	bool load = in->emu == CTS_EMU_XMM_LOAD;
+	if (x < 0 || (in->emu_aligned && addr % 16) || !m || m != last ||
+	    m->perms[load ? 0 : 1] != (load ? 'r' : 'w'))
+		return 0;
+	struct user_fpregs_struct fp;
+	if (ptrace(PTRACE_GETFPREGS, th->tid, 0, &fp) != 0)
+		return errno == ESRCH ? 0 : -1;
+	uint8_t *reg = (uint8_t *)&fp.xmm_space[4 * x];
+	if (load) {
+		uint8_t buf[16] = { 0 };
+		if (cts_mem_read(th->tid, addr, buf, in->size) != 0)
+			return 0;
+		memcpy(reg, buf, sizeof(buf)); /* a shorter load clears the rest */
+		if (ptrace(PTRACE_SETFPREGS, th->tid, 0, &fp) != 0)
+			return errno == ESRCH ? 0 : -1;
+	} else if (cts_mem_write_data(th->tid, addr, reg, in->size) != 0) {
+		return 0;
+	}
+	th->regs.rip += in->len;
+	if (cts_tr_setregs(th) != 0)
+		return errno == ESRCH ? 0 : -1;
+	tr->stats.emulated++;
+	watch_moved(tr, th, in, addr, in->size);
+	return 1;
+}
+
 /* Perform the plain move displaced by breakpoint b (th is held on it) in
  * the tracer instead of single-stepping it: 1 done (registers set, rip past
  * it), 0 not possible (step it), -1 error. */
@@ -1432,6 +1468,8 @@ static int emulate(struct cts_tracer *tr, struct thread *th, uint64_t pc, struct
 	const struct cts_insn *in = decode_at(tr, th, pc, b);
 	if (!in || in->emu == CTS_EMU_NONE || cts_tr_getregs(th) != 0 || th->regs.rip != pc)
 		return 0;
+	if (in->emu == CTS_EMU_XMM_LOAD || in->emu == CTS_EMU_XMM_STORE)
+		return emulate_xmm(tr, th, in);
 	struct user_regs_struct r = th->regs;
 	uint64_t addr = 0, out = 0, val = 0;
 	if (cts_disasm_emulate(in, &r, &addr, &out, NULL) != 0)

@@ -470,6 +470,20 @@ static void test_emulate(struct cts_disasm *d)
 		{ { 0xff, 0xe0 }, 2, CTS_EMU_NONE },                    /* jmp rax: no memory */
 		{ { 0xff, 0x15, 0x10, 0, 0, 0 }, 6, CTS_EMU_NONE },     /* call [rip+0x10]: pushes too */
 		{ { 0x64, 0xff, 0x24, 0x25, 0x10, 0, 0, 0 }, 8, CTS_EMU_NONE }, /* jmp fs:[0x10] */
+		{ { 0xf3, 0x0f, 0x6f, 0x07 }, 4, CTS_EMU_XMM_LOAD },    /* movdqu xmm0, [rdi] */
+		{ { 0x66, 0x0f, 0x6f, 0x07 }, 4, CTS_EMU_XMM_LOAD },    /* movdqa xmm0, [rdi] */
+		{ { 0x44, 0x0f, 0x10, 0x3f }, 4, CTS_EMU_XMM_LOAD },    /* movups xmm15, [rdi] */
+		{ { 0x0f, 0x11, 0x07 }, 3, CTS_EMU_XMM_STORE },         /* movups [rdi], xmm0 */
+		{ { 0xf3, 0x0f, 0x7e, 0x07 }, 4, CTS_EMU_XMM_LOAD },    /* movq xmm0, [rdi] */
+		{ { 0x66, 0x0f, 0xd6, 0x07 }, 4, CTS_EMU_XMM_STORE },   /* movq [rdi], xmm0 */
+		{ { 0x66, 0x0f, 0x6e, 0x07 }, 4, CTS_EMU_XMM_LOAD },    /* movd xmm0, [rdi] */
+		{ { 0xf2, 0x0f, 0x10, 0x07 }, 4, CTS_EMU_XMM_LOAD },    /* movsd xmm0, [rdi] */
+		{ { 0xf3, 0x0f, 0x11, 0x07 }, 4, CTS_EMU_XMM_STORE },   /* movss [rdi], xmm0 */
+		{ { 0xc5, 0xfa, 0x6f, 0x07 }, 4, CTS_EMU_NONE },        /* vmovdqu xmm0, [rdi]: VEX */
+		{ { 0x0f, 0x6f, 0x07 }, 3, CTS_EMU_NONE },              /* movq mm0, [rdi]: mmx */
+		{ { 0xa5 }, 1, CTS_EMU_NONE },                          /* movsd: the string move */
+		{ { 0x66, 0x0f, 0x2e, 0x07 }, 4, CTS_EMU_NONE },        /* ucomisd xmm0, [rdi] */
+		{ { 0x66, 0x48, 0x0f, 0x7e, 0xc0 }, 5, CTS_EMU_NONE },  /* movq rax, xmm0: no memory */
 	};
 	int good = 0;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -483,6 +497,16 @@ static void test_emulate(struct cts_disasm *d)
 			tap_diag("  emulation class of case %zu: got %d, want %d", i, in.emu, cases[i].emu);
 	}
 	tap_is_int(good, sizeof(cases) / sizeof(cases[0]), "emulation: which moves qualify");
+	{
+		struct cts_insn a, u;
+		uint8_t bytes[16] = { 0x66, 0x0f, 0x6f, 0x07 }, ub[16] = { 0x44, 0x0f, 0x10, 0x3f };
+		cts_disasm_decode(d, 0x680000, bytes, sizeof(bytes), &a);
+		cts_disasm_decode(d, 0x680020, ub, sizeof(ub), &u);
+		tap_ok(a.emu_aligned && a.size == 16 && cts_disasm_xmm_index(a.emu_reg) == 0 &&
+		       !u.emu_aligned && cts_disasm_xmm_index(u.emu_reg) == 15 &&
+		       cts_disasm_xmm_index(X86_REG_RAX) == -1,
+		       "emulation: an SSE move's register, size and alignment");
+	}
 
 	struct user_regs_struct r;
 	struct cts_insn in;
