@@ -1419,6 +1419,13 @@ void cts_fault_gate(struct cts_tracer *tr, bool armed)
 	if (!cts_fault_on(tr) || f->armed == armed)
 		return;
 	f->armed = armed;
+	/* Disarmed, nothing is denied, and system calls pass unopened
+	 * (cts_fault_sys_enter): the mprotect mechanism's pages must really
+	 * be open then, not left to open lazily at a fault the kernel's own
+	 * accesses never make (a write(2) of a buffer on the last worker's
+	 * pages failed with EFAULT: write_after_join_ok, plzip). */
+	if (!armed && f->mprot)
+		f->applied_ok = false;
 	for (int i = 0; i < tr->nlive; i++) {
 		struct thread *t = tr->live[i];
 		if (t->state != TH_DEAD && t->state != TH_NEW && t->state != TH_RUNNING)
