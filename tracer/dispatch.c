@@ -559,6 +559,9 @@ static int dispatch(struct cts_tracer *tr, struct cts_wait_event *ev)
 		for (int i = 0; i < tr->nearly; i++) {
 			if (tr->early[i] == ntid) {
 				tr->early[i] = tr->early[--tr->nearly];
+				/* at its first stop, reported before this event:
+				 * a safe one for an injected call (fault.c apply) */
+				nt->last_stop = CTS_WEV_SIGNAL;
 				on_new_stop(tr, nt);
 				break;
 			}
