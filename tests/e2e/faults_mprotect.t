@@ -30,8 +30,7 @@ like "$(printf '%s\n' "$out" | sed -n 's/^cts-trace: memory ownership: //p')" \
 is "$(jq -r '.tracer.key_faults.mechanism' "$T/v.json")" mprotect "the report says so (tracer.key_faults.mechanism)"
 
 # Where keys exist: the same events both ways.
-have_keys=$(CTS_FAULTS=1 "$CTS" -m break -s random -n 1 -v -- "$PROG/counter_ok" 2>&1 |
-	    grep -c '^cts-trace: memory ownership: protection-key faults')
+have_keys=$(keys_here)
 sig() { jq -c '[.runs, .steps, .summary.relearned, .tracer.key_faults.faults, .tracer.key_faults.grants, .learned.lines]' "$1"; }
 for p in demo_ok heap_counter_ok user_stack_ok; do
 	if [ "$have_keys" = 0 ]; then

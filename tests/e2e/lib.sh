@@ -155,3 +155,11 @@ for e in errs[:5]:
 print("valid" if not errs else "invalid")
 EOF
 }
+
+# keys_here: 1 when break mode runs protection-key faults on this host (the
+# CPU has pku and the start-up probe found keys), else 0: the tests whose
+# keys half is skipped elsewhere ask this.
+keys_here() {
+	CTS_FAULTS=1 "$CTS" -m break -s random -n 1 -v -- "$PROG/counter_ok" 2>&1 |
+		grep -c '^cts-trace: memory ownership: protection-key faults'
+}

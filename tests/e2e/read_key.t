@@ -30,8 +30,7 @@ plt_end=$((0x${plt%% *} + 0x${plt##* } - 1))
 [ -n "$scale" ] && [ "$(page "$plt_end")" = "$(page $((0x$scale)))" ]
 ok $? "got_reads_ok: scale is on the page holding the end of .got.plt"
 
-have_keys=$(CTS_FAULTS=1 "$CTS" -m break -s random -n 1 -v -- "$PROG/counter_ok" 2>&1 |
-	    grep -c '^cts-trace: memory ownership: protection-key faults')
+have_keys=$(keys_here)
 mech=keys
 [ "$have_keys" = 0 ] && mech=mprot
 

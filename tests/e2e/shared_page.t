@@ -19,8 +19,7 @@ plan 10
 cts() { local f=$1 s=$2; shift 2; CTS_FAULTS=$f timeout -k 2 "$(slow "$s")" "$CTS" "$@"; }
 sig() { jq -c '[.summary.runs, .learned.lines]' "$1"; }
 
-have_keys=$(CTS_FAULTS=1 "$CTS" -m break -s random -n 1 -v -- "$PROG/counter_ok" 2>&1 |
-	    grep -c '^cts-trace: memory ownership: protection-key faults')
+have_keys=$(keys_here)
 
 # Without faults: the reference run count.
 cts 0 120 -q --no-minimize -m break -s dpor -n 100 --seed 1 --report "$T/d0.json" -- "$PROG/slice_race" >/dev/null 2>&1
