@@ -1354,6 +1354,17 @@ bool cts_access_traced_pc(const struct cts_tracer *tr, uint64_t pc)
 	return traced_pc(tr->acc, pc);
 }
 
+size_t cts_access_traced_ranges(const struct cts_tracer *tr, uint64_t *lo, uint64_t *hi, size_t max)
+{
+	const struct cts_access_state *a = tr->acc;
+	size_t n = a && a->nranges > 0 ? (size_t)a->nranges : 0;
+	for (size_t i = 0; i < n && i < max; i++) {
+		lo[i] = a->lo[i];
+		hi[i] = a->hi[i];
+	}
+	return n;
+}
+
 static bool others_stopped(const struct cts_tracer *tr, const struct thread *th)
 {
 	for (int i = 0; i < tr->nlive; i++) {
@@ -1900,11 +1911,28 @@ static int retired_body(struct cts_tracer *tr, struct thread *th, const struct c
 	return perform(tr, th, in);
 }
 
+/* Library code performed fault by fault (no event, recorded nowhere):
+ * after LIB_FAULTS in one epoch of the thread, the rest of the stretch runs
+ * in library code's own mode (fault.h cts_fault_lib_enter). */
+#define LIB_FAULTS 8
+
+static bool lib_stretch(struct cts_tracer *tr, struct thread *th)
+{
+	uint32_t ep = cts_own_epoch(tr->own, th->num);
+	if (ep != th->lib_epoch) {
+		th->lib_epoch = ep;
+		th->lib_faults = 0;
+	}
+	return ++th->lib_faults >= LIB_FAULTS && cts_fault_lib_enter(tr, th);
+}
+
 int cts_access_fault(struct cts_tracer *tr, struct thread *th, uint64_t addr)
 {
 	if (cts_tr_getregs(th) != 0)
 		return errno == ESRCH ? 0 : -1;
 	th->probing = false; /* as any signal: the probe is over */
+	if (addr == th->regs.rip && cts_fault_lib_exit(tr, th, addr))
+		return cts_tr_resume(tr, th, 0); /* back in traced code: its protections */
 	if (cts_fault_taken(tr, th, addr))
 		return cts_tr_resume(tr, th, 0);
 	if (th->stepping_bp || th->after_step || th->stepping_over) {
@@ -1948,6 +1976,8 @@ int cts_access_fault(struct cts_tracer *tr, struct thread *th, uint64_t addr)
 			tr->st->relearn = true;
 			rc = perform(tr, th, in);
 		} else if (cts_fault_grant(tr, th, addr, write, cts_access_prot(tr, addr))) {
+			rc = cts_tr_resume(tr, th, 0);
+		} else if (lib_stretch(tr, th)) {
 			rc = cts_tr_resume(tr, th, 0);
 		} else {
 			rc = perform(tr, th, in);

@@ -27,6 +27,8 @@
 #define RUN_AHEAD 16
 /* The mprotect mechanism: pages of one key opened by one lazy fault. */
 #define LAZY_SPAN 256
+/* traced code's ranges (access.c's MAX_RANGES) */
+#define TEXT_RANGES 32
 
 enum key_state {
 	K_NONE,   /* not allocated in this run's process */
@@ -125,6 +127,14 @@ struct cts_fault {
 	size_t nlazy;
 	uint32_t lazy_want;
 	bool lazy_off;          /* CTS_MPROTECT_EAGER: every switch opens too */
+	bool text_nx;           /* the traced text is not executable now (a thread in
+	                         * library code's own mode runs: cts_fault_lib_enter) */
+	bool text_stale;        /* ...or may be either (a fork): set at the next switch */
+	/* the traced text's pages and their protection, read once while they
+	 * were the program's (the maps show ours after) */
+	uint64_t text_lo[TEXT_RANGES], text_hi[TEXT_RANGES];
+	int text_prot[TEXT_RANGES];
+	size_t ntext;
 };
 
 bool cts_fault_possible(const char **why)
@@ -296,6 +306,8 @@ static uint32_t pkru_of(const struct cts_fault *f, int num)
  * plain sync call's body, else its grants. */
 static uint32_t pkru_want(const struct cts_fault *f, const struct thread *th)
 {
+	if (th->lib_mode)
+		return 0;
 	if (th->pkru_open || th->pkru_call)
 		return f->mprot && th->flt_ranged ? pkru_of(f, th->num) : 0;
 	return pkru_of(f, th->num);
@@ -693,6 +705,32 @@ static int run_segs(struct cts_tracer *tr, struct target t, const struct seg *v,
 	return 0;
 }
 
+/* The traced text's pages, executable (the program's protection) or not
+ * (nx: library code's own mode), appended to the n segments of *v. */
+static uint64_t page_up(uint64_t a);
+
+static size_t text_segs(struct cts_tracer *tr, bool nx, struct seg **v, size_t n)
+{
+	struct cts_fault *f = tr->flt;
+	size_t cap = n;
+	if (!f->ntext) {
+		uint64_t lo[TEXT_RANGES], hi[TEXT_RANGES];
+		size_t k = cts_access_traced_ranges(tr, lo, hi, TEXT_RANGES);
+		for (size_t i = 0; i < k && i < TEXT_RANGES; i++) {
+			int prot = cts_access_prot(tr, lo[i]);
+			if (prot < 0)
+				continue;
+			f->text_lo[f->ntext] = lo[i] / PAGE * PAGE;
+			f->text_hi[f->ntext] = page_up(hi[i]);
+			f->text_prot[f->ntext++] = prot;
+		}
+	}
+	for (size_t i = 0; i < f->ntext; i++)
+		push_seg(v, &n, &cap, f->text_lo[i], f->text_hi[i],
+			 nx ? f->text_prot[i] & ~PROT_EXEC : f->text_prot[i]);
+	return n;
+}
+
 /* The pages' protections follow want, injected in th or, where th's stop
  * cannot take a call, in another held thread, or around th's call. */
 static int apply(struct cts_tracer *tr, struct thread *th, uint32_t eff, uint32_t want, bool keep,
@@ -703,6 +741,11 @@ static int apply(struct cts_tracer *tr, struct thread *th, uint32_t eff, uint32_
 	uint64_t *nl;
 	size_t nnl;
 	size_t n = plan(f, eff, want, keep, &nl, &nnl, &v);
+	bool nx = th->lib_mode;
+	if (f->text_nx != nx || f->text_stale) {
+		n = text_segs(tr, nx, &v, n);
+		cts_debug_msg("thread %d runs: the traced text %sexecutable", th->num, nx ? "not " : "");
+	}
 	int rc = 0;
 	struct target t;
 	struct thread *o = NULL;
@@ -766,6 +809,8 @@ static int apply(struct cts_tracer *tr, struct thread *th, uint32_t eff, uint32_
 	}
 	f->applied = eff;
 	f->applied_ok = true;
+	f->text_nx = nx;
+	f->text_stale = false;
 	f->ndirty = 0;
 	if (keep && f->nlazy) {
 		/* two sorted lists into one */
@@ -806,11 +851,12 @@ int cts_fault_resume(struct cts_tracer *tr, struct thread *th, int *sig)
 	 * not fault: they fail), a signal's delivery (its frame); else
 	 * lazy_pkru. Thread stacks and TCBs, which the kernel writes at any
 	 * return to user space, are untracked (untrack_thread_memory). */
-	bool eager = !f->applied_ok || f->lazy_off || ((th->pkru_open || th->pkru_call) && !th->flt_ranged) ||
-		     (sig && *sig);
+	bool eager = !f->applied_ok || f->lazy_off || th->lib_mode ||
+		     ((th->pkru_open || th->pkru_call) && !th->flt_ranged) || (sig && *sig);
 	uint32_t eff = eager ? want : lazy_pkru(f, f->applied, want);
 	bool keep = !eager && f->lazy_want == want;
-	if (f->applied_ok && f->applied == eff && !f->ndirty && (!f->nlazy || keep))
+	if (f->applied_ok && f->applied == eff && !f->ndirty && (!f->nlazy || keep) &&
+	    f->text_nx == th->lib_mode && !f->text_stale)
 		return 0;
 	return apply(tr, th, eff, want, keep, sig);
 }
@@ -1271,6 +1317,9 @@ static void reset(struct cts_fault *f)
 	f->nlazy = 0;
 	f->ro = 0;
 	f->nro = 0;
+	f->text_nx = false;
+	f->text_stale = false;
+	f->ntext = 0;
 	for (int k = 0; k < CTS_PKEY_COUNT; k++) {
 		free(f->keys[k].pages);
 		free(f->keys[k].claimed);
@@ -1426,6 +1475,8 @@ void cts_fault_gate(struct cts_tracer *tr, bool armed)
 	 * pages failed with EFAULT: write_after_join_ok, plzip). */
 	if (!armed && f->mprot)
 		f->applied_ok = false;
+	for (int i = 0; !armed && i < tr->nlive; i++)
+		tr->live[i]->lib_mode = false; /* nothing is denied: the text runs again */
 	for (int i = 0; i < tr->nlive; i++) {
 		struct thread *t = tr->live[i];
 		if (t->state != TH_DEAD && t->state != TH_NEW && t->state != TH_RUNNING)
@@ -1482,15 +1533,23 @@ void cts_fault_foreign(struct cts_tracer *tr, pid_t tid)
 	uint8_t insn[2];
 	if (cts_proc_status_field(tid, "Tgid", NULL, 0) == tid &&
 	    cts_mem_read(tid, tr->stub_syscall, insn, 2) == 0 && insn[0] == 0x0f && insn[1] == 0x05 &&
-	    ptrace(PTRACE_GETREGS, tid, 0, &r) == 0)
-		for (size_t i = 0; i < f->ntracked; i++) {
+	    ptrace(PTRACE_GETREGS, tid, 0, &r) == 0) {
+		/* the traced text executable again too (a vfork child shares
+		 * it with us: set as the next thread to run needs it) */
+		struct seg *v = NULL;
+		size_t n = f->ntext ? text_segs(tr, false, &v, 0) : 0, cap = n;
+		for (size_t i = 0; i < f->ntracked; i++)
+			push_seg(&v, &n, &cap, f->tracked[i].lo, f->tracked[i].hi, f->tracked[i].prot);
+		for (size_t i = 0; i < n; i++) {
 			int64_t ret;
 			f->st.protects++;
-			inject_at(tr, (struct target){ tid, &r }, SYS_mprotect, f->tracked[i].lo,
-				  f->tracked[i].hi - f->tracked[i].lo, (uint64_t)f->tracked[i].prot, 0,
-				  &ret);
+			inject_at(tr, (struct target){ tid, &r }, SYS_mprotect, v[i].lo, v[i].hi - v[i].lo,
+				  (uint64_t)v[i].prot, 0, &ret);
 		}
+		free(v);
+	}
 	f->applied_ok = false;
+	f->text_stale = f->ntext > 0;
 }
 
 void cts_fault_release(struct cts_tracer *tr, struct thread *th)
@@ -1502,6 +1561,7 @@ void cts_fault_release(struct cts_tracer *tr, struct thread *th)
 		return;
 	}
 	th->pkru_open = true; /* every page as the program made it, for good */
+	th->lib_mode = false;
 	th->pkru = 0;
 	apply(tr, th, 0, 0, false, NULL);
 }
@@ -1534,6 +1594,8 @@ bool cts_fault_ours(const struct cts_tracer *tr, const siginfo_t *si)
 	if (cts_fault_on(tr) && f->mprot && si->si_signo == SIGSEGV && si->si_code == SEGV_ACCERR) {
 		/* ours where the page's protection is not the program's */
 		uint64_t a = (uint64_t)si->si_addr;
+		if (f->text_nx && cts_access_traced_pc(tr, a))
+			return true; /* library code's own mode ends (cts_fault_lib_exit) */
 		int prot = range_prot(f, a);
 		return prot >= 0 && phys_now(f, a / PAGE, prot) != prot;
 	}
@@ -1591,6 +1653,31 @@ static bool revive(struct cts_tracer *tr, struct thread *th, int k)
 	key->state = K_LIVE;
 	f->st.revivals++;
 	set_pkru(tr, th, false);
+	return true;
+}
+
+bool cts_fault_lib_enter(struct cts_tracer *tr, struct thread *th)
+{
+	static int off = -1;
+	if (off < 0)
+		off = getenv("CTS_NO_LIB_MODE") != NULL;
+	struct cts_fault *f = tr->flt;
+	if (off || !cts_fault_on(tr) || !f->mprot || !f->armed || th->lib_mode ||
+	    !cts_access_traced_ranges(tr, NULL, NULL, 0))
+		return false;
+	th->lib_mode = true;
+	f->st.lib_modes++;
+	cts_debug_msg("thread %d: library code in its own mode", th->num);
+	return true;
+}
+
+bool cts_fault_lib_exit(struct cts_tracer *tr, struct thread *th, uint64_t addr)
+{
+	if (!th->lib_mode || !cts_access_traced_pc(tr, addr))
+		return false;
+	th->lib_mode = false;
+	th->lib_faults = 0;
+	cts_debug_msg("thread %d: back in traced code at 0x%" PRIx64, th->num, addr);
 	return true;
 }
 
@@ -2128,9 +2215,9 @@ static void set_perms(char *perms, int prot)
 void cts_fault_fix_maps(const struct cts_tracer *tr, struct cts_mapping **maps, size_t *n)
 {
 	const struct cts_fault *f = tr->flt;
-	if (!cts_fault_on(tr) || !f->mprot || !f->ntracked)
+	if (!cts_fault_on(tr) || !f->mprot || (!f->ntracked && !f->text_nx))
 		return;
-	struct range *r = cts_xmalloc(f->ntracked * sizeof(*r));
+	struct range *r = cts_xmalloc((f->ntracked + 1) * sizeof(*r));
 	memcpy(r, f->tracked, f->ntracked * sizeof(*r));
 	qsort(r, f->ntracked, sizeof(*r), cmp_range);
 	struct cts_mapping *out = NULL;
@@ -2165,6 +2252,9 @@ void cts_fault_fix_maps(const struct cts_tracer *tr, struct cts_mapping **maps, 
 				out[m].off = in->off + (at - in->lo);
 			if (prot >= 0)
 				set_perms(out[m].perms, prot);
+			for (size_t t = 0; f->text_nx && t < f->ntext; t++)
+				if (at >= f->text_lo[t] && end <= f->text_hi[t])
+					set_perms(out[m].perms, f->text_prot[t]);
 			m++;
 			at = end;
 		}

@@ -89,6 +89,15 @@ bool cts_fault_tracked(const struct cts_tracer *tr, uint64_t addr);
  * what a run shows must not depend on which int3s are retired yet. */
 bool cts_fault_allows(const struct cts_tracer *tr, const struct thread *th, uint64_t addr,
 		      uint64_t len, bool write);
+/* Library code in its own mode (the mprotect mechanism): a thread whose
+ * library code keeps faulting on pages no thread can be granted (each
+ * access performed by the tracer, recorded nowhere: no event) runs with
+ * every page open instead, and the traced text not executable, so that its
+ * first traced instruction (a return, a callback, a signal handler) faults
+ * before it runs and ends the mode (lib_exit, at that fault). enter: true if
+ * th is in the mode now and may run the access again. */
+bool cts_fault_lib_enter(struct cts_tracer *tr, struct thread *th);
+bool cts_fault_lib_exit(struct cts_tracer *tr, struct thread *th, uint64_t addr);
 /* Grant th the page of addr (its lines allow it: own.h), with prot (PROT_*
  * bits of the mapping): true if done, and th may run the access again. */
 bool cts_fault_grant(struct cts_tracer *tr, struct thread *th, uint64_t addr, bool write, int prot);
@@ -125,6 +134,7 @@ struct cts_fault_stats {
 	uint64_t lazy;          /* ...faults that opened a page its switch left closed */
 	uint64_t ro_pages;      /* pages of the read key (the GOT's) in the last run */
 	uint64_t ro_writes;     /* writes there while two threads lived: runs voided */
+	uint64_t lib_modes;     /* stretches of library code run in its own mode */
 	int keys;
 	bool mprot;
 };

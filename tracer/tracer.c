@@ -866,7 +866,7 @@ struct json_t *cts_tracer_stats_json(const struct cts_tracer *t)
 		struct cts_fault_stats f;
 		cts_fault_get_stats(t, &f);
 		json_object_set_new(j, "key_faults",
-				    json_pack("{sssisIsIsIsIsIsIsIsIsIsIsIsI}", "mechanism",
+				    json_pack("{sssisIsIsIsIsIsIsIsIsIsIsIsIsI}", "mechanism",
 					      f.mprot ? "mprotect" : "protection keys", "keys", f.keys, "faults",
 					      (json_int_t)f.faults, "grants", (json_int_t)f.grants,
 					      "revivals", (json_int_t)f.revivals,
@@ -878,7 +878,8 @@ struct json_t *cts_tracer_stats_json(const struct cts_tracer *t)
 					      "mprotect_calls", (json_int_t)f.protects,
 					      "lazy_opens", (json_int_t)f.lazy,
 					      "read_key_pages", (json_int_t)f.ro_pages,
-					      "read_key_writes", (json_int_t)f.ro_writes));
+					      "read_key_writes", (json_int_t)f.ro_writes,
+					      "library_stretches", (json_int_t)f.lib_modes));
 	}
 	return j;
 }

@@ -134,6 +134,10 @@ struct thread {
 	                             * mprotect mechanism can inject a call */
 	bool flt_exit_apply;        /* ...at this call's exit stop, before user code */
 	bool flt_ranged;            /* ...open on some pages only (fault.c's open) */
+	bool lib_mode;              /* in library code with every page open and the traced
+	                             * text not executable (fault.h cts_fault_lib_enter) */
+	uint32_t lib_faults;        /* library-code faults performed in epoch lib_epoch */
+	uint32_t lib_epoch;
 	/* the program's own seccomp filters (pfilter.h): the newest of its
 	 * chain (-1: none); a filter read at the entry of the call that installs
 	 * it, kept at its exit stop if the call succeeded */
