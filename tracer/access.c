@@ -52,7 +52,7 @@
 #define TCB_ABOVE 4096u
 /* Local-only hits before an access breakpoint is retired. */
 #define RETIRE_AFTER 32
-#define MAX_RANGES 32
+#define MAX_RANGES CTS_ACCESS_RANGES
 /* Hardware path: trap pcs whose decoding is kept, pcs whose name is kept */
 #define NSITES 64
 #define NNAMES 64

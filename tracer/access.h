@@ -81,7 +81,9 @@ uint64_t cts_access_mapping_end(struct cts_tracer *tr, uint64_t addr);
  * permissions and file (a protection key splits a mapping); false: none. */
 bool cts_access_mapping(struct cts_tracer *tr, uint64_t addr, uint64_t *lo, uint64_t *hi);
 bool cts_access_traced_pc(const struct cts_tracer *tr, uint64_t pc);
-/* The traced code's address ranges (as many as fit in lo/hi); how many. */
+/* The traced code's address ranges (at most CTS_ACCESS_RANGES; as many as
+ * fit in lo/hi); how many. */
+#define CTS_ACCESS_RANGES 32
 size_t cts_access_traced_ranges(const struct cts_tracer *tr, uint64_t *lo, uint64_t *hi, size_t max);
 /* The PROT_* bits of addr's mapping (-1: none); the mappings changed (an
  * mmap, an mprotect): read them again when next asked. */

@@ -27,8 +27,6 @@
 #define RUN_AHEAD 16
 /* The mprotect mechanism: pages of one key opened by one lazy fault. */
 #define LAZY_SPAN 256
-/* traced code's ranges (access.c's MAX_RANGES) */
-#define TEXT_RANGES 32
 
 enum key_state {
 	K_NONE,   /* not allocated in this run's process */
@@ -132,8 +130,8 @@ struct cts_fault {
 	bool text_stale;        /* ...or may be either (a fork): set at the next switch */
 	/* the traced text's pages and their protection, read once while they
 	 * were the program's (the maps show ours after) */
-	uint64_t text_lo[TEXT_RANGES], text_hi[TEXT_RANGES];
-	int text_prot[TEXT_RANGES];
+	uint64_t text_lo[CTS_ACCESS_RANGES], text_hi[CTS_ACCESS_RANGES];
+	int text_prot[CTS_ACCESS_RANGES];
 	size_t ntext;
 };
 
@@ -714,9 +712,9 @@ static size_t text_segs(struct cts_tracer *tr, bool nx, struct seg **v, size_t n
 	struct cts_fault *f = tr->flt;
 	size_t cap = n;
 	if (!f->ntext) {
-		uint64_t lo[TEXT_RANGES], hi[TEXT_RANGES];
-		size_t k = cts_access_traced_ranges(tr, lo, hi, TEXT_RANGES);
-		for (size_t i = 0; i < k && i < TEXT_RANGES; i++) {
+		uint64_t lo[CTS_ACCESS_RANGES], hi[CTS_ACCESS_RANGES];
+		size_t k = cts_access_traced_ranges(tr, lo, hi, CTS_ACCESS_RANGES);
+		for (size_t i = 0; i < k && i < CTS_ACCESS_RANGES; i++) {
 			int prot = cts_access_prot(tr, lo[i]);
 			if (prot < 0)
 				continue;
