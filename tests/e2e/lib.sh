@@ -80,7 +80,7 @@ is() {
 		ok 0 "$3"
 	else
 		ok 1 "$3"
-		echo "#   got '$1', want '$2'"
+		echo "#   got '$1', want '$2'" >&2 # stderr: prove shows it without -v (CI logs)
 	fi
 }
 
@@ -90,7 +90,7 @@ like() {
 		ok 0 "$3"
 	else
 		ok 1 "$3"
-		printf '%s\n' "$1" | head -n 20 | sed 's/^/#   /'
+		printf '%s\n' "$1" | head -n 20 | sed 's/^/#   /' >&2
 	fi
 }
 
@@ -98,7 +98,7 @@ like() {
 unlike() {
 	if printf '%s' "$1" | grep -Eq -- "$2"; then
 		ok 1 "$3"
-		printf '%s\n' "$1" | grep -E -- "$2" | head -n 5 | sed 's/^/#   matches: /'
+		printf '%s\n' "$1" | grep -E -- "$2" | head -n 5 | sed 's/^/#   matches: /' >&2
 	else
 		ok 0 "$3"
 	fi
